@@ -1,0 +1,84 @@
+#pragma once
+// Collective cost models: how long an all-reduce of M bytes over P ranks takes.
+// Each model is a pure function of (bytes, P) behind one interface; models are
+// looked up by name in one table (collective_registry), whose lookup error
+// lists the valid names. Formulas and sources: docs/collectives.md.
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mgsim/time.hpp"
+
+namespace mgsim {
+
+/// One kind of link, in the alpha-beta-gamma model.
+struct Link {
+  double alpha_s = 0.0;           ///< latency per message step, seconds
+  double beta_s_per_byte = 0.0;   ///< transfer time per byte
+  double gamma_s_per_byte = 0.0;  ///< reduction arithmetic time per byte
+};
+
+/// The links of a cluster. A flat network has intra == inter; flat
+/// (single-level) algorithms use `inter`, the link that bounds them.
+struct Network {
+  Link intra;  ///< between GPUs of one node
+  Link inter;  ///< between nodes
+};
+
+/// One measured all-reduce latency.
+struct CurvePoint {
+  int gpus = 0;
+  std::int64_t bytes = 0;
+  double seconds = 0.0;
+};
+
+/// Everything a cost model may be built from.
+struct CollectiveSettings {
+  Network network;
+  int gpus_per_node = 1;
+  std::vector<CurvePoint> curve;  ///< only the `measured` model uses it
+  std::string curve_source;       ///< where the points came from, for messages
+};
+
+class Collective {
+ public:
+  virtual ~Collective() = default;
+  /// Seconds to all-reduce `bytes` over `gpus` >= 2 ranks. Throws
+  /// ConfigError or CurveError when the model cannot answer for this P.
+  virtual double allreduce_seconds(double bytes, int gpus) const = 0;
+};
+
+struct CollectiveInfo {
+  std::string_view name;
+  std::string_view description;
+  bool needs_curve;  ///< true when the model is built from measured points
+  std::unique_ptr<Collective> (*make)(const CollectiveSettings&);
+};
+
+/// Every cost model, in the order `mgsim list` shows them.
+std::span<const CollectiveInfo> collective_registry();
+
+/// Looks a model up by name; throws ConfigError listing the valid names.
+const CollectiveInfo& find_collective(std::string_view name);
+
+/// A collective bound to one GPU count, in nanoseconds: what planners and the
+/// engine use. With one GPU there is nothing to reduce and every cost is 0.
+class CommCost {
+ public:
+  CommCost(const Collective& collective, int gpus);
+  SimTime operator()(std::int64_t bytes) const;
+  /// Cost of an empty message: the start-up term `a` of the MG-WFBP rule.
+  SimTime startup() const { return startup_; }
+  int gpus() const { return gpus_; }
+
+ private:
+  const Collective* collective_;
+  int gpus_;
+  SimTime startup_;
+};
+
+}  // namespace mgsim

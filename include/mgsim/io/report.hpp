@@ -1,0 +1,36 @@
+#pragma once
+// Running a config and writing its results: one row per (schedule, GPU count),
+// as a readable table, CSV or JSON. Files are written whole or not at all.
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mgsim/io/run_config.hpp"
+#include "mgsim/simulation.hpp"
+
+namespace mgsim {
+
+struct RunRow {
+  std::string model;
+  std::string schedule;  ///< the schedule's label, with any parameters
+  std::string collective;
+  RunMetrics metrics;
+};
+
+/// Runs every (GPU count, schedule) of a config on its trace, GPU counts outer.
+std::vector<RunRow> run_config(const RunConfig& config, const Workload& workload);
+
+enum class ReportFormat { table, csv, json };
+
+/// Parses "table", "csv" or "json"; throws ConfigError listing them.
+ReportFormat parse_report_format(std::string_view name);
+
+std::string format_report(const std::vector<RunRow>& rows, ReportFormat format);
+
+/// Writes `text` to `file` through a temporary in the same folder and a
+/// rename, so readers never see a partial file. Throws OutputError.
+void write_file_atomically(const std::filesystem::path& file, std::string_view text);
+
+}  // namespace mgsim

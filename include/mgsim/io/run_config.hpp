@@ -1,0 +1,39 @@
+#pragma once
+// The run config (docs/config.md): which trace, which GPU counts, which
+// network and collective, which schedules. Parsed once, here, into typed
+// values; the core never sees JSON or file paths.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "mgsim/collective.hpp"
+#include "mgsim/schedule.hpp"
+
+namespace mgsim {
+
+/// A schedule as the config names it, with the parameters the user gave.
+struct ScheduleSpec {
+  std::string name;
+  ParamValues params;
+  /// "ddp" or "ddp(bucket_cap_mb=50)": unique within a run.
+  std::string label() const;
+};
+
+struct RunConfig {
+  std::filesystem::path trace;  ///< resolved against the config's folder
+  std::vector<int> gpus;
+  int gpus_per_node = 1;
+  std::string collective = "ring";
+  CollectiveSettings collective_settings;  ///< network, gpus per node, loaded curve points
+  std::vector<ScheduleSpec> schedules;
+};
+
+/// Largest GPU count accepted.
+inline constexpr int kMaxGpus = 1 << 20;
+
+/// Reads and validates a run config, loading the curves it names. Throws
+/// ConfigError (or CurveError for a bad curve file) naming file and key.
+RunConfig load_run_config(const std::filesystem::path& file);
+
+}  // namespace mgsim

@@ -1,0 +1,57 @@
+#pragma once
+// The communication problem a schedule solves and the plan it returns.
+//
+// A CommProblem is what every GPU has produced and when: the gradient tensors
+// in backward order with their sizes and the time each exists on *all* GPUs,
+// plus the cost of an all-reduce at this GPU count. A Plan is the schedule's
+// answer: the messages, in the order the communication channel runs them, each
+// a contiguous range of tensors with the earliest time it may start. The
+// engine and the closed-form evaluator both replay a plan; neither plans.
+
+#include <cstdint>
+#include <vector>
+
+#include "mgsim/collective.hpp"
+#include "mgsim/time.hpp"
+#include "mgsim/trace.hpp"
+
+namespace mgsim {
+
+struct CommProblem {
+  const TensorLayout* layout = nullptr;  ///< tensor sizes and layer boundaries
+  std::vector<SimTime> ready;            ///< per tensor (backward order): ready on every GPU
+  SimTime backward_start = 0;            ///< when the last GPU starts its backward
+  SimTime compute_end = 0;               ///< when the last GPU ends its backward
+  CommCost cost;                         ///< all-reduce cost at this GPU count
+
+  int tensor_count() const { return layout->tensor_count(); }
+  int layer_count() const { return layout->layer_count(); }
+  /// Tensor range [begin, end) of backward-order layer u.
+  int layer_begin(int u) const { return layout->layer_begin[static_cast<std::size_t>(u)]; }
+  /// Latest ready time of tensors [begin, end).
+  SimTime ready_of(int begin, int end) const;
+  /// Total bytes of tensors [begin, end).
+  std::int64_t bytes_of(int begin, int end) const;
+};
+
+/// One all-reduce: tensors [begin, end) in backward order.
+struct Message {
+  int begin = 0;
+  int end = 0;
+  std::int64_t bytes = 0;
+  SimTime duration = 0;    ///< all-reduce time plus any overhead the schedule adds
+  SimTime not_before = 0;  ///< the schedule's own earliest start (e.g. a Horovod cycle)
+};
+
+/// Messages in the order the communication channel runs them.
+using Plan = std::vector<Message>;
+
+/// A message for tensors [begin, end) costed by the problem's collective, plus
+/// `overhead` (e.g. fusion-buffer copies).
+Message make_message(const CommProblem& problem, int begin, int end, SimTime not_before = 0, SimTime overhead = 0);
+
+/// One message per backward-order layer group: `group_end[i]` is the layer
+/// index one past the i-th group. Used by the layer-granular schedules.
+Plan plan_from_layer_groups(const CommProblem& problem, const std::vector<int>& group_end);
+
+}  // namespace mgsim

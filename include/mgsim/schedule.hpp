@@ -1,0 +1,56 @@
+#pragma once
+// Schedules: who decides which gradients travel together and when. A schedule
+// turns a CommProblem into a Plan and never looks at the clock itself. Each
+// schedule is listed once in schedule_registry() with its parameters and their
+// defaults; `mgsim list` prints that table. The rules and their sources are in
+// docs/schedules.md.
+
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "mgsim/plan.hpp"
+
+namespace mgsim {
+
+class Schedule {
+ public:
+  virtual ~Schedule() = default;
+  virtual Plan plan(const CommProblem& problem) const = 0;
+};
+
+/// A tunable number of a schedule. Every value must be finite and > 0, or
+/// >= 0 where `zero_allowed`.
+struct ParamSpec {
+  std::string_view name;
+  double default_value;
+  bool zero_allowed;
+  std::string_view description;
+};
+
+/// Parameter values a user gave, by name; absent ones take their default.
+using ParamValues = std::map<std::string, double, std::less<>>;
+
+struct ScheduleInfo {
+  std::string_view name;
+  std::string_view description;
+  std::span<const ParamSpec> params;
+  std::unique_ptr<Schedule> (*make)(const ParamValues& given);
+};
+
+/// Every schedule, in the order `mgsim list` shows them.
+std::span<const ScheduleInfo> schedule_registry();
+
+/// Looks a schedule up by name; throws ConfigError listing the valid names.
+const ScheduleInfo& find_schedule(std::string_view name);
+
+/// Validates `given` against the schedule's parameters (names and ranges) and
+/// builds it. Throws ConfigError naming the schedule and the parameter.
+std::unique_ptr<Schedule> make_schedule(std::string_view name, const ParamValues& given);
+
+/// The given value of `spec`, or its default.
+double param_value(const ParamValues& given, const ParamSpec& spec);
+
+}  // namespace mgsim

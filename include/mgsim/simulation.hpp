@@ -1,0 +1,46 @@
+#pragma once
+// One simulated iteration end to end: a trace, a cost model, a schedule and a
+// GPU count in; the predicted timing and the metrics users compare out.
+
+#include <cstdint>
+
+#include "mgsim/collective.hpp"
+#include "mgsim/replay.hpp"
+#include "mgsim/schedule.hpp"
+#include "mgsim/trace.hpp"
+
+namespace mgsim {
+
+/// A trace prepared once for many runs.
+struct Workload {
+  explicit Workload(Trace trace_in);
+  Trace trace;
+  TensorLayout layout;
+  ComputeProfile profile;
+};
+
+/// The outcome of one run; every metric derives from these integers.
+struct RunMetrics {
+  int gpus = 0;
+  int batch_size = 0;
+  SimTime iteration = 0;   ///< predicted iteration time on `gpus` GPUs
+  SimTime compute = 0;     ///< forward + backward
+  SimTime single_gpu = 0;  ///< iteration time on one GPU: compute without communication
+  SimTime comm_busy = 0;   ///< sum of message durations
+  int messages = 0;
+  std::int64_t bytes = 0;  ///< gradient bytes all-reduced per GPU
+
+  double iteration_time_s() const { return to_seconds(iteration); }
+  double compute_s() const { return to_seconds(compute); }
+  double comm_s() const { return to_seconds(comm_busy); }
+  /// Communication not hidden behind compute: t_iter - t_f - sum t_b.
+  double exposed_comm_s() const { return to_seconds(iteration - compute); }
+  double throughput() const { return gpus * static_cast<double>(batch_size) / iteration_time_s(); }
+  double speedup() const { return gpus * scaling_efficiency(); }
+  double scaling_efficiency() const { return static_cast<double>(single_gpu) / static_cast<double>(iteration); }
+};
+
+/// Simulates one iteration on `gpus` identical GPUs with the event engine.
+RunMetrics simulate(const Workload& workload, const Collective& collective, const Schedule& schedule, int gpus);
+
+}  // namespace mgsim

@@ -1,0 +1,68 @@
+#pragma once
+// A trace: what one GPU computes in a training iteration, as recorded by a
+// profiler or synthesised from a model. Layers are in forward order (index 0 is
+// the input side); backward runs from the last layer to the first. The trace
+// is plain data: loading and validation live in io/trace_io.hpp, the integer
+// view the simulator replays is ComputeProfile.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mgsim/time.hpp"
+
+namespace mgsim {
+
+/// One gradient-producing layer.
+struct Layer {
+  std::string name;
+  std::vector<std::int64_t> params;  ///< element count of each parameter tensor
+  int dtype_bytes = 4;               ///< bytes per gradient element
+  double backward_time_s = 0.0;
+  /// Per tensor: seconds after this layer's backward starts at which its
+  /// gradient exists. Empty means every tensor is ready when the layer ends.
+  std::vector<double> grad_ready_s;
+};
+
+struct Trace {
+  std::string model;
+  int batch_size = 1;
+  double forward_time_s = 0.0;
+  std::vector<Layer> layers;  ///< forward order
+};
+
+/// A trace in integer nanoseconds: the compute one GPU (class) performs.
+/// Per-GPU speeds differ by giving each GPU class its own profile.
+struct ComputeProfile {
+  SimTime forward = 0;
+  std::vector<SimTime> backward;                  ///< per layer, forward order
+  std::vector<std::vector<SimTime>> ready_offset;  ///< per layer, per tensor, from the layer's backward start
+
+  /// Forward plus every layer's backward: the iteration time on one GPU.
+  SimTime compute_time() const;
+};
+
+/// Converts a (validated) trace to nanoseconds, rounding each time once.
+ComputeProfile make_profile(const Trace& trace);
+
+/// Where the gradient tensors of a trace sit when listed in backward order,
+/// the order in which they become ready and are communicated: the reverse of
+/// the forward-order list of all tensors (last layer's last tensor first).
+struct TensorLayout {
+  std::vector<std::int64_t> bytes;  ///< per tensor, backward order
+  std::vector<int> layer;           ///< forward index of the owning layer
+  std::vector<int> index_in_layer;  ///< position in the layer's `params`
+  /// Backward-order layer u (u = 0 is the last layer) holds tensors
+  /// [layer_begin[u], layer_begin[u + 1]).
+  std::vector<int> layer_begin;
+
+  int tensor_count() const { return static_cast<int>(bytes.size()); }
+  int layer_count() const { return static_cast<int>(layer_begin.size()) - 1; }
+};
+
+TensorLayout make_layout(const Trace& trace);
+
+/// Total bytes of all gradients.
+std::int64_t total_gradient_bytes(const Trace& trace);
+
+}  // namespace mgsim

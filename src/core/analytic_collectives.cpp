@@ -1,0 +1,100 @@
+#include "analytic_collectives.hpp"
+
+#include <bit>
+#include <fmt/format.h>
+
+#include "mgsim/error.hpp"
+
+namespace mgsim {
+
+int ceil_log2(int p) { return p <= 1 ? 0 : std::bit_width(static_cast<unsigned>(p - 1)); }
+
+double ring_allreduce_seconds(const Link& link, double bytes, int ranks) {
+  const double p = ranks;
+  const double share = (p - 1) / p * bytes;
+  return 2 * (p - 1) * link.alpha_s + 2 * share * link.beta_s_per_byte + share * link.gamma_s_per_byte;
+}
+
+namespace {
+
+/// A single-level model: a formula over the bottleneck link.
+class FlatCollective : public Collective {
+ public:
+  using Formula = double (*)(const Link&, double bytes, int gpus);
+  FlatCollective(const Link& link, Formula formula) : link_(link), formula_(formula) {}
+  double allreduce_seconds(double bytes, int gpus) const override { return formula_(link_, bytes, gpus); }
+
+ private:
+  Link link_;
+  Formula formula_;
+};
+
+double binary_tree(const Link& link, double bytes, int gpus) {
+  const double d = ceil_log2(gpus);
+  return 2 * d * (link.alpha_s + bytes * link.beta_s_per_byte) + d * bytes * link.gamma_s_per_byte;
+}
+
+double recursive_doubling(const Link& link, double bytes, int gpus) {
+  const double d = ceil_log2(gpus);
+  return d * (link.alpha_s + bytes * (link.beta_s_per_byte + link.gamma_s_per_byte));
+}
+
+double rabenseifner(const Link& link, double bytes, int gpus) {
+  const double p = gpus;
+  const double share = (p - 1) / p * bytes;
+  return 2 * ceil_log2(gpus) * link.alpha_s + 2 * share * link.beta_s_per_byte + share * link.gamma_s_per_byte;
+}
+
+double double_binary_tree(const Link& link, double bytes, int gpus) {
+  return 2 * ceil_log2(gpus) * link.alpha_s + 2 * bytes * link.beta_s_per_byte + bytes * link.gamma_s_per_byte;
+}
+
+/// Reduce-scatter inside each node, ring all-reduce of M/g across nodes,
+/// all-gather inside each node.
+class HierarchicalCollective : public Collective {
+ public:
+  HierarchicalCollective(const Network& network, int gpus_per_node)
+      : network_(network), gpus_per_node_(gpus_per_node) {}
+
+  double allreduce_seconds(double bytes, int gpus) const override {
+    const int g = std::min(gpus_per_node_, gpus);
+    if (gpus % g != 0) {
+      throw ConfigError(fmt::format("collective 'hierarchical': {} GPUs is not a multiple of gpus_per_node {}",
+                                    gpus, gpus_per_node_));
+    }
+    const int nodes = gpus / g;
+    const Link& intra = network_.intra;
+    const double share = (g - 1.0) / g * bytes;
+    const double reduce_scatter = (g - 1) * intra.alpha_s + share * (intra.beta_s_per_byte + intra.gamma_s_per_byte);
+    const double all_gather = (g - 1) * intra.alpha_s + share * intra.beta_s_per_byte;
+    const double across = nodes > 1 ? ring_allreduce_seconds(network_.inter, bytes / g, nodes) : 0.0;
+    return reduce_scatter + across + all_gather;
+  }
+
+ private:
+  Network network_;
+  int gpus_per_node_;
+};
+
+}  // namespace
+
+std::unique_ptr<Collective> make_ring(const CollectiveSettings& settings) {
+  return std::make_unique<FlatCollective>(settings.network.inter, ring_allreduce_seconds);
+}
+std::unique_ptr<Collective> make_binary_tree(const CollectiveSettings& settings) {
+  return std::make_unique<FlatCollective>(settings.network.inter, binary_tree);
+}
+std::unique_ptr<Collective> make_recursive_doubling(const CollectiveSettings& settings) {
+  return std::make_unique<FlatCollective>(settings.network.inter, recursive_doubling);
+}
+std::unique_ptr<Collective> make_rabenseifner(const CollectiveSettings& settings) {
+  return std::make_unique<FlatCollective>(settings.network.inter, rabenseifner);
+}
+std::unique_ptr<Collective> make_double_binary_tree(const CollectiveSettings& settings) {
+  return std::make_unique<FlatCollective>(settings.network.inter, double_binary_tree);
+}
+std::unique_ptr<Collective> make_hierarchical(const CollectiveSettings& settings) {
+  return std::make_unique<HierarchicalCollective>(settings.network, settings.gpus_per_node);
+}
+
+}  // namespace mgsim

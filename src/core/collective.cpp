@@ -1,0 +1,49 @@
+#include "mgsim/collective.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include <fmt/format.h>
+
+#include "analytic_collectives.hpp"
+#include "mgsim/error.hpp"
+#include "measured_curve.hpp"
+#include "registry_lookup.hpp"
+
+namespace mgsim {
+namespace {
+
+constexpr std::array kCollectives{
+    CollectiveInfo{"ring", "ring all-reduce: 2(P-1)a + 2(P-1)/P M b + (P-1)/P M g", false, make_ring},
+    CollectiveInfo{"tree", "binary tree, reduce then broadcast: 2 log2P (a + M b) + log2P M g", false,
+                   make_binary_tree},
+    CollectiveInfo{"recursive-doubling", "recursive doubling: log2P (a + M b + M g)", false,
+                   make_recursive_doubling},
+    CollectiveInfo{"rabenseifner", "Rabenseifner halving-doubling: 2 log2P a + 2(P-1)/P M b + (P-1)/P M g", false,
+                   make_rabenseifner},
+    CollectiveInfo{"double-binary-tree", "NCCL-style pipelined double binary tree: 2 log2P a + 2 M b + M g", false,
+                   make_double_binary_tree},
+    CollectiveInfo{"hierarchical",
+                   "two-level: intra-node reduce-scatter, inter-node ring all-reduce of M/g, intra-node all-gather",
+                   false, make_hierarchical},
+    CollectiveInfo{"measured", "measured latency curve, piecewise-linear in size, only at measured GPU counts", true,
+                   make_measured},
+};
+
+}  // namespace
+
+std::span<const CollectiveInfo> collective_registry() { return kCollectives; }
+
+const CollectiveInfo& find_collective(std::string_view name) {
+  return find_by_name<ConfigError>(collective_registry(), name, "collective");
+}
+
+CommCost::CommCost(const Collective& collective, int gpus)
+    : collective_(&collective), gpus_(gpus), startup_((*this)(0)) {}
+
+SimTime CommCost::operator()(std::int64_t bytes) const {
+  if (gpus_ <= 1) return 0;
+  return to_ns(collective_->allreduce_seconds(static_cast<double>(bytes), gpus_));
+}
+
+}  // namespace mgsim

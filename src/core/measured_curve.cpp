@@ -1,0 +1,91 @@
+#include "measured_curve.hpp"
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "mgsim/error.hpp"
+
+namespace mgsim {
+namespace {
+
+struct Sample {
+  double bytes;
+  double seconds;
+};
+
+/// Least-squares slope over the samples at or above half the largest size,
+/// clamped at 0: how the curve grows beyond its last point.
+double tail_slope(const std::vector<Sample>& samples) {
+  const double from = samples.back().bytes / 2;
+  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const Sample& s : samples) {
+    if (s.bytes < from) continue;
+    n += 1;
+    sx += s.bytes;
+    sy += s.seconds;
+    sxx += s.bytes * s.bytes;
+    sxy += s.bytes * s.seconds;
+  }
+  const double denominator = n * sxx - sx * sx;
+  if (n < 2 || denominator <= 0) return 0.0;
+  return std::max(0.0, (n * sxy - sx * sy) / denominator);
+}
+
+/// Piecewise-linear interpolation between measured sizes; below the smallest
+/// size the smallest size's latency, above the largest a straight line with
+/// the slope of the upper half of the curve.
+class MeasuredCurve : public Collective {
+ public:
+  explicit MeasuredCurve(const CollectiveSettings& settings) : source_(settings.curve_source) {
+    for (const CurvePoint& point : settings.curve) {
+      samples_[point.gpus].push_back({static_cast<double>(point.bytes), point.seconds});
+    }
+    for (auto& [gpus, samples] : samples_) {
+      std::sort(samples.begin(), samples.end(), [](const Sample& a, const Sample& b) { return a.bytes < b.bytes; });
+      slopes_[gpus] = tail_slope(samples);
+    }
+  }
+
+  double allreduce_seconds(double bytes, int gpus) const override {
+    const auto found = samples_.find(gpus);
+    if (found == samples_.end()) throw_missing(gpus);
+    const std::vector<Sample>& samples = found->second;
+    if (bytes <= samples.front().bytes) return samples.front().seconds;
+    if (bytes >= samples.back().bytes) {
+      return samples.back().seconds + (bytes - samples.back().bytes) * slopes_.at(gpus);
+    }
+    const auto upper = std::upper_bound(samples.begin(), samples.end(), bytes,
+                                        [](double b, const Sample& s) { return b < s.bytes; });
+    const Sample& hi = *upper;
+    const Sample& lo = *(upper - 1);
+    return lo.seconds + (bytes - lo.bytes) / (hi.bytes - lo.bytes) * (hi.seconds - lo.seconds);
+  }
+
+ private:
+  [[noreturn]] void throw_missing(int gpus) const {
+    std::vector<int> known;
+    for (const auto& entry : samples_) known.push_back(entry.first);
+    throw CurveError(fmt::format("{}: measured curve has no data for {} GPUs (it has {}); it is never extrapolated "
+                                 "to other GPU counts",
+                                 source_, gpus, fmt::join(known, ", ")));
+  }
+
+  std::string source_;
+  std::map<int, std::vector<Sample>> samples_;
+  std::map<int, double> slopes_;
+};
+
+}  // namespace
+
+std::unique_ptr<Collective> make_measured(const CollectiveSettings& settings) {
+  if (settings.curve.empty()) {
+    throw ConfigError("collective 'measured' needs measured points: give \"curves\" in the config");
+  }
+  return std::make_unique<MeasuredCurve>(settings);
+}
+
+}  // namespace mgsim

@@ -1,0 +1,81 @@
+#include "mgsim/schedule.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "mgsim/error.hpp"
+#include "registry_lookup.hpp"
+#include "schedules.hpp"
+
+namespace mgsim {
+namespace {
+
+constexpr std::array<ParamSpec, 0> kNoParams{};
+
+constexpr std::array kDdpParams{
+    ParamSpec{"bucket_cap_mb", 25.0, false, "bucket capacity in MiB (PyTorch DDP bucket_cap_mb)"},
+    ParamSpec{"first_bucket_cap_mb", 1.0, false,
+              "capacity of the first bucket in MiB; when left out it is 1 MiB with the default bucket_cap_mb and "
+              "equal to bucket_cap_mb otherwise"},
+};
+
+constexpr std::array kHorovodParams{
+    ParamSpec{"fusion_threshold_mb", 128.0, false, "fusion buffer size in MiB (HOROVOD_FUSION_THRESHOLD)"},
+    ParamSpec{"cycle_time_ms", 1.0, false, "background cycle time in ms (HOROVOD_CYCLE_TIME)"},
+    ParamSpec{"copy_s_per_byte", 0.0, true,
+              "seconds per byte to copy a fused tensor into and out of the fusion buffer (0: not modelled)"},
+};
+
+constexpr std::array kSchedules{
+    ScheduleInfo{"wfbp", "wait-free backprop: one all-reduce per layer as soon as it is ready", kNoParams, make_wfbp},
+    ScheduleInfo{"single", "single-layer (SyncEASGD): one all-reduce of all gradients after backward", kNoParams,
+                 make_single},
+    ScheduleInfo{"mgwfbp", "MG-WFBP: the authors' published merge rule (Shi et al., INFOCOM'19)", kNoParams,
+                 make_mgwfbp},
+    ScheduleInfo{"optimal", "exact minimum over all contiguous layer groupings (O(L^2) dynamic program)", kNoParams,
+                 make_optimal},
+    ScheduleInfo{"ddp", "PyTorch DistributedDataParallel gradient buckets", kDdpParams, make_ddp},
+    ScheduleInfo{"horovod", "Horovod tensor fusion on a background cycle", kHorovodParams, make_horovod},
+};
+
+void check_params(const ScheduleInfo& info, const ParamValues& given) {
+  for (const auto& [name, value] : given) {
+    const auto spec = std::find_if(info.params.begin(), info.params.end(),
+                                   [&](const ParamSpec& p) { return p.name == name; });
+    if (spec == info.params.end()) {
+      std::string valid;
+      for (const ParamSpec& p : info.params) valid += fmt::format("{}{}", valid.empty() ? "" : ", ", p.name);
+      throw ConfigError(fmt::format("schedule '{}': unknown parameter '{}' (valid: {})", info.name, name,
+                                    valid.empty() ? "none" : valid));
+    }
+    const bool ok = std::isfinite(value) && (value > 0 || (spec->zero_allowed && value == 0));
+    if (!ok) {
+      throw ConfigError(fmt::format("schedule '{}': parameter '{}' must be a finite number {} 0, got {}", info.name,
+                                    name, spec->zero_allowed ? ">=" : ">", value));
+    }
+  }
+}
+
+}  // namespace
+
+std::span<const ScheduleInfo> schedule_registry() { return kSchedules; }
+
+const ScheduleInfo& find_schedule(std::string_view name) {
+  return find_by_name<ConfigError>(schedule_registry(), name, "schedule");
+}
+
+std::unique_ptr<Schedule> make_schedule(std::string_view name, const ParamValues& given) {
+  const ScheduleInfo& info = find_schedule(name);
+  check_params(info, given);
+  return info.make(given);
+}
+
+double param_value(const ParamValues& given, const ParamSpec& spec) {
+  const auto found = given.find(spec.name);
+  return found == given.end() ? spec.default_value : found->second;
+}
+
+}  // namespace mgsim

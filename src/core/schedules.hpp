@@ -1,0 +1,17 @@
+#pragma once
+// Factories of the built-in schedules, listed in schedule.cpp's table.
+
+#include <memory>
+
+#include "mgsim/schedule.hpp"
+
+namespace mgsim {
+
+std::unique_ptr<Schedule> make_wfbp(const ParamValues& given);
+std::unique_ptr<Schedule> make_single(const ParamValues& given);
+std::unique_ptr<Schedule> make_mgwfbp(const ParamValues& given);
+std::unique_ptr<Schedule> make_optimal(const ParamValues& given);
+std::unique_ptr<Schedule> make_ddp(const ParamValues& given);
+std::unique_ptr<Schedule> make_horovod(const ParamValues& given);
+
+}  // namespace mgsim

@@ -1,0 +1,127 @@
+#include "json_reader.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "mgsim/error.hpp"
+
+namespace mgsim {
+namespace {
+
+[[noreturn]] void throw_kind(InputKind kind, const std::string& message) {
+  switch (kind) {
+    case InputKind::trace: throw TraceError(message);
+    case InputKind::curve: throw CurveError(message);
+    case InputKind::config: break;
+  }
+  throw ConfigError(message);
+}
+
+/// A short, single-line rendering of a JSON value for error messages.
+std::string show(const nlohmann::json& value) {
+  std::string text = value.dump();
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return text;
+}
+
+}  // namespace
+
+nlohmann::json parse_json_file(const std::filesystem::path& file, InputKind kind) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw_kind(kind, fmt::format("{}: cannot read: {}", file.string(), std::strerror(errno)));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  try {
+    return nlohmann::json::parse(buffer.str());
+  } catch (const nlohmann::json::parse_error& error) {
+    throw_kind(kind, fmt::format("{}: malformed JSON: {}", file.string(), error.what()));
+  }
+}
+
+JsonWhere JsonWhere::key(std::string_view name) const {
+  return {file, path.empty() ? std::string(name) : fmt::format("{}.{}", path, name), kind};
+}
+
+JsonWhere JsonWhere::index(std::size_t i) const { return {file, fmt::format("{}[{}]", path, i), kind}; }
+
+void JsonWhere::fail(std::string_view message) const {
+  throw_kind(kind, fmt::format("{}: {}: {}", file, path.empty() ? "(top level)" : path, message));
+}
+
+void JsonWhere::expected(std::string_view what, const nlohmann::json& got) const {
+  fail(fmt::format("expected {}, got {}", what, show(got)));
+}
+
+JsonReader::JsonReader(const nlohmann::json& value, JsonWhere where) : value_(value), where_(std::move(where)) {
+  if (!value_.is_object()) where_.expected("an object", value_);
+}
+
+bool JsonReader::has(std::string_view key) {
+  known_.emplace(key);
+  return value_.contains(key);
+}
+
+const nlohmann::json& JsonReader::required(std::string_view key) {
+  known_.emplace(key);
+  const auto found = value_.find(key);
+  if (found == value_.end()) where_.key(key).fail("missing");
+  return *found;
+}
+
+std::string JsonReader::text(std::string_view key) { return read_text(required(key), where_.key(key)); }
+
+double JsonReader::number(std::string_view key, double min, bool min_inclusive) {
+  return read_number(required(key), where_.key(key), min, min_inclusive);
+}
+
+std::int64_t JsonReader::integer(std::string_view key, std::int64_t min, std::int64_t max) {
+  return read_integer(required(key), where_.key(key), min, max);
+}
+
+JsonReader JsonReader::object(std::string_view key) { return JsonReader(required(key), where_.key(key)); }
+
+std::vector<std::pair<const nlohmann::json*, JsonWhere>> JsonReader::array(std::string_view key, bool allow_empty) {
+  const nlohmann::json& value = required(key);
+  const JsonWhere at = where_.key(key);
+  if (!value.is_array() || (!allow_empty && value.empty())) {
+    at.expected(allow_empty ? "an array" : "a non-empty array", value);
+  }
+  std::vector<std::pair<const nlohmann::json*, JsonWhere>> items;
+  for (std::size_t i = 0; i < value.size(); ++i) items.emplace_back(&value[i], at.index(i));
+  return items;
+}
+
+void JsonReader::reject_unknown() const {
+  for (const auto& [key, value] : value_.items()) {
+    if (known_.contains(key)) continue;
+    std::string valid;
+    for (const std::string& name : known_) valid += fmt::format("{}{}", valid.empty() ? "" : ", ", name);
+    where_.key(key).fail(fmt::format("unknown key (known here: {})", valid));
+  }
+}
+
+double read_number(const nlohmann::json& value, const JsonWhere& where, double min, bool min_inclusive) {
+  const bool in_range = value.is_number() && std::isfinite(value.get<double>()) &&
+                        (min_inclusive ? value.get<double>() >= min : value.get<double>() > min);
+  if (!in_range) where.expected(fmt::format("a finite number {} {}", min_inclusive ? ">=" : ">", min), value);
+  return value.get<double>();
+}
+
+std::int64_t read_integer(const nlohmann::json& value, const JsonWhere& where, std::int64_t min, std::int64_t max) {
+  const bool ok = (value.is_number_integer() || value.is_number_unsigned()) && !value.is_number_float() &&
+                  value.get<double>() >= static_cast<double>(min) && value.get<double>() <= static_cast<double>(max);
+  if (!ok) where.expected(fmt::format("an integer in [{}, {}]", min, max), value);
+  return value.get<std::int64_t>();
+}
+
+std::string read_text(const nlohmann::json& value, const JsonWhere& where) {
+  if (!value.is_string() || value.get<std::string>().empty()) where.expected("a non-empty string", value);
+  return value.get<std::string>();
+}
+
+}  // namespace mgsim

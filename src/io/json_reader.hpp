@@ -1,0 +1,68 @@
+#pragma once
+// Strict reading of JSON input files. A JsonReader walks one object, knows the
+// file and the key path it is at, hands out typed values with range checks,
+// and rejects keys nobody asked for. Every failure throws the error type of
+// the file kind (trace, curve, config) with a one-line message:
+//   "<file>: <key path>: expected <what>, got <value>".
+
+#include <cstdint>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace mgsim {
+
+enum class InputKind { config, trace, curve };
+
+/// Reads and parses a whole JSON file; throws on unreadable or malformed input.
+nlohmann::json parse_json_file(const std::filesystem::path& file, InputKind kind);
+
+/// A position in an input file: its name and the key path inside it.
+struct JsonWhere {
+  std::string file;
+  std::string path;  ///< e.g. "layers[3].backward_time_s"; empty at the top
+  InputKind kind;
+
+  JsonWhere key(std::string_view name) const;
+  JsonWhere index(std::size_t i) const;
+  [[noreturn]] void fail(std::string_view message) const;
+  [[noreturn]] void expected(std::string_view what, const nlohmann::json& got) const;
+};
+
+class JsonReader {
+ public:
+  /// Fails unless `value` is an object.
+  JsonReader(const nlohmann::json& value, JsonWhere where);
+
+  /// Whether an optional key is present (asking makes the key known).
+  bool has(std::string_view key);
+  /// The raw value of a key (marking it known); fails when it is missing.
+  const nlohmann::json& required(std::string_view key);
+
+  std::string text(std::string_view key);  ///< non-empty string
+  double number(std::string_view key, double min, bool min_inclusive);
+  std::int64_t integer(std::string_view key, std::int64_t min, std::int64_t max);
+  JsonReader object(std::string_view key);
+  /// The elements of an array key; fails when it is empty and `allow_empty` is false.
+  std::vector<std::pair<const nlohmann::json*, JsonWhere>> array(std::string_view key, bool allow_empty = false);
+
+  /// Fails on the first key that no call above asked for.
+  void reject_unknown() const;
+  const JsonWhere& where() const { return where_; }
+
+ private:
+  const nlohmann::json& value_;
+  JsonWhere where_;
+  std::set<std::string, std::less<>> known_;
+};
+
+/// Typed reads of a value that is not an object member (array elements).
+double read_number(const nlohmann::json& value, const JsonWhere& where, double min, bool min_inclusive);
+std::int64_t read_integer(const nlohmann::json& value, const JsonWhere& where, std::int64_t min, std::int64_t max);
+std::string read_text(const nlohmann::json& value, const JsonWhere& where);
+
+}  // namespace mgsim

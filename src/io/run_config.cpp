@@ -1,0 +1,121 @@
+#include "mgsim/io/run_config.hpp"
+
+#include <fmt/format.h>
+
+#include "json_reader.hpp"
+#include "mgsim/error.hpp"
+#include "mgsim/io/trace_io.hpp"
+
+namespace mgsim {
+namespace {
+
+Link read_link(JsonReader in) {
+  Link link;
+  link.alpha_s = in.number("alpha_us", 0.0, true) * 1e-6;
+  link.beta_s_per_byte = in.number("beta_s_per_byte", 0.0, true);
+  link.gamma_s_per_byte = in.has("gamma_s_per_byte") ? in.number("gamma_s_per_byte", 0.0, true) : 0.0;
+  in.reject_unknown();
+  return link;
+}
+
+/// Either one flat link {alpha_us, beta_s_per_byte, gamma_s_per_byte} or two
+/// levels {"intra": {...}, "inter": {...}}.
+Network read_network(JsonReader in) {
+  if (in.has("intra") || in.has("inter")) {
+    Network network{read_link(in.object("intra")), read_link(in.object("inter"))};
+    in.reject_unknown();
+    return network;
+  }
+  const Link link = read_link(in);
+  return {link, link};
+}
+
+ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where) {
+  ScheduleSpec spec;
+  if (value.is_string()) {
+    spec.name = read_text(value, where);
+  } else {
+    JsonReader in(value, where);
+    spec.name = in.text("name");
+    for (const auto& [key, parameter] : value.items()) {
+      if (key == "name") continue;
+      spec.params[key] = read_number(parameter, where.key(key), 0.0, true);
+    }
+  }
+  try {
+    make_schedule(spec.name, spec.params);
+  } catch (const ConfigError& error) {
+    where.fail(error.what());
+  }
+  return spec;
+}
+
+std::vector<ScheduleSpec> read_schedules(JsonReader& top) {
+  std::vector<ScheduleSpec> schedules;
+  if (!top.has("schedules")) {
+    for (const ScheduleInfo& info : schedule_registry()) schedules.push_back({std::string(info.name), {}});
+    return schedules;
+  }
+  for (const auto& [element, at] : top.array("schedules")) {
+    schedules.push_back(read_schedule(*element, at));
+    for (std::size_t i = 0; i + 1 < schedules.size(); ++i) {
+      if (schedules[i].label() == schedules.back().label()) at.fail(fmt::format("schedule '{}' given twice", schedules.back().label()));
+    }
+  }
+  return schedules;
+}
+
+void read_collective(JsonReader& top, const std::filesystem::path& folder, RunConfig& config) {
+  if (top.has("collective")) config.collective = top.text("collective");
+  const JsonWhere at = top.where().key("collective");
+  const CollectiveInfo* info = nullptr;
+  try {
+    info = &find_collective(config.collective);
+  } catch (const ConfigError& error) {
+    at.fail(error.what());
+  }
+  config.collective_settings.gpus_per_node = config.gpus_per_node;
+  if (info->needs_curve) {
+    std::string sources;
+    for (const auto& [element, where] : top.array("curves")) {
+      const std::filesystem::path curve = folder / read_text(*element, where);
+      const std::vector<CurvePoint> points = load_curve(curve);
+      auto& all = config.collective_settings.curve;
+      all.insert(all.end(), points.begin(), points.end());
+      sources += fmt::format("{}{}", sources.empty() ? "" : ", ", curve.string());
+    }
+    config.collective_settings.curve_source = sources;
+    if (top.has("network")) top.where().key("network").fail("not used by collective 'measured'; remove it");
+    return;
+  }
+  if (top.has("curves")) top.where().key("curves").fail(fmt::format("only collective 'measured' uses curves, not '{}'", config.collective));
+  config.collective_settings.network = read_network(top.object("network"));
+}
+
+}  // namespace
+
+std::string ScheduleSpec::label() const {
+  if (params.empty()) return name;
+  std::string inner;
+  for (const auto& [key, value] : params) inner += fmt::format("{}{}={}", inner.empty() ? "" : ",", key, value);
+  return fmt::format("{}({})", name, inner);
+}
+
+RunConfig load_run_config(const std::filesystem::path& file) {
+  const nlohmann::json document = parse_json_file(file, InputKind::config);
+  JsonReader top(document, {file.string(), "", InputKind::config});
+  const std::filesystem::path folder = file.parent_path();
+  RunConfig config;
+  if (top.has("description")) top.text("description");
+  config.trace = folder / top.text("trace");
+  for (const auto& [element, at] : top.array("gpus")) {
+    config.gpus.push_back(static_cast<int>(read_integer(*element, at, 1, kMaxGpus)));
+  }
+  if (top.has("gpus_per_node")) config.gpus_per_node = static_cast<int>(top.integer("gpus_per_node", 1, kMaxGpus));
+  read_collective(top, folder, config);
+  config.schedules = read_schedules(top);
+  top.reject_unknown();
+  return config;
+}
+
+}  // namespace mgsim
