@@ -1,0 +1,107 @@
+// Cost models against values derived by hand from the formulas of DOMAIN.md
+// section 2. Link: alpha = 2 s, beta = 0.5 s/B, gamma = 0.25 s/B; M = 8 B.
+
+#include <catch2/catch.hpp>
+
+#include "mgsim/collective.hpp"
+#include "mgsim/error.hpp"
+
+using namespace mgsim;
+using Catch::Matchers::Contains;
+
+namespace {
+
+CollectiveSettings flat_settings() {
+  const Link link{2.0, 0.5, 0.25};
+  return {{link, link}, 1, {}, ""};
+}
+
+double cost(std::string_view name, double bytes, int gpus, const CollectiveSettings& settings = flat_settings()) {
+  return find_collective(name).make(settings)->allreduce_seconds(bytes, gpus);
+}
+
+}  // namespace
+
+TEST_CASE("ring all-reduce matches 2(P-1)a + 2(P-1)/P M b + (P-1)/P M g") {
+  // P = 4: 2*3*2 + 2*(3/4)*8*0.5 + (3/4)*8*0.25 = 12 + 6 + 1.5
+  CHECK(cost("ring", 8, 4) == Approx(19.5));
+  // P = 5: 2*4*2 + 2*(4/5)*8*0.5 + (4/5)*8*0.25 = 16 + 6.4 + 1.6
+  CHECK(cost("ring", 8, 5) == Approx(24.0));
+}
+
+TEST_CASE("binary tree uses ceil(log2 P) levels up and down") {
+  // P = 4, d = 2: 2*2*(2 + 8*0.5) + 2*8*0.25 = 24 + 4
+  CHECK(cost("tree", 8, 4) == Approx(28.0));
+  // P = 5, d = 3: 2*3*(2 + 4) + 3*2 = 36 + 6
+  CHECK(cost("tree", 8, 5) == Approx(42.0));
+}
+
+TEST_CASE("recursive doubling matches log2P (a + M b + M g)") {
+  // P = 4: 2*(2 + 4 + 2)
+  CHECK(cost("recursive-doubling", 8, 4) == Approx(16.0));
+}
+
+TEST_CASE("Rabenseifner matches 2 log2P a + 2(P-1)/P M b + (P-1)/P M g") {
+  // P = 4: 2*2*2 + 6 + 1.5
+  CHECK(cost("rabenseifner", 8, 4) == Approx(15.5));
+}
+
+TEST_CASE("pipelined double binary tree matches 2 log2P a + 2 M b + M g") {
+  // P = 4: 2*2*2 + 2*8*0.5 + 8*0.25
+  CHECK(cost("double-binary-tree", 8, 4) == Approx(18.0));
+}
+
+TEST_CASE("hierarchical: intra reduce-scatter, inter ring of M/g, intra all-gather") {
+  // intra alpha 1, beta 0.25, gamma 0.125; inter alpha 2, beta 0.5, gamma 0.25; g = 4, M = 8.
+  const CollectiveSettings settings{{{1.0, 0.25, 0.125}, {2.0, 0.5, 0.25}}, 4, {}, ""};
+  // P = 8 (2 nodes): share = 6. RS = 3*1 + 6*0.375 = 5.25; AG = 3 + 6*0.25 = 4.5;
+  // inter ring of 2 B over 2 nodes = 2*1*2 + 2*(1/2)*2*0.5 + (1/2)*2*0.25 = 5.25.
+  CHECK(cost("hierarchical", 8, 8, settings) == Approx(15.0));
+  // P = 4 (one node): RS + AG only.
+  CHECK(cost("hierarchical", 8, 4, settings) == Approx(9.75));
+  // P = 2 < g: a partial node of 2, share = 4: RS = 1 + 4*0.375 = 2.5, AG = 1 + 4*0.25 = 2.
+  CHECK(cost("hierarchical", 8, 2, settings) == Approx(4.5));
+  // P = 12 is not a multiple of 8 GPUs per node.
+  const CollectiveSettings eight{settings.network, 8, {}, ""};
+  CHECK_THROWS_AS(cost("hierarchical", 8, 12, eight), ConfigError);
+}
+
+TEST_CASE("flat models on a two-level network use the inter-node link") {
+  const CollectiveSettings settings{{{100.0, 100.0, 100.0}, {2.0, 0.5, 0.25}}, 1, {}, ""};
+  CHECK(cost("ring", 8, 4, settings) == Approx(19.5));
+}
+
+TEST_CASE("measured curve interpolates between sizes and never across GPU counts") {
+  CollectiveSettings settings = flat_settings();
+  settings.curve = {{2, 200, 2.0}, {2, 100, 1.0}, {2, 400, 2.5}, {4, 100, 3.0}};
+  settings.curve_source = "curve.json";
+  const auto curve = find_collective("measured").make(settings);
+  CHECK(curve->allreduce_seconds(50, 2) == Approx(1.0));    // below the smallest size: its latency
+  CHECK(curve->allreduce_seconds(150, 2) == Approx(1.5));   // halfway between 100 and 200
+  CHECK(curve->allreduce_seconds(300, 2) == Approx(2.25));  // halfway between 200 and 400
+  CHECK(curve->allreduce_seconds(400, 2) == Approx(2.5));
+  // Beyond 400: slope of the fit over sizes >= 200, (2.5 - 2) / 200 per byte.
+  CHECK(curve->allreduce_seconds(600, 2) == Approx(3.0));
+  CHECK(curve->allreduce_seconds(1000, 4) == Approx(3.0));  // one point: flat
+  CHECK_THROWS_WITH(curve->allreduce_seconds(100, 8), Contains("curve.json") && Contains("8 GPUs") &&
+                                                          Contains("2, 4"));
+}
+
+TEST_CASE("measured collective without points is a config error") {
+  CHECK_THROWS_AS(find_collective("measured").make(flat_settings()), ConfigError);
+}
+
+TEST_CASE("unknown collective names list the valid ones") {
+  CHECK_THROWS_WITH(find_collective("butterfly"), Contains("butterfly") && Contains("ring") &&
+                                                      Contains("hierarchical") && Contains("measured"));
+}
+
+TEST_CASE("bound cost: nanoseconds, zero on one GPU, start-up is the empty message") {
+  const auto ring = find_collective("ring").make(flat_settings());
+  const CommCost four(*ring, 4);
+  CHECK(four(8) == 19'500'000'000);
+  CHECK(four.startup() == 12'000'000'000);  // 2(P-1) alpha = 6 * 2 s
+  const CommCost one(*ring, 1);
+  CHECK(one(8) == 0);
+  CHECK(one.startup() == 0);
+}

@@ -1,0 +1,83 @@
+#pragma once
+// Small builders shared by the tests: traces from plain arrays, a linear cost
+// model T(M) = a + b M whose numbers are easy to check by hand, and random
+// traces for property tests.
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "mgsim/collective.hpp"
+#include "mgsim/plan.hpp"
+#include "mgsim/replay.hpp"
+#include "mgsim/simulation.hpp"
+#include "mgsim/trace.hpp"
+
+namespace mgsim::test {
+
+/// T(M) = a + b M seconds, whatever P is (P >= 2).
+class LinearCost : public Collective {
+ public:
+  LinearCost(double a, double b) : a_(a), b_(b) {}
+  double allreduce_seconds(double bytes, int) const override { return a_ + b_ * bytes; }
+
+ private:
+  double a_, b_;
+};
+
+/// A trace of one-tensor layers with 1-byte elements, times in seconds,
+/// everything given in forward order.
+inline Trace make_trace(const std::vector<double>& backward_s, const std::vector<std::int64_t>& bytes,
+                        double forward_s = 0.0) {
+  Trace trace;
+  trace.model = "hand-made";
+  trace.batch_size = 1;
+  trace.forward_time_s = forward_s;
+  for (std::size_t l = 0; l < backward_s.size(); ++l) {
+    trace.layers.push_back({"layer" + std::to_string(l + 1), {bytes[l]}, 1, backward_s[l], {}});
+  }
+  return trace;
+}
+
+/// Everything a planner and the replays need for one trace and cost.
+struct Setup {
+  Setup(const Trace& trace_in, const Collective& collective, int gpus)
+      : workload(trace_in),
+        classes{GpuClass{gpus, workload.profile}},
+        problem(make_problem(classes, workload.layout, CommCost(collective, gpus))) {}
+  Workload workload;
+  std::vector<GpuClass> classes;
+  CommProblem problem;
+};
+
+/// Random trace: 1..max_layers layers of 1..3 tensors, times and sizes spread
+/// over orders of magnitude so that every schedule decision occurs.
+inline Trace random_trace(std::mt19937_64& rng, int max_layers, bool ready_offsets = false) {
+  std::uniform_int_distribution<int> layers(1, max_layers), tensors(1, 3);
+  std::uniform_real_distribution<double> time(0.0, 2e-3), unit(0.0, 1.0);
+  std::uniform_int_distribution<std::int64_t> elements(1, 2'000'000);
+  Trace trace;
+  trace.model = "random";
+  trace.batch_size = 32;
+  trace.forward_time_s = time(rng);
+  const int n = layers(rng);
+  for (int l = 0; l < n; ++l) {
+    Layer layer{"l" + std::to_string(l), {}, 4, unit(rng) < 0.1 ? 0.0 : time(rng), {}};
+    const int k = tensors(rng);
+    for (int t = 0; t < k; ++t) layer.params.push_back(unit(rng) < 0.3 ? elements(rng) / 1000 + 1 : elements(rng));
+    if (ready_offsets) {
+      for (int t = 0; t < k; ++t) layer.grad_ready_s.push_back(layer.backward_time_s * unit(rng));
+    }
+    trace.layers.push_back(layer);
+  }
+  return trace;
+}
+
+/// Message boundaries of a plan as (begin, end) tensor ranges.
+inline std::vector<std::pair<int, int>> ranges(const Plan& plan) {
+  std::vector<std::pair<int, int>> out;
+  for (const Message& m : plan) out.emplace_back(m.begin, m.end);
+  return out;
+}
+
+}  // namespace mgsim::test
