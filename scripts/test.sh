@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Installs dependencies, builds, runs the whole test suite, then runs it again
+# in a build with AddressSanitizer and UndefinedBehaviorSanitizer (any report fails).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+bash scripts/build.sh
+(cd build && ctest --output-on-failure -j"$(nproc)")
+cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DMGSIM_SANITIZE=ON -DMGSIM_BUILD_BENCHMARKS=OFF >/dev/null
+cmake --build build-sanitize -j"$(nproc)"
+(cd build-sanitize && ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  ctest --output-on-failure -j"$(nproc)")
