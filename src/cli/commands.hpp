@@ -1,0 +1,15 @@
+#pragma once
+// Subcommands of the mgsim executable. Each file in src/cli adds one
+// subcommand to the app; main.cpp lists them once, in kCommands.
+
+#include <CLI/CLI.hpp>
+
+namespace mgsim::cli {
+
+/// Exit code for bad input: a file, a key, a value or a name.
+inline constexpr int kBadInput = 2;
+
+void add_run_command(CLI::App& app);
+void add_list_command(CLI::App& app);
+
+}  // namespace mgsim::cli

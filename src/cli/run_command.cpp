@@ -1,0 +1,44 @@
+// `mgsim run`: predict iteration time and scaling for every schedule and GPU count of a config.
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "commands.hpp"
+#include "mgsim/io/report.hpp"
+#include "mgsim/io/run_config.hpp"
+#include "mgsim/io/trace_io.hpp"
+
+namespace mgsim::cli {
+namespace {
+
+struct RunOptions {
+  std::string config;
+  std::string format = "table";
+  std::string output;
+};
+
+void run(const RunOptions& options) {
+  const ReportFormat format = parse_report_format(options.format);
+  const RunConfig config = load_run_config(options.config);
+  const Workload workload(load_trace(config.trace));
+  const std::string report = format_report(run_config(config, workload), format);
+  if (options.output.empty()) {
+    std::fwrite(report.data(), 1, report.size(), stdout);
+  } else {
+    write_file_atomically(options.output, report);
+  }
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* command = app.add_subcommand("run", "predict iteration time and scaling for every schedule and GPU count");
+  command->add_option("-c,--config", options->config, "run config (JSON, see docs/config.md)")->required();
+  command->add_option("-f,--format", options->format, "table, csv or json")->capture_default_str();
+  command->add_option("-o,--output", options->output, "write to this file instead of stdout");
+  command->callback([options] { run(*options); });
+}
+
+}  // namespace mgsim::cli
