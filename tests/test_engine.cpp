@@ -81,6 +81,11 @@ TEST_CASE("WFBP replay follows the MG-WFBP recurrences on a hand-made trace") {
   CHECK(timing.message_end == std::vector<SimTime>{9 * s, 12 * s, 14 * s});
   CHECK(timing.compute_end == 8 * s);
   CHECK(timing.iteration_end == 14 * s);
+  // Compute spans, backward order: forward 0..2, layer 3 2..4, layer 2 4..5, layer 1 5..8.
+  REQUIRE(timing.compute.size() == 1);
+  CHECK(timing.compute[0].forward_end == 2 * s);
+  CHECK(timing.compute[0].layer_start == std::vector<SimTime>{2 * s, 4 * s, 5 * s});
+  CHECK(timing.compute[0].layer_end == std::vector<SimTime>{4 * s, 5 * s, 8 * s});
 }
 
 TEST_CASE("a collective waits for the slowest GPU class") {

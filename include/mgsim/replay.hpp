@@ -26,6 +26,13 @@ struct GpuClass {
   ComputeProfile compute;
 };
 
+/// When one GPU class computed what: forward, then each layer's backward.
+struct ComputeSpans {
+  SimTime forward_end = 0;
+  std::vector<SimTime> layer_start;  ///< per layer, backward order (u = 0 is the last layer)
+  std::vector<SimTime> layer_end;
+};
+
 /// When each message ran and when the iteration ended.
 struct Replay {
   std::vector<SimTime> message_start;
@@ -33,6 +40,7 @@ struct Replay {
   SimTime compute_end = 0;    ///< latest end of backward over all GPUs
   SimTime iteration_end = 0;  ///< latest of compute_end and the last message's end
   std::int64_t events = 0;    ///< events the engine processed (0 for the closed form)
+  std::vector<ComputeSpans> compute;  ///< per GPU class (the engine only)
 };
 
 /// What the schedules see: each tensor's ready time on every GPU (the latest

@@ -21,13 +21,20 @@ void walk_backward(const ComputeProfile& compute, const TensorLayout& layout, Vi
   }
 }
 
-/// Adds one class's compute stream to the engine; returns, per tensor, the
-/// activity at whose end the tensor is ready, and sets `last` to the stream's
-/// final activity.
-std::vector<ActivityId> add_compute_stream(Engine& engine, const ComputeProfile& compute, const TensorLayout& layout,
-                                           ActivityId& last) {
-  std::vector<ActivityId> produced_by(static_cast<std::size_t>(layout.tensor_count()));
-  last = engine.add(compute.forward);
+/// One class's compute stream in the engine: per tensor the activity at whose
+/// end it is ready, and per layer (backward order) its first and last activity.
+struct Stream {
+  std::vector<ActivityId> produced_by;
+  ActivityId forward = 0;
+  std::vector<ActivityId> layer_first;
+  std::vector<ActivityId> layer_last;
+};
+
+Stream add_compute_stream(Engine& engine, const ComputeProfile& compute, const TensorLayout& layout) {
+  Stream stream;
+  stream.produced_by.resize(static_cast<std::size_t>(layout.tensor_count()));
+  stream.forward = engine.add(compute.forward);
+  ActivityId last = stream.forward;
   for (int u = 0; u < layout.layer_count(); ++u) {
     const int begin = layout.layer_begin[u];
     const int end = layout.layer_begin[u + 1];
@@ -48,10 +55,20 @@ std::vector<ActivityId> add_compute_stream(Engine& engine, const ComputeProfile&
     for (int t = begin; t < end; ++t) {
       const SimTime offset = compute.ready_offset[l][static_cast<std::size_t>(layout.index_in_layer[t])];
       const auto position = std::lower_bound(cuts.begin(), cuts.end(), offset) - cuts.begin();
-      produced_by[static_cast<std::size_t>(t)] = segment[static_cast<std::size_t>(position)];
+      stream.produced_by[static_cast<std::size_t>(t)] = segment[static_cast<std::size_t>(position)];
     }
+    stream.layer_first.push_back(segment.front());
+    stream.layer_last.push_back(segment.back());
   }
-  return produced_by;
+  return stream;
+}
+
+ComputeSpans spans_of(const Engine& engine, const Stream& stream) {
+  ComputeSpans spans;
+  spans.forward_end = engine.finish(stream.forward);
+  for (ActivityId id : stream.layer_first) spans.layer_start.push_back(engine.start(id));
+  for (ActivityId id : stream.layer_last) spans.layer_end.push_back(engine.finish(id));
+  return spans;
 }
 
 }  // namespace
@@ -70,26 +87,26 @@ CommProblem make_problem(std::span<const GpuClass> classes, const TensorLayout& 
 
 Replay replay(std::span<const GpuClass> classes, const TensorLayout& layout, const Plan& plan) {
   Engine engine;
-  std::vector<std::vector<ActivityId>> produced_by;
-  std::vector<ActivityId> stream_end;
-  for (const GpuClass& gpu : classes) {
-    ActivityId last = 0;
-    produced_by.push_back(add_compute_stream(engine, gpu.compute, layout, last));
-    stream_end.push_back(last);
-  }
+  std::vector<Stream> streams;
+  for (const GpuClass& gpu : classes) streams.push_back(add_compute_stream(engine, gpu.compute, layout));
   std::vector<ActivityId> messages;
   for (const Message& message : plan) {
     const ActivityId id = engine.add(message.duration, message.not_before);
     if (!messages.empty()) engine.depend(id, messages.back());
-    for (const std::vector<ActivityId>& produced : produced_by) {
+    for (const Stream& stream : streams) {
       // The stream is a chain, so the latest producer is the one added last.
+      const auto& produced = stream.produced_by;
       engine.depend(id, *std::max_element(produced.begin() + message.begin, produced.begin() + message.end));
     }
     messages.push_back(id);
   }
   Replay result;
   result.events = engine.run();
-  for (ActivityId end : stream_end) result.compute_end = std::max(result.compute_end, engine.finish(end));
+  for (const Stream& stream : streams) {
+    result.compute.push_back(spans_of(engine, stream));
+    const ComputeSpans& spans = result.compute.back();
+    result.compute_end = std::max(result.compute_end, spans.layer_end.empty() ? spans.forward_end : spans.layer_end.back());
+  }
   for (ActivityId id : messages) {
     result.message_start.push_back(engine.start(id));
     result.message_end.push_back(engine.finish(id));
