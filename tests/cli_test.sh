@@ -1,2 +1,295 @@
 #!/usr/bin/env bash
-exit 0
+# End-to-end checks of the mgsim command line: output formats, --output, and
+# that every bad input gives exit code 2, one "mgsim: error:" line on stderr
+# and no output file.
+#   usage: cli_test.sh <path-to-mgsim> <repo-root>
+set -euo pipefail
+
+if [[ $# -ne 2 ]]; then
+  echo "usage: $0 <path-to-mgsim> <repo-root>" >&2
+  exit 2
+fi
+MGSIM=$(realpath "$1")
+ROOT=$(realpath "$2")
+[[ -x "$MGSIM" ]] || { echo "FAIL: $MGSIM is not an executable" >&2; exit 1; }
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/mgsim-cli-test.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+[[ -n "${KEEP:-}" ]] && trap - EXIT  # KEEP=1: keep the work folder for inspection
+cd "$WORK"
+
+FAILURES=0
+pass() { echo "PASS: $1"; }
+fail() {
+  echo "FAIL: $1${2:+ ($2)}"
+  FAILURES=$((FAILURES + 1))
+}
+
+HAVE_PYTHON=0
+if command -v python3 >/dev/null 2>&1; then HAVE_PYTHON=1; fi
+
+# ---- inputs --------------------------------------------------------------------------------------------------
+
+# A small valid trace: three layers, two tensors in the first.
+cat >t.json <<'EOF'
+{
+  "format": "mgsim-trace",
+  "version": 1,
+  "model": "tiny",
+  "batch_size": 8,
+  "forward_time_s": 0.001,
+  "provenance": {"kind": "synthetic", "note": "cli test"},
+  "layers": [
+    {"name": "conv1", "params": [864, 32], "dtype_bytes": 4, "backward_time_s": 0.002, "grad_ready_s": [0.0015, 0.002]},
+    {"name": "conv2", "params": [18432], "dtype_bytes": 4, "backward_time_s": 0.003},
+    {"name": "fc", "params": [40960, 10], "dtype_bytes": 4, "backward_time_s": 0.001}
+  ]
+}
+EOF
+
+# The acceptance config, verbatim.
+cat >run.json <<'EOF'
+{"trace": "t.json", "gpus": [4, 16, 2048], "gpus_per_node": 1, "collective": "ring", "network": {"alpha_us": 45.25, "beta_s_per_byte": 9.93e-10, "gamma_s_per_byte": 2.5e-9}, "schedules": ["wfbp", "single", "mgwfbp", "optimal", "ddp", "horovod"]}
+EOF
+
+SCHEDULES=(wfbp single mgwfbp optimal ddp horovod)
+
+# Bad inputs, each in its own folder next to its own config.
+make_case() {  # make_case NAME CONFIG-TEXT [TRACE-TEXT]
+  mkdir -p "bad/$1"
+  printf '%s\n' "$2" >"bad/$1/run.json"
+  if [[ $# -ge 3 ]]; then printf '%s\n' "$3" >"bad/$1/t.json"; else cp t.json "bad/$1/t.json"; fi
+}
+GOOD_CONFIG=$(cat run.json)
+make_case malformed-json '{"trace": "t.json", "gpus": [4] "collective": "ring"}'
+make_case unknown-key "${GOOD_CONFIG%\}}, \"colective\": \"tree\"}"
+make_case negative-time "$GOOD_CONFIG" "$(sed 's/"backward_time_s": 0.003/"backward_time_s": -0.003/' t.json)"
+make_case zero-layers "$GOOD_CONFIG" \
+  '{"format": "mgsim-trace", "version": 1, "model": "tiny", "batch_size": 8, "forward_time_s": 0.001, "provenance": {"kind": "synthetic"}, "layers": []}'
+make_case unknown-schedule "${GOOD_CONFIG/\"horovod\"/\"horovod\", \"bytescheduler\"}"
+make_case unknown-collective "${GOOD_CONFIG/\"ring\"/\"butterfly\"}"
+make_case good "$GOOD_CONFIG"
+grep -q -- '-0.003' bad/negative-time/t.json || { echo "FAIL: test setup (negative-time trace)"; exit 1; }
+
+# ---- (a) --format json ---------------------------------------------------------------------------------------
+
+check_json() {  # prints nothing and returns 0 when $1 holds the expected 18 results
+  if [[ $HAVE_PYTHON == 1 ]]; then
+    python3 -c '
+import json, sys
+data = json.load(open(sys.argv[1]))
+results = data["results"]
+assert isinstance(results, list), "results is not an array"
+assert len(results) == 18, "expected 18 results, got %d" % len(results)
+keys = ["schedule", "gpus", "collective", "iteration_time_s", "speedup", "scaling_efficiency", "messages"]
+for r in results:
+    for k in keys:
+        assert k in r, "result without key %s: %r" % (k, r)
+    assert r["collective"] == "ring", r
+    assert r["iteration_time_s"] > 0, r
+    assert isinstance(r["messages"], int) and r["messages"] >= 1, r
+pairs = {(r["schedule"], r["gpus"]) for r in results}
+want = {(s, g) for s in sys.argv[2].split() for g in (4, 16, 2048)}
+assert pairs == want, "schedule x gpus pairs differ: %r" % sorted(pairs ^ want)
+' "$1" "${SCHEDULES[*]}"
+  else
+    local n
+    n=$(grep -c '"schedule":' "$1" || true)
+    [[ $n == 18 ]] || { echo "expected 18 results, got $n"; return 1; }
+    for key in gpus collective iteration_time_s speedup scaling_efficiency messages; do
+      n=$(grep -c "\"$key\":" "$1" || true)
+      [[ $n == 18 ]] || { echo "expected 18 \"$key\", got $n"; return 1; }
+    done
+  fi
+}
+
+rc=0
+"$MGSIM" run --config run.json --format json >json.out 2>json.err || rc=$?
+if [[ $rc != 0 ]]; then
+  fail "(a) run --format json exits 0" "exit $rc: $(head -c 300 json.err)"
+elif [[ -s json.err ]]; then
+  fail "(a) run --format json writes nothing on stderr" "$(head -c 300 json.err)"
+elif why=$(check_json json.out 2>&1); then
+  pass "(a) run --format json: 18 results with schedule, gpus, collective, iteration_time_s, speedup, scaling_efficiency, messages"
+else
+  fail "(a) run --format json: 18 results with the expected keys" "$why"
+fi
+
+# ---- (b) --format csv ----------------------------------------------------------------------------------------
+
+rc=0
+"$MGSIM" run --config run.json --format csv >csv.out 2>csv.err || rc=$?
+lines=$(wc -l <csv.out)
+header=$(head -n 1 csv.out)
+if [[ $rc != 0 ]]; then
+  fail "(b) run --format csv exits 0" "exit $rc: $(head -c 300 csv.err)"
+elif [[ $lines != 19 ]]; then
+  fail "(b) run --format csv prints a header and 18 rows" "got $lines lines"
+elif [[ $header != *schedule* || $header != *gpus* || $header != *iteration_time_s* ]]; then
+  fail "(b) run --format csv header names the columns" "$header"
+elif [[ $(tail -n +2 csv.out | awk -F, '{print NF}' | sort -u) != $(awk -F, '{print NF}' <<<"$header") ]]; then
+  fail "(b) run --format csv rows have as many fields as the header"
+else
+  pass "(b) run --format csv: header plus 18 rows"
+fi
+
+# ---- (c) --output FILE ---------------------------------------------------------------------------------------
+
+rc=0
+"$MGSIM" run --config run.json --format json --output result.json >c.out 2>c.err || rc=$?
+if [[ $rc != 0 ]]; then
+  fail "(c) run --output exits 0" "exit $rc: $(head -c 300 c.err)"
+elif [[ -s c.out ]]; then
+  fail "(c) run --output prints nothing on stdout" "$(head -c 300 c.out)"
+elif [[ ! -f result.json ]]; then
+  fail "(c) run --output writes the file"
+elif ! cmp -s result.json json.out; then
+  fail "(c) run --output writes what stdout would have shown"
+elif compgen -G 'result.json.tmp*' >/dev/null; then
+  fail "(c) run --output leaves no temporary file"
+else
+  pass "(c) run --output FILE writes the file, nothing on stdout"
+fi
+
+# The default format (table) works too.
+rc=0
+"$MGSIM" run --config run.json >table.out 2>table.err || rc=$?
+if [[ $rc == 0 && -s table.out ]]; then pass "run with the default table format exits 0"; else fail "run with the default table format" "exit $rc"; fi
+
+# ---- (d) bad inputs: exit 2, one error line, no output file -----------------------------------------------------
+
+# expect_error NAME EXPECTED-FRAGMENT ARGS...: runs mgsim with ARGS twice,
+# without and with --output, and checks exit 2, exactly one stderr line that
+# starts "mgsim: error:" (and contains the fragment), nothing on stdout, and
+# no output or temporary file left.
+expect_error() {
+  local name=$1 fragment=$2
+  shift 2
+  local out_dir="$WORK/out-$name"
+  mkdir -p "$out_dir"
+  local ok=1 why="" rc
+  for with_output in no yes; do
+    local args=("$@")
+    [[ $with_output == yes ]] && args+=(--output "$out_dir/result.json")
+    rc=0
+    "$MGSIM" "${args[@]}" >"$out_dir/stdout" 2>"$out_dir/stderr" || rc=$?
+    local lines first
+    lines=$(wc -l <"$out_dir/stderr")
+    first=$(head -n 1 "$out_dir/stderr")
+    if [[ $rc != 2 ]]; then
+      ok=0 why="exit $rc (output: $with_output): $(head -c 300 "$out_dir/stderr")"
+    elif [[ $lines != 1 ]]; then
+      ok=0 why="$lines lines on stderr: $(head -c 300 "$out_dir/stderr")"
+    elif [[ $first != "mgsim: error:"* ]]; then
+      ok=0 why="stderr does not start with 'mgsim: error:': $first"
+    elif [[ $first != *"$fragment"* ]]; then
+      ok=0 why="stderr does not mention '$fragment': $first"
+    elif [[ -s "$out_dir/stdout" ]]; then
+      ok=0 why="something on stdout: $(head -c 200 "$out_dir/stdout")"
+    elif [[ -e "$out_dir/result.json" ]]; then
+      ok=0 why="output file exists after a failed run"
+    elif compgen -G "$out_dir/*.tmp.*" >/dev/null; then
+      ok=0 why="leftover temporary file: $(ls "$out_dir")"
+    fi
+    [[ $ok == 1 ]] || break
+  done
+  if [[ $ok == 1 ]]; then pass "(d) $name: exit 2, one 'mgsim: error:' line, no output file"; else fail "(d) $name" "$why"; fi
+}
+
+expect_error missing-config "no-such-config.json" run --config "$WORK/no-such-config.json" --format json
+expect_error malformed-json "malformed JSON" run --config bad/malformed-json/run.json --format json
+expect_error unknown-key "colective" run --config bad/unknown-key/run.json --format json
+expect_error negative-time "layers[1].backward_time_s" run --config bad/negative-time/run.json --format json
+expect_error zero-layers "layers" run --config bad/zero-layers/run.json --format json
+expect_error unknown-schedule "bytescheduler" run --config bad/unknown-schedule/run.json --format json
+expect_error unknown-collective "butterfly" run --config bad/unknown-collective/run.json --format json
+expect_error unknown-format "yaml" run --config bad/good/run.json --format yaml
+
+# The messages name the file they are about.
+rc=0
+"$MGSIM" run --config bad/negative-time/run.json 2>neg.err >/dev/null || rc=$?
+if grep -q "bad/negative-time/t.json" neg.err; then pass "(d) a trace error names the trace file"; else fail "(d) a trace error names the trace file" "$(cat neg.err)"; fi
+"$MGSIM" run --config bad/unknown-key/run.json 2>key.err >/dev/null || true
+if grep -q "bad/unknown-key/run.json" key.err; then pass "(d) a config error names the config file"; else fail "(d) a config error names the config file" "$(cat key.err)"; fi
+# The unknown schedule and collective errors list the valid names.
+"$MGSIM" run --config bad/unknown-schedule/run.json 2>sched.err >/dev/null || true
+if grep -q "wfbp" sched.err && grep -q "horovod" sched.err; then pass "(d) unknown schedule lists the valid names"; else fail "(d) unknown schedule lists the valid names" "$(cat sched.err)"; fi
+"$MGSIM" run --config bad/unknown-collective/run.json 2>coll.err >/dev/null || true
+if grep -q "ring" coll.err && grep -q "measured" coll.err; then pass "(d) unknown collective lists the valid names"; else fail "(d) unknown collective lists the valid names" "$(cat coll.err)"; fi
+
+# ---- (e) a failed run leaves an existing output file untouched --------------------------------------------------
+
+printf 'old contents\n' >keep.json
+cp keep.json keep.json.orig
+for case in malformed-json unknown-schedule negative-time; do
+  rc=0
+  "$MGSIM" run --config "bad/$case/run.json" --format json --output keep.json >/dev/null 2>e.err || rc=$?
+  if [[ $rc == 2 ]] && cmp -s keep.json keep.json.orig && ! compgen -G 'keep.json.tmp*' >/dev/null; then
+    pass "(e) $case with an existing --output file: old file untouched"
+  else
+    fail "(e) $case with an existing --output file: old file untouched" "exit $rc: $(head -c 200 e.err)"
+  fi
+done
+# ... and a good run replaces it.
+rc=0
+"$MGSIM" run --config run.json --format json --output keep.json >/dev/null 2>e.err || rc=$?
+if [[ $rc == 0 ]] && cmp -s keep.json json.out; then pass "(e) a good run replaces the existing --output file"; else fail "(e) a good run replaces the existing --output file" "exit $rc"; fi
+
+# ---- (f) mgsim list ---------------------------------------------------------------------------------------------
+
+rc=0
+"$MGSIM" list >list.out 2>list.err || rc=$?
+missing=()
+for name in "${SCHEDULES[@]}" ring measured; do
+  grep -qw -- "$name" list.out || missing+=("$name")
+done
+if [[ $rc != 0 ]]; then
+  fail "(f) list exits 0" "exit $rc"
+elif [[ ${#missing[@]} != 0 ]]; then
+  fail "(f) list mentions every schedule" "missing: ${missing[*]}"
+else
+  pass "(f) list exits 0 and mentions every schedule"
+fi
+
+# ---- (g) measured curve without data for the GPU count -----------------------------------------------------------
+
+CURVE="$ROOT/traces/googlenet-k80-allreduce.json"
+mkdir -p measured
+if [[ $HAVE_PYTHON == 1 ]]; then
+  python3 -c '
+import json, sys
+root, out = sys.argv[1], sys.argv[2]
+config = json.load(open(root + "/configs/googlenet-k80-measured.json"))
+config["trace"] = root + "/traces/googlenet-k80.json"
+config["curves"] = [root + "/traces/googlenet-k80-allreduce.json"]
+config["gpus"] = [16]
+json.dump(config, open(out, "w"), indent=2)
+' "$ROOT" measured/run.json
+else
+  sed -e "s|\"\.\./traces/|\"$ROOT/traces/|g" -e 's|"gpus": \[[^]]*\]|"gpus": [16]|' \
+    "$ROOT/configs/googlenet-k80-measured.json" >measured/run.json
+fi
+expect_error measured-16-gpus "$CURVE" run --config measured/run.json --format json
+# The shipped measured config, at its own GPU counts, runs.
+rc=0
+"$MGSIM" run --config "$ROOT/configs/googlenet-k80-measured.json" --format csv >measured.out 2>measured.err || rc=$?
+if [[ $rc == 0 && $(wc -l <measured.out) == 19 ]]; then
+  pass "(g) the shipped measured config runs at 2, 4 and 8 GPUs"
+else
+  fail "(g) the shipped measured config runs at 2, 4 and 8 GPUs" "exit $rc: $(head -c 300 measured.err)"
+fi
+
+# ---- numbers out of range and duplicate keys -------------------------------------------------------------------
+
+make_case overflow "$GOOD_CONFIG" "$(sed 's/"backward_time_s": 0.003/"backward_time_s": 1e999/' t.json)"
+expect_error overflow "malformed JSON" run --config bad/overflow/run.json --format json
+make_case duplicate-key "$(sed 's/"gpus_per_node": 1/"gpus_per_node": 1, "gpus_per_node": 2/' <<<"$GOOD_CONFIG")"
+expect_error duplicate-key "given twice" run --config bad/duplicate-key/run.json --format json
+
+# ---- summary ---------------------------------------------------------------------------------------------------
+
+if [[ $FAILURES != 0 ]]; then
+  echo "cli_test: $FAILURES check(s) FAILED"
+  exit 1
+fi
+echo "cli_test: all checks passed"

@@ -1,1 +1,790 @@
+// The input loaders (docs/trace-format.md, docs/config.md): every malformed
+// trace, curve or run config is rejected with the error type of its file kind
+// and a one-line message naming the file and the key path; valid inputs, the
+// shipped configs and the shipped GoogleNet trace load.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <numeric>
+#include <random>
+#include <string>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "mgsim/error.hpp"
+#include "mgsim/io/run_config.hpp"
+#include "mgsim/io/trace_io.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+/// A fresh folder under the system temp folder, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+    std::random_device random;
+    path_ = fs::temp_directory_path() /
+            ("mgsim-test-loaders-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" +
+             std::to_string(stamp) + "-" + std::to_string(random()));
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const fs::path& path() const { return path_; }
+
+  fs::path write(const std::string& name, const std::string& text) const {
+    const fs::path file = path_ / name;
+    fs::create_directories(file.parent_path());
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    REQUIRE(out.good());
+    return file;
+  }
+  fs::path write(const std::string& name, const json& value) const { return write(name, value.dump(2)); }
+
+ private:
+  fs::path path_;
+};
+
+/// Runs `load` and returns the message of the `E` it throws; fails the test
+/// when it throws nothing or another type.
+template <typename E, typename F>
+std::string message_of(F&& load) {
+  try {
+    load();
+  } catch (const E& error) {
+    return error.what();
+  } catch (const std::exception& error) {
+    FAIL("wrong exception type, message: " << error.what());
+  }
+  FAIL("no exception thrown");
+  return {};
+}
+
+/// `load` throws an `E` whose message contains every fragment (the file, the
+/// key path, ...) and is one line.
+template <typename E, typename F>
+void require_error(F&& load, std::initializer_list<std::string> fragments) {
+  const std::string message = message_of<E>(std::forward<F>(load));
+  INFO("message: " << message);
+  CHECK(message.find('\n') == std::string::npos);
+  for (const std::string& fragment : fragments) CHECK_THAT(message, Catch::Contains(fragment));
+}
+
+// ---- valid inputs the tests mutate -------------------------------------------------------------------------
+
+json valid_trace() {
+  return json::parse(R"({
+    "format": "mgsim-trace",
+    "version": 1,
+    "model": "tiny",
+    "batch_size": 8,
+    "forward_time_s": 0.001,
+    "provenance": {"kind": "synthetic", "note": "hand-made for the loader tests"},
+    "layers": [
+      {"name": "conv1", "params": [864, 32], "dtype_bytes": 4, "backward_time_s": 0.002,
+       "grad_ready_s": [0.0015, 0.002]},
+      {"name": "fc", "params": [4096, 10], "dtype_bytes": 4, "backward_time_s": 0.001}
+    ]
+  })");
+}
+
+json valid_curve() {
+  return json::parse(R"({
+    "format": "mgsim-curve",
+    "version": 1,
+    "collective": "allreduce",
+    "provenance": {"kind": "measured", "tool": "osu_allreduce"},
+    "points": [
+      {"gpus": 2, "bytes": 4, "seconds": 3e-05, "spread_s": 1e-06},
+      {"gpus": 2, "bytes": 1048576, "seconds": 0.002},
+      {"gpus": 4, "bytes": 4, "seconds": 5e-05}
+    ]
+  })");
+}
+
+/// The acceptance config, verbatim.
+constexpr const char* kAcceptanceConfig =
+    R"({"trace": "t.json", "gpus": [4, 16, 2048], "gpus_per_node": 1, "collective": "ring", "network": {"alpha_us": 45.25, "beta_s_per_byte": 9.93e-10, "gamma_s_per_byte": 2.5e-9}, "schedules": ["wfbp", "single", "mgwfbp", "optimal", "ddp", "horovod"]})";
+
+json valid_config() {
+  return json::parse(R"({"trace": "t.json", "gpus": [4], "collective": "ring",
+                         "network": {"alpha_us": 45.25, "beta_s_per_byte": 9.93e-10}, "schedules": ["wfbp"]})");
+}
+
+fs::path source_dir() { return fs::path(MGSIM_SOURCE_DIR); }
+
+// ---- trace ---------------------------------------------------------------------------------------------
+
+/// Writes `trace` as t.json in a fresh folder and requires load_trace to
+/// reject it with a TraceError naming the file and every fragment.
+void require_trace_error(const json& trace, std::initializer_list<std::string> fragments) {
+  TempDir dir;
+  const fs::path file = dir.write("t.json", trace);
+  require_error<mgsim::TraceError>([&] { mgsim::load_trace(file); }, {file.string()});
+  require_error<mgsim::TraceError>([&] { mgsim::load_trace(file); }, fragments);
+}
+
+TEST_CASE("trace loader accepts a valid trace", "[loaders][trace]") {
+  TempDir dir;
+  const mgsim::Trace trace = mgsim::load_trace(dir.write("t.json", valid_trace()));
+  CHECK(trace.model == "tiny");
+  CHECK(trace.batch_size == 8);
+  CHECK(trace.forward_time_s == 0.001);
+  REQUIRE(trace.layers.size() == 2);
+  CHECK(trace.layers[0].name == "conv1");
+  CHECK(trace.layers[0].params == std::vector<std::int64_t>{864, 32});
+  CHECK(trace.layers[0].grad_ready_s == std::vector<double>{0.0015, 0.002});
+  CHECK(trace.layers[1].grad_ready_s.empty());
+  CHECK(trace.layers[1].backward_time_s == 0.001);
+}
+
+TEST_CASE("trace loader rejects an unreadable or malformed file", "[loaders][trace]") {
+  TempDir dir;
+  const fs::path missing = dir.path() / "no-such-trace.json";
+  require_error<mgsim::TraceError>([&] { mgsim::load_trace(missing); }, {missing.string(), "cannot read"});
+
+  const fs::path malformed = dir.write("bad.json", std::string(R"({"format": "mgsim-trace", "version": 1,)"));
+  require_error<mgsim::TraceError>([&] { mgsim::load_trace(malformed); }, {malformed.string(), "malformed JSON"});
+
+  const fs::path nan_literal = dir.write("nan.json", std::string(R"({"forward_time_s": NaN})"));
+  require_error<mgsim::TraceError>([&] { mgsim::load_trace(nan_literal); }, {nan_literal.string(), "malformed JSON"});
+
+  const fs::path empty = dir.write("empty.json", std::string());
+  require_error<mgsim::TraceError>([&] { mgsim::load_trace(empty); }, {empty.string(), "malformed JSON"});
+
+  const fs::path array = dir.write("array.json", std::string("[1, 2]"));
+  require_error<mgsim::TraceError>([&] { mgsim::load_trace(array); }, {array.string(), "(top level)", "an object"});
+}
+
+TEST_CASE("trace loader rejects a wrong header", "[loaders][trace]") {
+  json trace = valid_trace();
+  SECTION("wrong format name") {
+    trace["format"] = "mgsim-curve";
+    require_trace_error(trace, {"format", "\"mgsim-trace\"", "mgsim-curve"});
+  }
+  SECTION("format not a string") {
+    trace["format"] = 7;
+    require_trace_error(trace, {"format", "\"mgsim-trace\""});
+  }
+  SECTION("missing format") {
+    trace.erase("format");
+    require_trace_error(trace, {"format", "missing"});
+  }
+  SECTION("version 2") {
+    trace["version"] = 2;
+    require_trace_error(trace, {"version", "got 2"});
+  }
+  SECTION("version 1.0 is not an integer") {
+    trace["version"] = 1.0;
+    require_trace_error(trace, {"version"});
+  }
+  SECTION("missing provenance") {
+    trace.erase("provenance");
+    require_trace_error(trace, {"provenance", "missing"});
+  }
+  SECTION("provenance not an object") {
+    trace["provenance"] = "measured";
+    require_trace_error(trace, {"provenance", "an object"});
+  }
+  SECTION("provenance without kind") {
+    trace["provenance"].erase("kind");
+    require_trace_error(trace, {"provenance.kind", "missing"});
+  }
+  SECTION("provenance.kind neither measured nor synthetic") {
+    trace["provenance"]["kind"] = "estimated";
+    require_trace_error(trace, {"provenance.kind", "\"measured\" or \"synthetic\"", "estimated"});
+  }
+  SECTION("unknown top-level key") {
+    trace["layer"] = json::array();
+    require_trace_error(trace, {"layer", "unknown key"});
+  }
+  SECTION("missing model") {
+    trace.erase("model");
+    require_trace_error(trace, {"model", "missing"});
+  }
+  SECTION("empty model") {
+    trace["model"] = "";
+    require_trace_error(trace, {"model", "non-empty string"});
+  }
+  SECTION("batch_size 0") {
+    trace["batch_size"] = 0;
+    require_trace_error(trace, {"batch_size"});
+  }
+  SECTION("negative forward_time_s") {
+    trace["forward_time_s"] = -0.5;
+    require_trace_error(trace, {"forward_time_s", "-0.5"});
+  }
+}
+
+TEST_CASE("trace loader rejects a wrong layer", "[loaders][trace]") {
+  json trace = valid_trace();
+  SECTION("unknown layer key") {
+    trace["layers"][1]["backward_s"] = 0.1;
+    require_trace_error(trace, {"layers[1].backward_s", "unknown key"});
+  }
+  SECTION("negative backward_time_s") {
+    trace["layers"][1]["backward_time_s"] = -0.001;
+    require_trace_error(trace, {"layers[1].backward_time_s", "-0.001"});
+  }
+  SECTION("string where a number is expected") {
+    trace["layers"][1]["backward_time_s"] = "NaN";
+    require_trace_error(trace, {"layers[1].backward_time_s", "a finite number", "\"NaN\""});
+  }
+  SECTION("null where a number is expected") {
+    trace["layers"][0]["backward_time_s"] = nullptr;
+    require_trace_error(trace, {"layers[0].backward_time_s", "a finite number"});
+  }
+  SECTION("missing backward_time_s") {
+    trace["layers"][0].erase("backward_time_s");
+    require_trace_error(trace, {"layers[0].backward_time_s", "missing"});
+  }
+  SECTION("layer not an object") {
+    trace["layers"][1] = 5;
+    require_trace_error(trace, {"layers[1]", "an object"});
+  }
+  SECTION("zero layers") {
+    trace["layers"] = json::array();
+    require_trace_error(trace, {"layers", "non-empty array"});
+  }
+  SECTION("layers not an array") {
+    trace["layers"] = json::object();
+    require_trace_error(trace, {"layers", "non-empty array"});
+  }
+  SECTION("empty layer name") {
+    trace["layers"][0]["name"] = "";
+    require_trace_error(trace, {"layers[0].name", "non-empty string"});
+  }
+  SECTION("empty params") {
+    trace["layers"][1]["params"] = json::array();
+    require_trace_error(trace, {"layers[1].params", "non-empty array"});
+  }
+  SECTION("params element 0") {
+    trace["layers"][1]["params"] = {4096, 0};
+    require_trace_error(trace, {"layers[1].params[1]", "an integer in [1,"});
+  }
+  SECTION("negative params element") {
+    trace["layers"][0]["params"] = {-864, 32};
+    require_trace_error(trace, {"layers[0].params[0]", "-864"});
+  }
+  SECTION("non-integer params") {
+    trace["layers"][1]["params"] = {1.5, 10};
+    require_trace_error(trace, {"layers[1].params[0]", "an integer", "1.5"});
+  }
+  SECTION("params too large") {
+    trace["layers"][1]["params"] = {mgsim::kMaxTensorElements + 1, 10};
+    require_trace_error(trace, {"layers[1].params[0]"});
+  }
+  SECTION("dtype_bytes 0") {
+    trace["layers"][0]["dtype_bytes"] = 0;
+    require_trace_error(trace, {"layers[0].dtype_bytes", "[1, 16]", "got 0"});
+  }
+  SECTION("dtype_bytes 17") {
+    trace["layers"][0]["dtype_bytes"] = 17;
+    require_trace_error(trace, {"layers[0].dtype_bytes", "[1, 16]"});
+  }
+  SECTION("grad_ready_s with the wrong length") {
+    trace["layers"][0]["grad_ready_s"] = {0.001};
+    require_trace_error(trace, {"layers[0].grad_ready_s", "one time per tensor (2), got 1"});
+  }
+  SECTION("grad_ready_s later than backward_time_s") {
+    trace["layers"][0]["grad_ready_s"] = {0.001, 0.0025};
+    require_trace_error(trace, {"layers[0].grad_ready_s[1]", "backward_time_s", "0.0025"});
+  }
+  SECTION("negative grad_ready_s") {
+    trace["layers"][0]["grad_ready_s"] = {-0.001, 0.002};
+    require_trace_error(trace, {"layers[0].grad_ready_s[0]"});
+  }
+  SECTION("all-zero compute") {
+    trace["forward_time_s"] = 0;
+    trace["layers"][0]["backward_time_s"] = 0;
+    trace["layers"][0].erase("grad_ready_s");
+    trace["layers"][1]["backward_time_s"] = 0;
+    require_trace_error(trace, {"compute", "forward_time_s"});
+  }
+}
+
+// nlohmann::json reports a literal that overflows a double ("1e999") as
+// out_of_range, not parse_error: the reader must turn both into a TraceError.
+TEST_CASE("trace loader rejects a number literal that overflows", "[loaders][trace]") {
+  std::string text = valid_trace().dump();
+  const std::string from = "\"backward_time_s\":0.001";
+  const auto at = text.find(from);
+  REQUIRE(at != std::string::npos);
+  text.replace(at, from.size(), "\"backward_time_s\":1e999");
+  TempDir dir;
+  const fs::path file = dir.write("t.json", text);
+  // Either the parser refuses the literal or the loader refuses infinity.
+  const std::string message = message_of<mgsim::TraceError>([&] { mgsim::load_trace(file); });
+  CHECK_THAT(message, Catch::Contains(file.string()));
+  CHECK_THAT(message, Catch::Contains("layers[1].backward_time_s") || Catch::Contains("malformed JSON"));
+}
+
+TEST_CASE("trace loader reads the shipped GoogleNet K80 trace", "[loaders][trace]") {
+  const mgsim::Trace trace = mgsim::load_trace(source_dir() / "traces" / "googlenet-k80.json");
+  CHECK(trace.model == "googlenet");
+  CHECK(trace.batch_size == 64);
+  REQUIRE(trace.layers.size() == 64);
+  std::size_t tensors = 0;
+  std::int64_t elements = 0;
+  for (const mgsim::Layer& layer : trace.layers) {
+    tensors += layer.params.size();
+    elements = std::accumulate(layer.params.begin(), layer.params.end(), elements);
+    CHECK(layer.dtype_bytes == 4);
+  }
+  CHECK(tensors == 128);
+  // B-Caffe all-reduces counts padded to multiples of 64 elements
+  // (13,378,280 exact), and the trace records what was sent.
+  CHECK(elements == 13'379'136);
+  CHECK(trace.layers.front().name == "conv1/7x7_s2");
+  CHECK(trace.layers.front().params == std::vector<std::int64_t>{9408, 64});
+  CHECK(mgsim::total_gradient_bytes(trace) == 13'379'136 * 4);
+}
+
+// ---- curve ---------------------------------------------------------------------------------------------
+
+void require_curve_error(const json& curve, std::initializer_list<std::string> fragments) {
+  TempDir dir;
+  const fs::path file = dir.write("c.json", curve);
+  require_error<mgsim::CurveError>([&] { mgsim::load_curve(file); }, {file.string()});
+  require_error<mgsim::CurveError>([&] { mgsim::load_curve(file); }, fragments);
+}
+
+TEST_CASE("curve loader accepts a valid curve, in file order", "[loaders][curve]") {
+  TempDir dir;
+  const std::vector<mgsim::CurvePoint> points = mgsim::load_curve(dir.write("c.json", valid_curve()));
+  REQUIRE(points.size() == 3);
+  CHECK(points[0].gpus == 2);
+  CHECK(points[0].bytes == 4);
+  CHECK(points[0].seconds == 3e-05);
+  CHECK(points[1].bytes == 1048576);
+  CHECK(points[2].gpus == 4);
+}
+
+TEST_CASE("curve loader reads the shipped OSU curves", "[loaders][curve]") {
+  const std::vector<mgsim::CurvePoint> points =
+      mgsim::load_curve(source_dir() / "traces" / "googlenet-k80-allreduce.json");
+  REQUIRE_FALSE(points.empty());
+  for (const mgsim::CurvePoint& point : points) {
+    CHECK((point.gpus == 2 || point.gpus == 4 || point.gpus == 8));
+    CHECK(point.seconds > 0);
+  }
+}
+
+TEST_CASE("curve loader rejects malformed curves", "[loaders][curve]") {
+  json curve = valid_curve();
+  SECTION("missing file") {
+    TempDir dir;
+    const fs::path missing = dir.path() / "no-such-curve.json";
+    require_error<mgsim::CurveError>([&] { mgsim::load_curve(missing); }, {missing.string(), "cannot read"});
+  }
+  SECTION("malformed JSON") {
+    TempDir dir;
+    const fs::path file = dir.write("c.json", std::string(R"({"points": [)"));
+    require_error<mgsim::CurveError>([&] { mgsim::load_curve(file); }, {file.string(), "malformed JSON"});
+  }
+  SECTION("top level not an object") {
+    TempDir dir;
+    const fs::path file = dir.write("c.json", std::string(R"("allreduce")"));
+    require_error<mgsim::CurveError>([&] { mgsim::load_curve(file); }, {file.string(), "an object"});
+  }
+  SECTION("a trace given as a curve") {
+    require_curve_error(valid_trace(), {"format", "\"mgsim-curve\""});
+  }
+  SECTION("version 2") {
+    curve["version"] = 2;
+    require_curve_error(curve, {"version"});
+  }
+  SECTION("provenance.kind missing") {
+    curve["provenance"] = json::object();
+    require_curve_error(curve, {"provenance.kind", "missing"});
+  }
+  SECTION("provenance.kind not measured or synthetic") {
+    curve["provenance"]["kind"] = "guessed";
+    require_curve_error(curve, {"provenance.kind", "guessed"});
+  }
+  SECTION("collective not allreduce") {
+    curve["collective"] = "broadcast";
+    require_curve_error(curve, {"collective", "\"allreduce\"", "broadcast"});
+  }
+  SECTION("unknown top-level key") {
+    curve["unit"] = "s";
+    require_curve_error(curve, {"unit", "unknown key"});
+  }
+  SECTION("unknown point key") {
+    curve["points"][2]["latency"] = 1e-5;
+    require_curve_error(curve, {"points[2].latency", "unknown key"});
+  }
+  SECTION("no points") {
+    curve["points"] = json::array();
+    require_curve_error(curve, {"points", "non-empty array"});
+  }
+  SECTION("duplicate (gpus, bytes) point") {
+    curve["points"].push_back({{"gpus", 2}, {"bytes", 1048576}, {"seconds", 0.003}});
+    require_curve_error(curve, {"points[3]", "duplicate", "gpus 2", "bytes 1048576"});
+  }
+  SECTION("gpus 1") {
+    curve["points"][1]["gpus"] = 1;
+    require_curve_error(curve, {"points[1].gpus", "got 1"});
+  }
+  SECTION("bytes 0") {
+    curve["points"][0]["bytes"] = 0;
+    require_curve_error(curve, {"points[0].bytes"});
+  }
+  SECTION("seconds 0") {
+    curve["points"][2]["seconds"] = 0;
+    require_curve_error(curve, {"points[2].seconds", "> 0"});
+  }
+  SECTION("seconds a string") {
+    curve["points"][2]["seconds"] = "5e-05";
+    require_curve_error(curve, {"points[2].seconds", "a finite number"});
+  }
+  SECTION("negative spread_s") {
+    curve["points"][0]["spread_s"] = -1e-6;
+    require_curve_error(curve, {"points[0].spread_s"});
+  }
+}
+
+// ---- run config ------------------------------------------------------------------------------------------
+
+/// Writes `config` as run.json next to a valid t.json and requires
+/// load_run_config to reject it with a ConfigError naming the file.
+void require_config_error(const json& config, std::initializer_list<std::string> fragments) {
+  TempDir dir;
+  dir.write("t.json", valid_trace());
+  dir.write("c.json", valid_curve());
+  const fs::path file = dir.write("run.json", config);
+  require_error<mgsim::ConfigError>([&] { mgsim::load_run_config(file); }, {file.string()});
+  require_error<mgsim::ConfigError>([&] { mgsim::load_run_config(file); }, fragments);
+}
+
+TEST_CASE("config loader accepts the acceptance config as it stands", "[loaders][config]") {
+  TempDir dir;
+  dir.write("t.json", valid_trace());
+  const fs::path file = dir.write("run.json", std::string(kAcceptanceConfig));
+  const mgsim::RunConfig config = mgsim::load_run_config(file);
+  CHECK(config.trace == dir.path() / "t.json");
+  CHECK(config.gpus == std::vector<int>{4, 16, 2048});
+  CHECK(config.gpus_per_node == 1);
+  CHECK(config.collective == "ring");
+  CHECK(config.collective_settings.gpus_per_node == 1);
+  const mgsim::Network& network = config.collective_settings.network;
+  CHECK(network.inter.alpha_s == Approx(45.25e-6));
+  CHECK(network.inter.beta_s_per_byte == 9.93e-10);
+  CHECK(network.inter.gamma_s_per_byte == 2.5e-9);
+  CHECK(network.intra.alpha_s == network.inter.alpha_s);
+  CHECK(network.intra.beta_s_per_byte == network.inter.beta_s_per_byte);
+  CHECK(config.collective_settings.curve.empty());
+  const std::vector<std::string> names{"wfbp", "single", "mgwfbp", "optimal", "ddp", "horovod"};
+  REQUIRE(config.schedules.size() == names.size());
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    CHECK(config.schedules[i].name == names[i]);
+    CHECK(config.schedules[i].params.empty());  // default parameters
+    CHECK(config.schedules[i].label() == names[i]);
+  }
+  // ... and its trace loads.
+  CHECK(mgsim::load_trace(config.trace).layers.size() == 2);
+}
+
+TEST_CASE("config loader resolves the trace against the config's folder", "[loaders][config]") {
+  TempDir dir;
+  dir.write("traces/t.json", valid_trace());
+  json config = valid_config();
+  config["trace"] = "../traces/t.json";
+  const fs::path file = dir.write("configs/run.json", config);
+  const mgsim::RunConfig loaded = mgsim::load_run_config(file);
+  CHECK(loaded.trace == dir.path() / "configs" / ".." / "traces" / "t.json");
+  CHECK(fs::equivalent(loaded.trace, dir.path() / "traces" / "t.json"));
+  CHECK(mgsim::load_trace(loaded.trace).model == "tiny");
+
+  SECTION("an absolute trace path is kept") {
+    config["trace"] = (dir.path() / "traces" / "t.json").string();
+    const fs::path absolute = dir.write("configs/abs.json", config);
+    CHECK(mgsim::load_run_config(absolute).trace == dir.path() / "traces" / "t.json");
+  }
+}
+
+TEST_CASE("config loader reads schedule objects with parameters", "[loaders][config]") {
+  TempDir dir;
+  json config = valid_config();
+  config["schedules"] = json::parse(
+      R"(["ddp", {"name": "ddp", "bucket_cap_mb": 50}, {"name": "horovod", "copy_s_per_byte": 0}, {"name": "wfbp"}])");
+  const mgsim::RunConfig loaded = mgsim::load_run_config(dir.write("run.json", config));
+  REQUIRE(loaded.schedules.size() == 4);
+  CHECK(loaded.schedules[0].label() == "ddp");
+  CHECK(loaded.schedules[0].params.empty());
+  CHECK(loaded.schedules[1].name == "ddp");
+  CHECK(loaded.schedules[1].params == mgsim::ParamValues{{"bucket_cap_mb", 50.0}});
+  CHECK(loaded.schedules[1].label() == "ddp(bucket_cap_mb=50)");
+  CHECK(loaded.schedules[2].label() == "horovod(copy_s_per_byte=0)");
+  CHECK(loaded.schedules[3].label() == "wfbp");
+}
+
+TEST_CASE("config loader gives every schedule when none is named", "[loaders][config]") {
+  TempDir dir;
+  json config = valid_config();
+  config.erase("schedules");
+  const mgsim::RunConfig loaded = mgsim::load_run_config(dir.write("run.json", config));
+  REQUIRE(loaded.schedules.size() == mgsim::schedule_registry().size());
+  for (std::size_t i = 0; i < loaded.schedules.size(); ++i) {
+    CHECK(loaded.schedules[i].name == mgsim::schedule_registry()[i].name);
+    CHECK(loaded.schedules[i].params.empty());
+  }
+}
+
+TEST_CASE("config loader reads a two-level network and a description", "[loaders][config]") {
+  TempDir dir;
+  json config = valid_config();
+  config["description"] = "two levels";
+  config["gpus_per_node"] = 4;
+  config["collective"] = "hierarchical";
+  config["network"] = json::parse(R"({"intra": {"alpha_us": 1, "beta_s_per_byte": 1e-11},
+                                      "inter": {"alpha_us": 10, "beta_s_per_byte": 1e-9, "gamma_s_per_byte": 1e-10}})");
+  const mgsim::RunConfig loaded = mgsim::load_run_config(dir.write("run.json", config));
+  CHECK(loaded.gpus_per_node == 4);
+  CHECK(loaded.collective_settings.gpus_per_node == 4);
+  CHECK(loaded.collective_settings.network.intra.alpha_s == Approx(1e-6));
+  CHECK(loaded.collective_settings.network.intra.gamma_s_per_byte == 0.0);
+  CHECK(loaded.collective_settings.network.inter.beta_s_per_byte == 1e-9);
+}
+
+TEST_CASE("config loader loads the curves of collective measured", "[loaders][config][curve]") {
+  TempDir dir;
+  dir.write("curves/c.json", valid_curve());
+  json config = valid_config();
+  config.erase("network");
+  config["collective"] = "measured";
+  config["curves"] = {"curves/c.json"};
+  const mgsim::RunConfig loaded = mgsim::load_run_config(dir.write("run.json", config));
+  CHECK(loaded.collective_settings.curve.size() == 3);
+  CHECK_THAT(loaded.collective_settings.curve_source, Catch::Contains("c.json"));
+}
+
+TEST_CASE("config loader loads the shipped configs", "[loaders][config]") {
+  for (const char* name : {"googlenet-k80-ring.json", "googlenet-k80-measured.json"}) {
+    INFO(name);
+    const mgsim::RunConfig config = mgsim::load_run_config(source_dir() / "configs" / name);
+    CHECK(fs::equivalent(config.trace, source_dir() / "traces" / "googlenet-k80.json"));
+    CHECK(config.schedules.size() == 6);
+    CHECK_FALSE(config.gpus.empty());
+    CHECK(mgsim::load_trace(config.trace).layers.size() == 64);
+  }
+  const mgsim::RunConfig measured = mgsim::load_run_config(source_dir() / "configs" / "googlenet-k80-measured.json");
+  CHECK(measured.collective == "measured");
+  CHECK(measured.gpus == std::vector<int>{2, 4, 8});
+  CHECK_FALSE(measured.collective_settings.curve.empty());
+  const mgsim::RunConfig ring = mgsim::load_run_config(source_dir() / "configs" / "googlenet-k80-ring.json");
+  CHECK(ring.collective == "ring");
+  CHECK(ring.gpus.back() == 2048);
+}
+
+TEST_CASE("config loader rejects an unreadable or malformed file", "[loaders][config]") {
+  TempDir dir;
+  const fs::path missing = dir.path() / "no-such-config.json";
+  require_error<mgsim::ConfigError>([&] { mgsim::load_run_config(missing); }, {missing.string(), "cannot read"});
+  const fs::path malformed = dir.write("bad.json", std::string(R"({"trace": "t.json" "gpus": [4]})"));
+  require_error<mgsim::ConfigError>([&] { mgsim::load_run_config(malformed); },
+                                    {malformed.string(), "malformed JSON"});
+  const fs::path array = dir.write("array.json", std::string("[]"));
+  require_error<mgsim::ConfigError>([&] { mgsim::load_run_config(array); }, {array.string(), "an object"});
+}
+
+TEST_CASE("config loader rejects wrong keys and GPU counts", "[loaders][config]") {
+  json config = valid_config();
+  SECTION("unknown key") {
+    config["gpu"] = {4};
+    require_config_error(config, {"gpu", "unknown key"});
+  }
+  SECTION("missing trace") {
+    config.erase("trace");
+    require_config_error(config, {"trace", "missing"});
+  }
+  SECTION("empty gpus") {
+    config["gpus"] = json::array();
+    require_config_error(config, {"gpus", "non-empty array"});
+  }
+  SECTION("gpus 0") {
+    config["gpus"] = {4, 0};
+    require_config_error(config, {"gpus[1]", "got 0"});
+  }
+  SECTION("gpus -4") {
+    config["gpus"] = {-4};
+    require_config_error(config, {"gpus[0]", "got -4"});
+  }
+  SECTION("gpus 1.5") {
+    config["gpus"] = {1.5};
+    require_config_error(config, {"gpus[0]", "an integer", "1.5"});
+  }
+  SECTION("gpus a string") {
+    config["gpus"] = {"8"};
+    require_config_error(config, {"gpus[0]", "an integer"});
+  }
+  SECTION("gpus too many") {
+    config["gpus"] = {mgsim::kMaxGpus + 1};
+    require_config_error(config, {"gpus[0]"});
+  }
+  SECTION("gpus_per_node 0") {
+    config["gpus_per_node"] = 0;
+    require_config_error(config, {"gpus_per_node"});
+  }
+}
+
+TEST_CASE("config loader rejects wrong schedules", "[loaders][config]") {
+  json config = valid_config();
+  SECTION("unknown schedule lists the valid names") {
+    config["schedules"] = {"wfbp", "fastest"};
+    require_config_error(config, {"schedules[1]", "fastest", "wfbp", "single", "mgwfbp", "optimal", "ddp",
+                                  "horovod"});
+  }
+  SECTION("unknown schedule in an object") {
+    config["schedules"] = json::parse(R"([{"name": "bytescheduler"}])");
+    require_config_error(config, {"schedules[0]", "bytescheduler", "wfbp", "horovod"});
+  }
+  SECTION("schedule object without a name") {
+    config["schedules"] = json::parse(R"([{"bucket_cap_mb": 50}])");
+    require_config_error(config, {"schedules[0].name", "missing"});
+  }
+  SECTION("schedule with an unknown parameter") {
+    config["schedules"] = json::parse(R"([{"name": "ddp", "bucket_mb": 50}])");
+    require_config_error(config, {"schedules[0]", "ddp", "bucket_mb", "bucket_cap_mb"});
+  }
+  SECTION("parameter of a schedule that has none") {
+    config["schedules"] = json::parse(R"([{"name": "wfbp", "threshold": 1}])");
+    require_config_error(config, {"schedules[0]", "wfbp", "threshold"});
+  }
+  SECTION("negative schedule parameter") {
+    config["schedules"] = json::parse(R"([{"name": "horovod", "cycle_time_ms": -1}])");
+    require_config_error(config, {"schedules[0].cycle_time_ms", "-1"});
+  }
+  SECTION("zero schedule parameter where zero is not allowed") {
+    config["schedules"] = json::parse(R"([{"name": "ddp", "bucket_cap_mb": 0}])");
+    require_config_error(config, {"schedules[0]", "bucket_cap_mb"});
+  }
+  SECTION("schedule parameter a string") {
+    config["schedules"] = json::parse(R"([{"name": "ddp", "bucket_cap_mb": "50"}])");
+    require_config_error(config, {"schedules[0].bucket_cap_mb", "a finite number"});
+  }
+  SECTION("the same schedule twice") {
+    config["schedules"] = {"wfbp", "mgwfbp", "wfbp"};
+    require_config_error(config, {"schedules[2]", "'wfbp'", "twice"});
+  }
+  SECTION("the same schedule twice, once as an object") {
+    config["schedules"] = json::parse(R"(["ddp", {"name": "ddp"}])");
+    require_config_error(config, {"schedules[1]", "'ddp'", "twice"});
+  }
+  SECTION("the same parameterised schedule twice") {
+    config["schedules"] = json::parse(R"([{"name": "ddp", "bucket_cap_mb": 50}, {"name": "ddp", "bucket_cap_mb": 50}])");
+    require_config_error(config, {"schedules[1]", "ddp(bucket_cap_mb=50)", "twice"});
+  }
+  SECTION("empty schedules") {
+    config["schedules"] = json::array();
+    require_config_error(config, {"schedules", "non-empty array"});
+  }
+  SECTION("schedule a number") {
+    config["schedules"] = {3};
+    require_config_error(config, {"schedules[0]"});
+  }
+}
+
+TEST_CASE("config loader rejects wrong collectives and networks", "[loaders][config]") {
+  json config = valid_config();
+  SECTION("unknown collective lists the valid names") {
+    config["collective"] = "butterfly";
+    require_config_error(config, {"collective", "butterfly", "ring", "tree", "recursive-doubling", "rabenseifner",
+                                  "double-binary-tree", "hierarchical", "measured"});
+  }
+  SECTION("network missing") {
+    config.erase("network");
+    require_config_error(config, {"network", "missing"});
+  }
+  SECTION("network missing beta_s_per_byte") {
+    config["network"].erase("beta_s_per_byte");
+    require_config_error(config, {"network.beta_s_per_byte", "missing"});
+  }
+  SECTION("network missing alpha_us") {
+    config["network"].erase("alpha_us");
+    require_config_error(config, {"network.alpha_us", "missing"});
+  }
+  SECTION("network with an unknown key") {
+    config["network"]["alpha_s"] = 4.5e-5;
+    require_config_error(config, {"network.alpha_s", "unknown key"});
+  }
+  SECTION("negative network constant") {
+    config["network"]["beta_s_per_byte"] = -1e-9;
+    require_config_error(config, {"network.beta_s_per_byte"});
+  }
+  SECTION("two-level network missing inter") {
+    config["network"] = json::parse(R"({"intra": {"alpha_us": 1, "beta_s_per_byte": 1e-11}})");
+    require_config_error(config, {"network.inter", "missing"});
+  }
+  SECTION("two-level network with a flat key too") {
+    config["network"] = json::parse(R"({"intra": {"alpha_us": 1, "beta_s_per_byte": 1e-11},
+                                        "inter": {"alpha_us": 1, "beta_s_per_byte": 1e-11}, "alpha_us": 3})");
+    require_config_error(config, {"network.alpha_us", "unknown key"});
+  }
+  SECTION("unknown key inside a level") {
+    config["network"] = json::parse(R"({"intra": {"alpha_us": 1, "beta_s_per_byte": 1e-11, "bw": 3},
+                                        "inter": {"alpha_us": 1, "beta_s_per_byte": 1e-11}})");
+    require_config_error(config, {"network.intra.bw", "unknown key"});
+  }
+  SECTION("curves given with a non-measured collective") {
+    config["curves"] = {"c.json"};
+    require_config_error(config, {"curves", "measured", "ring"});
+  }
+  SECTION("measured collective without curves") {
+    config.erase("network");
+    config["collective"] = "measured";
+    require_config_error(config, {"curves", "missing"});
+  }
+  SECTION("measured collective with an empty curve list") {
+    config.erase("network");
+    config["collective"] = "measured";
+    config["curves"] = json::array();
+    require_config_error(config, {"curves", "non-empty array"});
+  }
+  SECTION("measured collective with a network") {
+    config["collective"] = "measured";
+    config["curves"] = {"c.json"};
+    require_config_error(config, {"network", "measured"});
+  }
+}
+
+TEST_CASE("config loader rejects a curve file that does not exist or is wrong", "[loaders][config][curve]") {
+  TempDir dir;
+  json config = valid_config();
+  config.erase("network");
+  config["collective"] = "measured";
+  SECTION("missing curve file: the message names that file") {
+    config["curves"] = {"no-such-curve.json"};
+    const fs::path file = dir.write("run.json", config);
+    const std::string message = message_of<mgsim::CurveError>([&] { mgsim::load_run_config(file); });
+    CHECK_THAT(message, Catch::Contains((dir.path() / "no-such-curve.json").string()));
+  }
+  SECTION("a bad curve file is a CurveError naming the curve file and key") {
+    json curve = valid_curve();
+    curve["points"][1]["seconds"] = -1;
+    const fs::path curve_file = dir.write("c.json", curve);
+    config["curves"] = {"c.json"};
+    const fs::path file = dir.write("run.json", config);
+    require_error<mgsim::CurveError>([&] { mgsim::load_run_config(file); },
+                                     {curve_file.string(), "points[1].seconds"});
+  }
+}
+
+}  // namespace

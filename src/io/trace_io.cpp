@@ -70,9 +70,14 @@ Trace load_trace(const std::filesystem::path& file) {
   if (make_profile(trace).compute_time() <= 0) {
     top.where().fail("expected some compute: forward_time_s and every backward_time_s are 0");
   }
-  if (total_gradient_bytes(trace) > kMaxTraceBytes) {
-    top.where().key("layers").fail(fmt::format("expected at most {} gradient bytes in all, got {}", kMaxTraceBytes,
-                                               total_gradient_bytes(trace)));
+  std::int64_t bytes = 0;  // summed with a check at every step, so it cannot overflow
+  for (const Layer& layer : trace.layers) {
+    for (std::int64_t elements : layer.params) {
+      bytes += elements * layer.dtype_bytes;
+      if (bytes > kMaxTraceBytes) {
+        top.where().key("layers").fail(fmt::format("expected at most {} gradient bytes in all", kMaxTraceBytes));
+      }
+    }
   }
   return trace;
 }
