@@ -13,26 +13,9 @@
 namespace mgsim {
 namespace {
 
-constexpr std::string_view kCsvHeader =
-    "model,schedule,collective,gpus,iteration_time_s,throughput_samples_per_s,speedup,scaling_efficiency,"
-    "compute_s,exposed_comm_s,comm_s,messages,bytes\n";
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-
 std::string format_csv(const std::vector<RunRow>& rows) {
-  std::string out(kCsvHeader);
-  for (const RunRow& row : rows) {
-    const RunMetrics& m = row.metrics;
-    out += fmt::format("{},{},{},{},{:.9f},{:.6g},{:.6g},{:.6g},{:.9f},{:.9f},{:.9f},{},{}\n", csv_field(row.model),
-                       csv_field(row.schedule), csv_field(row.collective), m.gpus, m.iteration_time_s(),
-                       m.throughput(), m.speedup(), m.scaling_efficiency(), m.compute_s(), m.exposed_comm_s(),
-                       m.comm_s(), m.messages, m.bytes);
-  }
+  std::string out = csv_header();
+  for (const RunRow& row : rows) out += csv_row(row);
   return out;
 }
 
@@ -77,6 +60,26 @@ std::string format_table(const std::vector<RunRow>& rows) {
 }
 
 }  // namespace
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+std::string csv_header() {
+  return "model,schedule,collective,gpus,iteration_time_s,throughput_samples_per_s,speedup,scaling_efficiency,"
+         "compute_s,exposed_comm_s,comm_s,messages,bytes\n";
+}
+
+std::string csv_row(const RunRow& row) {
+  const RunMetrics& m = row.metrics;
+  return fmt::format("{},{},{},{},{:.9f},{:.6g},{:.6g},{:.6g},{:.9f},{:.9f},{:.9f},{},{}\n", csv_field(row.model),
+                     csv_field(row.schedule), csv_field(row.collective), m.gpus, m.iteration_time_s(), m.throughput(),
+                     m.speedup(), m.scaling_efficiency(), m.compute_s(), m.exposed_comm_s(), m.comm_s(), m.messages,
+                     m.bytes);
+}
 
 std::vector<RunRow> run_config(const RunConfig& config, const Workload& workload) {
   const auto collective = find_collective(config.collective).make(config.collective_settings);

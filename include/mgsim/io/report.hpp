@@ -29,6 +29,13 @@ ReportFormat parse_report_format(std::string_view name);
 
 std::string format_report(const std::vector<RunRow>& rows, ReportFormat format);
 
+/// The CSV columns of a row, shared by `mgsim run --format csv` and sweeps.
+std::string csv_header();
+/// One CSV line (with its newline) for a row.
+std::string csv_row(const RunRow& row);
+/// A CSV field, quoted when it holds a comma, a quote or a newline.
+std::string csv_field(const std::string& text);
+
 /// Writes `text` to `file` through a temporary in the same folder and a
 /// rename, so readers never see a partial file. Throws OutputError.
 void write_file_atomically(const std::filesystem::path& file, std::string_view text);
