@@ -1,0 +1,92 @@
+// Planner cost on a synthetic 1,000-layer trace (2 tensors per layer, ring
+// all-reduce, P = 64): only Schedule::plan() is timed; the CommProblem is
+// built once with make_problem(). simulate() (plan + replay) and a whole
+// config run in-process are measured for reference (docs/performance.md).
+
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+#include "mgsim/io/report.hpp"
+#include "mgsim/io/run_config.hpp"
+#include "mgsim/io/trace_io.hpp"
+#include "mgsim/plan.hpp"
+#include "mgsim/replay.hpp"
+#include "mgsim/schedule.hpp"
+#include "mgsim/simulation.hpp"
+#include "synthetic.hpp"
+
+namespace {
+
+using mgsim::bench::kGpus;
+
+void BM_Plan(benchmark::State& state, const char* schedule_name) {
+  const mgsim::Workload workload(mgsim::bench::synthetic_trace(static_cast<int>(state.range(0))));
+  const auto collective = mgsim::find_collective("ring").make(mgsim::bench::ring_settings());
+  const mgsim::GpuClass classes[] = {{kGpus, workload.profile}};
+  const mgsim::CommProblem problem = mgsim::make_problem(classes, workload.layout, mgsim::CommCost(*collective, kGpus));
+  const auto schedule = mgsim::make_schedule(schedule_name, {});
+  std::size_t messages = 0;
+  for (auto _ : state) {
+    const mgsim::Plan plan = schedule->plan(problem);
+    messages = plan.size();
+    benchmark::DoNotOptimize(plan.data());
+  }
+  state.counters["messages"] = static_cast<double>(messages);
+}
+
+void BM_Simulate(benchmark::State& state, const char* schedule_name) {
+  const mgsim::Workload workload(mgsim::bench::synthetic_trace(static_cast<int>(state.range(0))));
+  const auto collective = mgsim::find_collective("ring").make(mgsim::bench::ring_settings());
+  const auto schedule = mgsim::make_schedule(schedule_name, {});
+  for (auto _ : state) {
+    const mgsim::RunMetrics metrics = mgsim::simulate(workload, *collective, *schedule, kGpus);
+    benchmark::DoNotOptimize(metrics.iteration);
+  }
+}
+
+/// `mgsim run -c configs/googlenet-k80-ring.json` without process start-up
+/// and without printing: load config and trace, run_config(), format_report().
+void BM_RunConfigGoogleNet(benchmark::State& state) {
+  const std::string file = std::string(MGSIM_SOURCE_DIR) + "/configs/googlenet-k80-ring.json";
+  std::size_t rows = 0;
+  for (auto _ : state) {
+    const mgsim::RunConfig config = mgsim::load_run_config(file);
+    const mgsim::Workload workload(mgsim::load_trace(config.trace));
+    const auto results = mgsim::run_config(config, workload);
+    const std::string report = mgsim::format_report(results, mgsim::ReportFormat::table);
+    rows = results.size();
+    benchmark::DoNotOptimize(report.data());
+  }
+  state.counters["rows"] = static_cast<double>(rows);
+}
+
+#define MGSIM_PLAN_BENCH(name) \
+  BENCHMARK_CAPTURE(BM_Plan, name, #name)->ArgName("layers")->Arg(1'000)->Unit(benchmark::kMicrosecond)
+
+MGSIM_PLAN_BENCH(mgwfbp);
+MGSIM_PLAN_BENCH(optimal);
+MGSIM_PLAN_BENCH(ddp);
+MGSIM_PLAN_BENCH(horovod);
+MGSIM_PLAN_BENCH(wfbp);
+MGSIM_PLAN_BENCH(single);
+// Scaling of the O(L^2) dynamic program.
+BENCHMARK_CAPTURE(BM_Plan, optimal_scaling, "optimal")
+    ->ArgName("layers")
+    ->Arg(250)
+    ->Arg(4'000)
+    ->Unit(benchmark::kMillisecond);
+
+#define MGSIM_SIMULATE_BENCH(name) \
+  BENCHMARK_CAPTURE(BM_Simulate, name, #name)->ArgName("layers")->Arg(1'000)->Unit(benchmark::kMicrosecond)
+
+MGSIM_SIMULATE_BENCH(wfbp);
+MGSIM_SIMULATE_BENCH(single);
+MGSIM_SIMULATE_BENCH(mgwfbp);
+MGSIM_SIMULATE_BENCH(optimal);
+MGSIM_SIMULATE_BENCH(ddp);
+MGSIM_SIMULATE_BENCH(horovod);
+
+BENCHMARK(BM_RunConfigGoogleNet)->Unit(benchmark::kMillisecond);
+
+}  // namespace
