@@ -50,6 +50,10 @@ class Collective {
   /// Seconds to all-reduce `bytes` over `gpus` >= 2 ranks. Throws
   /// ConfigError or CurveError when the model cannot answer for this P.
   virtual double allreduce_seconds(double bytes, int gpus) const = 0;
+  /// Seconds to all-gather `bytes_per_rank` from each of `gpus` >= 2 ranks
+  /// (the exchange of sparsified gradients). Throws ConfigError for models
+  /// that have none (measured all-reduce curves).
+  virtual double allgather_seconds(double bytes_per_rank, int gpus) const;
 };
 
 struct CollectiveInfo {
@@ -71,6 +75,8 @@ class CommCost {
  public:
   CommCost(const Collective& collective, int gpus);
   SimTime operator()(std::int64_t bytes) const;
+  /// All-gather of `bytes_per_rank` from every GPU.
+  SimTime allgather(std::int64_t bytes_per_rank) const;
   /// Cost of an empty message: the start-up term `a` of the MG-WFBP rule.
   SimTime startup() const { return startup_; }
   int gpus() const { return gpus_; }

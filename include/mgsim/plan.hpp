@@ -22,6 +22,7 @@ struct CommProblem {
   std::vector<SimTime> ready;            ///< per tensor (backward order): ready on every GPU
   SimTime backward_start = 0;            ///< when the last GPU starts its backward
   SimTime compute_end = 0;               ///< when the last GPU ends its backward
+  std::vector<SimTime> layer_end;        ///< per backward-order layer: its backward ends on every GPU
   CommCost cost;                         ///< all-reduce cost at this GPU count
 
   int tensor_count() const { return layout->tensor_count(); }
@@ -32,18 +33,27 @@ struct CommProblem {
   SimTime ready_of(int begin, int end) const;
   /// Total bytes of tensors [begin, end).
   std::int64_t bytes_of(int begin, int end) const;
+  /// Total elements of tensors [begin, end).
+  std::int64_t elements_of(int begin, int end) const;
 };
 
-/// One all-reduce: tensors [begin, end) in backward order.
+/// One collective: tensors [begin, end) in backward order.
 struct Message {
   int begin = 0;
   int end = 0;
-  std::int64_t bytes = 0;
-  SimTime duration = 0;    ///< all-reduce time plus any overhead the schedule adds
-  SimTime not_before = 0;  ///< the schedule's own earliest start (e.g. a Horovod cycle)
+  std::int64_t bytes = 0;       ///< gradient bytes the message covers (its dense size)
+  std::int64_t sent_bytes = 0;  ///< bytes each GPU contributes: `bytes` dense, values + indices sparse
+  SimTime duration = 0;         ///< collective time plus any overhead the schedule adds
+  SimTime not_before = 0;       ///< the schedule's own earliest start (e.g. a Horovod cycle)
+  /// Compute every GPU spends on this message before it can be sent (top-k
+  /// selection), right after the backward of the message's last layer and
+  /// before the next layer's backward. Only plans whose messages end on layer
+  /// boundaries may use it.
+  SimTime selection = 0;
 };
 
-/// Messages in the order the communication channel runs them.
+/// Messages in the order the communication channel runs them; together they
+/// cover every tensor once, in backward order.
 using Plan = std::vector<Message>;
 
 /// A message for tensors [begin, end) costed by the problem's collective, plus

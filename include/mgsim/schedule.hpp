@@ -5,6 +5,7 @@
 // defaults; `mgsim list` prints that table. The rules and their sources are in
 // docs/schedules.md.
 
+#include <limits>
 #include <map>
 #include <memory>
 #include <span>
@@ -21,13 +22,14 @@ class Schedule {
   virtual Plan plan(const CommProblem& problem) const = 0;
 };
 
-/// A tunable number of a schedule. Every value must be finite and > 0, or
-/// >= 0 where `zero_allowed`.
+/// A tunable number of a schedule. Every value must be finite, > 0 (or >= 0
+/// where `zero_allowed`) and <= `max_value`.
 struct ParamSpec {
   std::string_view name;
   double default_value;
   bool zero_allowed;
   std::string_view description;
+  double max_value = std::numeric_limits<double>::infinity();
 };
 
 /// Parameter values a user gave, by name; absent ones take their default.

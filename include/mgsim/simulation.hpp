@@ -24,15 +24,18 @@ struct RunMetrics {
   int gpus = 0;
   int batch_size = 0;
   SimTime iteration = 0;   ///< predicted iteration time on `gpus` GPUs
-  SimTime compute = 0;     ///< forward + backward
+  SimTime compute = 0;     ///< forward + backward (+ selection), the slowest GPU
   SimTime single_gpu = 0;  ///< iteration time on one GPU: compute without communication
   SimTime comm_busy = 0;   ///< sum of message durations
+  SimTime selection = 0;   ///< top-k selection compute per GPU (sparse schedules), inside `compute`
   int messages = 0;
-  std::int64_t bytes = 0;  ///< gradient bytes all-reduced per GPU
+  std::int64_t bytes = 0;       ///< gradient bytes communicated per GPU (the dense equivalent)
+  std::int64_t sent_bytes = 0;  ///< bytes each GPU contributes: `bytes` dense, values + indices sparse
 
   double iteration_time_s() const { return to_seconds(iteration); }
   double compute_s() const { return to_seconds(compute); }
   double comm_s() const { return to_seconds(comm_busy); }
+  double selection_s() const { return to_seconds(selection); }
   /// Communication not hidden behind compute: t_iter - t_f - sum t_b.
   double exposed_comm_s() const { return to_seconds(iteration - compute); }
   double throughput() const { return gpus * static_cast<double>(batch_size) / iteration_time_s(); }

@@ -49,7 +49,8 @@ ComputeProfile make_profile(const Trace& trace);
 /// the order in which they become ready and are communicated: the reverse of
 /// the forward-order list of all tensors (last layer's last tensor first).
 struct TensorLayout {
-  std::vector<std::int64_t> bytes;  ///< per tensor, backward order
+  std::vector<std::int64_t> bytes;     ///< per tensor, backward order
+  std::vector<std::int64_t> elements;  ///< per tensor, backward order
   std::vector<int> layer;           ///< forward index of the owning layer
   std::vector<int> index_in_layer;  ///< position in the layer's `params`
   /// Backward-order layer u (u = 0 is the last layer) holds tensors
@@ -58,6 +59,8 @@ struct TensorLayout {
 
   int tensor_count() const { return static_cast<int>(bytes.size()); }
   int layer_count() const { return static_cast<int>(layer_begin.size()) - 1; }
+  /// Backward-order index of the layer holding tensor t.
+  int backward_layer(int t) const { return layer_count() - 1 - layer[static_cast<std::size_t>(t)]; }
 };
 
 TensorLayout make_layout(const Trace& trace);

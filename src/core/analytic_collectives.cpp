@@ -17,17 +17,38 @@ double ring_allreduce_seconds(const Link& link, double bytes, int ranks) {
 
 namespace {
 
-/// A single-level model: a formula over the bottleneck link.
+/// A single-level model: an all-reduce and an all-gather formula over the
+/// bottleneck link.
 class FlatCollective : public Collective {
  public:
   using Formula = double (*)(const Link&, double bytes, int gpus);
-  FlatCollective(const Link& link, Formula formula) : link_(link), formula_(formula) {}
-  double allreduce_seconds(double bytes, int gpus) const override { return formula_(link_, bytes, gpus); }
+  FlatCollective(const Link& link, Formula allreduce, Formula allgather)
+      : link_(link), allreduce_(allreduce), allgather_(allgather) {}
+  double allreduce_seconds(double bytes, int gpus) const override { return allreduce_(link_, bytes, gpus); }
+  double allgather_seconds(double bytes, int gpus) const override { return allgather_(link_, bytes, gpus); }
 
  private:
   Link link_;
-  Formula formula_;
+  Formula allreduce_;
+  Formula allgather_;
 };
+
+/// Ring all-gather of m bytes per rank: (P-1) steps of m bytes.
+double ring_allgather(const Link& link, double bytes, int gpus) {
+  return (gpus - 1) * (link.alpha_s + bytes * link.beta_s_per_byte);
+}
+
+/// Recursive-doubling all-gather: log2P steps, (P-1) m bytes received in all.
+double recursive_doubling_allgather(const Link& link, double bytes, int gpus) {
+  return ceil_log2(gpus) * link.alpha_s + (gpus - 1) * bytes * link.beta_s_per_byte;
+}
+
+/// Binomial-tree gather to a root, then a tree broadcast of all P m bytes.
+double tree_allgather(const Link& link, double bytes, int gpus) {
+  const double d = ceil_log2(gpus);
+  return d * link.alpha_s + (gpus - 1) * bytes * link.beta_s_per_byte +
+         d * (link.alpha_s + gpus * bytes * link.beta_s_per_byte);
+}
 
 double binary_tree(const Link& link, double bytes, int gpus) {
   const double d = ceil_log2(gpus);
@@ -57,11 +78,7 @@ class HierarchicalCollective : public Collective {
       : network_(network), gpus_per_node_(gpus_per_node) {}
 
   double allreduce_seconds(double bytes, int gpus) const override {
-    const int g = std::min(gpus_per_node_, gpus);
-    if (gpus % g != 0) {
-      throw ConfigError(fmt::format("collective 'hierarchical': {} GPUs is not a multiple of gpus_per_node {}",
-                                    gpus, gpus_per_node_));
-    }
+    const int g = node_size(gpus);
     const int nodes = gpus / g;
     const Link& intra = network_.intra;
     const double share = (g - 1.0) / g * bytes;
@@ -71,7 +88,25 @@ class HierarchicalCollective : public Collective {
     return reduce_scatter + across + all_gather;
   }
 
+  /// Ring all-gather inside each node, then across nodes of the node blocks.
+  double allgather_seconds(double bytes, int gpus) const override {
+    const int g = node_size(gpus);
+    const int nodes = gpus / g;
+    const double inside = g > 1 ? ring_allgather(network_.intra, bytes, g) : 0.0;
+    return inside + (nodes > 1 ? ring_allgather(network_.inter, g * bytes, nodes) : 0.0);
+  }
+
  private:
+  /// GPUs per node at this GPU count; throws when P does not fill whole nodes.
+  int node_size(int gpus) const {
+    const int g = std::min(gpus_per_node_, gpus);
+    if (gpus % g != 0) {
+      throw ConfigError(fmt::format("collective 'hierarchical': {} GPUs is not a multiple of gpus_per_node {}",
+                                    gpus, gpus_per_node_));
+    }
+    return g;
+  }
+
   Network network_;
   int gpus_per_node_;
 };
@@ -79,19 +114,19 @@ class HierarchicalCollective : public Collective {
 }  // namespace
 
 std::unique_ptr<Collective> make_ring(const CollectiveSettings& settings) {
-  return std::make_unique<FlatCollective>(settings.network.inter, ring_allreduce_seconds);
+  return std::make_unique<FlatCollective>(settings.network.inter, ring_allreduce_seconds, ring_allgather);
 }
 std::unique_ptr<Collective> make_binary_tree(const CollectiveSettings& settings) {
-  return std::make_unique<FlatCollective>(settings.network.inter, binary_tree);
+  return std::make_unique<FlatCollective>(settings.network.inter, binary_tree, tree_allgather);
 }
 std::unique_ptr<Collective> make_recursive_doubling(const CollectiveSettings& settings) {
-  return std::make_unique<FlatCollective>(settings.network.inter, recursive_doubling);
+  return std::make_unique<FlatCollective>(settings.network.inter, recursive_doubling, recursive_doubling_allgather);
 }
 std::unique_ptr<Collective> make_rabenseifner(const CollectiveSettings& settings) {
-  return std::make_unique<FlatCollective>(settings.network.inter, rabenseifner);
+  return std::make_unique<FlatCollective>(settings.network.inter, rabenseifner, recursive_doubling_allgather);
 }
 std::unique_ptr<Collective> make_double_binary_tree(const CollectiveSettings& settings) {
-  return std::make_unique<FlatCollective>(settings.network.inter, double_binary_tree);
+  return std::make_unique<FlatCollective>(settings.network.inter, double_binary_tree, ring_allgather);
 }
 std::unique_ptr<Collective> make_hierarchical(const CollectiveSettings& settings) {
   return std::make_unique<HierarchicalCollective>(settings.network, settings.gpus_per_node);

@@ -41,6 +41,16 @@ const CollectiveInfo& find_collective(std::string_view name) {
 CommCost::CommCost(const Collective& collective, int gpus)
     : collective_(&collective), gpus_(gpus), startup_((*this)(0)) {}
 
+double Collective::allgather_seconds(double, int) const {
+  throw ConfigError("this collective has no all-gather model (measured curves hold all-reduce times only): sparse "
+                    "schedules need an analytic collective");
+}
+
+SimTime CommCost::allgather(std::int64_t bytes_per_rank) const {
+  if (gpus_ <= 1) return 0;
+  return to_ns(collective_->allgather_seconds(static_cast<double>(bytes_per_rank), gpus_));
+}
+
 SimTime CommCost::operator()(std::int64_t bytes) const {
   if (gpus_ <= 1) return 0;
   return to_ns(collective_->allreduce_seconds(static_cast<double>(bytes), gpus_));

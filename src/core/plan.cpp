@@ -14,9 +14,20 @@ std::int64_t CommProblem::bytes_of(int begin, int end) const {
   return total;
 }
 
+std::int64_t CommProblem::elements_of(int begin, int end) const {
+  std::int64_t total = 0;
+  for (int t = begin; t < end; ++t) total += layout->elements[static_cast<std::size_t>(t)];
+  return total;
+}
+
 Message make_message(const CommProblem& problem, int begin, int end, SimTime not_before, SimTime overhead) {
-  Message message{begin, end, problem.bytes_of(begin, end), 0, not_before};
+  Message message;
+  message.begin = begin;
+  message.end = end;
+  message.bytes = problem.bytes_of(begin, end);
+  message.sent_bytes = message.bytes;
   message.duration = problem.cost(message.bytes) + overhead;
+  message.not_before = not_before;
   return message;
 }
 

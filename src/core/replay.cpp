@@ -1,64 +1,98 @@
 #include "mgsim/replay.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "mgsim/engine.hpp"
 
 namespace mgsim {
 namespace {
 
-/// For every tensor (backward order), when it is ready relative to the start
-/// of its layer's backward, and when each layer's backward starts.
-template <typename Visit>
-void walk_backward(const ComputeProfile& compute, const TensorLayout& layout, Visit visit) {
+/// For every tensor (backward order), when it is ready, and for every layer
+/// (backward order), when its backward ends; no selection compute included.
+template <typename VisitTensor, typename VisitLayer>
+void walk_backward(const ComputeProfile& compute, const TensorLayout& layout, VisitTensor tensor, VisitLayer layer) {
   SimTime layer_start = compute.forward;
   for (int u = 0; u < layout.layer_count(); ++u) {
+    const auto l = static_cast<std::size_t>(layout.layer[layout.layer_begin[u]]);
     for (int t = layout.layer_begin[u]; t < layout.layer_begin[u + 1]; ++t) {
-      const auto l = static_cast<std::size_t>(layout.layer[t]);
-      visit(t, layer_start + compute.ready_offset[l][static_cast<std::size_t>(layout.index_in_layer[t])]);
+      tensor(t, layer_start + compute.ready_offset[l][static_cast<std::size_t>(layout.index_in_layer[t])]);
     }
-    layer_start += compute.backward[static_cast<std::size_t>(layout.layer[layout.layer_begin[u]])];
+    layer_start += compute.backward[l];
+    layer(u, layer_start);
   }
 }
 
+/// Per backward-order layer, the selection compute that follows it. Checks the
+/// plan's invariants: messages cover the tensors once, in order, and those
+/// with selection end on a layer boundary.
+std::vector<SimTime> selection_after_layers(const TensorLayout& layout, const Plan& plan) {
+  std::vector<SimTime> after(static_cast<std::size_t>(layout.layer_count()), 0);
+  int covered = 0;
+  for (const Message& message : plan) {
+    if (message.begin != covered || message.end <= message.begin) {
+      throw std::logic_error("plan: messages must cover the tensors once, in backward order");
+    }
+    covered = message.end;
+    if (message.selection == 0) continue;
+    const int u = layout.backward_layer(message.end - 1);
+    if (layout.layer_begin[u + 1] != message.end) {
+      throw std::logic_error("plan: a message with selection compute must end on a layer boundary");
+    }
+    after[static_cast<std::size_t>(u)] += message.selection;
+  }
+  if (covered != layout.tensor_count()) throw std::logic_error("plan: messages must cover every tensor");
+  return after;
+}
+
 /// One class's compute stream in the engine: per tensor the activity at whose
-/// end it is ready, and per layer (backward order) its first and last activity.
+/// end it is ready; per layer (backward order) its first and last backward
+/// activity and the selection after it (-1: none).
 struct Stream {
   std::vector<ActivityId> produced_by;
   ActivityId forward = 0;
   std::vector<ActivityId> layer_first;
   std::vector<ActivityId> layer_last;
+  std::vector<ActivityId> selection;
+  ActivityId last = 0;
 };
 
-Stream add_compute_stream(Engine& engine, const ComputeProfile& compute, const TensorLayout& layout) {
+Stream add_compute_stream(Engine& engine, const ComputeProfile& compute, const TensorLayout& layout,
+                          const std::vector<SimTime>& selection_after) {
   Stream stream;
   stream.produced_by.resize(static_cast<std::size_t>(layout.tensor_count()));
   stream.forward = engine.add(compute.forward);
-  ActivityId last = stream.forward;
+  stream.last = stream.forward;
+  std::vector<SimTime> cuts;
   for (int u = 0; u < layout.layer_count(); ++u) {
     const int begin = layout.layer_begin[u];
     const int end = layout.layer_begin[u + 1];
     const auto l = static_cast<std::size_t>(layout.layer[begin]);
-    std::vector<SimTime> cuts{compute.backward[l]};
-    for (int t = begin; t < end; ++t) cuts.push_back(compute.ready_offset[l][static_cast<std::size_t>(layout.index_in_layer[t])]);
+    const auto offset = [&](int t) { return compute.ready_offset[l][static_cast<std::size_t>(layout.index_in_layer[t])]; };
+    cuts.assign(1, compute.backward[l]);
+    for (int t = begin; t < end; ++t) cuts.push_back(offset(t));
     std::sort(cuts.begin(), cuts.end());
     cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
-    std::vector<ActivityId> segment;
+    const ActivityId first_segment = engine.size();
     SimTime previous = 0;
     for (SimTime cut : cuts) {
       const ActivityId id = engine.add(cut - previous);
-      engine.depend(id, last);
-      segment.push_back(id);
-      last = id;
+      engine.depend(id, stream.last);
+      stream.last = id;
       previous = cut;
     }
     for (int t = begin; t < end; ++t) {
-      const SimTime offset = compute.ready_offset[l][static_cast<std::size_t>(layout.index_in_layer[t])];
-      const auto position = std::lower_bound(cuts.begin(), cuts.end(), offset) - cuts.begin();
-      stream.produced_by[static_cast<std::size_t>(t)] = segment[static_cast<std::size_t>(position)];
+      const auto position = std::lower_bound(cuts.begin(), cuts.end(), offset(t)) - cuts.begin();
+      stream.produced_by[static_cast<std::size_t>(t)] = first_segment + static_cast<ActivityId>(position);
     }
-    stream.layer_first.push_back(segment.front());
-    stream.layer_last.push_back(segment.back());
+    stream.layer_first.push_back(first_segment);
+    stream.layer_last.push_back(stream.last);
+    stream.selection.push_back(-1);
+    if (selection_after[static_cast<std::size_t>(u)] > 0) {
+      stream.selection.back() = engine.add(selection_after[static_cast<std::size_t>(u)]);
+      engine.depend(stream.selection.back(), stream.last);
+      stream.last = stream.selection.back();
+    }
   }
   return stream;
 }
@@ -74,29 +108,41 @@ ComputeSpans spans_of(const Engine& engine, const Stream& stream) {
 }  // namespace
 
 CommProblem make_problem(std::span<const GpuClass> classes, const TensorLayout& layout, CommCost cost) {
-  CommProblem problem{&layout, std::vector<SimTime>(static_cast<std::size_t>(layout.tensor_count()), 0), 0, 0, cost};
+  CommProblem problem{&layout, std::vector<SimTime>(static_cast<std::size_t>(layout.tensor_count()), 0), 0, 0,
+                      std::vector<SimTime>(static_cast<std::size_t>(layout.layer_count()), 0), cost};
   for (const GpuClass& gpu : classes) {
     problem.backward_start = std::max(problem.backward_start, gpu.compute.forward);
     problem.compute_end = std::max(problem.compute_end, gpu.compute.compute_time());
-    walk_backward(gpu.compute, layout, [&](int t, SimTime ready) {
-      problem.ready[static_cast<std::size_t>(t)] = std::max(problem.ready[static_cast<std::size_t>(t)], ready);
-    });
+    walk_backward(
+        gpu.compute, layout,
+        [&](int t, SimTime ready) {
+          SimTime& latest = problem.ready[static_cast<std::size_t>(t)];
+          latest = std::max(latest, ready);
+        },
+        [&](int u, SimTime end) {
+          SimTime& latest = problem.layer_end[static_cast<std::size_t>(u)];
+          latest = std::max(latest, end);
+        });
   }
   return problem;
 }
 
 Replay replay(std::span<const GpuClass> classes, const TensorLayout& layout, const Plan& plan) {
+  const std::vector<SimTime> selection_after = selection_after_layers(layout, plan);
   Engine engine;
   std::vector<Stream> streams;
-  for (const GpuClass& gpu : classes) streams.push_back(add_compute_stream(engine, gpu.compute, layout));
+  for (const GpuClass& gpu : classes) streams.push_back(add_compute_stream(engine, gpu.compute, layout, selection_after));
   std::vector<ActivityId> messages;
   for (const Message& message : plan) {
     const ActivityId id = engine.add(message.duration, message.not_before);
     if (!messages.empty()) engine.depend(id, messages.back());
     for (const Stream& stream : streams) {
-      // The stream is a chain, so the latest producer is the one added last.
+      // The stream is a chain, so the latest producer is the one added last;
+      // a message with selection waits for the selection that follows it.
       const auto& produced = stream.produced_by;
-      engine.depend(id, *std::max_element(produced.begin() + message.begin, produced.begin() + message.end));
+      engine.depend(id, message.selection > 0
+                            ? stream.selection[static_cast<std::size_t>(layout.backward_layer(message.end - 1))]
+                            : *std::max_element(produced.begin() + message.begin, produced.begin() + message.end));
     }
     messages.push_back(id);
   }
@@ -104,8 +150,7 @@ Replay replay(std::span<const GpuClass> classes, const TensorLayout& layout, con
   result.events = engine.run();
   for (const Stream& stream : streams) {
     result.compute.push_back(spans_of(engine, stream));
-    const ComputeSpans& spans = result.compute.back();
-    result.compute_end = std::max(result.compute_end, spans.layer_end.empty() ? spans.forward_end : spans.layer_end.back());
+    result.compute_end = std::max(result.compute_end, engine.finish(stream.last));
   }
   for (ActivityId id : messages) {
     result.message_start.push_back(engine.start(id));
@@ -117,14 +162,21 @@ Replay replay(std::span<const GpuClass> classes, const TensorLayout& layout, con
 
 Replay evaluate_closed_form(const CommProblem& problem, const Plan& plan) {
   Replay result;
-  result.compute_end = problem.compute_end;
   SimTime channel_free = 0;
+  SimTime shift = 0;  // selection compute so far: it delays every later layer's backward
   for (const Message& message : plan) {
-    const SimTime start = std::max({channel_free, problem.ready_of(message.begin, message.end), message.not_before});
+    SimTime ready = problem.ready_of(message.begin, message.end) + shift;
+    if (message.selection > 0) {
+      const auto u = static_cast<std::size_t>(problem.layout->backward_layer(message.end - 1));
+      shift += message.selection;
+      ready = std::max(ready, problem.layer_end[u] + shift);
+    }
+    const SimTime start = std::max({channel_free, ready, message.not_before});
     channel_free = start + message.duration;
     result.message_start.push_back(start);
     result.message_end.push_back(channel_free);
   }
+  result.compute_end = problem.compute_end + shift;
   result.iteration_end = std::max(result.compute_end, channel_free);
   return result;
 }

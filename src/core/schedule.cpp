@@ -29,6 +29,14 @@ constexpr std::array kHorovodParams{
               "seconds per byte to copy a fused tensor into and out of the fusion buffer (0: not modelled)"},
 };
 
+constexpr std::array kSparseParams{
+    ParamSpec{"density", 0.001, false, "fraction rho of each gradient's elements kept by top-k", 1.0},
+    ParamSpec{"selection_s", 2.19e-10, true,
+              "top-k selection cost s in t_s(d) = s d log2(d) seconds for d elements (the authors' P102-100 fit)"},
+    ParamSpec{"value_bytes", 4.0, false, "bytes per kept value"},
+    ParamSpec{"index_bytes", 4.0, true, "bytes per kept index"},
+};
+
 constexpr std::array kSchedules{
     ScheduleInfo{"wfbp", "wait-free backprop: one all-reduce per layer as soon as it is ready", kNoParams, make_wfbp},
     ScheduleInfo{"single", "single-layer (SyncEASGD): one all-reduce of all gradients after backward", kNoParams,
@@ -39,6 +47,14 @@ constexpr std::array kSchedules{
                  make_optimal},
     ScheduleInfo{"ddp", "PyTorch DistributedDataParallel gradient buckets", kDdpParams, make_ddp},
     ScheduleInfo{"horovod", "Horovod tensor fusion on a background cycle", kHorovodParams, make_horovod},
+    ScheduleInfo{"topk", "TopK-SGD: top-k of all gradients after backward, one sparse all-gather", kSparseParams,
+                 make_topk},
+    ScheduleInfo{"lags", "LAGS-SGD: per-layer top-k and sparse all-gather, pipelined with backward", kSparseParams,
+                 make_lags},
+    ScheduleInfo{"omgs", "OMGS-SGD, exact: optimal merge of consecutive layers before top-k (Pareto DP)",
+                 kSparseParams, make_omgs},
+    ScheduleInfo{"omgs-rule", "OMGS-SGD: the authors' published greedy merge test (Shi et al., INFOCOM'20)",
+                 kSparseParams, make_omgs_rule},
 };
 
 void check_params(const ScheduleInfo& info, const ParamValues& given) {
@@ -51,10 +67,12 @@ void check_params(const ScheduleInfo& info, const ParamValues& given) {
       throw ConfigError(fmt::format("schedule '{}': unknown parameter '{}' (valid: {})", info.name, name,
                                     valid.empty() ? "none" : valid));
     }
-    const bool ok = std::isfinite(value) && (value > 0 || (spec->zero_allowed && value == 0));
+    const bool ok = std::isfinite(value) && (value > 0 || (spec->zero_allowed && value == 0)) &&
+                    value <= spec->max_value;
     if (!ok) {
-      throw ConfigError(fmt::format("schedule '{}': parameter '{}' must be a finite number {} 0, got {}", info.name,
-                                    name, spec->zero_allowed ? ">=" : ">", value));
+      const std::string upper = std::isfinite(spec->max_value) ? fmt::format(" and <= {}", spec->max_value) : "";
+      throw ConfigError(fmt::format("schedule '{}': parameter '{}' must be a finite number {} 0{}, got {}", info.name,
+                                    name, spec->zero_allowed ? ">=" : ">", upper, value));
     }
   }
 }

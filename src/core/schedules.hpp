@@ -13,5 +13,9 @@ std::unique_ptr<Schedule> make_mgwfbp(const ParamValues& given);
 std::unique_ptr<Schedule> make_optimal(const ParamValues& given);
 std::unique_ptr<Schedule> make_ddp(const ParamValues& given);
 std::unique_ptr<Schedule> make_horovod(const ParamValues& given);
+std::unique_ptr<Schedule> make_topk(const ParamValues& given);
+std::unique_ptr<Schedule> make_lags(const ParamValues& given);
+std::unique_ptr<Schedule> make_omgs(const ParamValues& given);
+std::unique_ptr<Schedule> make_omgs_rule(const ParamValues& given);
 
 }  // namespace mgsim

@@ -22,7 +22,9 @@ RunMetrics simulate(const Workload& workload, const Collective& collective, cons
   metrics.messages = static_cast<int>(plan.size());
   for (const Message& message : plan) {
     metrics.comm_busy += message.duration;
+    metrics.selection += message.selection;
     metrics.bytes += message.bytes;
+    metrics.sent_bytes += message.sent_bytes;
   }
   return metrics;
 }

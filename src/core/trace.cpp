@@ -29,7 +29,8 @@ TensorLayout make_layout(const Trace& trace) {
   for (int l = static_cast<int>(trace.layers.size()) - 1; l >= 0; --l) {
     const Layer& layer = trace.layers[static_cast<std::size_t>(l)];
     for (int k = static_cast<int>(layer.params.size()) - 1; k >= 0; --k) {
-      layout.bytes.push_back(layer.params[static_cast<std::size_t>(k)] * layer.dtype_bytes);
+      layout.elements.push_back(layer.params[static_cast<std::size_t>(k)]);
+      layout.bytes.push_back(layout.elements.back() * layer.dtype_bytes);
       layout.layer.push_back(l);
       layout.index_in_layer.push_back(k);
     }

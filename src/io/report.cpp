@@ -34,8 +34,10 @@ std::string format_json(const std::vector<RunRow>& rows) {
                        {"compute_s", m.compute_s()},
                        {"exposed_comm_s", m.exposed_comm_s()},
                        {"comm_s", m.comm_s()},
+                       {"selection_s", m.selection_s()},
                        {"messages", m.messages},
-                       {"bytes", m.bytes}});
+                       {"bytes", m.bytes},
+                       {"sent_bytes", m.sent_bytes}});
   }
   return nlohmann::json{{"results", results}}.dump(2) + "\n";
 }
@@ -43,17 +45,18 @@ std::string format_json(const std::vector<RunRow>& rows) {
 std::string format_table(const std::vector<RunRow>& rows) {
   std::size_t width = 8;
   for (const RunRow& row : rows) width = std::max(width, row.schedule.size());
-  std::string out = fmt::format("{:>6}  {:<{}}  {:>12}  {:>12}  {:>9}  {:>10}  {:>12}  {:>12}  {:>8}\n", "gpus",
-                                "schedule", width, "iter (ms)", "samples/s", "speedup", "efficiency", "compute (ms)",
-                                "exposed (ms)", "messages");
+  std::string out = fmt::format("{:>6}  {:<{}}  {:>12}  {:>12}  {:>9}  {:>10}  {:>12}  {:>12}  {:>11}  {:>8}  {:>9}\n",
+                                "gpus", "schedule", width, "iter (ms)", "samples/s", "speedup", "efficiency",
+                                "compute (ms)", "exposed (ms)", "select (ms)", "messages", "sent (MB)");
   int previous_gpus = 0;
   for (const RunRow& row : rows) {
     const RunMetrics& m = row.metrics;
     if (previous_gpus != 0 && m.gpus != previous_gpus) out += "\n";
     previous_gpus = m.gpus;
-    out += fmt::format("{:>6}  {:<{}}  {:>12.3f}  {:>12.1f}  {:>9.2f}  {:>9.1f}%  {:>12.3f}  {:>12.3f}  {:>8}\n", m.gpus,
-                       row.schedule, width, m.iteration_time_s() * 1e3, m.throughput(), m.speedup(),
-                       m.scaling_efficiency() * 100, m.compute_s() * 1e3, m.exposed_comm_s() * 1e3, m.messages);
+    out += fmt::format("{:>6}  {:<{}}  {:>12.3f}  {:>12.1f}  {:>9.2f}  {:>9.1f}%  {:>12.3f}  {:>12.3f}  {:>11.3f}  {:>8}  {:>9.3f}\n",
+                       m.gpus, row.schedule, width, m.iteration_time_s() * 1e3, m.throughput(), m.speedup(),
+                       m.scaling_efficiency() * 100, m.compute_s() * 1e3, m.exposed_comm_s() * 1e3,
+                       m.selection_s() * 1e3, m.messages, static_cast<double>(m.sent_bytes) * 1e-6);
   }
   if (!rows.empty()) out = fmt::format("model {}, collective {}\n\n", rows.front().model, rows.front().collective) + out;
   return out;
@@ -70,15 +73,15 @@ std::string csv_field(const std::string& text) {
 
 std::string csv_header() {
   return "model,schedule,collective,gpus,iteration_time_s,throughput_samples_per_s,speedup,scaling_efficiency,"
-         "compute_s,exposed_comm_s,comm_s,messages,bytes\n";
+         "compute_s,exposed_comm_s,comm_s,selection_s,messages,bytes,sent_bytes\n";
 }
 
 std::string csv_row(const RunRow& row) {
   const RunMetrics& m = row.metrics;
-  return fmt::format("{},{},{},{},{:.9f},{:.6g},{:.6g},{:.6g},{:.9f},{:.9f},{:.9f},{},{}\n", csv_field(row.model),
-                     csv_field(row.schedule), csv_field(row.collective), m.gpus, m.iteration_time_s(), m.throughput(),
-                     m.speedup(), m.scaling_efficiency(), m.compute_s(), m.exposed_comm_s(), m.comm_s(), m.messages,
-                     m.bytes);
+  return fmt::format("{},{},{},{},{:.9f},{:.6g},{:.6g},{:.6g},{:.9f},{:.9f},{:.9f},{:.9f},{},{},{}\n",
+                     csv_field(row.model), csv_field(row.schedule), csv_field(row.collective), m.gpus,
+                     m.iteration_time_s(), m.throughput(), m.speedup(), m.scaling_efficiency(), m.compute_s(),
+                     m.exposed_comm_s(), m.comm_s(), m.selection_s(), m.messages, m.bytes, m.sent_bytes);
 }
 
 std::vector<RunRow> run_config(const RunConfig& config, const Workload& workload) {

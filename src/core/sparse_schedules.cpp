@@ -1,0 +1,238 @@
+// Sparsified schedules (DOMAIN.md section 3): each message keeps the top-k
+// of its gradients (k = density x elements), found by a selection that runs
+// on every GPU's compute stream after the message's last layer, and is
+// exchanged as an all-gather of k values and k indices per GPU. Layers are in
+// backward order here (u = 0 is the last layer).
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "schedules.hpp"
+
+namespace mgsim {
+namespace {
+
+struct SparseSettings {
+  double density;
+  double selection_s;
+  std::int64_t value_bytes;
+  std::int64_t index_bytes;
+};
+
+/// The costs of sparsifying a group of tensors, at one problem's GPU count.
+class SparseCosts {
+ public:
+  SparseCosts(const CommProblem& problem, const SparseSettings& settings) : problem_(problem), settings_(settings) {}
+
+  /// t_s(d) = s d log2(d) for d elements.
+  SimTime selection(std::int64_t elements) const {
+    const double d = static_cast<double>(elements);
+    return elements > 1 ? to_ns(settings_.selection_s * d * std::log2(d)) : 0;
+  }
+  /// Bytes each GPU contributes: k values and k indices, k = floor(density d), at least 1.
+  std::int64_t sent_bytes(std::int64_t elements) const {
+    const auto kept = std::max<std::int64_t>(1, static_cast<std::int64_t>(settings_.density * static_cast<double>(elements)));
+    return kept * (settings_.value_bytes + settings_.index_bytes);
+  }
+  SimTime exchange(std::int64_t elements) const { return problem_.cost.allgather(sent_bytes(elements)); }
+
+  /// The message of backward-order layers [first, last).
+  Message message(int first, int last) const {
+    const int begin = problem_.layer_begin(first);
+    const int end = problem_.layer_begin(last);
+    const std::int64_t elements = problem_.elements_of(begin, end);
+    Message m;
+    m.begin = begin;
+    m.end = end;
+    m.bytes = problem_.bytes_of(begin, end);
+    m.sent_bytes = sent_bytes(elements);
+    m.duration = exchange(elements);
+    m.selection = selection(elements);
+    return m;
+  }
+
+  Plan plan(const std::vector<int>& group_end) const {
+    Plan plan;
+    int first = 0;
+    for (int last : group_end) {
+      plan.push_back(message(first, last));
+      first = last;
+    }
+    return plan;
+  }
+
+  std::int64_t layer_elements(int u) const {
+    return problem_.elements_of(problem_.layer_begin(u), problem_.layer_begin(u + 1));
+  }
+
+ private:
+  const CommProblem& problem_;
+  SparseSettings settings_;
+};
+
+class TopK : public Schedule {
+ public:
+  explicit TopK(SparseSettings settings) : settings_(settings) {}
+  Plan plan(const CommProblem& problem) const override {
+    return SparseCosts(problem, settings_).plan({problem.layer_count()});
+  }
+
+ private:
+  SparseSettings settings_;
+};
+
+class Lags : public Schedule {
+ public:
+  explicit Lags(SparseSettings settings) : settings_(settings) {}
+  Plan plan(const CommProblem& problem) const override {
+    std::vector<int> group_end;
+    for (int u = 1; u <= problem.layer_count(); ++u) group_end.push_back(u);
+    return SparseCosts(problem, settings_).plan(group_end);
+  }
+
+ private:
+  SparseSettings settings_;
+};
+
+/// Exact OMGS: after the first k layers, a grouping leaves the compute stream
+/// delayed by its selections so far (S) and the channel busy until E; both
+/// only ever hurt when they grow, so each layer boundary keeps the Pareto set
+/// of (S, E) over all groupings of the layers before it.
+class Omgs : public Schedule {
+ public:
+  explicit Omgs(SparseSettings settings) : settings_(settings) {}
+
+  Plan plan(const CommProblem& problem) const override {
+    const SparseCosts costs(problem, settings_);
+    const int n = problem.layer_count();
+    std::vector<std::vector<State>> front(static_cast<std::size_t>(n) + 1);
+    front[0].push_back({0, 0, -1, -1});
+    for (int k = 1; k <= n; ++k) {
+      std::vector<State> candidates;
+      std::int64_t elements = 0;
+      SimTime group_ready = 0;
+      for (int g = k - 1; g >= 0; --g) {
+        elements += costs.layer_elements(g);
+        group_ready = std::max(group_ready, problem.ready_of(problem.layer_begin(g), problem.layer_begin(k)));
+        const SimTime selection = costs.selection(elements);
+        const SimTime exchange = costs.exchange(elements);
+        const auto& from = front[static_cast<std::size_t>(g)];
+        for (std::size_t i = 0; i < from.size(); ++i) {
+          const SimTime shift = from[i].shift + selection;
+          SimTime ready = group_ready + from[i].shift;
+          if (selection > 0) ready = std::max(ready, problem.layer_end[static_cast<std::size_t>(k - 1)] + shift);
+          candidates.push_back({shift, std::max(from[i].channel_free, ready) + exchange, g, static_cast<int>(i)});
+        }
+      }
+      front[static_cast<std::size_t>(k)] = pareto(std::move(candidates));
+    }
+    return costs.plan(group_ends(front, problem.compute_end));
+  }
+
+ private:
+  struct State {
+    SimTime shift;         ///< selection compute so far
+    SimTime channel_free;  ///< end of the last message so far
+    int from_boundary;
+    int from_state;
+  };
+
+  static std::vector<State> pareto(std::vector<State> states) {
+    std::sort(states.begin(), states.end(), [](const State& a, const State& b) {
+      return a.shift != b.shift ? a.shift < b.shift : a.channel_free < b.channel_free;
+    });
+    std::vector<State> kept;
+    for (const State& s : states) {
+      if (kept.empty() || s.channel_free < kept.back().channel_free) kept.push_back(s);
+    }
+    return kept;
+  }
+
+  /// Walks back from the final state with the earliest iteration end.
+  static std::vector<int> group_ends(const std::vector<std::vector<State>>& front, SimTime compute_end) {
+    const auto& last = front.back();
+    const auto end_of = [&](const State& s) { return std::max(compute_end + s.shift, s.channel_free); };
+    auto best = std::min_element(last.begin(), last.end(),
+                                 [&](const State& a, const State& b) { return end_of(a) < end_of(b); });
+    std::vector<int> ends;
+    int boundary = static_cast<int>(front.size()) - 1;
+    int index = static_cast<int>(best - last.begin());
+    while (boundary > 0) {
+      ends.push_back(boundary);
+      const State& s = front[static_cast<std::size_t>(boundary)][static_cast<std::size_t>(index)];
+      boundary = s.from_boundary;
+      index = s.from_state;
+    }
+    std::reverse(ends.begin(), ends.end());
+    return ends;
+  }
+
+  SparseSettings settings_;
+};
+
+/// The published OMGS greedy test: walking from the last layer to the second,
+/// merge the next layer into the current group when the extra wait (its
+/// backward, plus the extra top-k cost of the merged tensor, minus the slack
+/// before the group's exchange would start) is less than the exchange time
+/// saved.
+class OmgsRule : public Schedule {
+ public:
+  explicit OmgsRule(SparseSettings settings) : settings_(settings) {}
+
+  Plan plan(const CommProblem& problem) const override {
+    const SparseCosts costs(problem, settings_);
+    const int n = problem.layer_count();
+    std::vector<int> group_end;
+    SimTime shift = 0;         // selections of the closed groups
+    SimTime channel_free = 0;  // end of the closed groups' exchanges
+    std::int64_t group = costs.layer_elements(0);
+    for (int u = 0; u + 1 < n; ++u) {
+      const SimTime selection_start = problem.layer_end[static_cast<std::size_t>(u)] + shift;
+      const SimTime selection = costs.selection(group);
+      const SimTime exchange_start = std::max(channel_free, selection_start + selection);
+      const std::int64_t next = costs.layer_elements(u + 1);
+      const SimTime next_backward = problem.layer_end[static_cast<std::size_t>(u + 1)] - problem.layer_end[static_cast<std::size_t>(u)];
+      const SimTime wait = next_backward + costs.selection(group + next) - selection - costs.selection(next) -
+                           (exchange_start - (selection_start + selection));
+      const SimTime saved = costs.exchange(group) + costs.exchange(next) - costs.exchange(group + next);
+      if (wait < saved) {
+        group += next;
+        continue;
+      }
+      group_end.push_back(u + 1);
+      shift += selection;
+      channel_free = exchange_start + costs.exchange(group);
+      group = next;
+    }
+    group_end.push_back(n);
+    return costs.plan(group_end);
+  }
+
+ private:
+  SparseSettings settings_;
+};
+
+SparseSettings read_settings(const ParamValues& given, std::string_view schedule) {
+  const auto& specs = find_schedule(schedule).params;
+  return {param_value(given, specs[0]), param_value(given, specs[1]),
+          std::llround(param_value(given, specs[2])), std::llround(param_value(given, specs[3]))};
+}
+
+}  // namespace
+
+std::unique_ptr<Schedule> make_topk(const ParamValues& given) {
+  return std::make_unique<TopK>(read_settings(given, "topk"));
+}
+std::unique_ptr<Schedule> make_lags(const ParamValues& given) {
+  return std::make_unique<Lags>(read_settings(given, "lags"));
+}
+std::unique_ptr<Schedule> make_omgs(const ParamValues& given) {
+  return std::make_unique<Omgs>(read_settings(given, "omgs"));
+}
+std::unique_ptr<Schedule> make_omgs_rule(const ParamValues& given) {
+  return std::make_unique<OmgsRule>(read_settings(given, "omgs-rule"));
+}
+
+}  // namespace mgsim

@@ -1,0 +1,181 @@
+// Sparsified schedules (topk, lags, omgs, omgs-rule) on hand-made traces, the
+// exact OMGS against exhaustive search, and their degeneration to the dense
+// schedules.
+
+#include <cmath>
+#include <limits>
+
+#include <catch2/catch.hpp>
+
+#include "mgsim/error.hpp"
+#include "mgsim/schedule.hpp"
+#include "test_support.hpp"
+
+using namespace mgsim;
+using namespace mgsim::test;
+
+namespace {
+
+constexpr SimTime kSecond = 1'000'000'000;
+
+/// T(M) = a + b M for both all-reduce and all-gather (per-rank bytes).
+class LinearBoth : public LinearCost {
+ public:
+  using LinearCost::LinearCost;
+  double allgather_seconds(double bytes, int gpus) const override { return allreduce_seconds(bytes, gpus); }
+};
+
+Plan plan_with(std::string_view schedule, const CommProblem& problem, const ParamValues& params) {
+  return make_schedule(schedule, params)->plan(problem);
+}
+
+SimTime end_of(const CommProblem& problem, const Plan& plan) {
+  return evaluate_closed_form(problem, plan).iteration_end;
+}
+
+/// The sparse message of backward-order layers [first, last), from DOMAIN.md
+/// section 3 directly: k = floor(rho d) (at least 1) values and indices per GPU,
+/// all-gathered; selection s d log2 d.
+Message sparse_message(const CommProblem& problem, int first, int last, double rho, double s, int value_bytes,
+                       int index_bytes) {
+  Message m;
+  m.begin = problem.layer_begin(first);
+  m.end = problem.layer_begin(last);
+  const std::int64_t d = problem.elements_of(m.begin, m.end);
+  const std::int64_t k = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::floor(rho * static_cast<double>(d))));
+  m.bytes = problem.bytes_of(m.begin, m.end);
+  m.sent_bytes = k * (value_bytes + index_bytes);
+  m.duration = problem.cost.allgather(m.sent_bytes);
+  m.selection = d > 1 ? to_ns(s * static_cast<double>(d) * std::log2(static_cast<double>(d))) : 0;
+  return m;
+}
+
+/// Best iteration end over all 2^(L-1) contiguous groupings of sparse messages.
+SimTime exhaustive_sparse(const CommProblem& problem, double rho, double s) {
+  const int n = problem.layer_count();
+  SimTime best = std::numeric_limits<SimTime>::max();
+  for (std::uint32_t mask = 0; mask < (1u << (n - 1)); ++mask) {
+    Plan plan;
+    int first = 0;
+    for (int u = 1; u <= n; ++u) {
+      if (u == n || (mask & (1u << (u - 1)))) {
+        plan.push_back(sparse_message(problem, first, u, rho, s, 4, 4));
+        first = u;
+      }
+    }
+    best = std::min(best, end_of(problem, plan));
+  }
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("LAGS selection runs on the compute stream and delays the next layer's backward") {
+  // Forward-order t_b = [2, 1] s, elements [4, 2] (1-byte); rho 0.5, s = 1, 1-byte values and indices;
+  // all-gather 1 + m. Layer 2: backward 0..1, select t_s(2) = 2 (1..3), k = 1, 2 bytes, exchange 3..6.
+  // Layer 1: backward 3..5, select t_s(4) = 8 (5..13), k = 2, 4 bytes, exchange 13..18.
+  const LinearBoth cost(1, 1);
+  const Setup setup(make_trace({2, 1}, {4, 2}), cost, 4);
+  const ParamValues params{{"density", 0.5}, {"selection_s", 1}, {"value_bytes", 1}, {"index_bytes", 1}};
+  const Plan plan = plan_with("lags", setup.problem, params);
+  const Replay engine = replay(setup.classes, setup.workload.layout, plan);
+  CHECK(engine.message_start == std::vector<SimTime>{3 * kSecond, 13 * kSecond});
+  CHECK(engine.message_end == std::vector<SimTime>{6 * kSecond, 18 * kSecond});
+  CHECK(engine.compute_end == 13 * kSecond);
+  CHECK(engine.compute[0].layer_start == std::vector<SimTime>{0, 3 * kSecond});
+  CHECK(evaluate_closed_form(setup.problem, plan).message_end == engine.message_end);
+  // TopK: backward 0..3, select t_s(6) = 6 log2 6, then k = 3 (6 bytes): 1 + 6.
+  const Plan topk = plan_with("topk", setup.problem, params);
+  CHECK(end_of(setup.problem, topk) == 3 * kSecond + to_ns(6 * std::log2(6.0)) + 7 * kSecond);
+  // Exact OMGS picks the cheaper of the two groupings: LAGS's 18 s.
+  CHECK(end_of(setup.problem, plan_with("omgs", setup.problem, params)) == 18 * kSecond);
+}
+
+TEST_CASE("OMGS rule follows the published test step by step") {
+  // Same trace. With s = 1, a = 1: at layer 2 the group {2} starts selecting at 1 for 2 s; its exchange
+  // could start at 3 (no slack). wait = t_b(1) + t_s(6) - t_s(2) - t_s(4) - 0 = 2 + 15.51 - 2 - 8 = 7.51;
+  // saved = (1 + 2) + (1 + 4) - (1 + 6) = 1: no merge.
+  const ParamValues costly{{"density", 0.5}, {"selection_s", 1}, {"value_bytes", 1}, {"index_bytes", 1}};
+  const LinearBoth small_start(1, 1);
+  const Setup a(make_trace({2, 1}, {4, 2}), small_start, 4);
+  CHECK(ranges(plan_with("omgs-rule", a.problem, costly)) == std::vector<std::pair<int, int>>{{0, 1}, {1, 2}});
+  // With s = 0.01 and a = 5: wait = 2 + 0.155 - 0.02 - 0.08 - 0 = 2.055 < saved = 7 + 9 - 11 = 5: merge.
+  // One message: backward 0..3, select t_s(6) = 0.06 log2 6 * ... = 0.155 s, exchange 5 + 6.
+  const ParamValues cheap{{"density", 0.5}, {"selection_s", 0.01}, {"value_bytes", 1}, {"index_bytes", 1}};
+  const LinearBoth big_start(5, 1);
+  const Setup b(make_trace({2, 1}, {4, 2}), big_start, 4);
+  const Plan merged = plan_with("omgs-rule", b.problem, cheap);
+  CHECK(ranges(merged) == std::vector<std::pair<int, int>>{{0, 2}});
+  CHECK(end_of(b.problem, merged) == 3 * kSecond + to_ns(0.01 * 6 * std::log2(6.0)) + 11 * kSecond);
+  // LAGS would end at 17.02 s: layer 2 exchange 1.02..8.02, layer 1's waits for the channel, 8.02 + 9.
+  CHECK(end_of(b.problem, plan_with("lags", b.problem, cheap)) == to_ns(17.02));
+}
+
+TEST_CASE("OMGS equals exhaustive search over contiguous groupings") {
+  std::mt19937_64 rng(99);
+  const Link link{45.25e-6, 1e-9, 2.5e-9};
+  const CollectiveSettings settings{{link, link}, 1, {}, ""};
+  for (std::string_view model : {"ring", "recursive-doubling"}) {
+    const auto collective = find_collective(model).make(settings);
+    for (int trial = 0; trial < 40; ++trial) {
+      const Setup setup(random_trace(rng, 14), *collective, 16);
+      const double rho = trial % 2 ? 0.01 : 0.3;
+      const double s = trial % 3 ? 2.19e-10 : 2e-8;
+      const ParamValues params{{"density", rho}, {"selection_s", s}};
+      INFO(model << " trial " << trial);
+      CHECK(end_of(setup.problem, plan_with("omgs", setup.problem, params)) == exhaustive_sparse(setup.problem, rho, s));
+    }
+  }
+}
+
+TEST_CASE("OMGS is never slower than LAGS, TopK or the OMGS rule") {
+  std::mt19937_64 rng(5);
+  const Link link{45.25e-6, 1e-9, 2.5e-9};
+  const auto ring = find_collective("ring").make({{link, link}, 1, {}, ""});
+  for (int trial = 0; trial < 60; ++trial) {
+    const Setup setup(random_trace(rng, 50), *ring, 2 << (trial % 10));
+    const ParamValues params{{"density", trial % 2 ? 0.001 : 0.05}, {"selection_s", trial % 3 ? 2.19e-10 : 5e-9}};
+    const SimTime best = end_of(setup.problem, plan_with("omgs", setup.problem, params));
+    for (std::string_view other : {"lags", "topk", "omgs-rule"}) {
+      INFO("trial " << trial << " vs " << other);
+      CHECK(best <= end_of(setup.problem, plan_with(other, setup.problem, params)));
+    }
+  }
+}
+
+TEST_CASE("with rho = 1, free selection and all-gather = all-reduce, sparse schedules are the dense ones") {
+  // rho = 1 keeps every element; 1-byte values (the trace's dtype) and 0-byte indices make each
+  // GPU send exactly the dense bytes, and the test collective prices all-gather like all-reduce.
+  // Then lags = wfbp, topk = single, omgs = optimal, omgs-rule = mgwfbp (its test reduces to
+  // ready(l-1) - tau_c(l) < T(p_l) + T(p_l-1) - T(p_l + p_l-1) = a for affine T).
+  std::mt19937_64 rng(11);
+  const LinearBoth cost(3e-3, 2e-9);
+  const ParamValues dense_like{{"density", 1}, {"selection_s", 0}, {"value_bytes", 4}, {"index_bytes", 0}};
+  const std::pair<std::string_view, std::string_view> pairs[] = {
+      {"lags", "wfbp"}, {"topk", "single"}, {"omgs", "optimal"}, {"omgs-rule", "mgwfbp"}};
+  for (int trial = 0; trial < 40; ++trial) {
+    const Setup setup(random_trace(rng, 30), cost, 8);
+    for (const auto& [sparse, dense] : pairs) {
+      INFO("trial " << trial << ": " << sparse << " vs " << dense);
+      const Plan a = plan_with(sparse, setup.problem, dense_like);
+      const Plan b = plan_with(dense, setup.problem, {});
+      CHECK(end_of(setup.problem, a) == end_of(setup.problem, b));
+      if (sparse != "omgs") CHECK(ranges(a) == ranges(b));  // optimal ties may group differently
+    }
+  }
+}
+
+TEST_CASE("bad sparse parameters are config errors") {
+  CHECK_THROWS_AS(make_schedule("lags", {{"density", 0}}), ConfigError);
+  CHECK_THROWS_AS(make_schedule("lags", {{"density", 1.5}}), ConfigError);
+  CHECK_THROWS_AS(make_schedule("omgs", {{"selection_s", -1}}), ConfigError);
+  CHECK_THROWS_AS(make_schedule("topk", {{"value_bytes", 0}}), ConfigError);
+  CHECK_NOTHROW(make_schedule("omgs", {{"density", 1}, {"selection_s", 0}, {"index_bytes", 0}}));
+}
+
+TEST_CASE("sparse schedules refuse measured all-reduce curves") {
+  const CollectiveSettings settings{{}, 1, {{4, 100, 1e-3}}, "curve.json"};
+  const auto measured = find_collective("measured").make(settings);
+  const Setup setup(make_trace({1, 1}, {4, 2}), *measured, 4);
+  CHECK_THROWS_AS(plan_with("lags", setup.problem, {}), ConfigError);
+}
