@@ -38,6 +38,13 @@ TEST_CASE("zero-duration activities and equal times resolve without losing event
   CHECK(engine.finish(previous) == 50);  // fifty activities of 1 ns in the chain
 }
 
+TEST_CASE("an engine runs once") {
+  Engine engine;
+  engine.add(1);
+  engine.run();
+  CHECK_THROWS_AS(engine.run(), std::logic_error);
+}
+
 TEST_CASE("a dependency cycle is reported, not hung on") {
   Engine engine;
   const ActivityId a = engine.add(1);

@@ -22,8 +22,9 @@ class Engine {
   ActivityId add(SimTime duration, SimTime not_before = 0);
   /// `later` starts only after `earlier` has finished.
   void depend(ActivityId later, ActivityId earlier);
-  /// Runs every activity to completion; returns the number of events
-  /// processed. Throws std::logic_error if the dependencies form a cycle.
+  /// Runs every activity to completion, once; returns the number of events
+  /// processed. Throws std::logic_error if the dependencies form a cycle or
+  /// the engine has already run.
   std::int64_t run();
 
   SimTime start(ActivityId id) const { return activities_[static_cast<std::size_t>(id)].start; }
@@ -54,6 +55,7 @@ class Engine {
   std::vector<ActivityId> dependents_;
   std::vector<Event> heap_;
   std::int64_t sequence_ = 0;
+  bool ran_ = false;
 };
 
 }  // namespace mgsim

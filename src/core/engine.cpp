@@ -41,6 +41,8 @@ void Engine::begin(ActivityId id, SimTime now) {
 }
 
 std::int64_t Engine::run() {
+  if (ran_) throw std::logic_error("engine: run() called twice");
+  ran_ = true;
   // Dependents of each activity, in compressed rows, in insertion order.
   edge_begin_.assign(activities_.size() + 1, 0);
   for (const auto& [earlier, later] : edges_) ++edge_begin_[static_cast<std::size_t>(earlier) + 1];
