@@ -179,3 +179,37 @@ TEST_CASE("sparse schedules refuse measured all-reduce curves") {
   const Setup setup(make_trace({1, 1}, {4, 2}), *measured, 4);
   CHECK_THROWS_AS(plan_with("lags", setup.problem, {}), ConfigError);
 }
+
+TEST_CASE("per-layer densities override the global one, and a merged group keeps their sum") {
+  // Forward layers layer1 (4 elements) and layer2 (2); density 0.5, layer1 at 1.0; 1-byte values and indices.
+  // LAGS: layer2 keeps floor(0.5 * 2) = 1 -> 2 bytes; layer1 keeps 4 -> 8 bytes.
+  // TopK: one group keeps floor(1.0 * 4 + 0.5 * 2) = 5 -> 10 bytes.
+  const LinearBoth cost(1, 1);
+  const Setup setup(make_trace({2, 1}, {4, 2}), cost, 4);
+  const ParamValues params{{"density", 0.5}, {"value_bytes", 1}, {"index_bytes", 1}};
+  const SparseOptions sparse{{{"layer1", 1.0}}, {}};
+  const Plan lags = make_schedule("lags", params, sparse)->plan(setup.problem);
+  REQUIRE(lags.size() == 2);
+  CHECK(lags[0].sent_bytes == 2);
+  CHECK(lags[1].sent_bytes == 8);
+  CHECK(make_schedule("topk", params, sparse)->plan(setup.problem)[0].sent_bytes == 10);
+  CHECK_THROWS_AS(make_schedule("lags", params, SparseOptions{{{"conv9", 0.1}}, {}})->plan(setup.problem), ConfigError);
+  CHECK_THROWS_AS(make_schedule("lags", params, SparseOptions{{{"layer1", 0.0}}, {}}), ConfigError);
+  CHECK_THROWS_AS(make_schedule("wfbp", {}, sparse), ConfigError);
+}
+
+TEST_CASE("a measured selection curve replaces s d log2 d") {
+  // Points (100 elements, 1 ms) and (1000, 5 ms). 550 elements: halfway, 3 ms. 50: 50/100 of 1 ms.
+  // 2000: the d log2 d shape through the last point, 5 ms * 2000 log2 2000 / (1000 log2 1000).
+  const LinearBoth cost(1e-3, 1e-9);
+  const SparseOptions curve{{}, {{1000, 5e-3}, {100, 1e-3}}};
+  const auto selection_for = [&](std::int64_t elements) {
+    const Setup setup(make_trace({1e-3}, {elements}), cost, 4);
+    return make_schedule("topk", {}, curve)->plan(setup.problem)[0].selection;
+  };
+  CHECK(selection_for(550) == to_ns(3e-3));
+  CHECK(selection_for(50) == to_ns(0.5e-3));
+  CHECK(selection_for(100) == to_ns(1e-3));
+  CHECK(selection_for(2000) == to_ns(5e-3 * 2000 * std::log2(2000.0) / (1000 * std::log2(1000.0))));
+  CHECK_THROWS_AS(make_schedule("topk", {}, SparseOptions{{}, {{0, 1e-3}}}), ConfigError);
+}

@@ -5,12 +5,14 @@
 // defaults; `mgsim list` prints that table. The rules and their sources are in
 // docs/schedules.md.
 
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "mgsim/plan.hpp"
 
@@ -35,11 +37,24 @@ struct ParamSpec {
 /// Parameter values a user gave, by name; absent ones take their default.
 using ParamValues = std::map<std::string, double, std::less<>>;
 
+/// A measured top-k selection time: `seconds` to select from `elements`.
+struct SelectionPoint {
+  std::int64_t elements = 0;
+  double seconds = 0.0;
+};
+
+/// What only sparse schedules take besides their parameters.
+struct SparseOptions {
+  std::map<std::string, double, std::less<>> layer_density;  ///< layer name -> density, overriding `density`
+  std::vector<SelectionPoint> selection_curve;               ///< replaces s d log2 d when not empty
+};
+
 struct ScheduleInfo {
   std::string_view name;
   std::string_view description;
   std::span<const ParamSpec> params;
-  std::unique_ptr<Schedule> (*make)(const ParamValues& given);
+  bool sparse;  ///< accepts SparseOptions
+  std::unique_ptr<Schedule> (*make)(const ParamValues& given, const SparseOptions& sparse);
 };
 
 /// Every schedule, in the order `mgsim list` shows them.
@@ -48,9 +63,11 @@ std::span<const ScheduleInfo> schedule_registry();
 /// Looks a schedule up by name; throws ConfigError listing the valid names.
 const ScheduleInfo& find_schedule(std::string_view name);
 
-/// Validates `given` against the schedule's parameters (names and ranges) and
-/// builds it. Throws ConfigError naming the schedule and the parameter.
-std::unique_ptr<Schedule> make_schedule(std::string_view name, const ParamValues& given);
+/// Validates the parameters (names and ranges) and sparse options (densities
+/// in (0, 1], selection points positive) against the schedule and builds it.
+/// Throws ConfigError naming the schedule and the parameter.
+std::unique_ptr<Schedule> make_schedule(std::string_view name, const ParamValues& given,
+                                        const SparseOptions& sparse = {});
 
 /// The given value of `spec`, or its default.
 double param_value(const ParamValues& given, const ParamSpec& spec);

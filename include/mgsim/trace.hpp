@@ -56,6 +56,7 @@ struct TensorLayout {
   /// Backward-order layer u (u = 0 is the last layer) holds tensors
   /// [layer_begin[u], layer_begin[u + 1]).
   std::vector<int> layer_begin;
+  std::vector<std::string> layer_name;  ///< per layer, forward order
 
   int tensor_count() const { return static_cast<int>(bytes.size()); }
   int layer_count() const { return static_cast<int>(layer_begin.size()) - 1; }

@@ -101,9 +101,9 @@ class Optimal : public Schedule {
 
 }  // namespace
 
-std::unique_ptr<Schedule> make_wfbp(const ParamValues&) { return std::make_unique<Wfbp>(); }
-std::unique_ptr<Schedule> make_single(const ParamValues&) { return std::make_unique<Single>(); }
-std::unique_ptr<Schedule> make_mgwfbp(const ParamValues&) { return std::make_unique<MgWfbp>(); }
-std::unique_ptr<Schedule> make_optimal(const ParamValues&) { return std::make_unique<Optimal>(); }
+std::unique_ptr<Schedule> make_wfbp(const ParamValues&, const SparseOptions&) { return std::make_unique<Wfbp>(); }
+std::unique_ptr<Schedule> make_single(const ParamValues&, const SparseOptions&) { return std::make_unique<Single>(); }
+std::unique_ptr<Schedule> make_mgwfbp(const ParamValues&, const SparseOptions&) { return std::make_unique<MgWfbp>(); }
+std::unique_ptr<Schedule> make_optimal(const ParamValues&, const SparseOptions&) { return std::make_unique<Optimal>(); }
 
 }  // namespace mgsim

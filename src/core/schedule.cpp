@@ -38,23 +38,23 @@ constexpr std::array kSparseParams{
 };
 
 constexpr std::array kSchedules{
-    ScheduleInfo{"wfbp", "wait-free backprop: one all-reduce per layer as soon as it is ready", kNoParams, make_wfbp},
-    ScheduleInfo{"single", "single-layer (SyncEASGD): one all-reduce of all gradients after backward", kNoParams,
+    ScheduleInfo{"wfbp", "wait-free backprop: one all-reduce per layer as soon as it is ready", kNoParams, false, make_wfbp},
+    ScheduleInfo{"single", "single-layer (SyncEASGD): one all-reduce of all gradients after backward", kNoParams, false,
                  make_single},
-    ScheduleInfo{"mgwfbp", "MG-WFBP: the authors' published merge rule (Shi et al., INFOCOM'19)", kNoParams,
+    ScheduleInfo{"mgwfbp", "MG-WFBP: the authors' published merge rule (Shi et al., INFOCOM'19)", kNoParams, false,
                  make_mgwfbp},
-    ScheduleInfo{"optimal", "exact minimum over all contiguous layer groupings (O(L^2) dynamic program)", kNoParams,
+    ScheduleInfo{"optimal", "exact minimum over all contiguous layer groupings (O(L^2) dynamic program)", kNoParams, false,
                  make_optimal},
-    ScheduleInfo{"ddp", "PyTorch DistributedDataParallel gradient buckets", kDdpParams, make_ddp},
-    ScheduleInfo{"horovod", "Horovod tensor fusion on a background cycle", kHorovodParams, make_horovod},
-    ScheduleInfo{"topk", "TopK-SGD: top-k of all gradients after backward, one sparse all-gather", kSparseParams,
+    ScheduleInfo{"ddp", "PyTorch DistributedDataParallel gradient buckets", kDdpParams, false, make_ddp},
+    ScheduleInfo{"horovod", "Horovod tensor fusion on a background cycle", kHorovodParams, false, make_horovod},
+    ScheduleInfo{"topk", "TopK-SGD: top-k of all gradients after backward, one sparse all-gather", kSparseParams, true,
                  make_topk},
-    ScheduleInfo{"lags", "LAGS-SGD: per-layer top-k and sparse all-gather, pipelined with backward", kSparseParams,
+    ScheduleInfo{"lags", "LAGS-SGD: per-layer top-k and sparse all-gather, pipelined with backward", kSparseParams, true,
                  make_lags},
     ScheduleInfo{"omgs", "OMGS-SGD, exact: optimal merge of consecutive layers before top-k (Pareto DP)",
-                 kSparseParams, make_omgs},
+                 kSparseParams, true, make_omgs},
     ScheduleInfo{"omgs-rule", "OMGS-SGD: the authors' published greedy merge test (Shi et al., INFOCOM'20)",
-                 kSparseParams, make_omgs_rule},
+                 kSparseParams, true, make_omgs_rule},
 };
 
 void check_params(const ScheduleInfo& info, const ParamValues& given) {
@@ -77,6 +77,25 @@ void check_params(const ScheduleInfo& info, const ParamValues& given) {
   }
 }
 
+void check_sparse_options(const ScheduleInfo& info, const SparseOptions& options) {
+  if (!info.sparse && (!options.layer_density.empty() || !options.selection_curve.empty())) {
+    throw ConfigError(fmt::format("schedule '{}': layer_density and selection_curve are for sparse schedules only",
+                                  info.name));
+  }
+  for (const auto& [layer, density] : options.layer_density) {
+    if (!(density > 0 && density <= 1)) {
+      throw ConfigError(fmt::format("schedule '{}': layer_density of '{}' must be in (0, 1], got {}", info.name,
+                                    layer, density));
+    }
+  }
+  for (const SelectionPoint& point : options.selection_curve) {
+    if (point.elements < 1 || !(point.seconds >= 0) || !std::isfinite(point.seconds)) {
+      throw ConfigError(fmt::format("schedule '{}': selection_curve points need elements >= 1 and seconds >= 0",
+                                    info.name));
+    }
+  }
+}
+
 }  // namespace
 
 std::span<const ScheduleInfo> schedule_registry() { return kSchedules; }
@@ -85,10 +104,12 @@ const ScheduleInfo& find_schedule(std::string_view name) {
   return find_by_name<ConfigError>(schedule_registry(), name, "schedule");
 }
 
-std::unique_ptr<Schedule> make_schedule(std::string_view name, const ParamValues& given) {
+std::unique_ptr<Schedule> make_schedule(std::string_view name, const ParamValues& given,
+                                        const SparseOptions& sparse) {
   const ScheduleInfo& info = find_schedule(name);
   check_params(info, given);
-  return info.make(given);
+  check_sparse_options(info, sparse);
+  return info.make(given, sparse);
 }
 
 double param_value(const ParamValues& given, const ParamSpec& spec) {

@@ -7,15 +7,15 @@
 
 namespace mgsim {
 
-std::unique_ptr<Schedule> make_wfbp(const ParamValues& given);
-std::unique_ptr<Schedule> make_single(const ParamValues& given);
-std::unique_ptr<Schedule> make_mgwfbp(const ParamValues& given);
-std::unique_ptr<Schedule> make_optimal(const ParamValues& given);
-std::unique_ptr<Schedule> make_ddp(const ParamValues& given);
-std::unique_ptr<Schedule> make_horovod(const ParamValues& given);
-std::unique_ptr<Schedule> make_topk(const ParamValues& given);
-std::unique_ptr<Schedule> make_lags(const ParamValues& given);
-std::unique_ptr<Schedule> make_omgs(const ParamValues& given);
-std::unique_ptr<Schedule> make_omgs_rule(const ParamValues& given);
+std::unique_ptr<Schedule> make_wfbp(const ParamValues& given, const SparseOptions& sparse);
+std::unique_ptr<Schedule> make_single(const ParamValues& given, const SparseOptions& sparse);
+std::unique_ptr<Schedule> make_mgwfbp(const ParamValues& given, const SparseOptions& sparse);
+std::unique_ptr<Schedule> make_optimal(const ParamValues& given, const SparseOptions& sparse);
+std::unique_ptr<Schedule> make_ddp(const ParamValues& given, const SparseOptions& sparse);
+std::unique_ptr<Schedule> make_horovod(const ParamValues& given, const SparseOptions& sparse);
+std::unique_ptr<Schedule> make_topk(const ParamValues& given, const SparseOptions& sparse);
+std::unique_ptr<Schedule> make_lags(const ParamValues& given, const SparseOptions& sparse);
+std::unique_ptr<Schedule> make_omgs(const ParamValues& given, const SparseOptions& sparse);
+std::unique_ptr<Schedule> make_omgs_rule(const ParamValues& given, const SparseOptions& sparse);
 
 }  // namespace mgsim

@@ -7,8 +7,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "mgsim/error.hpp"
 #include "schedules.hpp"
 
 namespace mgsim {
@@ -19,37 +24,59 @@ struct SparseSettings {
   double selection_s;
   std::int64_t value_bytes;
   std::int64_t index_bytes;
+  std::map<std::string, double, std::less<>> layer_density;
+  std::vector<SelectionPoint> selection_curve;  ///< sorted by elements
 };
 
-/// The costs of sparsifying a group of tensors, at one problem's GPU count.
+/// A group of consecutive layers being considered as one message.
+struct Group {
+  std::int64_t elements = 0;
+  double weighted = 0.0;  ///< sum of density x elements over its layers (per-layer densities only)
+};
+
+/// The costs of sparsifying groups of layers, at one problem's GPU count.
 class SparseCosts {
  public:
-  SparseCosts(const CommProblem& problem, const SparseSettings& settings) : problem_(problem), settings_(settings) {}
+  SparseCosts(const CommProblem& problem, const SparseSettings& settings) : problem_(problem), settings_(settings) {
+    const TensorLayout& layout = *problem.layout;
+    for (const auto& entry : settings.layer_density) {
+      if (std::find(layout.layer_name.begin(), layout.layer_name.end(), entry.first) == layout.layer_name.end()) {
+        throw ConfigError(fmt::format("layer_density: the trace has no layer '{}'", entry.first));
+      }
+    }
+    for (int u = 0; u < problem.layer_count(); ++u) {
+      const std::int64_t elements = problem.elements_of(problem.layer_begin(u), problem.layer_begin(u + 1));
+      const auto found = settings.layer_density.find(layout.layer_name[static_cast<std::size_t>(layout.layer[problem.layer_begin(u)])]);
+      const double density = found == settings.layer_density.end() ? settings.density : found->second;
+      layers_.push_back({elements, density * static_cast<double>(elements)});
+    }
+  }
 
-  /// t_s(d) = s d log2(d) for d elements.
-  SimTime selection(std::int64_t elements) const {
-    const double d = static_cast<double>(elements);
-    return elements > 1 ? to_ns(settings_.selection_s * d * std::log2(d)) : 0;
+  /// Layer u alone.
+  const Group& layer(int u) const { return layers_[static_cast<std::size_t>(u)]; }
+  static Group merge(const Group& a, const Group& b) { return {a.elements + b.elements, a.weighted + b.weighted}; }
+
+  /// t_s(d): s d log2(d), or the measured selection curve.
+  SimTime selection(const Group& group) const { return to_ns(selection_seconds(static_cast<double>(group.elements))); }
+  /// Bytes each GPU contributes: k values and k indices, k = floor(kept elements), at least 1.
+  std::int64_t sent_bytes(const Group& group) const {
+    const double kept = settings_.layer_density.empty() ? settings_.density * static_cast<double>(group.elements)
+                                                        : group.weighted;
+    return std::max<std::int64_t>(1, static_cast<std::int64_t>(kept)) * (settings_.value_bytes + settings_.index_bytes);
   }
-  /// Bytes each GPU contributes: k values and k indices, k = floor(density d), at least 1.
-  std::int64_t sent_bytes(std::int64_t elements) const {
-    const auto kept = std::max<std::int64_t>(1, static_cast<std::int64_t>(settings_.density * static_cast<double>(elements)));
-    return kept * (settings_.value_bytes + settings_.index_bytes);
-  }
-  SimTime exchange(std::int64_t elements) const { return problem_.cost.allgather(sent_bytes(elements)); }
+  SimTime exchange(const Group& group) const { return problem_.cost.allgather(sent_bytes(group)); }
 
   /// The message of backward-order layers [first, last).
   Message message(int first, int last) const {
-    const int begin = problem_.layer_begin(first);
-    const int end = problem_.layer_begin(last);
-    const std::int64_t elements = problem_.elements_of(begin, end);
+    Group group;
+    for (int u = first; u < last; ++u) group = merge(group, layer(u));
     Message m;
-    m.begin = begin;
-    m.end = end;
-    m.bytes = problem_.bytes_of(begin, end);
-    m.sent_bytes = sent_bytes(elements);
-    m.duration = exchange(elements);
-    m.selection = selection(elements);
+    m.begin = problem_.layer_begin(first);
+    m.end = problem_.layer_begin(last);
+    m.bytes = problem_.bytes_of(m.begin, m.end);
+    m.sent_bytes = sent_bytes(group);
+    m.duration = exchange(group);
+    m.selection = selection(group);
     return m;
   }
 
@@ -63,13 +90,29 @@ class SparseCosts {
     return plan;
   }
 
-  std::int64_t layer_elements(int u) const {
-    return problem_.elements_of(problem_.layer_begin(u), problem_.layer_begin(u + 1));
+ private:
+  /// Between measured sizes linear; below the first point proportional to d;
+  /// above the last the d log2 d shape through the last point.
+  double selection_seconds(double d) const {
+    if (d <= 1) return 0.0;
+    const auto& curve = settings_.selection_curve;
+    if (curve.empty()) return settings_.selection_s * d * std::log2(d);
+    const double first = static_cast<double>(curve.front().elements);
+    const double last = static_cast<double>(curve.back().elements);
+    if (d <= first) return curve.front().seconds * d / first;
+    if (d >= last) return last > 1 ? curve.back().seconds * (d * std::log2(d)) / (last * std::log2(last)) : curve.back().seconds * d / last;
+    const auto upper = std::upper_bound(curve.begin(), curve.end(), d, [](double x, const SelectionPoint& p) {
+      return x < static_cast<double>(p.elements);
+    });
+    const SelectionPoint& hi = *upper;
+    const SelectionPoint& lo = *(upper - 1);
+    const double x0 = static_cast<double>(lo.elements), x1 = static_cast<double>(hi.elements);
+    return lo.seconds + (d - x0) / (x1 - x0) * (hi.seconds - lo.seconds);
   }
 
- private:
   const CommProblem& problem_;
-  SparseSettings settings_;
+  const SparseSettings& settings_;
+  std::vector<Group> layers_;
 };
 
 class TopK : public Schedule {
@@ -111,13 +154,13 @@ class Omgs : public Schedule {
     front[0].push_back({0, 0, -1, -1});
     for (int k = 1; k <= n; ++k) {
       std::vector<State> candidates;
-      std::int64_t elements = 0;
+      Group group;
       SimTime group_ready = 0;
       for (int g = k - 1; g >= 0; --g) {
-        elements += costs.layer_elements(g);
-        group_ready = std::max(group_ready, problem.ready_of(problem.layer_begin(g), problem.layer_begin(k)));
-        const SimTime selection = costs.selection(elements);
-        const SimTime exchange = costs.exchange(elements);
+        group = SparseCosts::merge(group, costs.layer(g));
+        group_ready = std::max(group_ready, problem.ready_of(problem.layer_begin(g), problem.layer_begin(g + 1)));
+        const SimTime selection = costs.selection(group);
+        const SimTime exchange = costs.exchange(group);
         const auto& from = front[static_cast<std::size_t>(g)];
         for (std::size_t i = 0; i < from.size(); ++i) {
           const SimTime shift = from[i].shift + selection;
@@ -187,18 +230,20 @@ class OmgsRule : public Schedule {
     std::vector<int> group_end;
     SimTime shift = 0;         // selections of the closed groups
     SimTime channel_free = 0;  // end of the closed groups' exchanges
-    std::int64_t group = costs.layer_elements(0);
+    Group group = costs.layer(0);
     for (int u = 0; u + 1 < n; ++u) {
       const SimTime selection_start = problem.layer_end[static_cast<std::size_t>(u)] + shift;
       const SimTime selection = costs.selection(group);
       const SimTime exchange_start = std::max(channel_free, selection_start + selection);
-      const std::int64_t next = costs.layer_elements(u + 1);
-      const SimTime next_backward = problem.layer_end[static_cast<std::size_t>(u + 1)] - problem.layer_end[static_cast<std::size_t>(u)];
-      const SimTime wait = next_backward + costs.selection(group + next) - selection - costs.selection(next) -
+      const Group& next = costs.layer(u + 1);
+      const Group merged = SparseCosts::merge(group, next);
+      const SimTime next_backward =
+          problem.layer_end[static_cast<std::size_t>(u + 1)] - problem.layer_end[static_cast<std::size_t>(u)];
+      const SimTime wait = next_backward + costs.selection(merged) - selection - costs.selection(next) -
                            (exchange_start - (selection_start + selection));
-      const SimTime saved = costs.exchange(group) + costs.exchange(next) - costs.exchange(group + next);
+      const SimTime saved = costs.exchange(group) + costs.exchange(next) - costs.exchange(merged);
       if (wait < saved) {
-        group += next;
+        group = merged;
         continue;
       }
       group_end.push_back(u + 1);
@@ -214,25 +259,29 @@ class OmgsRule : public Schedule {
   SparseSettings settings_;
 };
 
-SparseSettings read_settings(const ParamValues& given, std::string_view schedule) {
+SparseSettings read_settings(const ParamValues& given, const SparseOptions& options, std::string_view schedule) {
   const auto& specs = find_schedule(schedule).params;
-  return {param_value(given, specs[0]), param_value(given, specs[1]),
-          std::llround(param_value(given, specs[2])), std::llround(param_value(given, specs[3]))};
+  SparseSettings settings{param_value(given, specs[0]), param_value(given, specs[1]),
+                          std::llround(param_value(given, specs[2])), std::llround(param_value(given, specs[3])),
+                          options.layer_density, options.selection_curve};
+  std::sort(settings.selection_curve.begin(), settings.selection_curve.end(),
+            [](const SelectionPoint& a, const SelectionPoint& b) { return a.elements < b.elements; });
+  return settings;
 }
 
 }  // namespace
 
-std::unique_ptr<Schedule> make_topk(const ParamValues& given) {
-  return std::make_unique<TopK>(read_settings(given, "topk"));
+std::unique_ptr<Schedule> make_topk(const ParamValues& given, const SparseOptions& sparse) {
+  return std::make_unique<TopK>(read_settings(given, sparse, "topk"));
 }
-std::unique_ptr<Schedule> make_lags(const ParamValues& given) {
-  return std::make_unique<Lags>(read_settings(given, "lags"));
+std::unique_ptr<Schedule> make_lags(const ParamValues& given, const SparseOptions& sparse) {
+  return std::make_unique<Lags>(read_settings(given, sparse, "lags"));
 }
-std::unique_ptr<Schedule> make_omgs(const ParamValues& given) {
-  return std::make_unique<Omgs>(read_settings(given, "omgs"));
+std::unique_ptr<Schedule> make_omgs(const ParamValues& given, const SparseOptions& sparse) {
+  return std::make_unique<Omgs>(read_settings(given, sparse, "omgs"));
 }
-std::unique_ptr<Schedule> make_omgs_rule(const ParamValues& given) {
-  return std::make_unique<OmgsRule>(read_settings(given, "omgs-rule"));
+std::unique_ptr<Schedule> make_omgs_rule(const ParamValues& given, const SparseOptions& sparse) {
+  return std::make_unique<OmgsRule>(read_settings(given, sparse, "omgs-rule"));
 }
 
 }  // namespace mgsim

@@ -26,6 +26,7 @@ ComputeProfile make_profile(const Trace& trace) {
 TensorLayout make_layout(const Trace& trace) {
   TensorLayout layout;
   layout.layer_begin.push_back(0);
+  for (const Layer& layer : trace.layers) layout.layer_name.push_back(layer.name);
   for (int l = static_cast<int>(trace.layers.size()) - 1; l >= 0; --l) {
     const Layer& layer = trace.layers[static_cast<std::size_t>(l)];
     for (int k = static_cast<int>(layer.params.size()) - 1; k >= 0; --k) {
