@@ -11,5 +11,6 @@ inline constexpr int kBadInput = 2;
 
 void add_run_command(CLI::App& app);
 void add_list_command(CLI::App& app);
+void add_zoo_command(CLI::App& app);
 
 }  // namespace mgsim::cli

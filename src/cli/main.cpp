@@ -14,6 +14,7 @@ namespace {
 constexpr std::array kCommands{
     mgsim::cli::add_run_command,
     mgsim::cli::add_list_command,
+    mgsim::cli::add_zoo_command,
 };
 
 }  // namespace

@@ -1,0 +1,64 @@
+#pragma once
+// Roofline-synthetic traces: what a model's iteration would take on a GPU if
+// every operator ran at a fixed fraction of the GPU's peak FLOP/s or of its
+// memory bandwidth, whichever binds. Per operator
+//   forward  = max(FLOPs / (peak x compute_efficiency), bytes / (bandwidth x memory_efficiency)) + overhead
+//   backward = backward_factor x roofline + overhead
+// with the matrix peak of the precision for convolution, linear, matmul and
+// LSTM operators and the fp32 vector peak for the others. Operator times are
+// summed into the gradient-producing layers (gradient_layers in graph.hpp),
+// which become the trace's layers in forward order; the simulator replays
+// their backward in reverse. The result is a trace like a measured one, with
+// provenance.kind "synthetic" and the settings it was made with.
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "mgsim/trace.hpp"
+#include "mgsim/zoo/gpus.hpp"
+#include "mgsim/zoo/graph.hpp"
+
+namespace mgsim::zoo {
+
+struct RooflineSettings {
+  double compute_efficiency = 0.6;  ///< fraction of the peak FLOP/s reached, in (0, 1]
+  double memory_efficiency = 0.8;   ///< fraction of the peak bandwidth reached, in (0, 1]
+  double backward_factor = 2.0;     ///< backward roofline time / forward roofline time
+  double op_overhead_s = 0.0;       ///< fixed time added to each operator's forward and backward (launch latency)
+
+  /// The GPU entry's default efficiencies, backward factor 2, no overhead.
+  static RooflineSettings defaults_for(const GpuSpec& gpu);
+  /// Throws ConfigError naming the first setting out of range.
+  void check() const;
+};
+
+/// Whether an operator kind runs at the precision's matrix peak (else the vector peak).
+bool is_matrix_op(OpKind kind);
+
+/// Forward roofline time of one operator at 100% efficiency: {compute seconds, memory seconds}.
+struct RooflineBounds {
+  double compute_s = 0.0;
+  double memory_s = 0.0;
+};
+RooflineBounds roofline_bounds(const Operator& op, const GpuSpec& gpu, Precision precision);
+
+/// Forward and backward time of one operator under the settings, seconds
+/// (inputs and views take none).
+double forward_seconds(const Operator& op, const GpuSpec& gpu, Precision precision, const RooflineSettings& settings);
+double backward_seconds(const Operator& op, const GpuSpec& gpu, Precision precision, const RooflineSettings& settings);
+
+/// A trace and the provenance to write with it.
+struct SyntheticTrace {
+  Trace trace;
+  nlohmann::ordered_json provenance;  ///< kind "synthetic", model, gpu, precision, settings, method
+};
+
+/// The graph must be built with precision_bytes(precision) bytes per element.
+SyntheticTrace synthesize_trace(const ModelGraph& graph, const GpuSpec& gpu, Precision precision,
+                                const RooflineSettings& settings);
+
+/// The trace file text (docs/trace-format.md: format "mgsim-trace", version 1).
+std::string format_trace_json(const SyntheticTrace& synthetic);
+
+}  // namespace mgsim::zoo

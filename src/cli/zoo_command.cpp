@@ -1,0 +1,191 @@
+// `mgsim zoo`: the model zoo and GPU catalogue. `list` shows them, `show`
+// prints one model's operators, `trace` writes a roofline-synthetic trace,
+// `calibrate` fits a GPU entry's efficiencies to a measured trace.
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "mgsim/error.hpp"
+#include "mgsim/io/report.hpp"
+#include "mgsim/io/trace_io.hpp"
+#include "mgsim/zoo/calibration.hpp"
+#include "mgsim/zoo/models.hpp"
+#include "mgsim/zoo/synthetic.hpp"
+
+namespace mgsim::cli {
+namespace {
+
+using namespace mgsim::zoo;
+
+/// What every zoo subcommand needs to build a model.
+struct ModelArgs {
+  std::string model;
+  int batch = 32;
+  int image_size = 0;
+  int seq_len = 0;
+  bool aux_heads = false;
+  std::string precision = "fp32";
+};
+
+/// Roofline settings; a negative efficiency means "the GPU entry's default".
+struct RooflineArgs {
+  std::string gpu;
+  double compute_efficiency = -1;
+  double memory_efficiency = -1;
+  double backward_factor = 2.0;
+  double op_overhead_us = 0.0;
+};
+
+void add_model_options(CLI::App* command, ModelArgs& a) {
+  command->add_option("--image-size", a.image_size, "vision models: input height = width (default: the model's)");
+  command->add_option("--seq-len", a.seq_len, "text models: tokens (LSTM: time steps) per sample (default: the model's)");
+  command->add_flag("--aux-heads", a.aux_heads, "add GoogLeNet / Inception-v3 auxiliary heads, BERT pre-training heads");
+  command->add_option("--precision", a.precision, "fp32, tf32, fp16 or bf16")->capture_default_str();
+}
+
+void add_roofline_options(CLI::App* command, RooflineArgs& r) {
+  command->add_option("--gpu", r.gpu, "GPU catalogue entry (see `mgsim zoo list`)")->required();
+  command->add_option("--compute-efficiency", r.compute_efficiency, "fraction of peak FLOP/s (default: the GPU entry's)");
+  command->add_option("--memory-efficiency", r.memory_efficiency, "fraction of peak bandwidth (default: the GPU entry's)");
+  command->add_option("--backward-factor", r.backward_factor, "backward time / forward time per operator")->capture_default_str();
+  command->add_option("--op-overhead-us", r.op_overhead_us, "fixed microseconds per operator and pass")->capture_default_str();
+}
+
+ModelGraph build(const ModelArgs& a, int batch) {
+  return build_model(a.model, {batch, a.image_size, a.seq_len, a.aux_heads, precision_bytes(parse_precision(a.precision))});
+}
+
+RooflineSettings settings_of(const RooflineArgs& r, const GpuSpec& gpu) {
+  RooflineSettings s = RooflineSettings::defaults_for(gpu);
+  if (r.compute_efficiency >= 0) s.compute_efficiency = r.compute_efficiency;
+  if (r.memory_efficiency >= 0) s.memory_efficiency = r.memory_efficiency;
+  s.backward_factor = r.backward_factor;
+  s.op_overhead_s = r.op_overhead_us * 1e-6;
+  s.check();
+  return s;
+}
+
+void emit(const std::string& text, const std::string& output) {
+  if (output.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  } else {
+    write_file_atomically(output, text);
+  }
+}
+
+void list() {
+  fmt::print("models (parameters, tensors, forward GFLOPs per sample at the default input size):\n");
+  for (const ModelInfo& info : model_registry()) {
+    const ModelGraph g = build_model(info.name, {1, 0, 0, false, 4});
+    fmt::print("  {:<15} {:>13} {:>5} {:>9.2f}  {} [{} {}] ({})\n", info.name, g.param_count(), g.tensor_count(),
+               static_cast<double>(g.forward_flops()) * 1e-9, info.description,
+               info.input == ModelInput::image ? "image" : "sequence", info.default_size, info.reference);
+  }
+  fmt::print("gpus (dense TFLOP/s fp32 / tf32 / fp16 / bf16, GB/s):\n");
+  for (const GpuSpec& gpu : gpu_catalogue()) {
+    const auto peak = [&](Precision p) {
+      const double v = gpu.matrix_tflops[static_cast<std::size_t>(p)];
+      return v > 0 ? fmt::format("{:g}", v) : std::string("-");
+    };
+    fmt::print("  {:<6} {:>6} / {:>6} / {:>6} / {:>6}  {:>6g}  {}\n", gpu.name, peak(Precision::fp32),
+               peak(Precision::tf32), peak(Precision::fp16), peak(Precision::bf16), gpu.memory_gb_per_s, gpu.description);
+  }
+}
+
+void show(const ModelArgs& a) {
+  const ModelGraph g = build(a, a.batch);
+  fmt::print("{:<52} {:<10} {:>20} {:>9} {:>12} {:>12}\n", "operator", "kind", "output", "params", "MFLOPs", "MB moved");
+  for (OpId v = 0; v < g.op_count(); ++v) {
+    const Operator& op = g.op(v);
+    fmt::print("{:<52} {:<10} {:>20} {:>9} {:>12.2f} {:>12.3f}\n", op.name, op_kind_name(op.kind),
+               format_shape(op.output_shape), op.param_count(), static_cast<double>(op.flops) * 1e-6,
+               static_cast<double>(op.bytes_read + op.bytes_written) * 1e-6);
+  }
+  fmt::print("\n{}: {} operators, {} parameters in {} tensors, {} gradient-producing layers, {:.3f} GFLOPs forward "
+             "(batch {})\n",
+             g.model(), g.op_count(), g.param_count(), g.tensor_count(), gradient_layers(g).size(),
+             static_cast<double>(g.forward_flops()) * 1e-9, g.batch_size());
+}
+
+void trace(const ModelArgs& a, const RooflineArgs& r, const std::string& output) {
+  const GpuSpec& gpu = find_gpu(r.gpu);
+  const Precision precision = parse_precision(a.precision);
+  gpu.peak_tflops(precision);  // refuse an unsupported precision before building
+  SyntheticTrace t = synthesize_trace(build(a, a.batch), gpu, precision, settings_of(r, gpu));
+  t.provenance["aux_heads"] = a.aux_heads;
+  if (a.image_size > 0) t.provenance["image_size"] = a.image_size;
+  if (a.seq_len > 0) t.provenance["seq_len"] = a.seq_len;
+  t.provenance["command"] = "mgsim zoo trace";
+  emit(format_trace_json(t), output);
+}
+
+void calibrate_trace(ModelArgs a, const RooflineArgs& r, const std::string& trace_file, const CalibrationOptions& options) {
+  const Trace measured = load_trace(trace_file);
+  if (a.model.empty()) a.model = measured.model;
+  const GpuSpec& gpu = find_gpu(r.gpu);
+  const Precision precision = parse_precision(a.precision);
+  const ModelGraph graph = build(a, measured.batch_size);
+  const CalibrationResult result = calibrate(measured, graph, gpu, precision, settings_of(r, gpu), options);
+  fmt::print("{}", format_calibration(result));
+  const RooflineSettings& s = result.after;
+  fmt::print("\nto use the fit: mgsim zoo trace --gpu {} --compute-efficiency {:.4g} --memory-efficiency {:.4g}{}\n",
+             gpu.name, s.compute_efficiency, s.memory_efficiency,
+             s.op_overhead_s > 0 ? fmt::format(" --op-overhead-us {:.4g}", s.op_overhead_s * 1e6) : std::string());
+}
+
+void add_trace_command(CLI::App* zoo) {
+  struct Options {
+    ModelArgs model;
+    RooflineArgs roofline;
+    std::string output;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* command = zoo->add_subcommand("trace", "write a roofline-synthetic trace of a model on a GPU");
+  command->add_option("--model", o->model.model, "model name (see `mgsim zoo list`)")->required();
+  command->add_option("--batch", o->model.batch, "samples per GPU")->capture_default_str();
+  add_model_options(command, o->model);
+  add_roofline_options(command, o->roofline);
+  command->add_option("-o,--output", o->output, "write to this file instead of stdout");
+  command->callback([o] { trace(o->model, o->roofline, o->output); });
+}
+
+void add_calibrate_command(CLI::App* zoo) {
+  struct Options {
+    ModelArgs model;
+    RooflineArgs roofline;
+    std::string trace;
+    CalibrationOptions options;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* command = zoo->add_subcommand("calibrate", "fit a GPU entry's efficiencies to a measured trace");
+  command->add_option("--trace", o->trace, "measured trace (docs/trace-format.md)")->required();
+  command->add_option("--model", o->model.model, "zoo model to compare with (default: the trace's model name)");
+  add_model_options(command, o->model);
+  add_roofline_options(command, o->roofline);
+  command->add_flag("--fit-overhead", o->options.fit_overhead, "also fit a fixed time per operator");
+  command->add_flag("--owner-only", o->options.owner_only,
+                    "compare each measured layer with its own operator only (profilers that time one layer's backward call)");
+  command->callback([o] { calibrate_trace(o->model, o->roofline, o->trace, o->options); });
+}
+
+}  // namespace
+
+void add_zoo_command(CLI::App& app) {
+  CLI::App* zoo = app.add_subcommand("zoo", "model zoo and GPU catalogue: list, show, synthetic traces, calibration");
+  zoo->require_subcommand(1);
+  zoo->add_subcommand("list", "list the zoo's models and GPUs")->callback(list);
+  auto show_args = std::make_shared<ModelArgs>();
+  CLI::App* show_command = zoo->add_subcommand("show", "print a model's operators with shapes, FLOPs and bytes");
+  show_command->add_option("--model", show_args->model, "model name")->required();
+  show_command->add_option("--batch", show_args->batch, "samples")->capture_default_str();
+  add_model_options(show_command, *show_args);
+  show_command->callback([show_args] { show(*show_args); });
+  add_trace_command(zoo);
+  add_calibrate_command(zoo);
+}
+
+}  // namespace mgsim::cli

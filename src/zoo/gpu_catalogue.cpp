@@ -1,0 +1,97 @@
+// GPU entries from the vendors' datasheets and architecture whitepapers.
+// Default efficiencies (0.6 of peak FLOP/s, 0.8 of peak bandwidth) are
+// generic assumptions, the same for every GPU; `mgsim zoo calibrate` fits
+// them to a measured trace.
+
+#include "mgsim/zoo/gpus.hpp"
+
+#include <string>
+
+#include <fmt/format.h>
+
+#include "core/registry_lookup.hpp"
+#include "mgsim/error.hpp"
+
+namespace mgsim::zoo {
+namespace {
+
+constexpr double kComputeEfficiency = 0.6;
+constexpr double kMemoryEfficiency = 0.8;
+
+constexpr std::array kGpus{
+    GpuSpec{"k80", "NVIDIA Tesla K80, one of its two GK210 GPUs (Kepler), 12 GB GDDR5",
+            {4.37, 0, 0, 0}, 4.37, 240.0,
+            "NVIDIA Tesla K80 datasheet (2014): per board up to 8.73 TFLOPS fp32 with GPU Boost and 480 GB/s for two "
+            "GK210 GPUs (4,992 CUDA cores x 2 x 875 MHz); halved per GPU. No fp16/bf16/tf32 arithmetic.",
+            kComputeEfficiency, kMemoryEfficiency},
+    GpuSpec{"p100", "NVIDIA Tesla P100 SXM2 (Pascal GP100), 16 GB HBM2",
+            {10.6, 0, 21.2, 0}, 10.6, 732.0,
+            "NVIDIA Tesla P100 datasheet (2016), NVLink version: 10.6 TFLOPS fp32, 21.2 TFLOPS fp16, 732 GB/s.",
+            kComputeEfficiency, kMemoryEfficiency},
+    GpuSpec{"v100", "NVIDIA Tesla V100 SXM2 (Volta GV100), 16/32 GB HBM2",
+            {15.7, 0, 125.0, 0}, 15.7, 900.0,
+            "NVIDIA Tesla V100 datasheet (2018), SXM2 (NVLink) version: 15.7 TFLOPS fp32, 125 TFLOPS tensor (fp16), "
+            "900 GB/s. No tf32/bf16.",
+            kComputeEfficiency, kMemoryEfficiency},
+    GpuSpec{"a100", "NVIDIA A100 SXM4 80 GB (Ampere GA100), HBM2e",
+            {19.5, 156.0, 312.0, 312.0}, 19.5, 2039.0,
+            "NVIDIA A100 Tensor Core GPU datasheet (2021), SXM 80 GB: 19.5 TFLOPS fp32, 156 TF32, 312 BF16/FP16 "
+            "tensor (dense; the datasheet's doubled figures are with sparsity), 2,039 GB/s.",
+            kComputeEfficiency, kMemoryEfficiency},
+    GpuSpec{"h100", "NVIDIA H100 SXM5 80 GB (Hopper GH100), HBM3",
+            {66.9, 494.7, 989.4, 989.4}, 66.9, 3350.0,
+            "NVIDIA H100 Tensor Core GPU architecture whitepaper (2022), H100 SXM5: 66.9 TFLOPS fp32, 494.7 TF32, "
+            "989.4 FP16/BF16 tensor dense (datasheet: 67 / 989* / 1,979*, * with sparsity); datasheet 3.35 TB/s.",
+            kComputeEfficiency, kMemoryEfficiency},
+    GpuSpec{"h200", "NVIDIA H200 SXM 141 GB (Hopper GH100), HBM3e",
+            {66.9, 494.7, 989.4, 989.4}, 66.9, 4800.0,
+            "NVIDIA H200 Tensor Core GPU datasheet (2024): same compute as H100 SXM (67 TFLOPS fp32, TF32 989*, "
+            "BF16/FP16 1,979*, * with sparsity, so dense halves), 4.8 TB/s.",
+            kComputeEfficiency, kMemoryEfficiency},
+};
+
+std::string valid_precisions(const GpuSpec& gpu) {
+  std::string out;
+  for (std::size_t p = 0; p < kPrecisions.size(); ++p) {
+    if (gpu.matrix_tflops[p] > 0) out += fmt::format("{}{}", out.empty() ? "" : ", ", precision_name(kPrecisions[p]));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string_view precision_name(Precision precision) {
+  switch (precision) {
+    case Precision::fp32: return "fp32";
+    case Precision::tf32: return "tf32";
+    case Precision::fp16: return "fp16";
+    case Precision::bf16: return "bf16";
+  }
+  return "?";
+}
+
+Precision parse_precision(std::string_view name) {
+  for (Precision p : kPrecisions) {
+    if (precision_name(p) == name) return p;
+  }
+  throw ConfigError(fmt::format("unknown precision '{}' (valid: fp32, tf32, fp16, bf16)", name));
+}
+
+int precision_bytes(Precision precision) {
+  return precision == Precision::fp16 || precision == Precision::bf16 ? 2 : 4;
+}
+
+double GpuSpec::peak_tflops(Precision precision) const {
+  const double peak = matrix_tflops[static_cast<std::size_t>(precision)];
+  if (peak <= 0) {
+    throw ConfigError(fmt::format("gpu {} has no {} peak (valid precisions for {}: {})", name, precision_name(precision),
+                                  name, valid_precisions(*this)));
+  }
+  return peak;
+}
+
+std::span<const GpuSpec> gpu_catalogue() { return kGpus; }
+
+const GpuSpec& find_gpu(std::string_view name) { return find_by_name<ConfigError>(gpu_catalogue(), name, "gpu"); }
+
+}  // namespace mgsim::zoo

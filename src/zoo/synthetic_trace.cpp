@@ -1,0 +1,130 @@
+#include "mgsim/zoo/synthetic.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "mgsim/error.hpp"
+
+namespace mgsim::zoo {
+
+RooflineSettings RooflineSettings::defaults_for(const GpuSpec& gpu) {
+  return {gpu.compute_efficiency, gpu.memory_efficiency, 2.0, 0.0};
+}
+
+void RooflineSettings::check() const {
+  const auto fraction = [](double v) { return std::isfinite(v) && v > 0 && v <= 1; };
+  if (!fraction(compute_efficiency)) throw ConfigError(fmt::format("compute efficiency must be in (0, 1], got {}", compute_efficiency));
+  if (!fraction(memory_efficiency)) throw ConfigError(fmt::format("memory efficiency must be in (0, 1], got {}", memory_efficiency));
+  if (!std::isfinite(backward_factor) || backward_factor < 0 || backward_factor > 100) {
+    throw ConfigError(fmt::format("backward factor must be in [0, 100], got {}", backward_factor));
+  }
+  if (!std::isfinite(op_overhead_s) || op_overhead_s < 0 || op_overhead_s > 1) {
+    throw ConfigError(fmt::format("operator overhead must be in [0, 1] s, got {}", op_overhead_s));
+  }
+}
+
+bool is_matrix_op(OpKind kind) {
+  return kind == OpKind::conv2d || kind == OpKind::linear || kind == OpKind::matmul || kind == OpKind::lstm;
+}
+
+RooflineBounds roofline_bounds(const Operator& op, const GpuSpec& gpu, Precision precision) {
+  const double peak = is_matrix_op(op.kind) ? gpu.peak_tflops(precision) : gpu.vector_tflops;
+  return {static_cast<double>(op.flops) / (peak * 1e12),
+          static_cast<double>(op.bytes_read + op.bytes_written) / (gpu.memory_gb_per_s * 1e9)};
+}
+
+namespace {
+
+bool is_free(OpKind kind) { return kind == OpKind::input || kind == OpKind::view; }
+
+double roofline_seconds(const Operator& op, const GpuSpec& gpu, Precision precision, const RooflineSettings& s) {
+  const RooflineBounds r = roofline_bounds(op, gpu, precision);
+  return std::max(r.compute_s / s.compute_efficiency, r.memory_s / s.memory_efficiency);
+}
+
+}  // namespace
+
+double forward_seconds(const Operator& op, const GpuSpec& gpu, Precision precision, const RooflineSettings& s) {
+  if (is_free(op.kind)) return 0.0;
+  return roofline_seconds(op, gpu, precision, s) + s.op_overhead_s;
+}
+
+double backward_seconds(const Operator& op, const GpuSpec& gpu, Precision precision, const RooflineSettings& s) {
+  if (is_free(op.kind)) return 0.0;
+  return s.backward_factor * roofline_seconds(op, gpu, precision, s) + s.op_overhead_s;
+}
+
+namespace {
+
+nlohmann::ordered_json provenance_of(const ModelGraph& graph, const GpuSpec& gpu, Precision precision,
+                                     const RooflineSettings& s) {
+  return {
+      {"kind", "synthetic"},
+      {"model", graph.model()},
+      {"batch_size", graph.batch_size()},
+      {"parameters", graph.param_count()},
+      {"tensors", graph.tensor_count()},
+      {"forward_gflops", static_cast<double>(graph.forward_flops()) * 1e-9},
+      {"gpu", gpu.name},
+      {"gpu_description", gpu.description},
+      {"gpu_source", gpu.source},
+      {"precision", precision_name(precision)},
+      {"matrix_peak_tflops", gpu.peak_tflops(precision)},
+      {"vector_peak_tflops", gpu.vector_tflops},
+      {"memory_gb_per_s", gpu.memory_gb_per_s},
+      {"compute_efficiency", s.compute_efficiency},
+      {"memory_efficiency", s.memory_efficiency},
+      {"backward_factor", s.backward_factor},
+      {"op_overhead_s", s.op_overhead_s},
+      {"method",
+       "roofline per operator: max(FLOPs / (peak x compute_efficiency), bytes / (bandwidth x memory_efficiency)) "
+       "+ op_overhead_s; backward = backward_factor x roofline + op_overhead_s; parameter-free operators join the "
+       "gradient-producing layer before them; see docs/models.md"},
+      {"note", "synthetic timing, not a measurement: no kernel fusion, caches, launch gaps beyond op_overhead_s, "
+               "optimizer step or data loading"},
+  };
+}
+
+}  // namespace
+
+SyntheticTrace synthesize_trace(const ModelGraph& graph, const GpuSpec& gpu, Precision precision,
+                                const RooflineSettings& s) {
+  s.check();
+  if (graph.dtype_bytes() != precision_bytes(precision)) {
+    throw ConfigError(fmt::format("model {} was built with {} bytes per element, precision {} needs {}", graph.model(),
+                                  graph.dtype_bytes(), precision_name(precision), precision_bytes(precision)));
+  }
+  SyntheticTrace out;
+  out.trace.model = graph.model();
+  out.trace.batch_size = graph.batch_size();
+  for (OpId v = 0; v < graph.op_count(); ++v) out.trace.forward_time_s += forward_seconds(graph.op(v), gpu, precision, s);
+  for (const GradientLayer& layer : gradient_layers(graph)) {
+    const Operator& owner = graph.op(layer.owner);
+    Layer out_layer{owner.name, {}, precision_bytes(precision), 0.0, {}};
+    for (const ParamTensor& p : owner.params) out_layer.params.push_back(element_count(p.shape));
+    for (OpId v : layer.ops) out_layer.backward_time_s += backward_seconds(graph.op(v), gpu, precision, s);
+    out.trace.layers.push_back(std::move(out_layer));
+  }
+  out.provenance = provenance_of(graph, gpu, precision, s);
+  return out;
+}
+
+std::string format_trace_json(const SyntheticTrace& synthetic) {
+  const Trace& t = synthetic.trace;
+  nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+  for (const Layer& layer : t.layers) {
+    layers.push_back({{"name", layer.name},
+                      {"params", layer.params},
+                      {"dtype_bytes", layer.dtype_bytes},
+                      {"backward_time_s", layer.backward_time_s}});
+  }
+  const nlohmann::ordered_json document{{"format", "mgsim-trace"},       {"version", 1},
+                                        {"model", t.model},              {"batch_size", t.batch_size},
+                                        {"forward_time_s", t.forward_time_s}, {"provenance", synthetic.provenance},
+                                        {"layers", layers}};
+  return document.dump(1) + "\n";
+}
+
+}  // namespace mgsim::zoo

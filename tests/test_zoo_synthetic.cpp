@@ -1,0 +1,186 @@
+// GPU catalogue, roofline timing, synthetic traces and calibration: roofline
+// times against hand-computed values, a synthetic trace that loads and runs,
+// calibration that recovers the efficiencies a trace was made with, and the
+// shipped GoogleNet/K80 trace matched layer by layer.
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "mgsim/error.hpp"
+#include "mgsim/io/report.hpp"
+#include "mgsim/io/trace_io.hpp"
+#include "mgsim/schedule.hpp"
+#include "mgsim/zoo/calibration.hpp"
+#include "mgsim/zoo/graph_builder.hpp"
+#include "mgsim/zoo/models.hpp"
+#include "mgsim/zoo/synthetic.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using namespace mgsim::zoo;
+using Catch::Matchers::Contains;
+
+/// A file path in the temp folder, removed at the end of the test.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& name)
+      : path_(std::filesystem::temp_directory_path() /
+              (name + "-" + std::to_string(::getpid()) + "-" +
+               std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()))) {}
+  ~TempFile() {
+    std::error_code ignored;
+    std::filesystem::remove(path_, ignored);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+/// input 8 x 64 -> fc1 (64 -> 32, bias) -> relu -> fc2 (32 -> 10, bias), fp32.
+ModelGraph two_layer_mlp() {
+  GraphBuilder b("mlp", 8, 4);
+  const Tensor x = b.input("x", {8, 64});
+  b.linear("fc2", b.activation("relu", b.linear("fc1", x, 32)), 10);
+  return b.finish();
+}
+
+}  // namespace
+
+TEST_CASE("zoo: the GPU catalogue has K80 to H200 with sources, and names valid precisions in its errors", "[zoo]") {
+  std::string names;
+  for (const GpuSpec& gpu : gpu_catalogue()) {
+    names += std::string(gpu.name) + " ";
+    CHECK(!gpu.source.empty());
+    CHECK(gpu.memory_gb_per_s > 0);
+    CHECK(gpu.peak_tflops(Precision::fp32) == gpu.vector_tflops);
+  }
+  CHECK(names == "k80 p100 v100 a100 h100 h200 ");
+  CHECK_THROWS_WITH(find_gpu("k80").peak_tflops(Precision::fp16), Contains("valid precisions for k80: fp32"));
+  CHECK_THROWS_WITH(find_gpu("v100").peak_tflops(Precision::bf16), Contains("fp32, fp16"));
+  CHECK_THROWS_WITH(find_gpu("a10"), Contains("unknown gpu 'a10'") && Contains("k80, p100, v100, a100, h100, h200"));
+  CHECK_THROWS_AS(parse_precision("fp8"), mgsim::ConfigError);
+  CHECK_THROWS_WITH(parse_precision("fp8"), Contains("fp32, tf32, fp16, bf16"));
+  CHECK(precision_bytes(Precision::tf32) == 4);
+  CHECK(precision_bytes(Precision::bf16) == 2);
+}
+
+TEST_CASE("zoo: roofline: a large bf16 matmul on an H100 is compute-bound, a ReLU memory-bound", "[zoo]") {
+  GraphBuilder b("t", 1024, 2);
+  b.linear("fc", b.input("x", {1024, 1024}), 1024, false);
+  GraphBuilder c("t", 1000, 4);
+  c.activation("relu", c.input("x", {1000, 1000}));
+  const ModelGraph matmul = b.finish(), relu = c.finish();
+  const GpuSpec& h100 = find_gpu("h100");
+  const RooflineSettings s{0.5, 0.8, 2.0, 0.0};
+  // 2 x 1024^3 = 2,147,483,648 FLOPs / (989.4e12 x 0.5) = 4.34098e-6 s; bytes 3 x 1024^2 x 2
+  // = 6,291,456 / (3350e9 x 0.8) = 2.34756e-6 s: compute-bound.
+  CHECK(forward_seconds(matmul.op(1), h100, Precision::bf16, s) == Approx(4.34098e-6).epsilon(1e-5));
+  CHECK(backward_seconds(matmul.op(1), h100, Precision::bf16, s) == Approx(2 * 4.34098e-6).epsilon(1e-5));
+  // 1e6 FLOPs on the fp32 vector peak: 1e6 / (66.9e12 x 0.5) = 2.99e-8 s; 8e6 bytes / 2.68e12 = 2.98507e-6 s.
+  CHECK(forward_seconds(relu.op(1), h100, Precision::fp32, s) == Approx(2.98507e-6).epsilon(1e-5));
+  // An operator overhead adds once per pass; inputs and views take no time.
+  const RooflineSettings with_overhead{0.5, 0.8, 2.0, 1e-5};
+  CHECK(backward_seconds(relu.op(1), h100, Precision::fp32, with_overhead) == Approx(2 * 2.98507e-6 + 1e-5).epsilon(1e-5));
+  CHECK(forward_seconds(relu.op(0), h100, Precision::fp32, with_overhead) == 0.0);
+}
+
+TEST_CASE("zoo: synthetic trace of a two-layer MLP on a K80, by hand", "[zoo]") {
+  const SyntheticTrace t = synthesize_trace(two_layer_mlp(), find_gpu("k80"), Precision::fp32, {1.0, 1.0, 2.0, 0.0});
+  // fc1: 33,024 FLOPs / 4.37e12 = 7.6e-9 s < bytes (512 + 2,080 read + 256 written) x 4 = 11,392 / 240e9 = 4.746667e-8 s.
+  // relu: 2,048 bytes / 240e9 = 8.533333e-9 s.  fc2: (256 + 330 + 80) x 4 = 2,664 bytes -> 1.11e-8 s.
+  // Forward 6.71e-8 s; fc1's layer holds fc1 + relu: 2 x 5.6e-8 = 1.12e-7 s; fc2's 2 x 1.11e-8 = 2.22e-8 s.
+  REQUIRE(t.trace.layers.size() == 2);
+  CHECK(t.trace.forward_time_s == Approx(6.71e-8).epsilon(1e-9));
+  CHECK(t.trace.layers[0].name == "fc1");
+  CHECK(t.trace.layers[0].params == std::vector<std::int64_t>{2048, 32});
+  CHECK(t.trace.layers[0].backward_time_s == Approx(1.12e-7).epsilon(1e-9));
+  CHECK(t.trace.layers[1].backward_time_s == Approx(2.22e-8).epsilon(1e-9));
+  CHECK(t.trace.layers[1].dtype_bytes == 4);
+  CHECK(t.provenance["kind"] == "synthetic");
+  CHECK(t.provenance["gpu"] == "k80");
+  CHECK(t.provenance["compute_efficiency"] == 1.0);
+  // A graph built for 4-byte elements cannot be timed as bf16.
+  CHECK_THROWS_AS(synthesize_trace(two_layer_mlp(), find_gpu("h100"), Precision::bf16, {}), mgsim::ConfigError);
+}
+
+TEST_CASE("zoo: a synthetic ResNet-50 trace is written, loads with the trace loader and runs", "[zoo]") {
+  const GpuSpec& h100 = find_gpu("h100");
+  const SyntheticTrace t = synthesize_trace(build_model("resnet50", {64, 0, 0, false, 2}), h100, Precision::bf16,
+                                            RooflineSettings::defaults_for(h100));
+  TempFile file("mgsim-zoo-resnet50");
+  mgsim::write_file_atomically(file.path(), format_trace_json(t));
+  const mgsim::Trace loaded = mgsim::load_trace(file.path());
+  CHECK(loaded.model == "resnet50");
+  CHECK(loaded.batch_size == 64);
+  REQUIRE(loaded.layers.size() == 107);
+  std::size_t tensors = 0;
+  for (const mgsim::Layer& layer : loaded.layers) {
+    tensors += layer.params.size();
+    CHECK(layer.dtype_bytes == 2);
+  }
+  CHECK(tensors == 161);
+  CHECK(mgsim::total_gradient_bytes(loaded) == 2 * 25'557'032);
+  std::ifstream in(file.path());
+  const nlohmann::json document = nlohmann::json::parse(in);
+  CHECK(document["format"] == "mgsim-trace");
+  CHECK(document["provenance"]["kind"] == "synthetic");
+  CHECK(document["provenance"]["precision"] == "bf16");
+
+  const mgsim::Workload workload(loaded);
+  const mgsim::test::LinearCost cost(1e-5, 1e-10);
+  const auto wfbp = mgsim::make_schedule("wfbp", mgsim::ParamValues{});
+  const mgsim::RunMetrics m = mgsim::simulate(workload, cost, *wfbp, 8);
+  CHECK(m.iteration >= m.compute);
+  CHECK(m.compute > 0);
+}
+
+TEST_CASE("zoo: calibration recovers the efficiencies a synthetic trace was made with", "[zoo]") {
+  const ModelGraph graph = build_model("googlenet-bvlc", {64, 0, 0, true, 4});
+  const GpuSpec& k80 = find_gpu("k80");
+  const SyntheticTrace made = synthesize_trace(graph, k80, Precision::fp32, {0.3, 0.5, 2.0, 0.0});
+  const CalibrationResult r = calibrate(made.trace, graph, k80, Precision::fp32, RooflineSettings::defaults_for(k80), {});
+  CHECK(r.matched_by == "name");
+  CHECK(r.layers.size() == 64);
+  CHECK(r.after.compute_efficiency == Approx(0.3).epsilon(1e-3));
+  CHECK(r.after.memory_efficiency == Approx(0.5).epsilon(1e-3));
+  CHECK(r.rms_relative_after < 1e-3);
+  CHECK(r.rms_relative_before > 0.1);
+  CHECK(r.after_total_s == Approx(r.measured_total_s).epsilon(1e-3));
+  CHECK_FALSE(r.at_bound);
+
+  SECTION("and the per-operator overhead when asked, matching layers by order when names differ") {
+    SyntheticTrace with_overhead = synthesize_trace(graph, k80, Precision::fp32, {0.3, 0.5, 2.0, 5e-5});
+    for (std::size_t i = 0; i < with_overhead.trace.layers.size(); ++i) with_overhead.trace.layers[i].name = "L" + std::to_string(i);
+    const CalibrationResult o = calibrate(with_overhead.trace, graph, k80, Precision::fp32,
+                                          RooflineSettings::defaults_for(k80), {true, false});
+    CHECK(o.matched_by == "order");
+    CHECK(o.after.op_overhead_s == Approx(5e-5).epsilon(1e-2));
+    CHECK(o.after.compute_efficiency == Approx(0.3).epsilon(1e-2));
+  }
+}
+
+TEST_CASE("zoo: the shipped GoogleNet/K80 trace matches bvlc_googlenet with aux heads by name, not torchvision's", "[zoo]") {
+  const mgsim::Trace measured = mgsim::load_trace(std::string(MGSIM_SOURCE_DIR) + "/traces/googlenet-k80.json");
+  const GpuSpec& k80 = find_gpu("k80");
+  const ModelGraph bvlc = build_model("googlenet-bvlc", {measured.batch_size, 0, 0, true, 4});
+  const CalibrationResult r = calibrate(measured, bvlc, k80, Precision::fp32, RooflineSettings::defaults_for(k80), {false, true});
+  CHECK(r.matched_by == "name");
+  REQUIRE(r.layers.size() == 64);
+  // The trace's provenance gives the sum of its backward times: 0.205334312 s.
+  CHECK(r.measured_total_s == Approx(0.205334312).epsilon(1e-9));
+  CHECK(r.rms_relative_after < r.rms_relative_before);
+  CHECK(r.after.compute_efficiency > 0);
+  CHECK(r.after.compute_efficiency <= 1);
+  // torchvision's GoogLeNet has other names and 123 gradient-producing layers: no match.
+  const ModelGraph tv = build_model("googlenet", {measured.batch_size, 0, 0, true, 4});
+  CHECK_THROWS_WITH(calibrate(measured, tv, k80, Precision::fp32, RooflineSettings::defaults_for(k80), {}),
+                    Contains("--model") && Contains("123 gradient-producing layers"));
+}
