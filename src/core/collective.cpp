@@ -7,6 +7,7 @@
 
 #include "analytic_collectives.hpp"
 #include "mgsim/error.hpp"
+#include "mgsim/profile/nccl_model.hpp"
 #include "measured_curve.hpp"
 #include "registry_lookup.hpp"
 
@@ -26,6 +27,10 @@ constexpr std::array kCollectives{
     CollectiveInfo{"hierarchical",
                    "two-level: intra-node reduce-scatter, inter-node ring all-reduce of M/g, intra-node all-gather",
                    false, make_hierarchical},
+    CollectiveInfo{"nccl",
+                   "NCCL's predictor: per algorithm (Ring, Tree) and protocol (LL, LL128, Simple) "
+                   "latency + M / bandwidth, the fastest chosen",
+                   false, profile::make_nccl},
     CollectiveInfo{"measured", "measured latency curve, piecewise-linear in size, only at measured GPU counts", true,
                    make_measured},
 };

@@ -1,0 +1,45 @@
+#pragma once
+// The CPU half of `mgsim profile layers`: the training helper
+// (profiler/mgsim_profile_model.py) describes the model's parameters in a
+// JSON file, the CUPTI injection library records GPU work and NVTX markers;
+// assemble_layer_profile() turns the two into a trace with full provenance.
+// Nothing here needs CUDA, so the whole path is tested on synthetic records.
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "mgsim/profile/layer_timing.hpp"
+#include "mgsim/profile/records.hpp"
+#include "mgsim/trace.hpp"
+
+namespace mgsim::profile {
+
+/// What the helper wrote ("format": "mgsim-profile-model", version 1).
+struct ModelDescription {
+  std::string model;
+  int batch_size = 1;
+  std::string precision;
+  int warmup = 0;
+  int iterations = 0;
+  std::vector<ParamInfo> params;  ///< the framework's parameter order; marker i is params[i]
+  nlohmann::json provenance;      ///< framework, versions, GPU, command, date (free-form)
+};
+
+/// Throws TraceError naming the file and key.
+ModelDescription read_model_description(const std::filesystem::path& file);
+ModelDescription parse_model_description(const nlohmann::json& document, const std::string& source);
+
+struct LayerProfile {
+  Trace trace;
+  nlohmann::json provenance;
+  std::vector<std::string> warnings;  ///< one line each
+};
+
+/// Attributes the records, takes medians and builds the trace. `command` is
+/// the mgsim command line that ran the profile, for provenance.
+LayerProfile assemble_layer_profile(const ModelDescription& description, const RecordSet& records,
+                                    const std::string& command);
+
+}  // namespace mgsim::profile

@@ -1,0 +1,92 @@
+#pragma once
+// The `nccl` collective: NCCL's own cost predictor (src/graph/tuning.cc,
+// ncclTopoTuneModel and ncclTopoGetAlgoTime, NCCL 2.2x defaults), per
+// algorithm (Ring, Tree) and protocol (LL, LL128, Simple):
+//   time = latency(a, p, P) + M / bandwidth(a, p, P), the fastest (a, p) wins.
+// Every constant is a field of NcclParams with NCCL's value as its default;
+// the bus bandwidths and extra per-hop latencies come from the config's
+// `network` (make_nccl), or from a measured curve (calibrate_nccl).
+// Formulas, sources and what is left out: docs/profiling.md.
+
+#include <array>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "mgsim/collective.hpp"
+
+namespace mgsim::profile {
+
+enum class NcclAlgorithm { tree = 0, ring = 1 };
+enum class NcclProtocol { ll = 0, ll128 = 1, simple = 2 };
+
+std::string_view to_string(NcclAlgorithm algorithm);
+std::string_view to_string(NcclProtocol protocol);
+
+/// Per algorithm (Tree, Ring) and protocol (LL, LL128, Simple), microseconds.
+using NcclTable = std::array<std::array<double, 3>, 2>;
+
+struct NcclParams {
+  /// NCCL baseLat: fixed cost of one collective.
+  NcclTable base_latency_us{{{6.8, 14.0, 8.4}, {6.6, 14.0, 8.4}}};
+  /// NCCL hwLat[NVLINK]: one step inside a node (use {{1.0, 1.9, 4.0}, {1.0, 2.5, 5.7}} for PCIe).
+  NcclTable intra_hop_latency_us{{{0.6, 1.25, 4.0}, {0.6, 1.9, 3.4}}};
+  /// NCCL hwLat[NET]: one step across nodes.
+  NcclTable net_hop_latency_us{{{5.0, 8.5, 14.0}, {2.7, 4.0, 14.0}}};
+  double intra_extra_latency_us = 0.0;  ///< added to every intra-node step (config: network.intra.alpha_us)
+  double inter_extra_latency_us = 0.0;  ///< NCCL latencyInter, twice for Simple (config: network.inter.alpha_us)
+  double net_overhead_us = 1.0;         ///< NCCL getNetOverhead (x86 Intel); x3 for Simple; multi-node rings only
+  double intra_beta_s_per_byte = 0.0;   ///< 1 / bus bandwidth inside a node (config: network.intra.beta_s_per_byte)
+  double inter_beta_s_per_byte = 0.0;   ///< 1 / bus bandwidth across nodes (config: network.inter.beta_s_per_byte)
+  int gpus_per_node = 1;
+  std::array<bool, 2> algorithms{true, true};       ///< Tree, Ring enabled (NCCL_ALGO)
+  std::array<bool, 3> protocols{true, true, true};  ///< LL, LL128, Simple enabled (NCCL_PROTO)
+  bool tree_correction = true;                      ///< NCCL's treeCorrectionFactor for medium sizes
+};
+
+struct NcclChoice {
+  NcclAlgorithm algorithm = NcclAlgorithm::ring;
+  NcclProtocol protocol = NcclProtocol::simple;
+  double seconds = 0.0;
+};
+
+class NcclModel : public Collective {
+ public:
+  /// Throws ConfigError when no (algorithm, protocol) is enabled or a value is negative.
+  explicit NcclModel(const NcclParams& params);
+
+  double allreduce_seconds(double bytes, int gpus) const override;
+  /// Ring all-gather (NCCL's only flat all-gather), same protocol terms.
+  double allgather_seconds(double bytes_per_rank, int gpus) const override;
+
+  /// The fastest enabled (algorithm, protocol) for an all-reduce, and its time.
+  NcclChoice choose(double bytes, int gpus) const;
+  /// Time of one (algorithm, protocol); +infinity when it is disabled.
+  double seconds(NcclAlgorithm algorithm, NcclProtocol protocol, double bytes, int gpus) const;
+
+  const NcclParams& params() const { return params_; }
+
+ private:
+  NcclParams params_;
+};
+
+/// NcclParams from a config's network: betas are 1 / bus bandwidth of each
+/// level, alphas the extra per-hop latencies; gamma must be 0.
+NcclParams nccl_params_from(const CollectiveSettings& settings);
+
+/// The registry's factory.
+std::unique_ptr<Collective> make_nccl(const CollectiveSettings& settings);
+
+struct NcclCalibration {
+  double beta_s_per_byte = 0.0;   ///< 1 / bus bandwidth, used for both levels
+  double extra_latency_us = 0.0;  ///< added per hop, both levels (>= 0)
+  double rms_rel_error = 0.0;
+  double max_rel_error = 0.0;
+};
+
+/// Fits the bus bandwidth and the extra per-hop latency of `base` (its
+/// tables and gpus_per_node kept) to measured points, on relative error.
+/// Throws CurveError on an empty curve.
+NcclCalibration calibrate_nccl(std::span<const CurvePoint> points, const NcclParams& base);
+
+}  // namespace mgsim::profile

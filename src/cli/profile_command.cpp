@@ -1,0 +1,253 @@
+// `mgsim profile layers|allreduce`: measure on this node's GPUs
+// (docs/profiling.md). The CUDA parts live in profiler/ and are built only
+// when CMake finds the CUDA toolkit with CUPTI: the CUPTI injection library
+// and the training helper for `layers`, mgsim-allreduce-bench for
+// `allreduce`. This file finds them, runs them, and turns what they record
+// into a trace or a curve. Without a GPU it stops at once with
+// "mgsim: error: no CUDA GPU found (...)" and exit code 2.
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "commands.hpp"
+#include "mgsim/io/report.hpp"
+#include "mgsim/profile/allreduce_bench.hpp"
+#include "mgsim/profile/device.hpp"
+#include "mgsim/profile/layer_profile.hpp"
+
+extern char** environ;
+
+namespace mgsim::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The profiler could not run (not built, a helper failed).
+class ProfilerError : public Error {
+ public:
+  using Error::Error;
+};
+
+struct LayersOptions {
+  std::string model;
+  int batch_size = 0;
+  std::string precision = "fp32";
+  int warmup = 5;
+  int iterations = 20;
+  int device = 0;
+  int seq_len = 128;
+  std::string python = "python3";
+  std::string output;
+};
+
+struct AllreduceOptions {
+  int gpus = 0;
+  std::int64_t min_bytes = 4;
+  std::int64_t max_bytes = std::int64_t{1} << 30;
+  int warmup = 5;
+  int repetitions = 20;
+  std::string output;
+};
+
+/// Where the CUDA parts are: $MGSIM_PROFILER_DIR, else the build folder
+/// CMake compiled in (only when it built them).
+fs::path profiler_dir() {
+  if (const char* dir = std::getenv("MGSIM_PROFILER_DIR"); dir != nullptr && *dir != '\0') return dir;
+#ifdef MGSIM_PROFILER_DIR
+  return MGSIM_PROFILER_DIR;
+#else
+  throw ProfilerError(
+      "this mgsim was built without the CUDA profiler (CMake found no CUDA toolkit with CUPTI); "
+      "rebuild where the toolkit is installed, or set MGSIM_PROFILER_DIR");
+#endif
+}
+
+fs::path profiler_file(const char* name) {
+  const fs::path file = profiler_dir() / name;
+  if (!fs::exists(file)) throw ProfilerError(fmt::format("{} not found (is the profiler built?)", file.string()));
+  return file;
+}
+
+/// Runs a program with extra environment variables; returns its exit status.
+int run_program(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env) {
+  std::vector<std::string> env_strings(extra_env);
+  for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
+  std::vector<char*> args, env;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  for (const std::string& e : env_strings) env.push_back(const_cast<char*>(e.c_str()));
+  args.push_back(nullptr);
+  env.push_back(nullptr);
+  pid_t pid = 0;
+  if (posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), env.data()) != 0) {
+    throw ProfilerError(fmt::format("cannot start {}", argv[0]));
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) < 0) throw ProfilerError(fmt::format("lost {}", argv[0]));
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/// A fresh folder for the run's intermediate files, removed afterwards.
+class WorkDir {
+ public:
+  WorkDir() {
+    std::string pattern = (fs::temp_directory_path() / "mgsim-profile-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw ProfilerError("cannot create a temporary folder");
+    path_ = pattern;
+  }
+  ~WorkDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  WorkDir(const WorkDir&) = delete;
+  WorkDir& operator=(const WorkDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+void warn(const std::vector<std::string>& warnings) {
+  for (const std::string& w : warnings) std::fprintf(stderr, "mgsim: warning: %s\n", w.c_str());
+}
+
+void profile_layers(const LayersOptions& o, const std::string& command) {
+  const profile::CudaDevices devices = profile::probe_cuda_devices();
+  if (o.device >= static_cast<int>(devices.names.size())) {
+    throw profile::DeviceError(
+        fmt::format("no CUDA GPU found (device {} asked, {} present)", o.device, devices.names.size()));
+  }
+  const fs::path injection = profiler_file("libmgsim_cupti.so");
+  const fs::path helper = profiler_file("mgsim_profile_model.py");
+  const WorkDir work;
+  const fs::path records = work.path() / "records.tsv", description = work.path() / "model.json";
+  const std::vector<std::string> argv = {o.python,       helper.string(),
+                                         "--model",      o.model,
+                                         "--batch",      std::to_string(o.batch_size),
+                                         "--precision",  o.precision,
+                                         "--warmup",     std::to_string(o.warmup),
+                                         "--iterations", std::to_string(o.iterations),
+                                         "--device",     std::to_string(o.device),
+                                         "--seq-len",    std::to_string(o.seq_len),
+                                         "--describe",   description.string()};
+  const int status =
+      run_program(argv, {"CUDA_INJECTION64_PATH=" + injection.string(), "NVTX_INJECTION64_PATH=" + injection.string(),
+                         "MGSIM_CUPTI_RECORDS=" + records.string()});
+  if (status != 0) throw ProfilerError(fmt::format("the training helper failed with exit status {}", status));
+  const profile::LayerProfile result = profile::assemble_layer_profile(profile::read_model_description(description),
+                                                                       profile::read_record_file(records), command);
+  warn(result.warnings);
+  nlohmann::json provenance = result.provenance;
+  provenance["helper_command"] = fmt::format("{}", fmt::join(argv, " "));
+  write_file_atomically(o.output, profile::format_trace_json(result.trace, provenance));
+  double backward = 0;
+  for (const Layer& layer : result.trace.layers) backward += layer.backward_time_s;
+  fmt::print("wrote {}: {} layers, forward {:.3f} ms, backward {:.3f} ms (medians of {} iterations)\n", o.output,
+             result.trace.layers.size(), result.trace.forward_time_s * 1e3, backward * 1e3,
+             result.provenance["statistics"]["iterations"].get<int>());
+}
+
+void profile_allreduce(const AllreduceOptions& o, const std::string& command) {
+  const profile::CudaDevices devices = profile::probe_cuda_devices();
+  const int present = static_cast<int>(devices.names.size());
+  if (present < 2) {
+    throw profile::DeviceError(
+        fmt::format("only {} CUDA GPU on this node ({}): an all-reduce needs at least 2, so no "
+                    "collective can be measured",
+                    present, devices.names.front()));
+  }
+  const int gpus = o.gpus > 0 ? o.gpus : present;
+  if (gpus > present) throw profile::DeviceError(fmt::format("{} GPUs asked, {} present", gpus, present));
+  const fs::path bench = profiler_file("mgsim-allreduce-bench");
+  const WorkDir work;
+  const fs::path raw = work.path() / "allreduce.tsv";
+  const std::vector<std::string> argv = {bench.string(),
+                                         "--gpus",
+                                         std::to_string(gpus),
+                                         "--min-bytes",
+                                         std::to_string(o.min_bytes),
+                                         "--max-bytes",
+                                         std::to_string(o.max_bytes),
+                                         "--warmup",
+                                         std::to_string(o.warmup),
+                                         "--repetitions",
+                                         std::to_string(o.repetitions),
+                                         "--output",
+                                         raw.string()};
+  if (const int status = run_program(argv, {}); status != 0) {
+    throw ProfilerError(fmt::format("mgsim-allreduce-bench failed with exit status {}", status));
+  }
+  std::ifstream in(raw);
+  const profile::BenchOutput output = profile::read_bench_output(in, raw.string());
+  nlohmann::json provenance = {{"kind", "measured"},
+                               {"tool",
+                                "mgsim profile allreduce (NCCL in-place all-reduce of floats, one process, "
+                                "kernel times from CUPTI)"},
+                               {"metric",
+                                "median over repetitions of first NCCL kernel start to last kernel end "
+                                "across the GPUs; spread = max - min"},
+                               {"repetitions", o.repetitions},
+                               {"warmup", o.warmup},
+                               {"date", profile::today_utc()},
+                               {"mgsim_command", command}};
+  for (const auto& [key, value] : output.info) provenance[key] = value;
+  write_file_atomically(o.output, profile::format_curve_json(profile::summarize_bench(output), provenance));
+  fmt::print("wrote {}: {} sizes on {} GPUs\n", o.output, profile::summarize_bench(output).size(), gpus);
+}
+
+}  // namespace
+
+void add_profile_command(CLI::App& app) {
+  auto layers = std::make_shared<LayersOptions>();
+  auto allreduce = std::make_shared<AllreduceOptions>();
+  CLI::App* command = app.add_subcommand("profile",
+                                         "measure per-layer backward times or all-reduce curves on this "
+                                         "node's GPUs (needs a CUDA GPU)");
+  command->require_subcommand(1);
+
+  CLI::App* l = command->add_subcommand("layers", "per-layer backward times of a PyTorch model -> trace");
+  l->add_option("--model", layers->model, "torchvision or transformers model name, or module:function")->required();
+  l->add_option("--batch", layers->batch_size, "samples per iteration")->required()->check(CLI::Range(1, 1 << 20));
+  l->add_option("--precision", layers->precision, "fp32, fp16 or bf16 (autocast)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
+  l->add_option("--warmup", layers->warmup, "iterations run before measuring")->capture_default_str();
+  l->add_option("--iterations", layers->iterations, "measured iterations")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  l->add_option("--device", layers->device, "CUDA device index")->capture_default_str();
+  l->add_option("--seq-len", layers->seq_len, "sequence length for transformers models")->capture_default_str();
+  l->add_option("--python", layers->python, "Python with PyTorch")->capture_default_str();
+  l->add_option("-o,--output", layers->output, "trace file to write")->required();
+  l->callback([layers] {
+    profile_layers(
+        *layers, fmt::format("mgsim profile layers --model {} --batch {} --precision {} --warmup {} "
+                             "--iterations {}",
+                             layers->model, layers->batch_size, layers->precision, layers->warmup, layers->iterations));
+  });
+
+  CLI::App* a = command->add_subcommand("allreduce", "NCCL all-reduce latency over message sizes -> curve");
+  a->add_option("--gpus", allreduce->gpus, "GPUs to use (default: all)")->check(CLI::Range(2, 1024));
+  a->add_option("--min-bytes", allreduce->min_bytes, "smallest message")->capture_default_str();
+  a->add_option("--max-bytes", allreduce->max_bytes, "largest message (sizes double)")->capture_default_str();
+  a->add_option("--warmup", allreduce->warmup, "untimed repetitions per size")->capture_default_str();
+  a->add_option("--repetitions", allreduce->repetitions, "timed repetitions per size")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  a->add_option("-o,--output", allreduce->output, "curve file to write")->required();
+  a->callback([allreduce] {
+    profile_allreduce(*allreduce, fmt::format("mgsim profile allreduce --gpus {} --min-bytes {} --max-bytes {}",
+                                              allreduce->gpus, allreduce->min_bytes, allreduce->max_bytes));
+  });
+}
+
+}  // namespace mgsim::cli

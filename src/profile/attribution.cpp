@@ -1,0 +1,214 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <map>
+#include <unordered_map>
+
+#include "mgsim/error.hpp"
+#include "mgsim/profile/records.hpp"
+
+namespace mgsim::profile {
+namespace {
+
+/// A launching call and the GPU work it started.
+struct Launch {
+  const LaunchCall* call = nullptr;
+  std::vector<const GpuActivity*> work;
+};
+
+/// The three boundary markers of one iteration, in CPU time.
+struct Window {
+  int iteration = 0;
+  std::int64_t begin = 0;
+  std::int64_t backward = 0;
+  std::int64_t end = 0;
+};
+
+/// Launches that started GPU work, sorted by their CPU start.
+std::vector<Launch> index_launches(const RecordSet& records, AttributionNotes& notes) {
+  std::unordered_map<std::uint64_t, std::vector<const GpuActivity*>> work;
+  for (const GpuActivity& activity : records.activities) work[activity.correlation].push_back(&activity);
+  std::vector<Launch> launches;
+  for (const LaunchCall& call : records.launches) {
+    const auto found = work.find(call.correlation);
+    if (found == work.end()) continue;
+    launches.push_back({&call, std::move(found->second)});
+    work.erase(found);
+  }
+  for (const auto& [correlation, orphans] : work) notes.activities_without_launch += static_cast<int>(orphans.size());
+  std::sort(launches.begin(), launches.end(), [](const Launch& a, const Launch& b) {
+    if (a.call->start_ns != b.call->start_ns) return a.call->start_ns < b.call->start_ns;
+    return a.call->correlation < b.call->correlation;
+  });
+  return launches;
+}
+
+/// Iterations with all three boundary markers in order; others are counted.
+std::vector<Window> find_windows(const std::vector<Marker>& markers, AttributionNotes& notes) {
+  constexpr std::int64_t kUnset = std::numeric_limits<std::int64_t>::min();
+  std::map<int, std::array<std::int64_t, 3>> bounds;
+  for (const Marker& marker : markers) {
+    if (marker.kind == MarkerKind::grad_ready) continue;
+    auto& b = bounds.try_emplace(marker.index, std::array<std::int64_t, 3>{kUnset, kUnset, kUnset}).first->second;
+    b[static_cast<int>(marker.kind)] = marker.time_ns;
+  }
+  std::vector<Window> windows;
+  for (const auto& [iteration, b] : bounds) {
+    const bool complete = b[0] != kUnset && b[1] != kUnset && b[2] != kUnset && b[0] <= b[1] && b[1] <= b[2];
+    if (complete) {
+      windows.push_back({iteration, b[0], b[1], b[2]});
+    } else {
+      ++notes.incomplete_iterations;
+    }
+  }
+  std::sort(windows.begin(), windows.end(), [](const Window& a, const Window& b) { return a.begin < b.begin; });
+  return windows;
+}
+
+/// Launches whose CPU start lies in [from, to).
+std::pair<std::size_t, std::size_t> launches_between(const std::vector<Launch>& launches, std::int64_t from,
+                                                     std::int64_t to) {
+  const auto start_before = [](const Launch& l, std::int64_t t) { return l.call->start_ns < t; };
+  const auto first = std::lower_bound(launches.begin(), launches.end(), from, start_before);
+  const auto last = std::lower_bound(first, launches.end(), to, start_before);
+  return {static_cast<std::size_t>(first - launches.begin()), static_cast<std::size_t>(last - launches.begin())};
+}
+
+std::int64_t earliest_start(const std::vector<Launch>& launches, std::pair<std::size_t, std::size_t> range) {
+  std::int64_t earliest = std::numeric_limits<std::int64_t>::max();
+  for (std::size_t i = range.first; i < range.second; ++i) {
+    for (const GpuActivity* a : launches[i].work) earliest = std::min(earliest, a->start_ns);
+  }
+  return earliest;
+}
+
+/// The work of one launch that ends last.
+const GpuActivity& last_ending(const Launch& launch) {
+  return **std::max_element(launch.work.begin(), launch.work.end(),
+                            [](const GpuActivity* a, const GpuActivity* b) { return a->end_ns < b->end_ns; });
+}
+
+/// The ready time of one gradient marker: among `candidates` (launches of the
+/// marker's thread before it, in launch order), the stream of the last one,
+/// and the latest end of their work on that stream. Nullopt without candidates.
+std::optional<std::int64_t> ready_time(const std::vector<const Launch*>& candidates) {
+  if (candidates.empty()) return std::nullopt;
+  const std::uint32_t stream = last_ending(*candidates.back()).stream;
+  const std::uint32_t device = last_ending(*candidates.back()).device;
+  std::int64_t ready = std::numeric_limits<std::int64_t>::min();
+  for (const Launch* launch : candidates) {
+    for (const GpuActivity* a : launch->work) {
+      if (a->stream == stream && a->device == device) ready = std::max(ready, a->end_ns);
+    }
+  }
+  return ready;
+}
+
+class IterationAttributor {
+ public:
+  IterationAttributor(const std::vector<Launch>& launches, const Window& window, int parameter_count,
+                      AttributionNotes& notes)
+      : notes_(notes) {
+    timing_.iteration = window.iteration;
+    timing_.ready_ns.assign(static_cast<std::size_t>(parameter_count), std::nullopt);
+    const auto forward = launches_between(launches, window.begin, window.backward);
+    const auto backward = launches_between(launches, window.backward, window.end);
+    backward_start_ = earliest_start(launches, backward);
+    const std::int64_t forward_start = earliest_start(launches, forward);
+    if (backward_start_ != std::numeric_limits<std::int64_t>::max()) {
+      timing_.forward_ns = forward_start == std::numeric_limits<std::int64_t>::max()
+                               ? 0
+                               : std::max<std::int64_t>(0, backward_start_ - forward_start);
+    }
+    for (std::size_t i = backward.first; i < backward.second; ++i) {
+      by_thread_[launches[i].call->thread].push_back(&launches[i]);
+      all_.push_back(&launches[i]);
+    }
+  }
+
+  bool has_backward_work() const { return !all_.empty(); }
+
+  void mark(const Marker& marker) {
+    auto& slot = timing_.ready_ns[static_cast<std::size_t>(marker.index)];
+    if (slot) ++notes_.duplicate_markers;
+    const auto thread = by_thread_.find(marker.thread);
+    const std::vector<const Launch*>* pool = &all_;
+    if (thread != by_thread_.end()) {
+      pool = &thread->second;
+    } else {
+      ++notes_.markers_any_thread;
+    }
+    const auto before = std::lower_bound(pool->begin(), pool->end(), marker.time_ns,
+                                         [](const Launch* l, std::int64_t t) { return l->call->start_ns < t; });
+    const std::vector<const Launch*> candidates(pool->begin(), before);
+    const std::optional<std::int64_t> ready = ready_time(candidates);
+    if (!ready) ++notes_.markers_without_work;
+    slot = std::max<std::int64_t>(0, ready.value_or(backward_start_) - backward_start_);
+  }
+
+  IterationTiming finish() {
+    for (const auto& ready : timing_.ready_ns) {
+      if (ready) timing_.backward_ns = std::max(timing_.backward_ns, *ready);
+    }
+    return std::move(timing_);
+  }
+
+ private:
+  AttributionNotes& notes_;
+  IterationTiming timing_;
+  std::int64_t backward_start_ = 0;
+  std::map<std::uint64_t, std::vector<const Launch*>> by_thread_;
+  std::vector<const Launch*> all_;
+};
+
+}  // namespace
+
+std::vector<IterationTiming> attribute_iterations(const RecordSet& records, int parameter_count,
+                                                  AttributionNotes& notes) {
+  const std::vector<Launch> launches = index_launches(records, notes);
+  const std::vector<Window> windows = find_windows(records.markers, notes);
+  std::vector<IterationAttributor> attributors;
+  attributors.reserve(windows.size());
+  for (const Window& window : windows) attributors.emplace_back(launches, window, parameter_count, notes);
+
+  std::vector<const Marker*> grads;
+  for (const Marker& marker : records.markers) {
+    if (marker.kind == MarkerKind::grad_ready) grads.push_back(&marker);
+  }
+  std::stable_sort(grads.begin(), grads.end(),
+                   [](const Marker* a, const Marker* b) { return a->time_ns < b->time_ns; });
+  for (const Marker* grad : grads) {
+    if (grad->index < 0 || grad->index >= parameter_count) {
+      ++notes.unknown_parameters;
+      continue;
+    }
+    const auto window = std::find_if(windows.begin(), windows.end(), [&](const Window& w) {
+      return w.backward <= grad->time_ns && grad->time_ns <= w.end;
+    });
+    if (window == windows.end()) {
+      ++notes.stray_markers;
+      continue;
+    }
+    attributors[static_cast<std::size_t>(window - windows.begin())].mark(*grad);
+  }
+
+  std::vector<IterationTiming> timings;
+  for (IterationAttributor& attributor : attributors) {
+    if (!attributor.has_backward_work()) {
+      ++notes.incomplete_iterations;
+      continue;
+    }
+    timings.push_back(attributor.finish());
+  }
+  if (timings.empty()) {
+    throw TraceError(
+        fmt::format("no complete measured iteration in the records ({} with missing boundary markers or "
+                    "no backward GPU work)",
+                    notes.incomplete_iterations));
+  }
+  return timings;
+}
+
+}  // namespace mgsim::profile

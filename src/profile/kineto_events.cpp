@@ -1,0 +1,136 @@
+#include "kineto_events.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <functional>
+
+#include "mgsim/error.hpp"
+
+namespace mgsim::profile::kineto {
+namespace {
+
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+class EventReader {
+ public:
+  EventReader(const std::string& source, std::size_t index) : source_(source), index_(index) {}
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw TraceError(fmt::format("{}: traceEvents[{}]: {}", source_, index_, what));
+  }
+
+  std::int64_t time_ns(const nlohmann::json& event, const char* key) const {
+    const auto found = event.find(key);
+    if (found == event.end() || !found->is_number() || !std::isfinite(found->get<double>())) {
+      fail(fmt::format("expected a number \"{}\" (microseconds)", key));
+    }
+    return std::llround(found->get<double>() * 1000.0);
+  }
+
+  /// pid / tid may be numbers or strings; only equality matters.
+  static std::uint64_t id(const nlohmann::json& event, const char* key) {
+    const auto found = event.find(key);
+    if (found == event.end()) return 0;
+    if (found->is_number_integer()) return static_cast<std::uint64_t>(found->get<std::int64_t>());
+    if (found->is_number()) return static_cast<std::uint64_t>(found->get<double>());
+    if (found->is_string()) return std::hash<std::string>{}(found->get<std::string>());
+    return 0;
+  }
+
+  static std::optional<std::int64_t> arg_int(const nlohmann::json* args, const char* key) {
+    if (args == nullptr) return std::nullopt;
+    const auto found = args->find(key);
+    if (found == args->end()) return std::nullopt;
+    if (found->is_number()) return static_cast<std::int64_t>(found->get<double>());
+    if (found->is_string()) {
+      try {
+        return std::stoll(found->get<std::string>());
+      } catch (const std::exception&) {
+        return std::nullopt;
+      }
+    }
+    return std::nullopt;
+  }
+
+ private:
+  const std::string& source_;
+  std::size_t index_;
+};
+
+const nlohmann::json& event_list(const nlohmann::json& document, const std::string& source) {
+  if (document.is_array()) return document;
+  if (document.is_object()) {
+    const auto found = document.find("traceEvents");
+    if (found != document.end() && found->is_array()) return *found;
+  }
+  throw TraceError(fmt::format("{}: expected a Chrome trace: an object with a \"traceEvents\" array", source));
+}
+
+void by_start(std::vector<Span>& spans) {
+  std::stable_sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.start_ns < b.start_ns; });
+}
+
+}  // namespace
+
+Events read_events(const nlohmann::json& document, const std::string& source) {
+  const nlohmann::json& list = event_list(document, source);
+  Events events;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const nlohmann::json& event = list[i];
+    const EventReader in(source, i);
+    if (!event.is_object()) in.fail("expected an object");
+    if (event.value("ph", "") != "X") continue;  // only complete events carry durations
+    const auto name_field = event.find("name");
+    if (name_field == event.end() || !name_field->is_string()) in.fail("expected a string \"name\"");
+    const std::string name = name_field->get<std::string>();
+    const std::string category = lower(event.value("cat", ""));
+    const auto args_field = event.find("args");
+    const nlohmann::json* args = args_field != event.end() && args_field->is_object() ? &*args_field : nullptr;
+    const std::int64_t start = in.time_ns(event, "ts");
+    const std::int64_t end = start + in.time_ns(event, "dur");
+    if (end < start) in.fail("expected \"dur\" >= 0");
+
+    if (category == "kernel" || category == "gpu_memcpy" || category == "gpu_memset" || category == "memcpy" ||
+        category == "memset") {
+      const auto correlation = EventReader::arg_int(args, "correlation");
+      if (!correlation) {
+        ++events.activities_without_correlation;
+        continue;
+      }
+      const auto device = EventReader::arg_int(args, "device");
+      const auto stream = EventReader::arg_int(args, "stream");
+      events.records.activities.push_back(
+          {static_cast<std::uint64_t>(*correlation),
+           static_cast<std::uint32_t>(device.value_or(static_cast<std::int64_t>(EventReader::id(event, "pid")))),
+           static_cast<std::uint32_t>(stream.value_or(static_cast<std::int64_t>(EventReader::id(event, "tid")))), start,
+           end});
+    } else if (category == "cuda_runtime" || category == "cuda_driver" || category == "runtime" ||
+               category == "driver") {
+      if (const auto correlation = EventReader::arg_int(args, "correlation")) {
+        events.records.launches.push_back(
+            {static_cast<std::uint64_t>(*correlation), EventReader::id(event, "tid"), start});
+      }
+    } else {
+      Span span{name, EventReader::id(event, "tid"), start, end, EventReader::arg_int(args, "Sequence number"), args};
+      if (name.starts_with("ProfilerStep#")) {
+        events.steps.push_back(std::move(span));
+      } else if (category == "python_function" && name.starts_with("nn.Module: ")) {
+        events.modules.push_back(std::move(span));
+      } else if (category == "cpu_op" || category == "operator") {
+        events.operators.push_back(std::move(span));
+      }
+    }
+  }
+  by_start(events.operators);
+  by_start(events.modules);
+  by_start(events.steps);
+  return events;
+}
+
+}  // namespace mgsim::profile::kineto

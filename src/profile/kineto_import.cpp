@@ -1,0 +1,302 @@
+// PyTorch profiler (Kineto) Chrome trace -> trace. Per iteration (one per
+// "ProfilerStep#N" window, or the whole trace): the backward starts at the
+// first autograd node ("autograd::engine::evaluate_function: X"); every
+// AccumulateGrad node marks one parameter's gradient ready, on its thread, at
+// its end; the ready time on the GPU follows from the kernels through their
+// correlation ids (attribute_iterations). Each AccumulateGrad belongs to the
+// layer of the node that produced its gradient: the nearest earlier node on
+// its thread, mapped through its sequence number to the forward operator and
+// the innermost "nn.Module" around it (with_stack=True), or named after the
+// node itself when the trace has no module events. Sizes come from the
+// AccumulateGrad's "Input Dims" (record_shapes=True).
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "kineto_events.hpp"
+#include "mgsim/error.hpp"
+#include "mgsim/profile/importers.hpp"
+#include "mgsim/profile/layer_timing.hpp"
+
+namespace mgsim::profile {
+namespace {
+
+using kineto::Events;
+using kineto::Span;
+
+constexpr std::string_view kEvaluate = "autograd::engine::evaluate_function: ";
+constexpr std::string_view kAccumulate = "torch::autograd::AccumulateGrad";
+
+/// One execution of a backward node: its evaluate_function span and the
+/// node's own span inside it (which carries the sequence number and inputs).
+struct Node {
+  const Span* evaluate = nullptr;
+  const Span* inner = nullptr;
+  std::string name;
+  bool accumulate() const { return name == kAccumulate; }
+};
+
+/// What the trace says about where it ran (Kineto writes these at the top).
+nlohmann::json top_level_facts(const nlohmann::json& document) {
+  nlohmann::json facts = nlohmann::json::object();
+  if (!document.is_object()) return facts;
+  for (const char* key : {"schemaVersion", "cupti_version", "cuda_runtime_version", "cuda_driver_version"}) {
+    if (document.contains(key)) facts[key] = document[key];
+  }
+  const auto devices = document.find("deviceProperties");
+  if (devices != document.end() && devices->is_array()) {
+    std::vector<std::string> names;
+    for (const nlohmann::json& d : *devices) {
+      if (d.is_object() && d.contains("name") && d["name"].is_string()) names.push_back(d["name"].get<std::string>());
+    }
+    if (!names.empty()) facts["hardware"] = names;
+  }
+  return facts;
+}
+
+/// Backward nodes that only reshape, transpose or cast: without module events
+/// the gradient is attributed past them to the node that owns the layer.
+bool passes_through(const std::string& node) {
+  static const std::set<std::string, std::less<>> kPassThrough = {
+      "TBackward",          "ToCopyBackward",    "ViewBackward",      "ReshapeAliasBackward",
+      "UnsafeViewBackward", "PermuteBackward",   "TransposeBackward", "ExpandBackward",
+      "SqueezeBackward",    "UnsqueezeBackward", "CloneBackward",     "AsStridedBackward"};
+  std::string_view stem = node;
+  while (!stem.empty() && stem.back() >= '0' && stem.back() <= '9') stem.remove_suffix(1);
+  return kPassThrough.contains(stem);
+}
+
+class KinetoImporter {
+ public:
+  KinetoImporter(const nlohmann::json& document, const std::string& source, const KinetoOptions& options)
+      : source_(source),
+        options_(options),
+        events_(kineto::read_events(document, source)),
+        facts_(top_level_facts(document)) {
+    find_nodes();
+    for (const Span& step : events_.steps) windows_.push_back({step.start_ns, step.end_ns});
+    if (windows_.empty() && !events_.operators.empty()) windows_.push_back(whole_trace());
+    const std::size_t skip =
+        std::min<std::size_t>(static_cast<std::size_t>(std::max(0, options.skip_steps)), windows_.size());
+    windows_.erase(windows_.begin(), windows_.begin() + static_cast<std::ptrdiff_t>(skip));
+  }
+
+  ImportedTrace run() {
+    RecordSet records = events_.records;
+    int iteration = 0;
+    for (const auto& [from, to] : windows_) {
+      const std::vector<const Node*> nodes = nodes_between(from, to);
+      if (nodes.empty()) {
+        warnings_.push_back(fmt::format("a step window at {} ns holds no backward pass: skipped", from));
+        continue;
+      }
+      std::vector<const Node*> grads;
+      for (const Node* n : nodes) {
+        if (n->accumulate()) grads.push_back(n);
+      }
+      if (params_.empty()) describe_parameters(nodes, grads);
+      if (grads.size() != params_.size()) {
+        warnings_.push_back(fmt::format("iteration {} accumulates {} gradients, the first one {}: skipped", iteration,
+                                        grads.size(), params_.size()));
+        continue;
+      }
+      add_markers(records, iteration++, from, to, nodes, grads);
+    }
+    if (params_.empty())
+      throw TraceError(
+          fmt::format("{}: no AccumulateGrad node: the trace holds no backward pass "
+                      "of trainable parameters",
+                      source_));
+    return build(records);
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const { throw TraceError(fmt::format("{}: {}", source_, what)); }
+
+  std::pair<std::int64_t, std::int64_t> whole_trace() const {
+    std::int64_t from = events_.operators.front().start_ns, to = from;
+    for (const Span& op : events_.operators) to = std::max(to, op.end_ns);
+    return {from, to};
+  }
+
+  void find_nodes() {
+    const std::vector<Span>& ops = events_.operators;
+    in_backward_.assign(ops.size(), false);
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (!ops[i].name.starts_with(kEvaluate)) continue;
+      Node node{&ops[i], nullptr, ops[i].name.substr(kEvaluate.size())};
+      for (std::size_t j = i + 1; j < ops.size() && ops[j].start_ns <= ops[i].end_ns; ++j) {
+        if (ops[j].thread != ops[i].thread || ops[j].end_ns > ops[i].end_ns) continue;
+        in_backward_[j] = true;
+        if (node.inner == nullptr && ops[j].name == node.name) node.inner = &ops[j];
+      }
+      nodes_.push_back(node);
+    }
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (in_backward_[i] || !ops[i].sequence || *ops[i].sequence < 0 || ops[i].name.starts_with(kEvaluate)) continue;
+      forward_by_sequence_.try_emplace(*ops[i].sequence, &ops[i]);
+    }
+  }
+
+  std::vector<const Node*> nodes_between(std::int64_t from, std::int64_t to) const {
+    std::vector<const Node*> nodes;
+    for (const Node& node : nodes_) {
+      if (node.evaluate->start_ns >= from && node.evaluate->start_ns <= to) nodes.push_back(&node);
+    }
+    return nodes;
+  }
+
+  /// The innermost "nn.Module: X" around a forward operator, or nullptr.
+  const Span* module_of(const Span& op) const {
+    const Span* best = nullptr;
+    for (const Span& m : events_.modules) {
+      if (m.start_ns > op.start_ns) break;
+      if (m.thread == op.thread && m.end_ns >= op.end_ns) best = &m;
+    }
+    return best;
+  }
+
+  /// The layer a gradient belongs to, from the nodes that ran before it.
+  std::string layer_of(const std::vector<const Node*>& nodes, std::size_t at) {
+    const bool use_modules = !events_.modules.empty();
+    for (std::size_t i = at; i-- > 0;) {
+      const Node& n = *nodes[i];
+      if (n.evaluate->thread != nodes[at]->evaluate->thread || n.accumulate()) continue;
+      if (use_modules && n.inner != nullptr && n.inner->sequence) {
+        const auto forward = forward_by_sequence_.find(*n.inner->sequence);
+        if (forward != forward_by_sequence_.end()) {
+          if (const Span* module = module_of(*forward->second)) return module->name.substr(11);  // "nn.Module: "
+        }
+      }
+      if (use_modules) {
+        ++unmapped_;
+      } else if (passes_through(n.name)) {
+        continue;
+      }
+      return n.inner != nullptr && n.inner->sequence ? fmt::format("{}#{}", n.name, *n.inner->sequence) : n.name;
+    }
+    return "unattributed";
+  }
+
+  void describe_parameters(const std::vector<const Node*>& nodes, const std::vector<const Node*>& grads) {
+    std::vector<ParamInfo> found;
+    for (std::size_t i = 0, k = 0; i < nodes.size(); ++i) {
+      if (!nodes[i]->accumulate()) continue;
+      ParamInfo param = shape_of(*grads[k]);
+      param.layer = layer_of(nodes, i);
+      param.name = fmt::format("{}[{}]", param.layer, k++);
+      found.push_back(param);
+    }
+    // Forward (framework) order is the reverse of the order gradients arrive.
+    params_.assign(found.rbegin(), found.rend());
+  }
+
+  ParamInfo shape_of(const Node& node) const {
+    const nlohmann::json* args = node.inner != nullptr ? node.inner->args : nullptr;
+    const auto dims = args != nullptr ? args->find("Input Dims") : nlohmann::json::const_iterator{};
+    if (args == nullptr || dims == args->end() || !dims->is_array() || dims->empty() || !(*dims)[0].is_array()) {
+      fail(fmt::format("AccumulateGrad at {} us has no \"Input Dims\": record the trace with record_shapes=True",
+                       static_cast<double>(node.evaluate->start_ns) / 1000.0));
+    }
+    ParamInfo param;
+    param.elements = 1;
+    for (const nlohmann::json& d : (*dims)[0]) {
+      if (!d.is_number_integer() || d.get<std::int64_t>() < 1) fail("AccumulateGrad \"Input Dims\" holds a size < 1");
+      param.elements *= d.get<std::int64_t>();
+    }
+    const auto types = args->find("Input type");
+    const std::string type = types != args->end() && types->is_array() && !types->empty() && (*types)[0].is_string()
+                                 ? (*types)[0].get<std::string>()
+                                 : std::string("float");
+    param.dtype_bytes = type == "double"                                                                         ? 8
+                        : (type.find("Half") != std::string::npos || type.find("BFloat16") != std::string::npos) ? 2
+                                                                                                                 : 4;
+    return param;
+  }
+
+  void add_markers(RecordSet& records, int iteration, std::int64_t from, std::int64_t to,
+                   const std::vector<const Node*>& nodes, const std::vector<const Node*>& grads) const {
+    std::int64_t backward = nodes.front()->evaluate->start_ns, end = to;
+    for (const Node* n : nodes) {
+      backward = std::min(backward, n->evaluate->start_ns);
+      end = std::max(end, n->evaluate->end_ns);
+    }
+    const std::uint64_t thread = nodes.front()->evaluate->thread;
+    records.markers.push_back({MarkerKind::iteration_begin, from, thread, iteration});
+    records.markers.push_back({MarkerKind::backward_begin, backward, thread, iteration});
+    records.markers.push_back({MarkerKind::iteration_end, end, thread, iteration});
+    const int count = static_cast<int>(grads.size());
+    for (int k = 0; k < count; ++k) {
+      const Span& e = *grads[static_cast<std::size_t>(k)]->evaluate;
+      records.markers.push_back({MarkerKind::grad_ready, e.end_ns, e.thread, count - 1 - k});
+    }
+  }
+
+  ImportedTrace build(const RecordSet& records) {
+    AttributionNotes notes;
+    const std::vector<IterationTiming> timings = attribute_iterations(records, static_cast<int>(params_.size()), notes);
+    BuiltTrace built =
+        build_trace(params_, summarize(timings, static_cast<int>(params_.size())), options_.model, options_.batch_size);
+    ImportedTrace out;
+    out.trace = std::move(built.trace);
+    out.warnings = warnings_;
+    if (notes.markers_any_thread > 0) {
+      out.warnings.push_back(
+          fmt::format("{} AccumulateGrad events ran on a thread that launched no kernel: matched "
+                      "against kernels of every thread",
+                      notes.markers_any_thread));
+    }
+    if (unmapped_ > 0) {
+      out.warnings.push_back(
+          fmt::format("{} gradients could not be traced to an nn.Module: named after their "
+                      "backward node",
+                      unmapped_));
+    }
+    out.provenance = {{"kind", "measured"},
+                      {"tool", "PyTorch profiler (Kineto) Chrome trace"},
+                      {"source_file", source_},
+                      {"layers_from", events_.modules.empty() ? "backward node names (no nn.Module events)"
+                                                              : "nn.Module events through sequence numbers"},
+                      {"gradient_ready",
+                       "end of the last kernel launched before each AccumulateGrad ended, on its "
+                       "thread and stream"},
+                      {"statistics", built.stats},
+                      {"kernels_without_correlation", events_.activities_without_correlation},
+                      {"attribution",
+                       {{"markers_without_work", notes.markers_without_work},
+                        {"markers_any_thread", notes.markers_any_thread},
+                        {"kernels_without_launch", notes.activities_without_launch}}}};
+    out.provenance.update(facts_);
+    return out;
+  }
+
+  std::string source_;
+  KinetoOptions options_;
+  Events events_;
+  nlohmann::json facts_;
+  std::vector<Node> nodes_;
+  std::vector<bool> in_backward_;
+  std::map<std::int64_t, const Span*> forward_by_sequence_;
+  std::vector<std::pair<std::int64_t, std::int64_t>> windows_;
+  std::vector<ParamInfo> params_;
+  std::vector<std::string> warnings_;
+  int unmapped_ = 0;
+};
+
+}  // namespace
+
+ImportedTrace import_kineto(const nlohmann::json& document, const std::string& source, const KinetoOptions& options) {
+  if (options.model.empty()) throw TraceError(fmt::format("{}: a model name is needed for the trace", source));
+  if (options.batch_size < 1)
+    throw TraceError(
+        fmt::format("{}: the batch size (>= 1) is needed: the profiler trace "
+                    "does not hold it",
+                    source));
+  KinetoImporter importer(document, source, options);
+  return importer.run();
+}
+
+}  // namespace mgsim::profile

@@ -1,0 +1,139 @@
+#include "mgsim/profile/layer_timing.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "mgsim/error.hpp"
+
+namespace mgsim::profile {
+namespace {
+
+struct Spread {
+  double median = 0.0;
+  double spread = 0.0;
+};
+
+Spread median_and_spread(std::vector<double> values) {
+  if (values.empty()) return {};
+  const auto [low, high] = std::minmax_element(values.begin(), values.end());
+  const double spread = *high - *low;
+  return {median(std::move(values)), spread};
+}
+
+/// A layer while the trace is built: its parameters and when it finished.
+struct LayerGroup {
+  std::string name;
+  std::vector<std::size_t> params;  ///< indices into the parameter list, in their order
+  double ready_end_ns = 0.0;
+};
+
+std::vector<LayerGroup> group_layers(const std::vector<ParamInfo>& params, const TimingSummary& summary,
+                                     std::vector<std::string>& unused) {
+  std::vector<LayerGroup> groups;
+  std::map<std::string, std::size_t> by_name;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    if (summary.samples[i] == 0) {
+      unused.push_back(params[i].name);
+      continue;
+    }
+    const auto [slot, added] = by_name.try_emplace(params[i].layer, groups.size());
+    if (added) groups.push_back({params[i].layer, {}, 0.0});
+    LayerGroup& group = groups[slot->second];
+    group.params.push_back(i);
+    group.ready_end_ns = std::max(group.ready_end_ns, summary.ready_ns[i]);
+  }
+  // Forward order: the layer whose gradients finish last comes first; on a
+  // tie, the layer registered later is later in forward order.
+  std::stable_sort(groups.begin(), groups.end(), [](const LayerGroup& a, const LayerGroup& b) {
+    if (a.ready_end_ns != b.ready_end_ns) return a.ready_end_ns > b.ready_end_ns;
+    return a.params.front() < b.params.front();
+  });
+  return groups;
+}
+
+}  // namespace
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0.0;
+  const std::size_t mid = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
+  const double upper = values[mid];
+  if (values.size() % 2 == 1) return upper;
+  const double lower = *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid));
+  return (lower + upper) / 2;
+}
+
+TimingSummary summarize(const std::vector<IterationTiming>& iterations, int parameter_count) {
+  TimingSummary summary;
+  summary.iterations = static_cast<int>(iterations.size());
+  std::vector<double> forward, backward;
+  std::vector<std::vector<double>> ready(static_cast<std::size_t>(parameter_count));
+  for (const IterationTiming& it : iterations) {
+    forward.push_back(static_cast<double>(it.forward_ns));
+    backward.push_back(static_cast<double>(it.backward_ns));
+    for (std::size_t p = 0; p < ready.size() && p < it.ready_ns.size(); ++p) {
+      if (it.ready_ns[p]) ready[p].push_back(static_cast<double>(*it.ready_ns[p]));
+    }
+  }
+  const Spread f = median_and_spread(forward), b = median_and_spread(backward);
+  summary.forward_ns = f.median;
+  summary.forward_spread_ns = f.spread;
+  summary.backward_ns = b.median;
+  summary.backward_spread_ns = b.spread;
+  for (std::vector<double>& values : ready) {
+    summary.samples.push_back(static_cast<int>(values.size()));
+    const Spread r = median_and_spread(std::move(values));
+    summary.ready_ns.push_back(r.median);
+    summary.ready_spread_ns.push_back(r.spread);
+  }
+  return summary;
+}
+
+BuiltTrace build_trace(const std::vector<ParamInfo>& params, const TimingSummary& summary, const std::string& model,
+                       int batch_size) {
+  BuiltTrace built;
+  const std::vector<LayerGroup> groups = group_layers(params, summary, built.unused_parameters);
+  if (groups.empty()) throw TraceError("no parameter's gradient was ever marked ready: nothing to build a trace from");
+  built.trace.model = model;
+  built.trace.batch_size = batch_size;
+  built.trace.forward_time_s = summary.forward_ns * 1e-9;
+  double max_spread = 0.0;
+  int partial = 0;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    // The layer's backward starts when the next layer (in forward order) ends.
+    const double start = g + 1 < groups.size() ? groups[g + 1].ready_end_ns : 0.0;
+    Layer layer;
+    layer.name = groups[g].name;
+    const double length = groups[g].ready_end_ns - start;
+    layer.backward_time_s = length * 1e-9;
+    for (const std::size_t p : groups[g].params) {
+      layer.params.push_back(params[p].elements);
+      layer.dtype_bytes = params[p].dtype_bytes;
+      double offset = summary.ready_ns[p] - start;
+      if (offset < 0) {
+        ++built.clamped_tensors;
+        offset = 0;
+      }
+      layer.grad_ready_s.push_back(std::min(offset, length) * 1e-9);
+      max_spread = std::max(max_spread, summary.ready_spread_ns[p] * 1e-9);
+      if (summary.samples[p] < summary.iterations) ++partial;
+    }
+    built.trace.layers.push_back(std::move(layer));
+  }
+  built.stats = {
+      {"iterations", summary.iterations},
+      {"statistic", "median over the measured iterations; spreads are max - min"},
+      {"forward_spread_s", summary.forward_spread_ns * 1e-9},
+      {"backward_s", summary.backward_ns * 1e-9},
+      {"backward_spread_s", summary.backward_spread_ns * 1e-9},
+      {"max_ready_spread_s", max_spread},
+      {"parameters_marked_in_some_iterations_only", partial},
+      {"tensors_ready_before_their_layer_started", built.clamped_tensors},
+      {"unused_parameters", built.unused_parameters},
+  };
+  return built;
+}
+
+}  // namespace mgsim::profile

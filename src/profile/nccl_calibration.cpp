@@ -1,0 +1,95 @@
+// Calibrating the `nccl` model on a measured curve: the bus bandwidth (as
+// beta = 1 / bandwidth) and an extra latency per hop, both levels alike, are
+// chosen to minimise the squared relative error. The model is a minimum over
+// (algorithm, protocol), so the cost is only piecewise smooth: a coarse grid
+// (beta over 10 MB/s .. 10 TB/s, extra latency 0 .. 3 ms) finds the basin and
+// a compass search with shrinking steps refines it. Deterministic.
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "mgsim/error.hpp"
+#include "mgsim/profile/nccl_model.hpp"
+
+namespace mgsim::profile {
+namespace {
+
+struct Candidate {
+  double log_beta = 0.0;  ///< log10 of seconds per byte
+  double extra_us = 0.0;  ///< >= 0
+  double cost = std::numeric_limits<double>::infinity();
+};
+
+NcclParams with(const NcclParams& base, double log_beta, double extra_us) {
+  NcclParams p = base;
+  p.intra_beta_s_per_byte = p.inter_beta_s_per_byte = std::pow(10.0, log_beta);
+  p.intra_extra_latency_us = p.inter_extra_latency_us = extra_us;
+  return p;
+}
+
+double cost_of(std::span<const CurvePoint> points, const NcclParams& base, double log_beta, double extra_us) {
+  const NcclModel model(with(base, log_beta, extra_us));
+  double cost = 0.0;
+  for (const CurvePoint& point : points) {
+    const double e = model.allreduce_seconds(static_cast<double>(point.bytes), point.gpus) / point.seconds - 1.0;
+    cost += e * e;
+  }
+  return cost;
+}
+
+Candidate grid_search(std::span<const CurvePoint> points, const NcclParams& base) {
+  Candidate best;
+  for (int i = 0; i <= 60; ++i) {
+    const double log_beta = -13.0 + 0.1 * i;
+    for (int j = -1; j <= 45; ++j) {
+      const double extra = j < 0 ? 0.0 : std::pow(10.0, -1.0 + 0.1 * j);
+      const double cost = cost_of(points, base, log_beta, extra);
+      if (cost < best.cost) best = {log_beta, extra, cost};
+    }
+  }
+  return best;
+}
+
+Candidate refine(std::span<const CurvePoint> points, const NcclParams& base, Candidate at) {
+  double step_beta = 0.05;
+  double step_extra = std::max(0.05, at.extra_us * 0.1);
+  while (step_beta > 1e-9 || step_extra > 1e-7) {
+    bool moved = false;
+    const double tries[4][2] = {{step_beta, 0}, {-step_beta, 0}, {0, step_extra}, {0, -step_extra}};
+    for (const auto& t : tries) {
+      const double extra = std::max(0.0, at.extra_us + t[1]);
+      const double cost = cost_of(points, base, at.log_beta + t[0], extra);
+      if (cost < at.cost) {
+        at = {at.log_beta + t[0], extra, cost};
+        moved = true;
+      }
+    }
+    if (!moved) {
+      step_beta /= 2;
+      step_extra /= 2;
+    }
+  }
+  return at;
+}
+
+}  // namespace
+
+NcclCalibration calibrate_nccl(std::span<const CurvePoint> points, const NcclParams& base) {
+  if (points.empty()) throw CurveError("calibrating the nccl model needs at least one measured point");
+  const Candidate best = refine(points, base, grid_search(points, base));
+  const NcclModel model(with(base, best.log_beta, best.extra_us));
+  NcclCalibration result{std::pow(10.0, best.log_beta), best.extra_us, 0, 0};
+  double sum = 0.0;
+  for (const CurvePoint& point : points) {
+    const double e =
+        std::abs(model.allreduce_seconds(static_cast<double>(point.bytes), point.gpus) / point.seconds - 1);
+    sum += e * e;
+    result.max_rel_error = std::max(result.max_rel_error, e);
+  }
+  result.rms_rel_error = std::sqrt(sum / static_cast<double>(points.size()));
+  return result;
+}
+
+}  // namespace mgsim::profile

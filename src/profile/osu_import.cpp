@@ -1,0 +1,164 @@
+// OSU Micro-Benchmarks `osu_allreduce` output -> curve. Read through its
+// column header ("# Size  Avg Latency(us)" and, with -f, "Min Latency(us)
+// Max Latency(us) Iterations"); a title line naming another benchmark is an
+// error. OSU does not print the rank count: it comes from --gpus, or from a
+// "N," prefix on every row (as in the B-Caffe logs shipped with mgsim).
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "mgsim/error.hpp"
+#include "mgsim/profile/importers.hpp"
+#include "text_lines.hpp"
+
+namespace mgsim::profile {
+namespace {
+
+/// Splits an OSU column header on runs of two or more spaces.
+std::vector<std::string> header_columns(std::string_view body) {
+  std::vector<std::string> columns;
+  std::string current;
+  std::size_t spaces = 0;
+  for (const char c : trim(body)) {
+    if (c == ' ' || c == '\t') {
+      ++spaces;
+      continue;
+    }
+    if (spaces >= 2 || (spaces > 0 && c == '\t')) {
+      columns.push_back(current);
+      current.clear();
+    } else if (spaces == 1) {
+      current += ' ';
+    }
+    spaces = 0;
+    current += c;
+  }
+  if (!current.empty()) columns.push_back(current);
+  return columns;
+}
+
+class OsuReader {
+ public:
+  OsuReader(const std::string& source, const OsuOptions& options) : source_(source), options_(options) {}
+
+  void read(std::istream& in) {
+    std::string text;
+    for (int line = 1; std::getline(in, text); ++line) {
+      const std::string_view view = trim(text);
+      if (view.empty()) continue;
+      if (view.front() == '#') {
+        comment(view.substr(1), line);
+      } else if (size_column_) {
+        row(view, line);
+      }
+    }
+  }
+
+  ImportedCurve finish() const {
+    if (title_.empty()) fail(0, "no \"# OSU ... Allreduce Latency Test\" title: not an osu_allreduce output");
+    if (!size_column_) fail(0, "no column header (\"# Size  Avg Latency(us) ...\")");
+    if (points_.empty()) fail(0, "no result rows under the column header");
+    const int gpus = options_.gpus > 0 ? options_.gpus : prefix_gpus_;
+    if (gpus == 0) fail(0, "osu_allreduce does not print the number of ranks: give --gpus");
+    if (gpus < 2) fail(0, fmt::format("{} rank: an all-reduce curve needs at least 2", gpus));
+    ImportedCurve curve;
+    for (CurveSample point : points_) {
+      point.gpus = gpus;
+      curve.points.push_back(point);
+    }
+    curve.provenance = {
+        {"kind", "measured"},
+        {"tool", title_},
+        {"source_file", source_},
+        {"metric",
+         "average latency per MPI_Allreduce (us), converted to seconds; spread = max - min latency "
+         "when the output has them (-f)"},
+        {"ranks", gpus},
+        {"ranks_from", options_.gpus > 0 ? "--gpus" : "the \"N,\" prefix of the rows"},
+    };
+    return curve;
+  }
+
+ private:
+  [[noreturn]] void fail(int line, const std::string& what) const {
+    throw CurveError(line > 0 ? fmt::format("{}: line {}: {}", source_, line, what)
+                              : fmt::format("{}: {}", source_, what));
+  }
+
+  void comment(std::string_view body, int line) {
+    const std::string_view text = trim(body);
+    if (text.starts_with("OSU ")) {
+      if (text.find("Allreduce") == std::string_view::npos)
+        fail(line, fmt::format("\"{}\" is not osu_allreduce", text));
+      title_ = std::string(text);
+      return;
+    }
+    const std::vector<std::string> columns = header_columns(text);
+    if (columns.empty() || columns[0] != "Size") return;
+    columns_ = columns.size();
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      if (columns[i] == "Size") size_column_ = i;
+      if (columns[i] == "Avg Latency(us)") avg_ = i;
+      if (columns[i] == "Min Latency(us)") min_ = i;
+      if (columns[i] == "Max Latency(us)") max_ = i;
+    }
+    if (!avg_) fail(line, "the column header has no \"Avg Latency(us)\"");
+  }
+
+  /// Strips a leading "N," (rank count) and checks that it is the same on every row.
+  std::string_view strip_prefix(std::string_view text, int line) {
+    const std::size_t comma = text.find(',');
+    if (comma == std::string_view::npos) return text;
+    const std::optional<std::int64_t> gpus = to_int(text.substr(0, comma));
+    if (!gpus || *gpus < 1) fail(line, fmt::format("expected \"<ranks>,<size> <latency>...\", got \"{}\"", text));
+    if (prefix_gpus_ != 0 && prefix_gpus_ != *gpus)
+      fail(line, fmt::format("rank prefix {} after {}", *gpus, prefix_gpus_));
+    if (options_.gpus > 0 && options_.gpus != *gpus) {
+      fail(line, fmt::format("rank prefix {} contradicts --gpus {}", *gpus, options_.gpus));
+    }
+    prefix_gpus_ = static_cast<int>(*gpus);
+    return text.substr(comma + 1);
+  }
+
+  void row(std::string_view text, int line) {
+    const std::vector<std::string_view> words = split_words(strip_prefix(text, line));
+    if (words.size() != columns_) {
+      fail(line, fmt::format("expected {} columns as in the header, got {}: \"{}\"", columns_, words.size(), text));
+    }
+    const std::optional<std::int64_t> bytes = to_int(words[*size_column_]);
+    if (!bytes || *bytes < 1) fail(line, fmt::format("expected a size >= 1 byte, got \"{}\"", words[*size_column_]));
+    const std::optional<double> avg = to_double(words[*avg_]);
+    if (!avg || !(*avg > 0)) fail(line, fmt::format("expected a latency > 0 (us), got \"{}\"", words[*avg_]));
+    if (const auto seen = first_line_.find(*bytes); seen != first_line_.end()) {
+      fail(line, fmt::format("size {} already given on line {}", *bytes, seen->second));
+    }
+    first_line_[*bytes] = line;
+    CurveSample sample{0, *bytes, *avg * 1e-6, std::nullopt};
+    if (min_ && max_) {
+      const std::optional<double> lo = to_double(words[*min_]), hi = to_double(words[*max_]);
+      if (!lo || !hi || *lo > *hi) fail(line, "expected min latency <= max latency");
+      sample.spread_s = (*hi - *lo) * 1e-6;
+    }
+    points_.push_back(sample);
+  }
+
+  std::string source_;
+  OsuOptions options_;
+  std::string title_;
+  std::size_t columns_ = 0;
+  std::optional<std::size_t> size_column_, avg_, min_, max_;
+  int prefix_gpus_ = 0;
+  std::map<std::int64_t, int> first_line_;
+  std::vector<CurveSample> points_;
+};
+
+}  // namespace
+
+ImportedCurve import_osu(std::istream& text, const std::string& source, const OsuOptions& options) {
+  OsuReader reader(source, options);
+  reader.read(text);
+  return reader.finish();
+}
+
+}  // namespace mgsim::profile

@@ -1,0 +1,221 @@
+// `mgsim fit` and the `nccl` collective: the fitter recovers known a, b from
+// generated points and finds a planted breakpoint (also with noise and on the
+// shipped K80 OSU curves, whose 8 KB protocol switch must come out); ring and
+// tree alpha-beta fits; NCCL's predictor checked term by term by hand; and
+// its calibration recovers the bandwidth and latency it was generated with.
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+
+#include "mgsim/error.hpp"
+#include "mgsim/io/trace_io.hpp"
+#include "mgsim/profile/curve_fit.hpp"
+#include "mgsim/profile/nccl_model.hpp"
+#include "mgsim/profile/output.hpp"
+
+namespace {
+
+using namespace mgsim;
+using namespace mgsim::profile;
+
+/// Sizes 4 B .. 1 MiB doubling, plus 12 KiB and 24 KiB (as OSU steps past 8 KiB).
+std::vector<double> sizes() {
+  std::vector<double> s;
+  for (double b = 4; b <= 1 << 20; b *= 2) s.push_back(b);
+  s.push_back(12288);
+  s.push_back(24576);
+  return s;
+}
+
+/// T = 30 us + 5 ns/B up to 8 KiB, 120 us + 1.5 ns/B from 12 KiB on.
+double planted(double bytes) { return bytes <= 8192 ? 30e-6 + 5e-9 * bytes : 120e-6 + 1.5e-9 * bytes; }
+
+TEST_CASE("fit: a line through exact points recovers a and b", "[fit]") {
+  std::vector<SizeSample> samples;
+  for (double b : sizes()) samples.push_back({b, 50e-6 + 1e-9 * b});
+  const LineFit fit = fit_line(samples);
+  CHECK(fit.a_s == Approx(50e-6).epsilon(1e-9));
+  CHECK(fit.b_s_per_byte == Approx(1e-9).epsilon(1e-9));
+  CHECK(fit.max_rel_error < 1e-9);
+  const PiecewiseFit pw = fit_piecewise(samples);
+  CHECK(pw.ranges.size() == 1);  // one line fits: no breakpoint
+}
+
+TEST_CASE("fit: a planted breakpoint is found and both lines recovered", "[fit]") {
+  std::vector<SizeSample> samples;
+  for (double b : sizes()) samples.push_back({b, planted(b)});
+  const PiecewiseFit pw = fit_piecewise(samples);
+  REQUIRE(pw.ranges.size() == 2);
+  CHECK(pw.ranges[0].to_bytes == 8192);
+  CHECK(pw.ranges[1].from_bytes == 12288);
+  CHECK(pw.ranges[0].fit.a_s == Approx(30e-6).epsilon(1e-9));
+  CHECK(pw.ranges[0].fit.b_s_per_byte == Approx(5e-9).epsilon(1e-9));
+  CHECK(pw.ranges[1].fit.a_s == Approx(120e-6).epsilon(1e-9));
+  CHECK(pw.ranges[1].fit.b_s_per_byte == Approx(1.5e-9).epsilon(1e-9));
+  CHECK(pw.tolerance == 0.05);
+  CHECK(evaluate(pw, 4096) == Approx(planted(4096)));
+  CHECK(evaluate(pw, 1 << 19) == Approx(planted(1 << 19)));
+}
+
+TEST_CASE("fit: the planted breakpoint survives 1% noise", "[fit]") {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> noise(-0.01, 0.01);
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<SizeSample> samples;
+    for (double b : sizes()) samples.push_back({b, planted(b) * (1 + noise(rng))});
+    const PiecewiseFit pw = fit_piecewise(samples);
+    REQUIRE(pw.ranges.size() == 2);
+    CHECK(pw.ranges[0].to_bytes == 8192);
+    CHECK(pw.ranges[1].fit.b_s_per_byte == Approx(1.5e-9).epsilon(0.03));
+    CHECK(pw.ranges[0].fit.a_s == Approx(30e-6).epsilon(0.03));
+  }
+}
+
+TEST_CASE("fit: the shipped K80 OSU curves break at the 8 KB protocol switch", "[fit]") {
+  const auto points = load_curve(std::string(MGSIM_SOURCE_DIR) + "/traces/googlenet-k80-allreduce.json");
+  std::map<int, std::vector<SizeSample>> by_gpus;
+  for (const CurvePoint& p : points) by_gpus[p.gpus].push_back({static_cast<double>(p.bytes), p.seconds});
+  REQUIRE(by_gpus.size() == 3);
+  for (const auto& [gpus, samples] : by_gpus) {
+    const PiecewiseFit pw = fit_piecewise(samples);
+    bool found = false;
+    for (std::size_t r = 1; r < pw.ranges.size(); ++r) {
+      found |= pw.ranges[r - 1].to_bytes == 8192 && pw.ranges[r].from_bytes == 12288;
+    }
+    INFO("P = " << gpus << ", " << pw.ranges.size() << " ranges");
+    CHECK(found);
+  }
+}
+
+TEST_CASE("fit: bad samples are refused", "[fit]") {
+  CHECK_THROWS_AS(fit_piecewise({{4, 1e-5}}), CurveError);
+  CHECK_THROWS_WITH(fit_piecewise({{4, 1e-5}, {4, 2e-5}}), Catch::Contains("size 4 is given twice"));
+  CHECK_THROWS_WITH(fit_piecewise({{4, 1e-5}, {8, 0}}), Catch::Contains("expected > 0"));
+}
+
+TEST_CASE("fit: ring and tree alpha-beta recovered over several GPU counts", "[fit]") {
+  // Ring: 2(P-1) 10 us + 2(P-1)/P M 1 ns; tree: 2 log2P (10 us + M 1 ns).
+  std::vector<CurvePoint> ring, tree;
+  for (int p : {2, 4, 8}) {
+    const double depth = p == 2 ? 1 : p == 4 ? 2 : 3;
+    for (double b : sizes()) {
+      const auto m = static_cast<std::int64_t>(b);
+      ring.push_back({p, m, 2 * (p - 1) * 10e-6 + 2.0 * (p - 1) / p * b * 1e-9});
+      tree.push_back({p, m, 2 * depth * (10e-6 + b * 1e-9)});
+    }
+  }
+  const AlphaBetaFit r = fit_alpha_beta(ring, AlphaBetaModel::ring);
+  CHECK(r.alpha_s == Approx(10e-6).epsilon(1e-9));
+  CHECK(r.beta_s_per_byte == Approx(1e-9).epsilon(1e-9));
+  CHECK(r.max_rel_error < 1e-9);
+  const AlphaBetaFit t = fit_alpha_beta(tree, AlphaBetaModel::tree);
+  CHECK(t.alpha_s == Approx(10e-6).epsilon(1e-9));
+  CHECK(t.beta_s_per_byte == Approx(1e-9).epsilon(1e-9));
+  // Latency falling with size has no non-negative beta: beta = 0, alpha = the
+  // relative-error mean of 2(P-1) alpha = 20 us and 10 us at P = 2.
+  const std::vector<CurvePoint> falling = {{2, 4, 20e-6}, {2, 1 << 20, 10e-6}};
+  const AlphaBetaFit f = fit_alpha_beta(falling, AlphaBetaModel::ring);
+  CHECK(f.beta_s_per_byte == 0.0);
+  CHECK(f.alpha_s > 0.0);
+}
+
+TEST_CASE("fit: curve files written by mgsim load back", "[fit]") {
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "mgsim-test-fit-curve.json";
+  {
+    std::ofstream out(file);
+    out << format_curve_json({{4, 8, 2e-5, 1e-6}, {2, 8, 1e-5, std::nullopt}}, {{"kind", "measured"}, {"tool", "t"}});
+  }
+  const auto points = load_curve(file);
+  std::filesystem::remove(file);
+  REQUIRE(points.size() == 2);
+  CHECK(points[0].gpus == 2);  // sorted by GPU count
+  CHECK(points[1].seconds == 2e-5);
+}
+
+NcclParams node_of_8() {
+  NcclParams p;
+  p.gpus_per_node = 8;
+  p.intra_beta_s_per_byte = 1e-11;  // 100 GB/s bus bandwidth
+  p.inter_beta_s_per_byte = 4e-11;  // 25 GB/s
+  return p;
+}
+
+TEST_CASE("nccl: latency terms follow NCCL's tables and step counts", "[fit][nccl]") {
+  const NcclModel model(node_of_8());
+  // One node of 8, Ring/LL: 6.6 + 2(8-1) x 0.6 = 15.0 us; Ring/Simple:
+  // 8.4 + 14 x 3.4 = 56.0 us; Tree/Simple: 8.4 + 2 (7 x 4.0) = 64.4 us.
+  CHECK(model.seconds(NcclAlgorithm::ring, NcclProtocol::ll, 0, 8) == Approx(15.0e-6));
+  CHECK(model.seconds(NcclAlgorithm::ring, NcclProtocol::simple, 0, 8) == Approx(56.0e-6));
+  CHECK(model.seconds(NcclAlgorithm::tree, NcclProtocol::simple, 0, 8) == Approx(64.4e-6));
+  // The fastest at 0 bytes is Ring/LL: the start-up term of the MG-WFBP rule.
+  CHECK(model.allreduce_seconds(0, 8) == Approx(15.0e-6));
+  // Two nodes of 8: Ring/Simple has 30 steps, 2 across nodes (14.0 us each),
+  // 28 inside (3.4 us, above the 3 x 1.0 us network overhead): 8.4 + 95.2 + 28.
+  CHECK(model.seconds(NcclAlgorithm::ring, NcclProtocol::simple, 0, 16) == Approx(131.6e-6));
+  // Tree/Simple: 8.4 + 2 (7 x 4.0 + log2(2) x 14.0) = 92.4 us.
+  CHECK(model.seconds(NcclAlgorithm::tree, NcclProtocol::simple, 0, 16) == Approx(92.4e-6));
+  // One GPU per node: rings use Tree's NET latency. Ring/LL over 4 nodes:
+  // 6.6 + 6 x 5.0 = 36.6 us.
+  NcclParams spread = node_of_8();
+  spread.gpus_per_node = 1;
+  CHECK(NcclModel(spread).seconds(NcclAlgorithm::ring, NcclProtocol::ll, 0, 4) == Approx(36.6e-6));
+}
+
+TEST_CASE("nccl: bandwidth terms and the choice per size", "[fit][nccl]") {
+  const NcclModel model(node_of_8());
+  const double gib = 1073741824.0;
+  // Ring/Simple at 1 GiB on one node: 56 us + M x 1e-11 x 2(8-1)/8.
+  CHECK(model.seconds(NcclAlgorithm::ring, NcclProtocol::simple, gib, 8) == Approx(56e-6 + gib * 1e-11 * 14 / 8));
+  // Ring/LL halves the bus bandwidth: 15 us + M x 1e-11 x 14/8 / 0.5.
+  CHECK(model.seconds(NcclAlgorithm::ring, NcclProtocol::ll, gib, 8) == Approx(15e-6 + gib * 1e-11 * 14 / 8 / 0.5));
+  const NcclChoice small = model.choose(64, 8), large = model.choose(gib, 8);
+  CHECK(small.algorithm == NcclAlgorithm::ring);
+  CHECK(small.protocol == NcclProtocol::ll);
+  CHECK(large.algorithm == NcclAlgorithm::ring);
+  CHECK(large.protocol == NcclProtocol::simple);
+  // Across two nodes the slower (inter) bus bandwidth bounds the ring.
+  CHECK(model.seconds(NcclAlgorithm::ring, NcclProtocol::simple, gib, 16) == Approx(131.6e-6 + gib * 4e-11 * 30 / 16));
+  // All-gather of M per rank on one node, Ring/Simple: 8.4 + 7 x 3.4 = 32.2 us
+  // + 8M x 1e-11 x 7/8; the choice over protocols is the minimum.
+  CHECK(model.allgather_seconds(gib, 8) <= 32.2e-6 + 8 * gib * 1e-11 * 7 / 8 + 1e-12);
+}
+
+TEST_CASE("nccl: the model comes from the registry and refuses bad settings", "[fit][nccl]") {
+  CollectiveSettings settings;
+  settings.gpus_per_node = 8;
+  settings.network.intra = {2e-6, 1e-11, 0};
+  settings.network.inter = {5e-6, 4e-11, 0};
+  const auto model = find_collective("nccl").make(settings);
+  // alpha_us 2 of the intra link adds 2 us to each of the 14 Ring/LL steps: 15 + 28 = 43 us;
+  // still the fastest at 0 bytes? Tree/LL: 6.8 + 2 x 7 x (0.6 + 2) = 43.2 us. Ring/LL wins.
+  CHECK(model->allreduce_seconds(0, 8) == Approx(43.0e-6));
+  CHECK_THROWS_WITH(model->allreduce_seconds(0, 12), Catch::Contains("not a multiple of gpus_per_node 8"));
+  settings.network.inter.gamma_s_per_byte = 1e-9;
+  CHECK_THROWS_WITH(find_collective("nccl").make(settings), Catch::Contains("gamma_s_per_byte must be 0"));
+  NcclParams none;
+  none.protocols = {false, false, false};
+  CHECK_THROWS_AS(NcclModel(none), ConfigError);
+}
+
+TEST_CASE("nccl: calibration recovers the bandwidth and latency a curve was made with", "[fit][nccl]") {
+  NcclParams truth;
+  truth.gpus_per_node = 8;
+  truth.intra_beta_s_per_byte = truth.inter_beta_s_per_byte = 2e-11;
+  truth.intra_extra_latency_us = truth.inter_extra_latency_us = 3.0;
+  const NcclModel model(truth);
+  std::vector<CurvePoint> points;
+  for (double b = 4; b <= 1 << 30; b *= 2)
+    points.push_back({8, static_cast<std::int64_t>(b), model.allreduce_seconds(b, 8)});
+  NcclParams base;
+  base.gpus_per_node = 8;
+  const NcclCalibration c = calibrate_nccl(points, base);
+  CHECK(c.beta_s_per_byte == Approx(2e-11).epsilon(1e-4));
+  CHECK(c.extra_latency_us == Approx(3.0).epsilon(1e-3));
+  CHECK(c.max_rel_error < 1e-4);
+  CHECK_THROWS_AS(calibrate_nccl({}, base), CurveError);
+}
+
+}  // namespace

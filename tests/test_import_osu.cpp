@@ -1,0 +1,77 @@
+// `mgsim import osu`: osu_allreduce output. The B-Caffe K80 logs are real
+// runs (copied from /work/shared/data, tests/data/README.md); the "-f" sample
+// with min/max columns is synthetic, in OSU 7's documented layout.
+
+#include <catch2/catch.hpp>
+#include <sstream>
+
+#include "mgsim/error.hpp"
+#include "mgsim/profile/import_files.hpp"
+
+namespace {
+
+using namespace mgsim;
+using namespace mgsim::profile;
+
+const std::string kData = std::string(MGSIM_SOURCE_DIR) + "/tests/data/";
+
+ImportedCurve parse(const std::string& text, int gpus = 0) {
+  std::istringstream in(text);
+  return import_osu(in, "osu.txt", {gpus});
+}
+
+const char* kTop = "# OSU MPI Allreduce Latency Test v5.4.0\n# Size       Avg Latency(us)\n";
+
+TEST_CASE("import: a real osu_allreduce log with the 'N,' rank prefix", "[import]") {
+  const ImportedCurve curve = import_osu_file(kData + "osu-bcaffe-k80-allreduce2.log", {});
+  // 266 rows "2,<size> <us>": first 2,4 31.92; last 2,1048576 1839.14.
+  REQUIRE(curve.points.size() == 266);
+  CHECK(curve.points.front().gpus == 2);
+  CHECK(curve.points.front().bytes == 4);
+  CHECK(curve.points.front().seconds == Approx(31.92e-6));
+  CHECK(curve.points.back().bytes == 1048576);
+  CHECK(curve.points.back().seconds == Approx(1839.14e-6));
+  CHECK_FALSE(curve.points.front().spread_s.has_value());
+  CHECK(curve.provenance["tool"] == "OSU MPI Allreduce Latency Test v5.4.0");
+}
+
+TEST_CASE("import: a real osu_allreduce log without prefix needs --gpus", "[import]") {
+  CHECK_THROWS_WITH(import_osu_file(kData + "osu-bcaffe-k80-allreduce4.log", {}), Catch::Contains("give --gpus"));
+  const ImportedCurve curve = import_osu_file(kData + "osu-bcaffe-k80-allreduce4.log", {4});
+  REQUIRE(curve.points.size() == 266);
+  CHECK(curve.points.front().gpus == 4);
+  CHECK(curve.points.front().seconds == Approx(54.50e-6));   // "4  54.50"
+  CHECK(curve.points.back().seconds == Approx(2251.96e-6));  // "1048576  2251.96"
+  // The rank prefix of the two-node file contradicts --gpus 4.
+  CHECK_THROWS_WITH(import_osu_file(kData + "osu-bcaffe-k80-allreduce2.log", {4}),
+                    Catch::Contains("rank prefix 2 contradicts --gpus 4"));
+}
+
+TEST_CASE("import: osu_allreduce -f output gives the spread of min and max", "[import]") {
+  const ImportedCurve curve = import_osu_file(kData + "osu-allreduce-full-v7.txt", {8});
+  // 19 sizes 4 B .. 1 MiB; row "4  20.00  18.50  22.50  1000": spread 4 us.
+  REQUIRE(curve.points.size() == 19);
+  CHECK(curve.points.front().seconds == Approx(20.0e-6));
+  CHECK(*curve.points.front().spread_s == Approx(4.0e-6));
+  CHECK(curve.points.back().seconds == Approx(544.29e-6));
+  CHECK(curve.provenance["tool"] == "OSU MPI-CUDA Allreduce Latency Test v7.1");
+}
+
+TEST_CASE("import: malformed osu outputs are refused with file and line", "[import]") {
+  CHECK_THROWS_WITH(parse("# OSU MPI Broadcast Latency Test v7.0\n"), Catch::Contains("is not osu_allreduce"));
+  CHECK_THROWS_WITH(parse("# Size   Avg Latency(us)\n4   1.0\n", 2), Catch::Contains("no \"# OSU"));
+  CHECK_THROWS_WITH(parse("# OSU MPI Allreduce Latency Test v5.4.0\n4   1.0\n", 2),
+                    Catch::Contains("no column header"));
+  CHECK_THROWS_WITH(parse(std::string(kTop) + "4  1.0  2.0\n", 2),
+                    Catch::Contains("osu.txt: line 3: expected 2 columns as in the header, got 3"));
+  CHECK_THROWS_WITH(parse(std::string(kTop) + "4  -1.0\n", 2), Catch::Contains("line 3: expected a latency > 0"));
+  CHECK_THROWS_WITH(parse(std::string(kTop) + "0  1.0\n", 2), Catch::Contains("line 3: expected a size >= 1 byte"));
+  CHECK_THROWS_WITH(parse(std::string(kTop) + "4  1.0\n4  1.1\n", 2),
+                    Catch::Contains("line 4: size 4 already given on line 3"));
+  CHECK_THROWS_WITH(parse(std::string(kTop) + "2,4  1.0\n4,8  1.1\n"),
+                    Catch::Contains("line 4: rank prefix 4 after 2"));
+  CHECK_THROWS_WITH(parse(std::string(kTop), 2), Catch::Contains("no result rows"));
+  CHECK_THROWS_WITH(parse(std::string(kTop) + "4  1.0\n", 1), Catch::Contains("needs at least 2"));
+}
+
+}  // namespace

@@ -1,0 +1,357 @@
+// The attribution of gradient-ready times (records.hpp, layer_timing.hpp,
+// layer_profile.hpp) on synthetic record streams: the rule "end of the last
+// GPU work launched by the marker's thread before the marker, on that work's
+// stream", records in any order, several threads and streams, missing and
+// duplicate markers, incomplete iterations; then medians, layers, and a whole
+// profile written and read back as a trace. Every expectation is derived by
+// hand in the comment next to it (times in ns).
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "mgsim/error.hpp"
+#include "mgsim/io/trace_io.hpp"
+#include "mgsim/profile/allreduce_bench.hpp"
+#include "mgsim/profile/device.hpp"
+#include "mgsim/profile/layer_profile.hpp"
+#include "mgsim/profile/output.hpp"
+
+namespace {
+
+using namespace mgsim;
+using namespace mgsim::profile;
+
+constexpr std::uint64_t kMain = 1, kAutograd = 2, kComm = 3;
+
+/// Builds record streams: each launch gets the next correlation id.
+struct Records {
+  RecordSet set;
+  std::uint64_t next = 100;
+
+  void work(std::uint64_t thread, std::int64_t launch, std::uint32_t stream, std::int64_t start, std::int64_t end) {
+    set.launches.push_back({next, thread, launch});
+    set.activities.push_back({next, 0, stream, start, end});
+    ++next;
+  }
+  void iteration(int i, std::int64_t begin, std::int64_t backward, std::int64_t end) {
+    set.markers.push_back({MarkerKind::iteration_begin, begin, kMain, i});
+    set.markers.push_back({MarkerKind::backward_begin, backward, kMain, i});
+    set.markers.push_back({MarkerKind::iteration_end, end, kMain, i});
+  }
+  void grad(int param, std::int64_t time, std::uint64_t thread = kAutograd) {
+    set.markers.push_back({MarkerKind::grad_ready, time, thread, param});
+  }
+};
+
+/// One iteration starting at `t0`: forward kernels from t0+10, backward
+/// launched from t0+100 on the autograd thread, stream 7:
+///   launch t0+110 -> kernel [t0+120, t0+150]; marker p0 at t0+115 (before it!)
+///   launch t0+130 -> kernel [t0+150, t0+190]; marker p1 at t0+140
+///   launch t0+160 -> kernel [t0+190, t0+200]; marker p2 at t0+170
+void simple_iteration(Records& r, int i, std::int64_t t0) {
+  r.iteration(i, t0, t0 + 100, t0 + 300);
+  r.work(kMain, t0 + 5, 7, t0 + 10, t0 + 60);
+  r.work(kMain, t0 + 20, 7, t0 + 60, t0 + 110);
+  r.work(kAutograd, t0 + 110, 7, t0 + 120, t0 + 150);
+  r.grad(0, t0 + 115);
+  r.work(kAutograd, t0 + 130, 7, t0 + 150, t0 + 190);
+  r.grad(1, t0 + 140);
+  r.work(kAutograd, t0 + 160, 7, t0 + 190, t0 + 200);
+  r.grad(2, t0 + 170);
+}
+
+TEST_CASE("profile: a gradient is ready when the last kernel launched before its marker ends", "[profile]") {
+  Records r;
+  simple_iteration(r, 0, 1000);
+  AttributionNotes notes;
+  const auto timings = attribute_iterations(r.set, 3, notes);
+  REQUIRE(timings.size() == 1);
+  // Forward: first forward kernel starts at 1010, first backward kernel at 1120: 110.
+  CHECK(timings[0].forward_ns == 110);
+  // Backward starts on the GPU at 1120. p1's marker (1140) follows the launch at
+  // 1130 whose kernel ends at 1190: 70. p2: kernel launched at 1160 ends at 1200: 80.
+  CHECK(timings[0].ready_ns[1] == 70);
+  CHECK(timings[0].ready_ns[2] == 80);
+  CHECK(timings[0].backward_ns == 80);
+  // p0's marker (1115) follows the launch at 1110 (kernel ends 1150): 30.
+  CHECK(timings[0].ready_ns[0] == 30);
+  CHECK(notes.markers_without_work == 0);
+}
+
+TEST_CASE("profile: records in any order give the same times", "[profile]") {
+  Records r;
+  simple_iteration(r, 0, 1000);
+  simple_iteration(r, 1, 5000);
+  AttributionNotes sorted_notes, shuffled_notes;
+  const auto sorted = attribute_iterations(r.set, 3, sorted_notes);
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 5; ++round) {
+    RecordSet shuffled = r.set;
+    std::shuffle(shuffled.activities.begin(), shuffled.activities.end(), rng);
+    std::shuffle(shuffled.launches.begin(), shuffled.launches.end(), rng);
+    std::shuffle(shuffled.markers.begin(), shuffled.markers.end(), rng);
+    const auto timings = attribute_iterations(shuffled, 3, shuffled_notes);
+    REQUIRE(timings.size() == 2);
+    for (std::size_t i = 0; i < 2; ++i) {
+      CHECK(timings[i].iteration == sorted[i].iteration);
+      CHECK(timings[i].forward_ns == sorted[i].forward_ns);
+      CHECK(timings[i].ready_ns == sorted[i].ready_ns);
+    }
+  }
+}
+
+TEST_CASE("profile: other threads' work and the marker thread's stream decide nothing else", "[profile]") {
+  Records r;
+  r.iteration(0, 0, 100, 1000);
+  r.work(kMain, 5, 7, 10, 90);
+  r.work(kAutograd, 110, 7, 120, 200);  // compute stream
+  // A communication thread launches a long all-reduce on stream 13 before the
+  // marker: another thread, so it never counts.
+  r.work(kComm, 150, 13, 150, 900);
+  r.grad(0, 210);
+  // The autograd thread then launches on stream 7 (ends 300) and on a side
+  // stream 9 (ends 260, launched last): p1 follows the stream of the last launch.
+  r.work(kAutograd, 220, 7, 200, 300);
+  r.work(kAutograd, 230, 9, 240, 260);
+  r.grad(1, 240);
+  AttributionNotes notes;
+  const auto timings = attribute_iterations(r.set, 2, notes);
+  // Backward GPU start: earliest start of work launched after 100: 120.
+  // p0: last autograd launch before 210 is at 110 (stream 7, ends 200): 80.
+  CHECK(timings[0].ready_ns[0] == 80);
+  // p1: last launch before 240 is at 230 on stream 9; its latest end there is 260: 140.
+  CHECK(timings[0].ready_ns[1] == 140);
+}
+
+TEST_CASE("profile: a missing marker leaves its parameter out of that iteration only", "[profile]") {
+  Records r;
+  simple_iteration(r, 0, 1000);
+  // Iteration 1 has no marker for p2.
+  r.iteration(1, 5000, 5100, 5300);
+  r.work(kMain, 5005, 7, 5010, 5060);
+  r.work(kAutograd, 5110, 7, 5120, 5150);
+  r.grad(0, 5115);
+  r.work(kAutograd, 5130, 7, 5150, 5200);
+  r.grad(1, 5140);
+  AttributionNotes notes;
+  const auto timings = attribute_iterations(r.set, 4, notes);
+  REQUIRE(timings.size() == 2);
+  CHECK_FALSE(timings[1].ready_ns[2].has_value());
+  const TimingSummary summary = summarize(timings, 4);
+  // p1: 70 in iteration 0, 5200 - 5120 = 80 in iteration 1: median 75.
+  CHECK(summary.ready_ns[1] == 75.0);
+  CHECK(summary.ready_spread_ns[1] == 10.0);
+  CHECK(summary.samples == std::vector<int>{2, 2, 1, 0});
+  CHECK(summary.ready_ns[2] == 80.0);  // iteration 0 only
+  // p3 was never marked: left out of the trace and reported.
+  const std::vector<ParamInfo> params = {
+      {"a.w", "a", 10, 4}, {"b.w", "b", 20, 4}, {"c.w", "c", 30, 4}, {"d.w", "d", 40, 4}};
+  const BuiltTrace built = build_trace(params, summary, "m", 8);
+  CHECK(built.unused_parameters == std::vector<std::string>{"d.w"});
+  CHECK(built.trace.layers.size() == 3);
+}
+
+TEST_CASE("profile: incomplete iterations are dropped and counted, none complete is an error", "[profile]") {
+  Records r;
+  simple_iteration(r, 0, 1000);
+  // Iteration 1 lost its end marker (the process was killed).
+  r.set.markers.push_back({MarkerKind::iteration_begin, 5000, kMain, 1});
+  r.set.markers.push_back({MarkerKind::backward_begin, 5100, kMain, 1});
+  r.grad(0, 5200);
+  AttributionNotes notes;
+  const auto timings = attribute_iterations(r.set, 3, notes);
+  CHECK(timings.size() == 1);
+  CHECK(notes.incomplete_iterations == 1);
+  CHECK(notes.stray_markers == 1);  // the marker at 5200 lies in no complete window
+
+  Records empty;
+  empty.iteration(0, 0, 100, 200);  // no backward GPU work at all
+  AttributionNotes none;
+  CHECK_THROWS_AS(attribute_iterations(empty.set, 1, none), TraceError);
+}
+
+TEST_CASE("profile: a parameter marked twice in one iteration keeps the last marker", "[profile]") {
+  Records r;
+  simple_iteration(r, 0, 1000);
+  r.grad(0, 1170);  // a tied weight accumulated again after the launch at 1160
+  AttributionNotes notes;
+  const auto timings = attribute_iterations(r.set, 3, notes);
+  CHECK(notes.duplicate_markers == 1);
+  CHECK(timings[0].ready_ns[0] == 80);  // like p2: kernel ends at 1200, backward started at 1120
+}
+
+TEST_CASE("profile: a marker with no work before it is ready at the backward start", "[profile]") {
+  Records r;
+  r.iteration(0, 0, 100, 500);
+  r.work(kMain, 5, 7, 10, 90);
+  r.grad(0, 105);  // before any backward launch of its thread
+  r.work(kAutograd, 110, 7, 120, 200);
+  r.grad(1, 150, 99);  // thread 99 launched nothing: matched against every thread
+  AttributionNotes notes;
+  const auto timings = attribute_iterations(r.set, 2, notes);
+  CHECK(timings[0].ready_ns[0] == 0);
+  CHECK(notes.markers_without_work == 1);
+  CHECK(timings[0].ready_ns[1] == 80);  // the launch at 110 (any thread) ends at 200; start 120
+  CHECK(notes.markers_any_thread == 1);
+}
+
+TEST_CASE("profile: median of an even count is the mean of the two middle values", "[profile]") {
+  CHECK(median({4, 1, 3, 2}) == 2.5);
+  CHECK(median({5, 1, 3}) == 3.0);
+  CHECK(median({}) == 0.0);
+}
+
+TEST_CASE("profile: layers follow the order their gradients finish, gaps are backward times", "[profile]") {
+  // Parameters in framework order; layer "b" finishes first (ready 30), then
+  // "a" (ready 100): backward order b, a; forward order a, b.
+  const std::vector<ParamInfo> params = {
+      {"a.weight", "a", 100, 4}, {"a.bias", "a", 10, 4}, {"b.weight", "b", 200, 2}, {"b.bias", "b", 20, 2}};
+  TimingSummary summary;
+  summary.iterations = 3;
+  summary.forward_ns = 500;
+  summary.ready_ns = {100, 60, 30, 20};
+  summary.ready_spread_ns = {1, 2, 3, 4};
+  summary.samples = {3, 3, 3, 3};
+  const BuiltTrace built = build_trace(params, summary, "toy", 16);
+  REQUIRE(built.trace.layers.size() == 2);
+  const Layer& a = built.trace.layers[0];
+  const Layer& b = built.trace.layers[1];
+  CHECK(a.name == "a");
+  CHECK(b.name == "b");
+  // b: starts at 0, ends at 30: 30 ns; tensors ready at 30 and 20.
+  CHECK(b.backward_time_s == Approx(30e-9));
+  CHECK(b.grad_ready_s[0] == Approx(30e-9));
+  CHECK(b.grad_ready_s[1] == Approx(20e-9));
+  CHECK(b.dtype_bytes == 2);
+  // a: starts at 30, ends at 100: 70 ns; tensors at 100 - 30 = 70 and 60 - 30 = 30.
+  CHECK(a.backward_time_s == Approx(70e-9));
+  CHECK(a.grad_ready_s[0] == Approx(70e-9));
+  CHECK(a.grad_ready_s[1] == Approx(30e-9));
+  CHECK(a.params == std::vector<std::int64_t>{100, 10});
+  CHECK(built.trace.forward_time_s == Approx(500e-9));
+  CHECK(built.clamped_tensors == 0);
+
+  // A tensor of "a" ready at 25, before "a" starts (30): offset clamped to 0.
+  summary.ready_ns[1] = 25;
+  const BuiltTrace clamped = build_trace(params, summary, "toy", 16);
+  CHECK(clamped.clamped_tensors == 1);
+  CHECK(clamped.trace.layers[0].grad_ready_s[1] == 0.0);
+}
+
+TEST_CASE("profile: the record file is read back, malformed lines name the line", "[profile]") {
+  std::istringstream good(
+      "# mgsim-cupti-records 1\n"
+      "I\tdevice0\tExample GPU\n"
+      "A\t101\t0\t7\t1000\t2000\tK\n"
+      "L\t101\t55\t900\n"
+      "M\t55\t950\tmgsim:iter:backward:3\n"
+      "M\t55\t960\tsomebody else's marker\n"
+      "M\t55\t2100\tmgsim:grad:12\n");
+  const RecordSet r = read_record_file(good, "rec.tsv");
+  CHECK(r.info.at("device0") == "Example GPU");
+  REQUIRE(r.activities.size() == 1);
+  CHECK(r.activities[0].stream == 7);
+  CHECK(r.activities[0].end_ns == 2000);
+  REQUIRE(r.launches.size() == 1);
+  CHECK(r.launches[0].thread == 55);
+  REQUIRE(r.markers.size() == 2);  // the foreign marker is ignored
+  CHECK(r.markers[0].kind == MarkerKind::backward_begin);
+  CHECK(r.markers[0].index == 3);
+  CHECK(r.markers[1].kind == MarkerKind::grad_ready);
+  CHECK(r.markers[1].index == 12);
+
+  std::istringstream header("# something else\n");
+  CHECK_THROWS_WITH(read_record_file(header, "rec.tsv"), Catch::Contains("rec.tsv: line 1"));
+  std::istringstream bad("# mgsim-cupti-records 1\nA\t1\t0\t7\t2000\t1000\tK\n");  // ends before it starts
+  CHECK_THROWS_WITH(read_record_file(bad, "rec.tsv"), Catch::Contains("rec.tsv: line 2: malformed record"));
+  CHECK_FALSE(parse_marker_name("mgsim:grad:-1").has_value());
+  CHECK_FALSE(parse_marker_name("mgsim:grad:x").has_value());
+  CHECK(parse_marker_name("mgsim:iter:end:0")->kind == MarkerKind::iteration_end);
+}
+
+TEST_CASE("profile: a whole profile is written and loads back as a trace", "[profile]") {
+  const nlohmann::json description = {
+      {"format", "mgsim-profile-model"},
+      {"version", 1},
+      {"model", "toy"},
+      {"batch_size", 32},
+      {"precision", "bf16"},
+      {"warmup", 2},
+      {"iterations", 2},
+      {"params",
+       {{{"name", "fc1.weight"}, {"layer", "fc1"}, {"elements", 1000}, {"dtype_bytes", 4}},
+        {{"name", "fc1.bias"}, {"layer", "fc1"}, {"elements", 10}, {"dtype_bytes", 4}},
+        {{"name", "fc2.weight"}, {"layer", "fc2"}, {"elements", 500}, {"dtype_bytes", 4}}}},
+      {"provenance", {{"framework", "PyTorch (test)"}, {"gpu", "none (synthetic records)"}}}};
+  const ModelDescription model = parse_model_description(description, "model.json");
+  Records r;
+  simple_iteration(r, 0, 1000);
+  simple_iteration(r, 1, 5000);
+  const LayerProfile profile = assemble_layer_profile(model, r.set, "mgsim profile layers --model toy");
+  // Ready 30 (fc1.weight), 70 (fc1.bias), 80 (fc2.weight) in both iterations.
+  // fc1 finishes at 70, fc2 at 80: the backward runs fc1 (0..70) then fc2
+  // (70..80), so in forward order fc2 comes first and fc1 last.
+  REQUIRE(profile.trace.layers.size() == 2);
+  CHECK(profile.trace.layers[0].name == "fc2");
+  CHECK(profile.trace.layers[0].backward_time_s == Approx(10e-9));
+  CHECK(profile.trace.layers[1].name == "fc1");
+  CHECK(profile.trace.layers[1].backward_time_s == Approx(70e-9));
+  REQUIRE(profile.trace.layers[1].grad_ready_s.size() == 2);
+  CHECK(profile.trace.layers[1].grad_ready_s[0] == Approx(30e-9));
+  CHECK(profile.trace.layers[1].grad_ready_s[1] == Approx(70e-9));
+  CHECK(profile.provenance["precision"] == "bf16");
+  CHECK(profile.provenance["framework"] == "PyTorch (test)");
+  CHECK(profile.provenance["statistics"]["iterations"] == 2);
+
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "mgsim-test-profile-trace.json";
+  {
+    std::ofstream out(file);
+    out << format_trace_json(profile.trace, profile.provenance);
+  }
+  const Trace loaded = load_trace(file);
+  std::filesystem::remove(file);
+  CHECK(loaded.model == "toy");
+  CHECK(loaded.batch_size == 32);
+  CHECK(loaded.layers.size() == 2);
+  CHECK(loaded.layers[1].params == std::vector<std::int64_t>{1000, 10});
+
+  nlohmann::json wrong = description;
+  wrong["params"][0]["elements"] = 0;
+  CHECK_THROWS_WITH(parse_model_description(wrong, "model.json"), Catch::Contains("params[0].elements"));
+}
+
+TEST_CASE("profile: all-reduce repetitions become a curve of medians and spreads", "[profile]") {
+  std::istringstream raw(
+      "# gpus: 2 x Example GPU\n"
+      "# nccl_version: 2.28.9\n"
+      "4\t2\t0\t2.0e-05\tncclDevKernel_AllReduce_Sum_f32_RING_LL\n"
+      "4\t2\t1\t3.0e-05\tncclDevKernel_AllReduce_Sum_f32_RING_LL\n"
+      "4\t2\t2\t2.2e-05\tncclDevKernel_AllReduce_Sum_f32_RING_LL\n"
+      "8\t2\t0\t2.5e-05\tncclDevKernel_AllReduce_Sum_f32_RING_LL\n");
+  const BenchOutput output = read_bench_output(raw, "bench.tsv");
+  CHECK(output.info.at("nccl_version") == "2.28.9");
+  const auto points = summarize_bench(output);
+  REQUIRE(points.size() == 2);
+  // 4 bytes: median of 20, 30, 22 us = 22 us; spread 30 - 20 = 10 us.
+  CHECK(points[0].bytes == 4);
+  CHECK(points[0].seconds == Approx(2.2e-5));
+  CHECK(*points[0].spread_s == Approx(1.0e-5));
+  CHECK(points[1].seconds == Approx(2.5e-5));
+  std::istringstream bad("4\t1\t0\t2.0e-05\n");  // one GPU is no all-reduce
+  CHECK_THROWS_WITH(read_bench_output(bad, "bench.tsv"), Catch::Contains("bench.tsv: line 1"));
+}
+
+TEST_CASE("profile: without a driver the probe says there is no CUDA GPU", "[profile]") {
+  try {
+    probe_cuda_devices("libmgsim-test-no-such-driver.so.1");
+    FAIL("expected DeviceError");
+  } catch (const DeviceError& error) {
+    CHECK(std::string(error.what()).starts_with("no CUDA GPU found ("));
+  }
+}
+
+}  // namespace
