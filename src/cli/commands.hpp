@@ -12,6 +12,8 @@ inline constexpr int kBadInput = 2;
 void add_run_command(CLI::App& app);
 void add_list_command(CLI::App& app);
 void add_zoo_command(CLI::App& app);
+void add_sweep_command(CLI::App& app);
+void add_advise_command(CLI::App& app);
 void add_profile_command(CLI::App& app);
 void add_import_command(CLI::App& app);
 void add_fit_command(CLI::App& app);

@@ -15,6 +15,8 @@ constexpr std::array kCommands{
     mgsim::cli::add_run_command,
     mgsim::cli::add_list_command,
     mgsim::cli::add_zoo_command,
+    mgsim::cli::add_sweep_command,
+    mgsim::cli::add_advise_command,
     mgsim::cli::add_profile_command,
     mgsim::cli::add_import_command,
     mgsim::cli::add_fit_command,

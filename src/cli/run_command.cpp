@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "mgsim/io/report.hpp"
 #include "mgsim/io/run_config.hpp"
+#include "mgsim/io/timeline.hpp"
 #include "mgsim/io/trace_io.hpp"
 
 namespace mgsim::cli {
@@ -16,6 +17,7 @@ struct RunOptions {
   std::string config;
   std::string format = "table";
   std::string output;
+  std::string timeline;
 };
 
 void run(const RunOptions& options) {
@@ -23,6 +25,7 @@ void run(const RunOptions& options) {
   const RunConfig config = load_run_config(options.config);
   const Workload workload(load_trace(config.trace));
   const std::string report = format_report(run_config(config, workload), format);
+  if (!options.timeline.empty()) write_file_atomically(options.timeline, timeline_for_config(config, workload));
   if (options.output.empty()) {
     std::fwrite(report.data(), 1, report.size(), stdout);
   } else {
@@ -38,6 +41,7 @@ void add_run_command(CLI::App& app) {
   command->add_option("-c,--config", options->config, "run config (JSON, see docs/config.md)")->required();
   command->add_option("-f,--format", options->format, "table, csv or json")->capture_default_str();
   command->add_option("-o,--output", options->output, "write to this file instead of stdout");
+  command->add_option("--timeline", options->timeline, "also write the simulated iterations as a Chrome trace (Perfetto)");
   command->callback([options] { run(*options); });
 }
 

@@ -1,0 +1,89 @@
+// A whole sweep of 1,000 runs in-process, as `mgsim sweep` does it: 5
+// synthetic traces (50 to 250 layers) x 10 GPU counts (4..2048) x 5
+// schedules x 4 collectives. Timed: loading the config and the traces,
+// validating the grid, and running every row on 1 or 2 threads into memory
+// (docs/performance.md, "Sweeps").
+
+#include <benchmark/benchmark.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "mgsim/io/sweep_runner.hpp"
+#include "synthetic.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+json trace_json(const mgsim::Trace& trace) {
+  json layers = json::array();
+  for (const mgsim::Layer& layer : trace.layers) {
+    layers.push_back({{"name", layer.name},
+                      {"params", layer.params},
+                      {"dtype_bytes", layer.dtype_bytes},
+                      {"backward_time_s", layer.backward_time_s},
+                      {"grad_ready_s", layer.grad_ready_s}});
+  }
+  return {{"format", "mgsim-trace"},  {"version", 1},
+          {"model", trace.model},     {"batch_size", trace.batch_size},
+          {"forward_time_s", trace.forward_time_s}, {"provenance", {{"kind", "synthetic"}}},
+          {"layers", layers}};
+}
+
+void write(const fs::path& file, const json& value) { std::ofstream(file) << value.dump(); }
+
+/// The sweep's files in a fresh folder; removed at exit.
+class SweepInputs {
+ public:
+  SweepInputs() : folder_(fs::temp_directory_path() / ("mgsim-bench-sweep-" + std::to_string(::getpid()))) {
+    fs::create_directories(folder_);
+    json traces = json::array();
+    for (int layers : {50, 100, 150, 200, 250}) {
+      const std::string name = "synthetic-" + std::to_string(layers) + ".json";
+      write(folder_ / name, trace_json(mgsim::bench::synthetic_trace(layers, static_cast<std::uint64_t>(layers))));
+      traces.push_back(name);
+    }
+    write(folder_ / "sweep.json",
+          {{"trace", traces},
+           {"gpus", {4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048}},
+           {"collective", {"ring", "tree", "rabenseifner", "double-binary-tree"}},
+           {"network", {{"alpha_us", 45.25}, {"beta_s_per_byte", 1.2417634328e-10}, {"gamma_s_per_byte", 2.5e-9}}},
+           {"schedules", {"wfbp", "single", "mgwfbp", "optimal", "ddp"}}});
+  }
+  ~SweepInputs() {
+    std::error_code ignored;
+    fs::remove_all(folder_, ignored);
+  }
+  fs::path config() const { return folder_ / "sweep.json"; }
+
+ private:
+  fs::path folder_;
+};
+
+void BM_Sweep1000(benchmark::State& state) {
+  const SweepInputs inputs;
+  const int threads = static_cast<int>(state.range(0));
+  std::size_t runs = 0;
+  std::size_t bytes = 0;
+  for (auto _ : state) {
+    const mgsim::Sweep sweep(mgsim::load_sweep_config(inputs.config()));
+    std::string csv = mgsim::Sweep::header();
+    mgsim::run_sweep(sweep, {}, 0, threads, [&](std::string_view rows, std::size_t) { csv += rows; });
+    runs = sweep.size();
+    bytes = csv.size();
+    benchmark::DoNotOptimize(csv.data());
+  }
+  state.counters["runs"] = static_cast<double>(runs);
+  state.counters["csv_bytes"] = static_cast<double>(bytes);
+  state.counters["runs_per_s"] = benchmark::Counter(static_cast<double>(runs), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+BENCHMARK(BM_Sweep1000)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace

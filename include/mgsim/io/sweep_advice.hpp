@@ -1,0 +1,52 @@
+#pragma once
+// Advice for framework users: for a model and a cluster (a run config),
+// which PyTorch DDP bucket_cap_mb and which Horovod fusion threshold (and
+// cycle time) give the best predicted iteration time at each GPU count, how far that is from the
+// optimal merge (the `optimal` schedule, MG-WFBP's goal reached exactly) and
+// how much the framework's default loses. A small sweep over one parameter.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mgsim/io/report.hpp"
+#include "mgsim/io/run_config.hpp"
+#include "mgsim/simulation.hpp"
+
+namespace mgsim {
+
+/// One framework knob at one GPU count.
+struct KnobAdvice {
+  int gpus = 0;
+  std::string schedule;   ///< "ddp" or "horovod"
+  std::string parameter;  ///< "bucket_cap_mb", "fusion_threshold_mb" or "cycle_time_ms"
+  double best_value = 0;  ///< the value with the shortest iteration (the default when nothing beats it)
+  bool best_is_default = false;
+  SimTime best = 0;       ///< iteration time with best_value
+  double default_value = 0;
+  SimTime at_default = 0;  ///< iteration time with every parameter left at its default
+  SimTime optimal = 0;     ///< iteration time of the `optimal` schedule
+  std::vector<std::pair<double, SimTime>> tried;  ///< each value tried and its iteration time
+
+  /// How much slower the default is than the best: at_default / best - 1.
+  double default_loss() const { return static_cast<double>(at_default) / static_cast<double>(best) - 1.0; }
+  /// How much slower the best is than the optimum: best / optimal - 1.
+  double gap_to_optimal() const { return static_cast<double>(best) / static_cast<double>(optimal) - 1.0; }
+};
+
+/// Values tried for a knob, ascending: 0.25, 0.5, 1, ..., 1024 (MiB or ms).
+std::vector<double> advice_values();
+
+/// Per GPU count of the config (in its order): DDP's bucket_cap_mb, then
+/// Horovod's fusion_threshold_mb and cycle_time_ms. The config's `schedules`
+/// are not used. A value is tried by setting that parameter alone, the others
+/// at their defaults (docs/config.md says what DDP's first bucket then is);
+/// the default is every parameter left out. Ties go to the default, then to
+/// the smaller value.
+std::vector<KnobAdvice> advise(const RunConfig& config, const Workload& workload);
+
+/// As a table, CSV (one row per KnobAdvice) or JSON ({"advice": [...]}).
+std::string format_advice(const std::vector<KnobAdvice>& advice, std::string_view model, std::string_view collective,
+                          ReportFormat format);
+
+}  // namespace mgsim

@@ -1,0 +1,49 @@
+// `mgsim advise`: the DDP bucket cap and Horovod fusion threshold that give the
+// best predicted iteration time for a model and cluster, against the default
+// and the optimal merge.
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "commands.hpp"
+#include "mgsim/io/report.hpp"
+#include "mgsim/io/run_config.hpp"
+#include "mgsim/io/sweep_advice.hpp"
+#include "mgsim/io/trace_io.hpp"
+
+namespace mgsim::cli {
+namespace {
+
+struct AdviseOptions {
+  std::string config;
+  std::string format = "table";
+  std::string output;
+};
+
+void advise_command(const AdviseOptions& options) {
+  const ReportFormat format = parse_report_format(options.format);
+  const RunConfig config = load_run_config(options.config);
+  const Workload workload(load_trace(config.trace));
+  const std::string report = format_advice(advise(config, workload), workload.trace.model, config.collective, format);
+  if (options.output.empty()) {
+    std::fwrite(report.data(), 1, report.size(), stdout);
+  } else {
+    write_file_atomically(options.output, report);
+  }
+}
+
+}  // namespace
+
+void add_advise_command(CLI::App& app) {
+  auto options = std::make_shared<AdviseOptions>();
+  CLI::App* command = app.add_subcommand("advise", "best DDP bucket_cap_mb and Horovod fusion threshold per GPU count, "
+                                                   "against the default and the optimal merge");
+  command->add_option("-c,--config", options->config, "run config (JSON, see docs/config.md); its schedules are not used")
+      ->required();
+  command->add_option("-f,--format", options->format, "table, csv or json")->capture_default_str();
+  command->add_option("-o,--output", options->output, "write to this file instead of stdout");
+  command->callback([options] { advise_command(*options); });
+}
+
+}  // namespace mgsim::cli

@@ -1,0 +1,135 @@
+#include "mgsim/io/sweep_advice.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace mgsim {
+namespace {
+
+struct Knob {
+  std::string_view schedule;
+  std::string_view parameter;
+};
+
+constexpr Knob kKnobs[] = {{"ddp", "bucket_cap_mb"}, {"horovod", "fusion_threshold_mb"}, {"horovod", "cycle_time_ms"}};
+
+double default_of(const Knob& knob) {
+  const auto& params = find_schedule(knob.schedule).params;
+  const auto spec = std::find_if(params.begin(), params.end(), [&](const ParamSpec& p) { return p.name == knob.parameter; });
+  return spec->default_value;
+}
+
+KnobAdvice advise_knob(const Knob& knob, const Workload& workload, const Collective& collective, int gpus,
+                       SimTime optimal) {
+  const auto iteration = [&](const ParamValues& given) {
+    return simulate(workload, collective, *make_schedule(knob.schedule, given), gpus).iteration;
+  };
+  KnobAdvice advice;
+  advice.gpus = gpus;
+  advice.schedule = knob.schedule;
+  advice.parameter = knob.parameter;
+  advice.default_value = default_of(knob);
+  advice.at_default = iteration({});
+  advice.optimal = optimal;
+  advice.best_value = advice.default_value;
+  advice.best_is_default = true;
+  advice.best = advice.at_default;
+  for (double value : advice_values()) {
+    const SimTime time = iteration({{std::string(knob.parameter), value}});
+    advice.tried.emplace_back(value, time);
+    if (time < advice.best) {
+      advice.best = time;
+      advice.best_value = value;
+      advice.best_is_default = false;
+    }
+  }
+  return advice;
+}
+
+std::string value_text(const KnobAdvice& advice) {
+  return advice.best_is_default ? fmt::format("{:g} (default)", advice.best_value) : fmt::format("{:g}", advice.best_value);
+}
+
+std::string format_table(const std::vector<KnobAdvice>& advice, std::string_view model, std::string_view collective) {
+  std::string out = fmt::format("model {}, collective {}\n\n", model, collective);
+  out += fmt::format("{:>6}  {:<8}  {:<19}  {:>13}  {:>10}  {:>8}  {:>12}  {:>13}  {:>12}  {:>15}\n", "gpus",
+                     "schedule", "parameter", "best value", "best (ms)", "default", "default (ms)", "default loses",
+                     "optimal (ms)", "best vs optimal");
+  for (const KnobAdvice& a : advice) {
+    out += fmt::format("{:>6}  {:<8}  {:<19}  {:>13}  {:>10.3f}  {:>8g}  {:>12.3f}  {:>12.1f}%  {:>12.3f}  {:>14.1f}%\n",
+                       a.gpus, a.schedule, a.parameter, value_text(a), to_seconds(a.best) * 1e3, a.default_value,
+                       to_seconds(a.at_default) * 1e3, a.default_loss() * 100, to_seconds(a.optimal) * 1e3,
+                       a.gap_to_optimal() * 100);
+  }
+  return out;
+}
+
+std::string format_csv(const std::vector<KnobAdvice>& advice, std::string_view model, std::string_view collective) {
+  std::string out =
+      "model,collective,gpus,schedule,parameter,best_value,best_is_default,best_iteration_time_s,default_value,"
+      "default_iteration_time_s,default_loss,optimal_iteration_time_s,gap_to_optimal\n";
+  for (const KnobAdvice& a : advice) {
+    out += fmt::format("{},{},{},{},{},{:g},{},{:.9f},{:g},{:.9f},{:.6g},{:.9f},{:.6g}\n", csv_field(std::string(model)),
+                       csv_field(std::string(collective)), a.gpus, a.schedule, a.parameter, a.best_value,
+                       a.best_is_default ? 1 : 0, to_seconds(a.best), a.default_value, to_seconds(a.at_default),
+                       a.default_loss(), to_seconds(a.optimal), a.gap_to_optimal());
+  }
+  return out;
+}
+
+std::string format_json(const std::vector<KnobAdvice>& advice, std::string_view model, std::string_view collective) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const KnobAdvice& a : advice) {
+    nlohmann::json tried = nlohmann::json::array();
+    for (const auto& [value, time] : a.tried) tried.push_back({{"value", value}, {"iteration_time_s", to_seconds(time)}});
+    rows.push_back({{"model", model},
+                    {"collective", collective},
+                    {"gpus", a.gpus},
+                    {"schedule", a.schedule},
+                    {"parameter", a.parameter},
+                    {"best_value", a.best_value},
+                    {"best_is_default", a.best_is_default},
+                    {"best_iteration_time_s", to_seconds(a.best)},
+                    {"default_value", a.default_value},
+                    {"default_iteration_time_s", to_seconds(a.at_default)},
+                    {"default_loss", a.default_loss()},
+                    {"optimal_iteration_time_s", to_seconds(a.optimal)},
+                    {"gap_to_optimal", a.gap_to_optimal()},
+                    {"tried", tried}});
+  }
+  return nlohmann::json{{"advice", rows}}.dump(2) + "\n";
+}
+
+}  // namespace
+
+std::vector<double> advice_values() {
+  std::vector<double> values;
+  for (int exponent = -2; exponent <= 10; ++exponent) values.push_back(std::ldexp(1.0, exponent));
+  return values;
+}
+
+std::vector<KnobAdvice> advise(const RunConfig& config, const Workload& workload) {
+  const auto collective = find_collective(config.collective).make(config.collective_settings);
+  const auto optimal = make_schedule("optimal", ParamValues{});
+  std::vector<KnobAdvice> advice;
+  for (int gpus : config.gpus) {
+    const SimTime best_possible = simulate(workload, *collective, *optimal, gpus).iteration;
+    for (const Knob& knob : kKnobs) advice.push_back(advise_knob(knob, workload, *collective, gpus, best_possible));
+  }
+  return advice;
+}
+
+std::string format_advice(const std::vector<KnobAdvice>& advice, std::string_view model, std::string_view collective,
+                          ReportFormat format) {
+  switch (format) {
+    case ReportFormat::csv: return format_csv(advice, model, collective);
+    case ReportFormat::json: return format_json(advice, model, collective);
+    case ReportFormat::table: break;
+  }
+  return format_table(advice, model, collective);
+}
+
+}  // namespace mgsim

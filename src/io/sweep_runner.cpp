@@ -1,0 +1,175 @@
+#include "mgsim/io/sweep_runner.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <condition_variable>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "mgsim/error.hpp"
+
+namespace mgsim {
+namespace {
+
+/// The rows that finished, by index, and the first failure.
+struct Results {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::map<std::size_t, std::string> finished;
+  std::exception_ptr failure;
+};
+
+/// Moves the rows from `next` on that are finished into one string.
+std::string take_in_order(Results& results, std::size_t& next) {
+  std::string rows;
+  auto it = results.finished.begin();
+  while (it != results.finished.end() && it->first == next) {
+    rows += it->second;
+    it = results.finished.erase(it);
+    ++next;
+  }
+  return rows;
+}
+
+[[noreturn]] void throw_output(const std::filesystem::path& file, std::string_view what) {
+  throw OutputError(fmt::format("{}: {}", file.string(), what));
+}
+
+}  // namespace
+
+SweepShard SweepShard::parse(std::string_view text) {
+  SweepShard shard;
+  const auto slash = text.find('/');
+  const char* end = text.data() + text.size();
+  bool ok = slash != std::string_view::npos;
+  if (ok) {
+    const auto first = std::from_chars(text.data(), text.data() + slash, shard.index);
+    const auto second = std::from_chars(text.data() + slash + 1, end, shard.count);
+    ok = first.ec == std::errc{} && first.ptr == text.data() + slash && second.ec == std::errc{} && second.ptr == end &&
+         shard.count >= 1 && shard.index >= 1 && shard.index <= shard.count;
+  }
+  if (!ok) throw ConfigError(fmt::format("--shard: expected i/n with 1 <= i <= n, got '{}'", text));
+  return shard;
+}
+
+std::size_t SweepShard::size(std::size_t total) const {
+  const auto skip = static_cast<std::size_t>(index - 1);
+  return total <= skip ? 0 : (total - skip + static_cast<std::size_t>(count) - 1) / static_cast<std::size_t>(count);
+}
+
+void run_ordered(std::size_t first, std::size_t count, int threads, const RowMaker& make, const RowSink& sink) {
+  if (first >= count) return;
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads), count - first));
+  Results results;
+  std::atomic<std::size_t> next_run{first};
+  std::atomic<bool> stop{false};
+  const auto work = [&] {
+    for (std::size_t k; !stop && (k = next_run++) < count;) {
+      try {
+        std::string row = make(k);
+        const std::lock_guard lock(results.mutex);
+        results.finished.emplace(k, std::move(row));
+      } catch (...) {
+        const std::lock_guard lock(results.mutex);
+        if (!results.failure) results.failure = std::current_exception();
+        stop = true;
+      }
+      results.changed.notify_one();
+    }
+  };
+  std::exception_ptr sink_failure;
+  {
+    std::vector<std::jthread> workers;  // joined before `results` goes away
+    for (int t = 0; t < threads; ++t) workers.emplace_back(work);
+    for (std::size_t written = first; written < count;) {
+      std::unique_lock lock(results.mutex);
+      results.changed.wait(lock, [&] { return results.failure || results.finished.contains(written); });
+      if (results.failure) break;
+      const std::string rows = take_in_order(results, written);
+      lock.unlock();
+      try {
+        sink(rows, written);
+      } catch (...) {
+        sink_failure = std::current_exception();
+        stop = true;
+        break;
+      }
+    }
+  }
+  if (sink_failure) std::rethrow_exception(sink_failure);
+  if (results.failure) std::rethrow_exception(results.failure);
+}
+
+void run_sweep(const Sweep& sweep, SweepShard shard, std::size_t first, int threads, const RowSink& sink) {
+  run_ordered(first, shard.size(sweep.size()), threads, [&](std::size_t k) { return sweep.row(shard.run(k)); }, sink);
+}
+
+SweepFile::SweepFile(const std::filesystem::path& file, const std::string& header, bool resume_it,
+                     const RowKey& key_of)
+    : file_(file) {
+  std::error_code error;
+  const bool has_rows = resume_it && std::filesystem::file_size(file, error) > 0 && !error;
+  if (has_rows) rows_found_ = resume(header, key_of);
+  if (rows_found_ > 0) {
+    fd_ = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  } else {
+    fd_ = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  }
+  if (fd_ < 0) throw_output(file_, fmt::format("cannot write: {}", std::strerror(errno)));
+  if (rows_found_ == 0) append(header);
+}
+
+SweepFile::~SweepFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::size_t SweepFile::resume(const std::string& header, const RowKey& key_of) {
+  std::ifstream in(file_, std::ios::binary);
+  if (!in) throw_output(file_, fmt::format("cannot read to resume: {}", std::strerror(errno)));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  if (header.starts_with(text)) return 0;  // interrupted while writing the header: start afresh
+  if (!text.starts_with(header)) {
+    throw_output(file_, "cannot resume: its header is not this sweep's (remove the file or write elsewhere)");
+  }
+  std::size_t rows = 0;
+  std::size_t at = header.size();
+  for (std::size_t end; (end = text.find('\n', at)) != std::string::npos; at = end + 1, ++rows) {
+    const std::string key = key_of(rows);
+    if (key.empty()) throw_output(file_, "cannot resume: it holds more rows than this sweep has");
+    if (!std::string_view(text).substr(at, end - at).starts_with(key)) {
+      throw_output(file_, fmt::format("cannot resume: line {} is not this sweep's (it should start with \"{}\"): "
+                                      "another sweep's or shard's file?",
+                                      rows + 2, key));
+    }
+  }
+  if (at < text.size() && ::truncate(file_.c_str(), static_cast<off_t>(at)) != 0) {
+    throw_output(file_, fmt::format("cannot cut the unfinished last line: {}", std::strerror(errno)));
+  }
+  return rows;
+}
+
+void SweepFile::append(std::string_view text) {
+  while (!text.empty()) {
+    const ssize_t written = ::write(fd_, text.data(), text.size());
+    if (written < 0 && errno == EINTR) continue;
+    if (written < 0) throw_output(file_, fmt::format("cannot write: {}", std::strerror(errno)));
+    text.remove_prefix(static_cast<std::size_t>(written));
+  }
+}
+
+}  // namespace mgsim

@@ -1,0 +1,125 @@
+#include "mgsim/io/timeline.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+namespace mgsim {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kComputeTrack = 1;
+constexpr int kMessageTrack = 1;
+constexpr int kExposedTrack = 2;
+
+double to_us(SimTime ns) { return static_cast<double>(ns) / 1e3; }
+
+json metadata(std::string_view what, int pid, int tid, json args) {
+  return {{"name", what}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", std::move(args)}};
+}
+
+json slice(std::string name, std::string_view category, int pid, int tid, SimTime start, SimTime end, json args) {
+  return {{"name", std::move(name)}, {"cat", category}, {"ph", "X"},      {"pid", pid},
+          {"tid", tid},              {"ts", to_us(start)}, {"dur", to_us(end - start)}, {"args", std::move(args)}};
+}
+
+/// Names a process, keeps processes in pid order and names its tracks.
+void add_process(json& events, int pid, const std::string& name, const std::vector<std::string>& tracks) {
+  events.push_back(metadata("process_name", pid, 0, {{"name", name}}));
+  events.push_back(metadata("process_sort_index", pid, 0, {{"sort_index", pid}}));
+  for (std::size_t t = 0; t < tracks.size(); ++t) {
+    events.push_back(metadata("thread_name", pid, static_cast<int>(t) + 1, {{"name", tracks[t]}}));
+  }
+}
+
+void add_compute(json& events, int pid, const Workload& workload, const ComputeSpans& spans) {
+  events.push_back(slice("forward", "forward", pid, kComputeTrack, 0, spans.forward_end, json::object()));
+  const TensorLayout& layout = workload.layout;
+  for (std::size_t u = 0; u < spans.layer_start.size(); ++u) {
+    const int layer = layout.layer[static_cast<std::size_t>(layout.layer_begin[u])];
+    events.push_back(slice(workload.trace.layers[static_cast<std::size_t>(layer)].name, "backward", pid,
+                           kComputeTrack, spans.layer_start[u], spans.layer_end[u],
+                           {{"layer", layer}, {"backward_order", u}}));
+  }
+}
+
+/// The layers (forward indices) whose tensors a message carries, in backward order.
+std::vector<int> layers_of(const TensorLayout& layout, const Message& message) {
+  std::vector<int> layers;
+  for (int t = message.begin; t < message.end; ++t) {
+    const int layer = layout.layer[static_cast<std::size_t>(t)];
+    if (layers.empty() || layers.back() != layer) layers.push_back(layer);
+  }
+  return layers;
+}
+
+std::string message_name(const std::vector<std::string>& names) {
+  if (names.size() <= 3) return fmt::format("{}", fmt::join(names, ", "));
+  return fmt::format("{} .. {} ({} layers)", names.front(), names.back(), names.size());
+}
+
+void add_communication(json& events, int pid, const Workload& workload, const IterationTrace& iteration) {
+  const Replay& replay = iteration.replay;
+  for (std::size_t m = 0; m < iteration.plan.size(); ++m) {
+    const Message& message = iteration.plan[m];
+    std::vector<std::string> names;
+    for (int layer : layers_of(workload.layout, message)) {
+      names.push_back(workload.trace.layers[static_cast<std::size_t>(layer)].name);
+    }
+    json args = {{"bytes", message.bytes}, {"sent_bytes", message.sent_bytes}, {"tensors", message.end - message.begin},
+                 {"message", m},         {"layers", names}};
+    events.push_back(slice(message_name(names), "allreduce", pid, kMessageTrack, replay.message_start[m],
+                           replay.message_end[m], std::move(args)));
+  }
+  if (replay.iteration_end > replay.compute_end) {
+    events.push_back(slice("exposed communication", "exposed", pid, kExposedTrack, replay.compute_end,
+                           replay.iteration_end, {{"exposed_us", to_us(replay.iteration_end - replay.compute_end)}}));
+  }
+  events.push_back({{"name", "iteration end"}, {"cat", "iteration"}, {"ph", "i"}, {"s", "p"}, {"pid", pid},
+                    {"tid", kExposedTrack}, {"ts", to_us(replay.iteration_end)}});
+}
+
+}  // namespace
+
+IterationTrace trace_iteration(const Workload& workload, const Collective& collective, const Schedule& schedule,
+                               int gpus, std::string label) {
+  const GpuClass classes[] = {{gpus, workload.profile}};
+  const CommProblem problem = make_problem(classes, workload.layout, CommCost(collective, gpus));
+  IterationTrace iteration{std::move(label), {gpus}, schedule.plan(problem), {}};
+  iteration.replay = replay(classes, workload.layout, iteration.plan);
+  return iteration;
+}
+
+std::string format_timeline(const Workload& workload, std::span<const IterationTrace> iterations) {
+  json events = json::array();
+  int pid = 0;
+  for (const IterationTrace& iteration : iterations) {
+    for (std::size_t c = 0; c < iteration.replay.compute.size(); ++c) {
+      add_process(events, ++pid, fmt::format("{}: GPU class {} ({} GPUs)", iteration.label, c, iteration.class_gpus[c]),
+                  {"compute"});
+      add_compute(events, pid, workload, iteration.replay.compute[c]);
+    }
+    add_process(events, ++pid, fmt::format("{}: communication", iteration.label),
+                {"all-reduce", "exposed communication"});
+    add_communication(events, pid, workload, iteration);
+  }
+  const json document = {{"traceEvents", std::move(events)},
+                         {"displayTimeUnit", "ms"},
+                         {"otherData", {{"generator", "mgsim"}, {"model", workload.trace.model}}}};
+  return document.dump(1) + "\n";
+}
+
+std::string timeline_for_config(const RunConfig& config, const Workload& workload) {
+  const auto collective = find_collective(config.collective).make(config.collective_settings);
+  std::vector<IterationTrace> iterations;
+  for (int gpus : config.gpus) {
+    for (const ScheduleSpec& spec : config.schedules) {
+      iterations.push_back(trace_iteration(workload, *collective, *make_schedule(spec.name, spec.params), gpus,
+                                           fmt::format("{} GPUs, {}", gpus, spec.label())));
+    }
+  }
+  return format_timeline(workload, iterations);
+}
+
+}  // namespace mgsim

@@ -1,0 +1,126 @@
+// `mgsim advise`: the best DDP bucket cap and Horovod fusion threshold, the
+// default's loss and the gap to the optimal merge, on a trace small enough to
+// work out by hand.
+
+#include <string>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "mgsim/io/sweep_advice.hpp"
+#include "test_support.hpp"
+
+using namespace mgsim;
+using namespace mgsim::test;
+
+namespace {
+
+constexpr std::int64_t kMiB = 1024 * 1024;
+constexpr SimTime kMs = 1'000'000;
+
+/// Four layers of one 1 MiB tensor (1-byte elements), 10 ms of backward
+/// each, no forward: tensors are ready at 10, 20, 30 and 40 ms.
+Workload four_layers() { return Workload(make_trace({0.01, 0.01, 0.01, 0.01}, {kMiB, kMiB, kMiB, kMiB})); }
+
+/// Ring on 2 GPUs with no latency and no reduction cost: T(M) = M b, here 10 ms per MiB.
+RunConfig ring_on_two_gpus() {
+  RunConfig config;
+  config.gpus = {2};
+  config.collective = "ring";
+  const Link link{0.0, 0.01 / static_cast<double>(kMiB), 0.0};
+  config.collective_settings.network = {link, link};
+  return config;
+}
+
+}  // namespace
+
+TEST_CASE("advise: tries 0.25 MiB to 1024 MiB in powers of two", "[advise]") {
+  const std::vector<double> values = advice_values();
+  REQUIRE(values.size() == 13);
+  CHECK(values.front() == 0.25);
+  CHECK(values[2] == 1.0);
+  CHECK(values.back() == 1024.0);
+}
+
+TEST_CASE("advise: DDP's best cap sends each tensor alone; the default merges three and loses 40%", "[advise]") {
+  const Workload workload = four_layers();
+  const std::vector<KnobAdvice> advice = advise(ring_on_two_gpus(), workload);
+  REQUIRE(advice.size() == 3);
+  const KnobAdvice& ddp = advice[0];
+  CHECK(ddp.schedule == "ddp");
+  CHECK(ddp.parameter == "bucket_cap_mb");
+  CHECK(ddp.gpus == 2);
+  // Caps up to 1 MiB: one message per tensor, [10,20] [20,30] [30,40] [40,50]: 50 ms,
+  // which no plan beats (the last tensor is ready at 40 ms and takes 10 ms alone).
+  // Ties go to the smaller cap: 0.25 MiB.
+  CHECK(ddp.best_value == 0.25);
+  CHECK_FALSE(ddp.best_is_default);
+  CHECK(ddp.best == 50 * kMs);
+  CHECK(ddp.optimal == 50 * kMs);
+  CHECK(ddp.gap_to_optimal() == 0.0);
+  // Default: a 1 MiB first bucket [10,20], then 3 MiB (< 25) ready at 40 ms: [40,70].
+  CHECK(ddp.default_value == 25.0);
+  CHECK(ddp.at_default == 70 * kMs);
+  CHECK(ddp.default_loss() == Approx(0.4));
+  // A 2 MiB cap: pairs, [20,40] then [40,60]. 4 MiB and more: one bucket at 40 ms, [40,80].
+  REQUIRE(ddp.tried.size() == 13);
+  CHECK(ddp.tried[3] == std::pair<double, SimTime>{2.0, 60 * kMs});
+  CHECK(ddp.tried[4] == std::pair<double, SimTime>{4.0, 80 * kMs});
+  CHECK(ddp.tried[12] == std::pair<double, SimTime>{1024.0, 80 * kMs});
+}
+
+TEST_CASE("advise: when no threshold beats Horovod's default, the default is the advice", "[advise]") {
+  // Tensors become ready 10 ms apart while the cycle is 1 ms: every tensor is
+  // sent alone at its own wake-up whatever the threshold: 50 ms, as the optimum.
+  const std::vector<KnobAdvice> advice = advise(ring_on_two_gpus(), four_layers());
+  REQUIRE(advice.size() == 3);
+  const KnobAdvice& horovod = advice[1];
+  CHECK(horovod.schedule == "horovod");
+  CHECK(horovod.parameter == "fusion_threshold_mb");
+  CHECK(horovod.best_is_default);
+  CHECK(horovod.best_value == 128.0);
+  CHECK(horovod.best == 50 * kMs);
+  CHECK(horovod.at_default == 50 * kMs);
+  CHECK(horovod.default_loss() == 0.0);
+  CHECK(horovod.gap_to_optimal() == 0.0);
+  // Cycles of 16 ms and more wake up at 0, 16, 32, 48 ms: tensors 1 and 2 (ready
+  // at 20 and 30 ms) fuse at 32 ms and tensor 3 waits for 48 ms, so longer cycles
+  // lose. Up to 8 ms, wake-ups fall on or just after each ready time: a 8 ms cycle
+  // wakes at 16, 24, 32, 40: [16,26] [26,36] [36,46] [46,56] = 56 ms, and only
+  // cycles dividing 10 ms (0.25 .. 2 ms, the default 1 ms) reach 50 ms.
+  const KnobAdvice& cycle = advice[2];
+  CHECK(cycle.parameter == "cycle_time_ms");
+  CHECK(cycle.best_is_default);
+  CHECK(cycle.best == 50 * kMs);
+  CHECK(cycle.tried[5] == std::pair<double, SimTime>{8.0, 56 * kMs});
+}
+
+TEST_CASE("advise: the best value is the minimum over everything tried", "[advise]") {
+  std::mt19937_64 rng(11);
+  RunConfig config = ring_on_two_gpus();
+  config.gpus = {4, 64, 1024};
+  config.collective_settings.network.inter = config.collective_settings.network.intra = {50e-6, 1e-9, 0.0};
+  for (int round = 0; round < 10; ++round) {
+    const Workload workload(random_trace(rng, 40));
+    for (const KnobAdvice& a : advise(config, workload)) {
+      SimTime minimum = a.at_default;
+      for (const auto& [value, time] : a.tried) minimum = std::min(minimum, time);
+      CHECK(a.best == minimum);
+      CHECK(a.default_loss() >= 0.0);
+    }
+  }
+}
+
+TEST_CASE("advise: the report comes as a table, CSV or JSON", "[advise]") {
+  const std::vector<KnobAdvice> advice = advise(ring_on_two_gpus(), four_layers());
+  const std::string table = format_advice(advice, "four", "ring", ReportFormat::table);
+  CHECK(table.find("0.25") != std::string::npos);
+  CHECK(table.find("128 (default)") != std::string::npos);
+  const std::string csv = format_advice(advice, "four", "ring", ReportFormat::csv);
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 4);
+  CHECK(csv.find("four,ring,2,ddp,bucket_cap_mb,0.25,0,0.050000000,25,0.070000000,0.4,0.050000000,0\n") !=
+        std::string::npos);
+  const auto json = nlohmann::json::parse(format_advice(advice, "four", "ring", ReportFormat::json));
+  CHECK(json.at("advice").size() == 3);
+  CHECK(json.at("advice")[1].at("best_is_default") == true);
+}

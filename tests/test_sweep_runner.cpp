@@ -1,0 +1,208 @@
+// Running sweeps: rows come out in index order whatever the thread count, a
+// failure keeps a clean prefix, shards split the grid into disjoint slices,
+// the sweep's rows are `mgsim run`'s rows, and the CSV file resumes.
+
+#include <chrono>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "mgsim/error.hpp"
+#include "mgsim/io/report.hpp"
+#include "mgsim/io/run_config.hpp"
+#include "mgsim/io/sweep_runner.hpp"
+#include "mgsim/io/trace_io.hpp"
+#include "test_sweep_support.hpp"
+
+using namespace mgsim;
+using namespace mgsim::test;
+using nlohmann::json;
+using Catch::Matchers::Contains;
+
+namespace {
+
+std::string fake_row(std::size_t k) {
+  // Uneven work so that rows finish out of order on several threads.
+  std::this_thread::sleep_for(std::chrono::microseconds((k * 7919) % 13 * 40));
+  return "row " + std::to_string(k) + "\n";
+}
+
+std::string fake_rows(std::size_t first, std::size_t count) {
+  std::string all;
+  for (std::size_t k = first; k < count; ++k) all += "row " + std::to_string(k) + "\n";
+  return all;
+}
+
+/// Runs run_ordered and returns what the sink saw, checking `done` each time.
+std::string collect(std::size_t first, std::size_t count, int threads, const RowMaker& make = fake_row) {
+  std::string seen;
+  std::size_t rows = first;
+  run_ordered(first, count, threads, make, [&](std::string_view text, std::size_t done) {
+    seen += text;
+    rows += static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+    CHECK(done == rows);
+  });
+  return seen;
+}
+
+/// A sweep of the shipped GoogleNet trace: 2 collectives x 10 GPU counts x 4 schedules.
+json googlenet_sweep() {
+  return {{"trace", std::string(MGSIM_SOURCE_DIR) + "/traces/googlenet-k80.json"},
+          {"collective", {"ring", "tree"}},
+          {"network", {{"alpha_us", 45.25}, {"beta_s_per_byte", 1.2417634328e-10}, {"gamma_s_per_byte", 2.5e-9}}},
+          {"schedules", {"wfbp", "single", "mgwfbp", json{{"name", "ddp"}, {"bucket_cap_mb", {1, 25}}}}}};
+}
+
+}  // namespace
+
+TEST_CASE("sweep: rows reach the sink in index order whatever the thread count", "[sweep]") {
+  const std::string expected = fake_rows(0, 200);
+  for (int threads : {1, 2, 3, 8, 0}) {
+    INFO("threads " << threads);
+    CHECK(collect(0, 200, threads) == expected);
+  }
+  CHECK(collect(140, 200, 4) == fake_rows(140, 200));  // resuming at row 140
+  CHECK(collect(200, 200, 4).empty());
+}
+
+TEST_CASE("sweep: a failing row stops the sweep and leaves an in-order prefix", "[sweep]") {
+  const RowMaker failing = [](std::size_t k) -> std::string {
+    if (k == 57) throw std::runtime_error("row 57 failed");
+    return fake_row(k);
+  };
+  for (int threads : {1, 4}) {
+    std::string seen;
+    REQUIRE_THROWS_WITH(run_ordered(0, 200, threads, failing, [&](std::string_view text, std::size_t) { seen += text; }),
+                        "row 57 failed");
+    CHECK(fake_rows(0, 57).starts_with(seen));  // never past row 56, never out of order
+  }
+  int calls = 0;
+  REQUIRE_THROWS_WITH(run_ordered(0, 200, 4, fake_row,
+                                  [&](std::string_view, std::size_t) {
+                                    ++calls;
+                                    throw OutputError("disk full");
+                                  }),
+                      "disk full");
+  CHECK(calls == 1);
+}
+
+TEST_CASE("sweep: shards are disjoint and together cover the grid", "[sweep]") {
+  for (std::size_t total : {1u, 10u, 48u}) {
+    for (int count : {1, 2, 3, 7, 50}) {
+      std::multiset<std::size_t> runs;
+      for (int index = 1; index <= count; ++index) {
+        const SweepShard shard{index, count};
+        for (std::size_t k = 0; k < shard.size(total); ++k) runs.insert(shard.run(k));
+      }
+      std::multiset<std::size_t> all;
+      for (std::size_t i = 0; i < total; ++i) all.insert(i);
+      CHECK(runs == all);
+    }
+  }
+  CHECK(SweepShard::parse("2/5").index == 2);
+  CHECK(SweepShard::parse("2/5").count == 5);
+  for (const char* bad : {"0/3", "4/3", "3", "a/b", "1/0", "1/3x", "-1/3", ""}) {
+    CHECK_THROWS_WITH(SweepShard::parse(bad), Contains("--shard: expected i/n"));
+  }
+}
+
+TEST_CASE("sweep: the CSV is the same for one and for many threads, and for shards merged", "[sweep]") {
+  SweepTempDir dir;
+  const Sweep sweep(load_sweep_config(dir.write_json("sweep.json", googlenet_sweep())));
+  REQUIRE(sweep.size() == 100);
+  std::string sequential;  // each row on its own, in order, on this thread
+  for (std::size_t i = 0; i < sweep.size(); ++i) sequential += sweep.row(i);
+  for (std::size_t i = 0; i < sweep.size(); ++i) CHECK(sweep.row(i).starts_with(sweep.key(i)));
+  for (int threads : {1, 2, 0}) {
+    std::string out;
+    run_sweep(sweep, {}, 0, threads, [&](std::string_view rows, std::size_t) { out += rows; });
+    CHECK(out == sequential);
+  }
+  // Three shards, rows put back in `run` order, give the same lines.
+  std::vector<std::string> lines(sweep.size());
+  for (int index = 1; index <= 3; ++index) {
+    const SweepShard shard{index, 3};
+    std::size_t k = 0;
+    run_sweep(sweep, shard, 0, 2, [&](std::string_view rows, std::size_t) {
+      for (std::size_t at = 0, end; (end = rows.find('\n', at)) != std::string_view::npos; at = end + 1) {
+        lines[shard.run(k++)] = std::string(rows.substr(at, end - at + 1));
+      }
+    });
+  }
+  std::string merged;
+  for (const std::string& line : lines) merged += line;
+  CHECK(merged == sequential);
+}
+
+TEST_CASE("sweep: a sweep's rows are the rows of `mgsim run` with the same settings", "[sweep]") {
+  SweepTempDir dir;
+  json config = googlenet_sweep();
+  config["collective"] = "tree";
+  config["gpus"] = {4, 64, 2048};
+  const Sweep sweep(load_sweep_config(dir.write_json("sweep.json", config)));
+  config["schedules"] = {"wfbp", "single", "mgwfbp", json{{"name", "ddp"}, {"bucket_cap_mb", 1}},
+                         json{{"name", "ddp"}, {"bucket_cap_mb", 25}}};
+  const RunConfig run = load_run_config(dir.write_json("run.json", config));
+  const std::vector<RunRow> rows = run_config(run, Workload(load_trace(run.trace)));
+  REQUIRE(rows.size() == sweep.size());
+  const std::string prefix_of_trace = "," + std::string(MGSIM_SOURCE_DIR) + "/traces/googlenet-k80.json,net0,1,";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    CHECK(sweep.row(i) == std::to_string(i) + prefix_of_trace + csv_row(rows[i]));
+  }
+}
+
+TEST_CASE("sweep: the CSV file resumes after its last complete row", "[sweep]") {
+  SweepTempDir dir;
+  const auto file = dir.path() / "out.csv";
+  const std::string header = "run,x\n";
+  const auto same = [](std::size_t k) { return std::to_string(k) + ","; };
+  {
+    SweepFile out(file, header, true, same);  // resuming an absent file starts it
+    CHECK(out.rows_found() == 0);
+    out.append("0,a\n1,b\n2,c\n3,par");  // interrupted in the middle of row 3
+  }
+  {
+    SweepFile out(file, header, true, same);
+    CHECK(out.rows_found() == 3);
+    CHECK(dir.read("out.csv") == "run,x\n0,a\n1,b\n2,c\n");  // the partial line is cut off
+    out.append("3,d\n");
+  }
+  CHECK(dir.read("out.csv") == "run,x\n0,a\n1,b\n2,c\n3,d\n");
+  {
+    SweepFile out(file, header, false, same);  // not resuming: a fresh file
+    CHECK(out.rows_found() == 0);
+  }
+  CHECK(dir.read("out.csv") == header);
+}
+
+TEST_CASE("sweep: a CSV file of another sweep is not resumed, and is left as it was", "[sweep]") {
+  SweepTempDir dir;
+  const auto same = [](std::size_t k) { return std::to_string(k) + ","; };
+  dir.write("other.csv", "run,y\n0,a\n");
+  CHECK_THROWS_WITH(SweepFile(dir.path() / "other.csv", "run,x\n", true, same), Contains("header is not this sweep's"));
+  CHECK(dir.read("other.csv") == "run,y\n0,a\n");
+  dir.write("gap.csv", "run,x\n0,a\n2,c\n");
+  CHECK_THROWS_WITH(SweepFile(dir.path() / "gap.csv", "run,x\n", true, same), Contains("line 3 is not this sweep's"));
+  CHECK(dir.read("gap.csv") == "run,x\n0,a\n2,c\n");
+  dir.write("long.csv", "run,x\n0,a\n1,b\n");
+  const auto one_row = [](std::size_t k) { return k < 1 ? std::to_string(k) + "," : std::string(); };
+  CHECK_THROWS_WITH(SweepFile(dir.path() / "long.csv", "run,x\n", true, one_row), Contains("more rows than"));
+  // A shard's rows are every n-th run: shard 2/3 holds runs 1, 4, 7.
+  dir.write("shard.csv", "run,x\n1,a\n4,b\n7,");
+  const SweepShard shard{2, 3};
+  const SweepFile resumed(dir.path() / "shard.csv", "run,x\n", true,
+                          [&](std::size_t k) { return std::to_string(shard.run(k)) + ","; });
+  CHECK(resumed.rows_found() == 2);
+}
+
+TEST_CASE("sweep: an output folder that cannot be written fails before anything runs", "[sweep]") {
+  SweepTempDir dir;
+  const auto same = [](std::size_t k) { return std::to_string(k) + ","; };
+  CHECK_THROWS_AS(SweepFile(dir.path() / "missing" / "out.csv", "run\n", false, same), OutputError);
+  dir.write("plain-file", "x");
+  CHECK_THROWS_WITH(SweepFile(dir.path() / "plain-file" / "out.csv", "run\n", true, same), Contains("cannot write"));
+}

@@ -1,0 +1,149 @@
+// Timelines in the Chrome trace event format: one compute slice per layer, one
+// communication slice per message, the exposed communication marked, all at
+// the times the simulation computed (checked by hand on a three-layer trace).
+
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "mgsim/io/timeline.hpp"
+#include "mgsim/schedule.hpp"
+#include "test_support.hpp"
+
+using namespace mgsim;
+using namespace mgsim::test;
+using nlohmann::json;
+
+namespace {
+
+/// Forward 1 ms; forward-order layers layer1 (tensors of 100 and 10 bytes,
+/// backward 2 ms), layer2 (50 bytes, 3 ms), layer3 (20 bytes, 1 ms).
+/// Backward runs layer3 [1, 2], layer2 [2, 5], layer1 [5, 7] ms.
+Trace three_layers() {
+  Trace trace = make_trace({0.002, 0.003, 0.001}, {100, 50, 20}, 0.001);
+  trace.layers[0].params = {100, 10};
+  return trace;
+}
+
+/// T(M) = 1 ms + M * 10 us.
+const LinearCost kCost(1e-3, 1e-5);
+
+json timeline_of(const Workload& workload, const std::string& schedule) {
+  const std::vector<IterationTrace> runs{
+      trace_iteration(workload, kCost, *make_schedule(schedule, ParamValues{}), 4, "4 GPUs, " + schedule)};
+  return json::parse(format_timeline(workload, runs));
+}
+
+std::vector<json> events_of(const json& document, const std::string& category) {
+  std::vector<json> found;
+  for (const json& event : document.at("traceEvents")) {
+    if (event.value("cat", "") == category) found.push_back(event);
+  }
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE("timeline: every event follows the trace event format", "[timeline]") {
+  const Workload workload(three_layers());
+  const json document = timeline_of(workload, "wfbp");
+  REQUIRE(document.at("traceEvents").is_array());
+  for (const json& event : document.at("traceEvents")) {
+    INFO(event.dump());
+    REQUIRE(event.at("ph").is_string());
+    CHECK(event.at("pid").is_number_integer());
+    CHECK(event.at("tid").is_number_integer());
+    const std::string phase = event.at("ph");
+    if (phase == "X") {
+      CHECK(event.at("ts").is_number());
+      CHECK(event.at("dur").get<double>() >= 0);
+      CHECK(event.at("name").is_string());
+    } else if (phase == "M") {
+      CHECK(event.at("args").is_object());
+    } else {
+      CHECK(phase == "i");
+      CHECK(event.at("ts").is_number());
+    }
+  }
+}
+
+TEST_CASE("timeline: one compute slice per layer at the times of the backward pass", "[timeline]") {
+  const Workload workload(three_layers());
+  const json document = timeline_of(workload, "wfbp");
+  const auto forward = events_of(document, "forward");
+  REQUIRE(forward.size() == 1);
+  CHECK(forward[0].at("dur") == Approx(1000.0));  // microseconds
+  const auto layers = events_of(document, "backward");
+  REQUIRE(layers.size() == 3);
+  // Backward order: layer3 [1000, 2000], layer2 [2000, 5000], layer1 [5000, 7000] us.
+  CHECK(layers[0].at("name") == "layer3");
+  CHECK(layers[0].at("ts") == Approx(1000.0));
+  CHECK(layers[0].at("dur") == Approx(1000.0));
+  CHECK(layers[1].at("name") == "layer2");
+  CHECK(layers[1].at("ts") == Approx(2000.0));
+  CHECK(layers[1].at("dur") == Approx(3000.0));
+  CHECK(layers[2].at("name") == "layer1");
+  CHECK(layers[2].at("ts") == Approx(5000.0));
+  CHECK(layers[2].at("dur") == Approx(2000.0));
+  for (const json& slice : layers) CHECK(slice.at("pid") == 1);
+}
+
+TEST_CASE("timeline: one communication slice per message, named by its layers, with its bytes", "[timeline]") {
+  const Workload workload(three_layers());
+  // WFBP: layer3 (20 B) ready at 2 ms runs [2, 3.2]; layer2 (50 B) at 5 ms [5, 6.5];
+  // layer1 (110 B) at 7 ms [7, 9.1]. Compute ends at 7 ms: 2.1 ms exposed.
+  const json wfbp = timeline_of(workload, "wfbp");
+  const auto messages = events_of(wfbp, "allreduce");
+  REQUIRE(messages.size() == 3);
+  CHECK(messages[0].at("name") == "layer3");
+  CHECK(messages[0].at("ts") == Approx(2000.0));
+  CHECK(messages[0].at("dur") == Approx(1200.0));
+  CHECK(messages[0].at("args").at("bytes") == 20);
+  CHECK(messages[1].at("ts") == Approx(5000.0));
+  CHECK(messages[1].at("dur") == Approx(1500.0));
+  CHECK(messages[2].at("name") == "layer1");
+  CHECK(messages[2].at("args").at("bytes") == 110);
+  CHECK(messages[2].at("args").at("tensors") == 2);
+  CHECK(messages[2].at("ts") == Approx(7000.0));
+  CHECK(messages[2].at("dur") == Approx(2100.0));
+  for (const json& slice : messages) CHECK(slice.at("pid") == 2);
+  const auto exposed = events_of(wfbp, "exposed");
+  REQUIRE(exposed.size() == 1);
+  CHECK(exposed[0].at("ts") == Approx(7000.0));
+  CHECK(exposed[0].at("dur") == Approx(2100.0));
+
+  // Single-layer: one message of all 180 bytes at 7 ms, 2.8 ms long.
+  const json single = timeline_of(workload, "single");
+  const auto all = events_of(single, "allreduce");
+  REQUIRE(all.size() == 1);
+  CHECK(all[0].at("name") == "layer3, layer2, layer1");
+  CHECK(all[0].at("args").at("bytes") == 180);
+  CHECK(all[0].at("dur") == Approx(2800.0));
+  CHECK(events_of(single, "exposed").at(0).at("dur") == Approx(2800.0));
+}
+
+TEST_CASE("timeline: the iteration it shows is the one simulate() reports", "[timeline]") {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 20; ++round) {
+    const Workload workload(random_trace(rng, 30, true));
+    for (const char* schedule : {"wfbp", "mgwfbp", "horovod"}) {
+      const auto plan = make_schedule(schedule, ParamValues{});
+      const RunMetrics metrics = simulate(workload, kCost, *plan, 16);
+      const IterationTrace iteration = trace_iteration(workload, kCost, *plan, 16, "x");
+      CHECK(iteration.replay.iteration_end == metrics.iteration);
+      CHECK(static_cast<int>(iteration.plan.size()) == metrics.messages);
+      const json document = json::parse(format_timeline(workload, std::vector{iteration}));
+      CHECK(events_of(document, "backward").size() == workload.trace.layers.size());
+      const auto messages = events_of(document, "allreduce");
+      CHECK(static_cast<int>(messages.size()) == metrics.messages);
+      double busy_us = 0;
+      for (const json& slice : messages) busy_us += slice.at("dur").get<double>();
+      CHECK(busy_us == Approx(to_seconds(metrics.comm_busy) * 1e6).margin(1e-6));
+      const auto exposed = events_of(document, "exposed");
+      const double exposed_us = exposed.empty() ? 0.0 : exposed[0].at("dur").get<double>();
+      CHECK(exposed_us == Approx(metrics.exposed_comm_s() * 1e6).margin(1e-6));
+    }
+  }
+}
