@@ -536,14 +536,16 @@ TEST_CASE("config loader reads schedule objects with parameters", "[loaders][con
   CHECK(loaded.schedules[3].label() == "wfbp");
 }
 
-TEST_CASE("config loader gives every schedule when none is named", "[loaders][config]") {
+TEST_CASE("config loader gives every dense schedule when none is named", "[loaders][config]") {
+  // The six dense schedules of docs/config.md; sparse ones are asked for by name.
   TempDir dir;
   json config = valid_config();
   config.erase("schedules");
   const mgsim::RunConfig loaded = mgsim::load_run_config(dir.write("run.json", config));
-  REQUIRE(loaded.schedules.size() == mgsim::schedule_registry().size());
+  const std::vector<std::string> dense{"wfbp", "single", "mgwfbp", "optimal", "ddp", "horovod"};
+  REQUIRE(loaded.schedules.size() == dense.size());
   for (std::size_t i = 0; i < loaded.schedules.size(); ++i) {
-    CHECK(loaded.schedules[i].name == mgsim::schedule_registry()[i].name);
+    CHECK(loaded.schedules[i].name == dense[i]);
     CHECK(loaded.schedules[i].params.empty());
   }
 }
@@ -788,3 +790,49 @@ TEST_CASE("config loader rejects a curve file that does not exist or is wrong", 
 }
 
 }  // namespace
+
+// ---- sparse schedule options ---------------------------------------------------------------------------
+
+json selection_curve_file() {
+  return json::parse(R"({"format": "mgsim-selection-curve", "version": 1, "provenance": {"kind": "synthetic"},
+                         "points": [{"elements": 1000, "seconds": 1e-4}, {"elements": 100, "seconds": 2e-5}]})");
+}
+
+TEST_CASE("config loader reads per-layer densities and a selection curve for sparse schedules", "[loaders][config]") {
+  TempDir dir;
+  dir.write("topk.json", selection_curve_file());
+  json config = valid_config();
+  config["schedules"] = json::parse(
+      R"([{"name": "lags", "density": 0.01, "layer_density": {"conv1": 0.5}, "selection_curve": "topk.json"}])");
+  const mgsim::RunConfig loaded = mgsim::load_run_config(dir.write("run.json", config));
+  REQUIRE(loaded.schedules.size() == 1);
+  const mgsim::ScheduleSpec& spec = loaded.schedules[0];
+  CHECK(spec.sparse.layer_density.at("conv1") == 0.5);
+  REQUIRE(spec.sparse.selection_curve.size() == 2);
+  CHECK(spec.sparse.selection_curve[1].elements == 100);
+  CHECK(spec.sparse.selection_curve[1].seconds == 2e-5);
+  CHECK(spec.label() == "lags(density=0.01,conv1=0.5,selection_curve=topk.json)");
+}
+
+TEST_CASE("config loader rejects bad sparse options", "[loaders][config]") {
+  TempDir dir;
+  dir.write("topk.json", selection_curve_file());
+  const auto reject = [&](const char* schedules, std::initializer_list<std::string> fragments) {
+    json config = valid_config();
+    config["schedules"] = json::parse(schedules);
+    const fs::path file = dir.write("run.json", config);
+    require_error<mgsim::ConfigError>([&] { mgsim::load_run_config(file); }, fragments);
+  };
+  reject(R"([{"name": "wfbp", "layer_density": {"conv1": 0.5}}])", {"schedules[0]", "sparse schedules only"});
+  reject(R"([{"name": "lags", "layer_density": {"conv1": 0}}])", {"schedules[0].layer_density.conv1", "> 0"});
+  reject(R"([{"name": "lags", "layer_density": {"conv1": 1.5}}])", {"schedules[0]", "(0, 1]"});
+  reject(R"([{"name": "lags", "layer_density": []}])", {"schedules[0].layer_density", "object"});
+  json config = valid_config();
+  config["schedules"] = json::parse(R"([{"name": "lags", "selection_curve": "missing.json"}])");
+  const fs::path file = dir.write("run.json", config);
+  require_error<mgsim::CurveError>([&] { mgsim::load_run_config(file); }, {"missing.json", "cannot read"});
+  json duplicate = selection_curve_file();
+  duplicate["points"][1]["elements"] = 1000;
+  const fs::path curve = dir.write("dup.json", duplicate);
+  require_error<mgsim::CurveError>([&] { mgsim::load_selection_curve(curve); }, {"dup.json", "points[1]", "duplicate"});
+}

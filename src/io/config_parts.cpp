@@ -1,6 +1,9 @@
 #include "config_parts.hpp"
 
+#include <fmt/format.h>
+
 #include "mgsim/error.hpp"
+#include "mgsim/io/trace_io.hpp"
 
 namespace mgsim {
 
@@ -23,7 +26,19 @@ Network read_network(JsonReader in) {
   return {link, link};
 }
 
-ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where) {
+namespace {
+
+/// {"conv1": 0.01, ...}: per-layer densities of a sparse schedule.
+std::map<std::string, double, std::less<>> read_layer_density(const nlohmann::json& value, const JsonWhere& where) {
+  if (!value.is_object() || value.empty()) where.expected("an object of layer name -> density", value);
+  std::map<std::string, double, std::less<>> densities;
+  for (const auto& [layer, density] : value.items()) densities[layer] = read_number(density, where.key(layer), 0.0, false);
+  return densities;
+}
+
+}  // namespace
+
+ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, const std::filesystem::path& folder) {
   ScheduleSpec spec;
   if (value.is_string()) {
     spec.name = read_text(value, where);
@@ -32,15 +47,36 @@ ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where) 
     spec.name = in.text("name");
     for (const auto& [key, parameter] : value.items()) {
       if (key == "name") continue;
-      spec.params[key] = read_number(parameter, where.key(key), 0.0, true);
+      if (key == "layer_density") {
+        spec.sparse.layer_density = read_layer_density(parameter, where.key(key));
+      } else if (key == "selection_curve") {
+        spec.selection_curve_file = (folder / read_text(parameter, where.key(key))).string();
+        spec.sparse.selection_curve = load_selection_curve(spec.selection_curve_file);
+      } else {
+        spec.params[key] = read_number(parameter, where.key(key), 0.0, true);
+      }
     }
   }
   try {
-    make_schedule(spec.name, spec.params);
+    spec.build();
   } catch (const ConfigError& error) {
     where.fail(error.what());
   }
   return spec;
+}
+
+std::vector<ScheduleSpec> default_schedules() {
+  std::vector<ScheduleSpec> specs;
+  for (const ScheduleInfo& info : schedule_registry()) {
+    if (!info.sparse) specs.push_back({std::string(info.name), {}, {}, {}});
+  }
+  return specs;
+}
+
+void check_unique_label(const std::vector<ScheduleSpec>& specs, const JsonWhere& where) {
+  for (std::size_t i = 0; i + 1 < specs.size(); ++i) {
+    if (specs[i].label() == specs.back().label()) where.fail(fmt::format("schedule '{}' given twice", specs.back().label()));
+  }
 }
 
 }  // namespace mgsim

@@ -2,6 +2,9 @@
 // Pieces of a run config that other configs (sweeps, advice) read the same
 // way: a network, a schedule entry. Internal to src/io.
 
+#include <filesystem>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "json_reader.hpp"
@@ -18,8 +21,16 @@ Link read_link(JsonReader in);
 /// (e.g. a label) are accepted.
 Network read_network(JsonReader in);
 
-/// A schedule name, or {"name": ..., <parameter>: <number>}, validated by
-/// building the schedule.
-ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where);
+/// A schedule name, or {"name": ..., <parameter>: <number>, "layer_density":
+/// {<layer>: <density>}, "selection_curve": <file>}, validated by building the
+/// schedule. The curve file is resolved against `folder`.
+ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, const std::filesystem::path& folder);
+
+/// What a config gets when it names no schedules: every dense schedule
+/// (sparse ones are asked for by name).
+std::vector<ScheduleSpec> default_schedules();
+
+/// Fails at `where` when the last spec's label is already taken by an earlier one.
+void check_unique_label(const std::vector<ScheduleSpec>& specs, const JsonWhere& where);
 
 }  // namespace mgsim

@@ -87,7 +87,7 @@ std::string csv_row(const RunRow& row) {
 std::vector<RunRow> run_config(const RunConfig& config, const Workload& workload) {
   const auto collective = find_collective(config.collective).make(config.collective_settings);
   std::vector<std::unique_ptr<Schedule>> schedules;
-  for (const ScheduleSpec& spec : config.schedules) schedules.push_back(make_schedule(spec.name, spec.params));
+  for (const ScheduleSpec& spec : config.schedules) schedules.push_back(spec.build());
   std::vector<RunRow> rows;
   for (int gpus : config.gpus) {
     for (std::size_t s = 0; s < schedules.size(); ++s) {

@@ -1,6 +1,7 @@
 #include "mgsim/io/run_config.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "config_parts.hpp"
 #include "json_reader.hpp"
@@ -10,17 +11,12 @@
 namespace mgsim {
 namespace {
 
-std::vector<ScheduleSpec> read_schedules(JsonReader& top) {
+std::vector<ScheduleSpec> read_schedules(JsonReader& top, const std::filesystem::path& folder) {
+  if (!top.has("schedules")) return default_schedules();
   std::vector<ScheduleSpec> schedules;
-  if (!top.has("schedules")) {
-    for (const ScheduleInfo& info : schedule_registry()) schedules.push_back({std::string(info.name), {}});
-    return schedules;
-  }
   for (const auto& [element, at] : top.array("schedules")) {
-    schedules.push_back(read_schedule(*element, at));
-    for (std::size_t i = 0; i + 1 < schedules.size(); ++i) {
-      if (schedules[i].label() == schedules.back().label()) at.fail(fmt::format("schedule '{}' given twice", schedules.back().label()));
-    }
+    schedules.push_back(read_schedule(*element, at, folder));
+    check_unique_label(schedules, at);
   }
   return schedules;
 }
@@ -55,11 +51,16 @@ void read_collective(JsonReader& top, const std::filesystem::path& folder, RunCo
 }  // namespace
 
 std::string ScheduleSpec::label() const {
-  if (params.empty()) return name;
-  std::string inner;
-  for (const auto& [key, value] : params) inner += fmt::format("{}{}={}", inner.empty() ? "" : ",", key, value);
-  return fmt::format("{}({})", name, inner);
+  std::vector<std::string> parts;
+  for (const auto& [key, value] : params) parts.push_back(fmt::format("{}={}", key, value));
+  for (const auto& [layer, density] : sparse.layer_density) parts.push_back(fmt::format("{}={}", layer, density));
+  if (!selection_curve_file.empty()) {
+    parts.push_back(fmt::format("selection_curve={}", std::filesystem::path(selection_curve_file).filename().string()));
+  }
+  return parts.empty() ? name : fmt::format("{}({})", name, fmt::join(parts, ","));
 }
+
+std::unique_ptr<Schedule> ScheduleSpec::build() const { return make_schedule(name, params, sparse); }
 
 RunConfig load_run_config(const std::filesystem::path& file) {
   const nlohmann::json document = parse_json_file(file, InputKind::config);
@@ -73,7 +74,7 @@ RunConfig load_run_config(const std::filesystem::path& file) {
   }
   if (top.has("gpus_per_node")) config.gpus_per_node = static_cast<int>(top.integer("gpus_per_node", 1, kMaxGpus));
   read_collective(top, folder, config);
-  config.schedules = read_schedules(top);
+  config.schedules = read_schedules(top, folder);
   top.reject_unknown();
   return config;
 }

@@ -51,7 +51,7 @@ Sweep::Sweep(SweepConfig config) : config_(std::move(config)) {
   } catch (const ConfigError& error) {
     throw ConfigError(fmt::format("{}: collective: {}", config_.file.string(), error.what()));
   }
-  for (const ScheduleSpec& spec : config_.schedules) schedules_.push_back(make_schedule(spec.name, spec.params));
+  for (const ScheduleSpec& spec : config_.schedules) schedules_.push_back(spec.build());
   check_gpu_counts();
 }
 

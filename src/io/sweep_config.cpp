@@ -115,7 +115,8 @@ void read_links(JsonReader& top, SweepConfig& config) {
 
 /// One schedule entry, whose parameters may be arrays: one spec per
 /// combination, the first parameter (by name) outermost, values in file order.
-void expand_schedule(const nlohmann::json& value, const JsonWhere& where, std::vector<ScheduleSpec>& out) {
+void expand_schedule(const nlohmann::json& value, const JsonWhere& where, const std::filesystem::path& folder,
+                     std::vector<ScheduleSpec>& out) {
   std::vector<std::pair<std::string, const nlohmann::json*>> axes;
   if (value.is_object()) {
     for (const auto& [key, parameter] : value.items()) {
@@ -130,7 +131,7 @@ void expand_schedule(const nlohmann::json& value, const JsonWhere& where, std::v
   while (true) {
     nlohmann::json combination = value;
     for (std::size_t a = 0; a < axes.size(); ++a) combination[axes[a].first] = (*axes[a].second)[digit[a]];
-    out.push_back(read_schedule(combination, where));
+    out.push_back(read_schedule(combination, where, folder));
     std::size_t a = axes.size();
     while (a > 0 && ++digit[a - 1] == axes[a - 1].second->size()) digit[--a] = 0;
     if (a == 0) return;
@@ -139,19 +140,15 @@ void expand_schedule(const nlohmann::json& value, const JsonWhere& where, std::v
 
 void read_schedules(JsonReader& top, SweepConfig& config) {
   if (!top.has("schedules")) {
-    for (const ScheduleInfo& info : schedule_registry()) config.schedules.push_back({std::string(info.name), {}});
+    config.schedules = default_schedules();
     return;
   }
-  std::vector<std::string> seen;
   for (const auto& [element, at] : top.array("schedules")) {
-    const std::size_t first = config.schedules.size();
-    expand_schedule(*element, at, config.schedules);
-    for (std::size_t i = first; i < config.schedules.size(); ++i) {
-      const std::string label = config.schedules[i].label();
-      if (std::find(seen.begin(), seen.end(), label) != seen.end()) {
-        at.fail(fmt::format("schedule '{}' given twice", label));
-      }
-      seen.push_back(label);
+    std::vector<ScheduleSpec> expanded;
+    expand_schedule(*element, at, config.file.parent_path(), expanded);
+    for (ScheduleSpec& spec : expanded) {
+      config.schedules.push_back(std::move(spec));
+      check_unique_label(config.schedules, at);
     }
   }
 }

@@ -115,7 +115,7 @@ std::string timeline_for_config(const RunConfig& config, const Workload& workloa
   std::vector<IterationTrace> iterations;
   for (int gpus : config.gpus) {
     for (const ScheduleSpec& spec : config.schedules) {
-      iterations.push_back(trace_iteration(workload, *collective, *make_schedule(spec.name, spec.params), gpus,
+      iterations.push_back(trace_iteration(workload, *collective, *spec.build(), gpus,
                                            fmt::format("{} GPUs, {}", gpus, spec.label())));
     }
   }

@@ -106,4 +106,22 @@ std::vector<CurvePoint> load_curve(const std::filesystem::path& file) {
   return points;
 }
 
+std::vector<SelectionPoint> load_selection_curve(const std::filesystem::path& file) {
+  const nlohmann::json document = parse_json_file(file, InputKind::curve);
+  JsonReader top(document, {file.string(), "", InputKind::curve});
+  read_header(top, "mgsim-selection-curve");
+  std::vector<SelectionPoint> points;
+  std::set<std::int64_t> seen;
+  for (const auto& [element, at] : top.array("points")) {
+    JsonReader in(*element, at);
+    const SelectionPoint point{in.integer("elements", 1, kMaxTensorElements * 1024), in.number("seconds", 0.0, true)};
+    if (in.has("spread_s")) in.number("spread_s", 0.0, true);
+    in.reject_unknown();
+    if (!seen.insert(point.elements).second) at.fail(fmt::format("duplicate point for {} elements", point.elements));
+    points.push_back(point);
+  }
+  top.reject_unknown();
+  return points;
+}
+
 }  // namespace mgsim

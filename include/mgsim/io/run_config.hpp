@@ -16,8 +16,12 @@ namespace mgsim {
 struct ScheduleSpec {
   std::string name;
   ParamValues params;
+  SparseOptions sparse;              ///< per-layer densities, loaded selection curve
+  std::string selection_curve_file;  ///< where `sparse.selection_curve` came from, for the label
   /// "ddp" or "ddp(bucket_cap_mb=50)": unique within a run.
   std::string label() const;
+  /// Builds the schedule (validated when the config was read).
+  std::unique_ptr<Schedule> build() const;
 };
 
 struct RunConfig {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mgsim/collective.hpp"
+#include "mgsim/schedule.hpp"
 #include "mgsim/trace.hpp"
 
 namespace mgsim {
@@ -21,5 +22,8 @@ Trace load_trace(const std::filesystem::path& file);
 
 /// Points of a curve file, in file order.
 std::vector<CurvePoint> load_curve(const std::filesystem::path& file);
+
+/// Points of a top-k selection-time curve file, in file order.
+std::vector<SelectionPoint> load_selection_curve(const std::filesystem::path& file);
 
 }  // namespace mgsim
