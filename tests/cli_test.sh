@@ -5,28 +5,7 @@
 #   usage: cli_test.sh <path-to-mgsim> <repo-root>
 set -euo pipefail
 
-if [[ $# -ne 2 ]]; then
-  echo "usage: $0 <path-to-mgsim> <repo-root>" >&2
-  exit 2
-fi
-MGSIM=$(realpath "$1")
-ROOT=$(realpath "$2")
-[[ -x "$MGSIM" ]] || { echo "FAIL: $MGSIM is not an executable" >&2; exit 1; }
-
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/mgsim-cli-test.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-[[ -n "${KEEP:-}" ]] && trap - EXIT  # KEEP=1: keep the work folder for inspection
-cd "$WORK"
-
-FAILURES=0
-pass() { echo "PASS: $1"; }
-fail() {
-  echo "FAIL: $1${2:+ ($2)}"
-  FAILURES=$((FAILURES + 1))
-}
-
-HAVE_PYTHON=0
-if command -v python3 >/dev/null 2>&1; then HAVE_PYTHON=1; fi
+source "$(dirname "$0")/cli_lib.sh" "$@"
 
 # ---- inputs --------------------------------------------------------------------------------------------------
 
@@ -286,10 +265,4 @@ expect_error overflow "malformed JSON" run --config bad/overflow/run.json --form
 make_case duplicate-key "$(sed 's/"gpus_per_node": 1/"gpus_per_node": 1, "gpus_per_node": 2/' <<<"$GOOD_CONFIG")"
 expect_error duplicate-key "given twice" run --config bad/duplicate-key/run.json --format json
 
-# ---- summary ---------------------------------------------------------------------------------------------------
-
-if [[ $FAILURES != 0 ]]; then
-  echo "cli_test: $FAILURES check(s) FAILED"
-  exit 1
-fi
-echo "cli_test: all checks passed"
+finish

@@ -7,25 +7,7 @@
 #   usage: sweep_cli_test.sh <path-to-mgsim> <repo-root>
 set -euo pipefail
 
-if [[ $# -ne 2 ]]; then
-  echo "usage: $0 <path-to-mgsim> <repo-root>" >&2
-  exit 2
-fi
-MGSIM=$(realpath "$1")
-ROOT=$(realpath "$2")
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/mgsim-sweep-test.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-[[ -n "${KEEP:-}" ]] && trap - EXIT  # KEEP=1: keep the work folder for inspection
-cd "$WORK"
-
-FAILURES=0
-pass() { echo "PASS: $1"; }
-fail() {
-  echo "FAIL: $1${2:+ ($2)}"
-  FAILURES=$((FAILURES + 1))
-}
-HAVE_PYTHON=0
-if command -v python3 >/dev/null 2>&1; then HAVE_PYTHON=1; fi
+source "$(dirname "$0")/cli_lib.sh" "$@"
 
 # ---- inputs --------------------------------------------------------------------------------------------------
 
@@ -278,8 +260,4 @@ else
   fail "advise prints a table and writes CSV" "exit $rc: $(head -c 300 advise.err)"
 fi
 
-if [[ $FAILURES != 0 ]]; then
-  echo "sweep_cli_test: $FAILURES check(s) FAILED"
-  exit 1
-fi
-echo "sweep_cli_test: all checks passed"
+finish

@@ -3,26 +3,11 @@
 # need no GPU: without a visible GPU `mgsim profile` says so in one line and
 # exits 2; imported and fitted files load in `mgsim run`; the training helper
 # parses its arguments without PyTorch.
-#   usage: cli_checks.sh <path-to-mgsim> <repo-root>
+#   usage: profile_cli_test.sh <path-to-mgsim> <repo-root>
 set -uo pipefail
 
-if [[ $# -ne 2 ]]; then
-  echo "usage: $0 <path-to-mgsim> <repo-root>" >&2
-  exit 2
-fi
-MGSIM=$(realpath "$1")
-ROOT=$(realpath "$2")
+source "$(dirname "$0")/cli_lib.sh" "$@"
 DATA="$ROOT/tests/data"
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/mgsim-profile-cli.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
-
-FAILURES=0
-pass() { echo "PASS: $1"; }
-fail() {
-  echo "FAIL: $1${2:+ ($2)}"
-  FAILURES=$((FAILURES + 1))
-}
 
 # `mgsim profile` with every GPU hidden: one line, "no CUDA GPU found", exit 2, no file.
 no_gpu() {  # no_gpu NAME ARGS...
@@ -100,8 +85,4 @@ if command -v python3 >/dev/null 2>&1; then
   run_ok "helper --help" python3 "$ROOT/profiler/mgsim_profile_model.py" --help
 fi
 
-if [[ $FAILURES -gt 0 ]]; then
-  echo "$FAILURES check(s) failed"
-  exit 1
-fi
-echo "all profile CLI checks passed"
+finish
