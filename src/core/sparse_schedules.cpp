@@ -115,37 +115,40 @@ class SparseCosts {
   std::vector<Group> layers_;
 };
 
-class TopK : public Schedule {
+/// What every sparse schedule holds: its settings.
+class SparseSchedule : public Schedule {
  public:
-  explicit TopK(SparseSettings settings) : settings_(settings) {}
-  Plan plan(const CommProblem& problem) const override {
-    return SparseCosts(problem, settings_).plan({problem.layer_count()});
-  }
+  explicit SparseSchedule(SparseSettings settings) : settings_(std::move(settings)) {}
 
- private:
+ protected:
   SparseSettings settings_;
 };
 
-class Lags : public Schedule {
+class TopK : public SparseSchedule {
  public:
-  explicit Lags(SparseSettings settings) : settings_(settings) {}
+  using SparseSchedule::SparseSchedule;
+  Plan plan(const CommProblem& problem) const override {
+    return SparseCosts(problem, settings_).plan({problem.layer_count()});
+  }
+};
+
+class Lags : public SparseSchedule {
+ public:
+  using SparseSchedule::SparseSchedule;
   Plan plan(const CommProblem& problem) const override {
     std::vector<int> group_end;
     for (int u = 1; u <= problem.layer_count(); ++u) group_end.push_back(u);
     return SparseCosts(problem, settings_).plan(group_end);
   }
-
- private:
-  SparseSettings settings_;
 };
 
 /// Exact OMGS: after the first k layers, a grouping leaves the compute stream
 /// delayed by its selections so far (S) and the channel busy until E; both
 /// only ever hurt when they grow, so each layer boundary keeps the Pareto set
 /// of (S, E) over all groupings of the layers before it.
-class Omgs : public Schedule {
+class Omgs : public SparseSchedule {
  public:
-  explicit Omgs(SparseSettings settings) : settings_(settings) {}
+  using SparseSchedule::SparseSchedule;
 
   Plan plan(const CommProblem& problem) const override {
     const SparseCosts costs(problem, settings_);
@@ -211,8 +214,6 @@ class Omgs : public Schedule {
     std::reverse(ends.begin(), ends.end());
     return ends;
   }
-
-  SparseSettings settings_;
 };
 
 /// The published OMGS greedy test: walking from the last layer to the second,
@@ -220,9 +221,9 @@ class Omgs : public Schedule {
 /// backward, plus the extra top-k cost of the merged tensor, minus the slack
 /// before the group's exchange would start) is less than the exchange time
 /// saved.
-class OmgsRule : public Schedule {
+class OmgsRule : public SparseSchedule {
  public:
-  explicit OmgsRule(SparseSettings settings) : settings_(settings) {}
+  using SparseSchedule::SparseSchedule;
 
   Plan plan(const CommProblem& problem) const override {
     const SparseCosts costs(problem, settings_);
@@ -254,34 +255,33 @@ class OmgsRule : public Schedule {
     group_end.push_back(n);
     return costs.plan(group_end);
   }
-
- private:
-  SparseSettings settings_;
 };
 
-SparseSettings read_settings(const ParamValues& given, const SparseOptions& options, std::string_view schedule) {
-  const auto& specs = find_schedule(schedule).params;
+/// Builds sparse schedule T from the parameters of `name`'s table row.
+template <typename T>
+std::unique_ptr<Schedule> make_sparse(std::string_view name, const ParamValues& given, const SparseOptions& sparse) {
+  const auto& specs = find_schedule(name).params;
   SparseSettings settings{param_value(given, specs[0]), param_value(given, specs[1]),
                           std::llround(param_value(given, specs[2])), std::llround(param_value(given, specs[3])),
-                          options.layer_density, options.selection_curve};
+                          sparse.layer_density, sparse.selection_curve};
   std::sort(settings.selection_curve.begin(), settings.selection_curve.end(),
             [](const SelectionPoint& a, const SelectionPoint& b) { return a.elements < b.elements; });
-  return settings;
+  return std::make_unique<T>(std::move(settings));
 }
 
 }  // namespace
 
 std::unique_ptr<Schedule> make_topk(const ParamValues& given, const SparseOptions& sparse) {
-  return std::make_unique<TopK>(read_settings(given, sparse, "topk"));
+  return make_sparse<TopK>("topk", given, sparse);
 }
 std::unique_ptr<Schedule> make_lags(const ParamValues& given, const SparseOptions& sparse) {
-  return std::make_unique<Lags>(read_settings(given, sparse, "lags"));
+  return make_sparse<Lags>("lags", given, sparse);
 }
 std::unique_ptr<Schedule> make_omgs(const ParamValues& given, const SparseOptions& sparse) {
-  return std::make_unique<Omgs>(read_settings(given, sparse, "omgs"));
+  return make_sparse<Omgs>("omgs", given, sparse);
 }
 std::unique_ptr<Schedule> make_omgs_rule(const ParamValues& given, const SparseOptions& sparse) {
-  return std::make_unique<OmgsRule>(read_settings(given, sparse, "omgs-rule"));
+  return make_sparse<OmgsRule>("omgs-rule", given, sparse);
 }
 
 }  // namespace mgsim
