@@ -56,16 +56,9 @@ class NcclTestsReader {
   NcclTestsReader(const std::string& source, const NcclTestsOptions& options) : source_(source), options_(options) {}
 
   void read(std::istream& in) {
-    std::string text;
-    for (int line = 1; std::getline(in, text); ++line) {
-      const std::string_view view = trim(text);
-      if (view.empty()) continue;
-      if (view.front() == '#') {
-        comment(view.substr(1), line);
-      } else {
-        row(split_words(view), line);
-      }
-    }
+    for_each_line(
+        in, [&](std::string_view text, int line) { comment(text, line); },
+        [&](std::string_view text, int line) { row(split_words(text), line); });
   }
 
   ImportedCurve finish() const {

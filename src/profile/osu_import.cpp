@@ -43,16 +43,11 @@ class OsuReader {
   OsuReader(const std::string& source, const OsuOptions& options) : source_(source), options_(options) {}
 
   void read(std::istream& in) {
-    std::string text;
-    for (int line = 1; std::getline(in, text); ++line) {
-      const std::string_view view = trim(text);
-      if (view.empty()) continue;
-      if (view.front() == '#') {
-        comment(view.substr(1), line);
-      } else if (size_column_) {
-        row(view, line);
-      }
-    }
+    for_each_line(
+        in, [&](std::string_view text, int line) { comment(text, line); },
+        [&](std::string_view text, int line) {
+          if (size_column_) row(text, line);
+        });
   }
 
   ImportedCurve finish() const {

@@ -3,6 +3,7 @@
 // number parsing (the whole token must be the number).
 
 #include <charconv>
+#include <istream>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -49,6 +50,23 @@ inline std::string_view trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
   while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) text.remove_suffix(1);
   return text;
+}
+
+/// Reads `in` line by line: a line starting with '#' goes to
+/// on_comment(text after the '#', line number), any other non-blank line to
+/// on_row(trimmed text, line number).
+template <typename Comment, typename Row>
+void for_each_line(std::istream& in, Comment on_comment, Row on_row) {
+  std::string text;
+  for (int line = 1; std::getline(in, text); ++line) {
+    const std::string_view view = trim(text);
+    if (view.empty()) continue;
+    if (view.front() == '#') {
+      on_comment(view.substr(1), line);
+    } else {
+      on_row(view, line);
+    }
+  }
 }
 
 }  // namespace mgsim::profile
