@@ -83,6 +83,7 @@ TEST_CASE("LAGS selection runs on the compute stream and delays the next layer's
   CHECK(engine.message_end == std::vector<SimTime>{6 * kSecond, 18 * kSecond});
   CHECK(engine.compute_end == 13 * kSecond);
   CHECK(engine.compute[0].layer_start == std::vector<SimTime>{0, 3 * kSecond});
+  CHECK(engine.compute[0].selection_end == std::vector<SimTime>{3 * kSecond, 13 * kSecond});
   CHECK(evaluate_closed_form(setup.problem, plan).message_end == engine.message_end);
   // TopK: backward 0..3, select t_s(6) = 6 log2 6, then k = 3 (6 bytes): 1 + 6.
   const Plan topk = plan_with("topk", setup.problem, params);

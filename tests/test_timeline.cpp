@@ -2,6 +2,7 @@
 // communication slice per message, the exposed communication marked, all at
 // the times the simulation computed (checked by hand on a three-layer trace).
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -146,4 +147,25 @@ TEST_CASE("timeline: the iteration it shows is the one simulate() reports", "[ti
       CHECK(exposed_us == Approx(metrics.exposed_comm_s() * 1e6).margin(1e-6));
     }
   }
+}
+
+TEST_CASE("timeline: sparse schedules show their top-k selection and all-gathers", "[timeline]") {
+  // LAGS on the three-layer trace, s = 1e-4: layer3 (20 elements) ends its backward at 2 ms, then
+  // selects for t_s(20) = 1e-4 * 20 * log2(20) s on the compute track; every message is an all-gather.
+  class LinearBoth : public LinearCost {
+   public:
+    using LinearCost::LinearCost;
+    double allgather_seconds(double bytes, int gpus) const override { return allreduce_seconds(bytes, gpus); }
+  };
+  const LinearBoth cost(1e-3, 1e-5);
+  const Workload workload(three_layers());
+  const ParamValues params{{"density", 0.5}, {"selection_s", 1e-4}, {"value_bytes", 1}, {"index_bytes", 1}};
+  const std::vector<IterationTrace> runs{trace_iteration(workload, cost, *make_schedule("lags", params), 4, "lags")};
+  const json document = json::parse(format_timeline(workload, runs));
+  const auto selections = events_of(document, "selection");
+  REQUIRE(selections.size() == 3);
+  CHECK(selections[0].at("ts").get<double>() == Approx(2000.0));
+  CHECK(selections[0].at("dur").get<double>() == Approx(to_ns(1e-4 * 20 * std::log2(20.0)) / 1e3));
+  CHECK(events_of(document, "allgather").size() == 3);
+  CHECK(events_of(document, "allreduce").empty());
 }

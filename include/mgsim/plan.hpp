@@ -37,6 +37,9 @@ struct CommProblem {
   std::int64_t elements_of(int begin, int end) const;
 };
 
+/// Which collective a message is.
+enum class CollectiveKind { allreduce, allgather };
+
 /// One collective: tensors [begin, end) in backward order.
 struct Message {
   int begin = 0;
@@ -50,6 +53,7 @@ struct Message {
   /// before the next layer's backward. Only plans whose messages end on layer
   /// boundaries may use it.
   SimTime selection = 0;
+  CollectiveKind kind = CollectiveKind::allreduce;  ///< all-gather for sparsified gradients
 };
 
 /// Messages in the order the communication channel runs them; together they

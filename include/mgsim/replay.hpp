@@ -31,6 +31,7 @@ struct ComputeSpans {
   SimTime forward_end = 0;
   std::vector<SimTime> layer_start;  ///< per layer, backward order (u = 0 is the last layer)
   std::vector<SimTime> layer_end;
+  std::vector<SimTime> selection_end;  ///< per layer: end of the top-k selection after it (= layer_end if none)
 };
 
 /// When each message ran and when the iteration ended.

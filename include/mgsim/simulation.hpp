@@ -43,7 +43,16 @@ struct RunMetrics {
   double scaling_efficiency() const { return static_cast<double>(single_gpu) / static_cast<double>(iteration); }
 };
 
-/// Simulates one iteration on `gpus` identical GPUs with the event engine.
+/// One iteration on identical GPUs: the schedule's plan and the engine's timing of it.
+struct Iteration {
+  Plan plan;
+  Replay replay;
+};
+
+/// Plans and replays one iteration on `gpus` identical GPUs with the event engine.
+Iteration replay_iteration(const Workload& workload, const Collective& collective, const Schedule& schedule, int gpus);
+
+/// The same, reduced to the metrics users compare.
 RunMetrics simulate(const Workload& workload, const Collective& collective, const Schedule& schedule, int gpus);
 
 }  // namespace mgsim

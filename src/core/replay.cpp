@@ -102,6 +102,9 @@ ComputeSpans spans_of(const Engine& engine, const Stream& stream) {
   spans.forward_end = engine.finish(stream.forward);
   for (ActivityId id : stream.layer_first) spans.layer_start.push_back(engine.start(id));
   for (ActivityId id : stream.layer_last) spans.layer_end.push_back(engine.finish(id));
+  for (std::size_t u = 0; u < stream.selection.size(); ++u) {
+    spans.selection_end.push_back(stream.selection[u] < 0 ? spans.layer_end[u] : engine.finish(stream.selection[u]));
+  }
   return spans;
 }
 

@@ -7,11 +7,16 @@ namespace mgsim {
 Workload::Workload(Trace trace_in)
     : trace(std::move(trace_in)), layout(make_layout(trace)), profile(make_profile(trace)) {}
 
-RunMetrics simulate(const Workload& workload, const Collective& collective, const Schedule& schedule, int gpus) {
+Iteration replay_iteration(const Workload& workload, const Collective& collective, const Schedule& schedule, int gpus) {
   const GpuClass classes[] = {{gpus, workload.profile}};
   const CommProblem problem = make_problem(classes, workload.layout, CommCost(collective, gpus));
-  const Plan plan = schedule.plan(problem);
-  const Replay timing = replay(classes, workload.layout, plan);
+  Iteration iteration{schedule.plan(problem), {}};
+  iteration.replay = replay(classes, workload.layout, iteration.plan);
+  return iteration;
+}
+
+RunMetrics simulate(const Workload& workload, const Collective& collective, const Schedule& schedule, int gpus) {
+  const auto [plan, timing] = replay_iteration(workload, collective, schedule, gpus);
 
   RunMetrics metrics;
   metrics.gpus = gpus;

@@ -77,6 +77,7 @@ class SparseCosts {
     m.sent_bytes = sent_bytes(group);
     m.duration = exchange(group);
     m.selection = selection(group);
+    m.kind = CollectiveKind::allgather;
     return m;
   }
 

@@ -41,6 +41,10 @@ void add_compute(json& events, int pid, const Workload& workload, const ComputeS
     events.push_back(slice(workload.trace.layers[static_cast<std::size_t>(layer)].name, "backward", pid,
                            kComputeTrack, spans.layer_start[u], spans.layer_end[u],
                            {{"layer", layer}, {"backward_order", u}}));
+    if (spans.selection_end[u] > spans.layer_end[u]) {
+      events.push_back(slice("top-k selection", "selection", pid, kComputeTrack, spans.layer_end[u],
+                             spans.selection_end[u], {{"after_layer", layer}}));
+    }
   }
 }
 
@@ -69,7 +73,8 @@ void add_communication(json& events, int pid, const Workload& workload, const It
     }
     json args = {{"bytes", message.bytes}, {"sent_bytes", message.sent_bytes}, {"tensors", message.end - message.begin},
                  {"message", m},         {"layers", names}};
-    events.push_back(slice(message_name(names), "allreduce", pid, kMessageTrack, replay.message_start[m],
+    const std::string_view kind = message.kind == CollectiveKind::allgather ? "allgather" : "allreduce";
+    events.push_back(slice(message_name(names), kind, pid, kMessageTrack, replay.message_start[m],
                            replay.message_end[m], std::move(args)));
   }
   if (replay.iteration_end > replay.compute_end) {
@@ -84,11 +89,8 @@ void add_communication(json& events, int pid, const Workload& workload, const It
 
 IterationTrace trace_iteration(const Workload& workload, const Collective& collective, const Schedule& schedule,
                                int gpus, std::string label) {
-  const GpuClass classes[] = {{gpus, workload.profile}};
-  const CommProblem problem = make_problem(classes, workload.layout, CommCost(collective, gpus));
-  IterationTrace iteration{std::move(label), {gpus}, schedule.plan(problem), {}};
-  iteration.replay = replay(classes, workload.layout, iteration.plan);
-  return iteration;
+  auto [plan, timing] = replay_iteration(workload, collective, schedule, gpus);
+  return {std::move(label), {gpus}, std::move(plan), std::move(timing)};
 }
 
 std::string format_timeline(const Workload& workload, std::span<const IterationTrace> iterations) {
@@ -101,7 +103,7 @@ std::string format_timeline(const Workload& workload, std::span<const IterationT
       add_compute(events, pid, workload, iteration.replay.compute[c]);
     }
     add_process(events, ++pid, fmt::format("{}: communication", iteration.label),
-                {"all-reduce", "exposed communication"});
+                {"collectives", "exposed communication"});
     add_communication(events, pid, workload, iteration);
   }
   const json document = {{"traceEvents", std::move(events)},
