@@ -87,10 +87,7 @@ class NcclTestsReader {
   }
 
  private:
-  [[noreturn]] void fail(int line, const std::string& what) const {
-    throw CurveError(line > 0 ? fmt::format("{}: line {}: {}", source_, line, what)
-                              : fmt::format("{}: {}", source_, what));
-  }
+  [[noreturn]] void fail(int line, const std::string& what) const { fail_at(source_, line, what); }
 
   void comment(std::string_view body, int line) {
     const std::vector<std::string_view> words = split_words(body);

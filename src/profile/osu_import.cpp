@@ -76,10 +76,7 @@ class OsuReader {
   }
 
  private:
-  [[noreturn]] void fail(int line, const std::string& what) const {
-    throw CurveError(line > 0 ? fmt::format("{}: line {}: {}", source_, line, what)
-                              : fmt::format("{}: {}", source_, what));
-  }
+  [[noreturn]] void fail(int line, const std::string& what) const { fail_at(source_, line, what); }
 
   void comment(std::string_view body, int line) {
     const std::string_view text = trim(body);

@@ -10,6 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "mgsim/error.hpp"
+
 namespace mgsim::profile {
 
 inline std::vector<std::string_view> split_words(std::string_view line) {
@@ -50,6 +54,11 @@ inline std::string_view trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
   while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) text.remove_suffix(1);
   return text;
+}
+
+/// Throws CurveError "<source>: line <n>: <what>" ("<source>: <what>" for line 0).
+[[noreturn]] inline void fail_at(const std::string& source, int line, const std::string& what) {
+  throw CurveError(line > 0 ? fmt::format("{}: line {}: {}", source, line, what) : fmt::format("{}: {}", source, what));
 }
 
 /// Reads `in` line by line: a line starting with '#' goes to
