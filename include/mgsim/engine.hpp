@@ -27,21 +27,15 @@ class Engine {
   /// the engine has already run.
   std::int64_t run();
 
-  SimTime start(ActivityId id) const { return activities_[static_cast<std::size_t>(id)].start; }
-  SimTime finish(ActivityId id) const { return activities_[static_cast<std::size_t>(id)].finish; }
-  int size() const { return static_cast<int>(activities_.size()); }
+  SimTime start(ActivityId id) const { return start_[static_cast<std::size_t>(id)]; }
+  SimTime finish(ActivityId id) const { return finish_[static_cast<std::size_t>(id)]; }
+  int size() const { return static_cast<int>(duration_.size()); }
 
  private:
-  struct Activity {
-    SimTime duration;
-    SimTime not_before;
-    SimTime start = -1;
-    SimTime finish = -1;
-    int waiting_on = 0;
-  };
+  /// A finish event; 16 bytes, so that the heap stays compact.
   struct Event {
     SimTime time;
-    std::int64_t sequence;
+    std::uint32_t sequence;
     ActivityId activity;
   };
 
@@ -49,12 +43,17 @@ class Engine {
   void push(Event event);
   Event pop();
 
-  std::vector<Activity> activities_;
+  // Activities as parallel arrays: the loop touches waiting_on_ most.
+  std::vector<SimTime> duration_;
+  std::vector<SimTime> not_before_;
+  std::vector<SimTime> start_;
+  std::vector<SimTime> finish_;
+  std::vector<int> waiting_on_;
   std::vector<std::pair<ActivityId, ActivityId>> edges_;  // (earlier, later)
   std::vector<int> edge_begin_;                           // CSR over earlier, built by run()
   std::vector<ActivityId> dependents_;
   std::vector<Event> heap_;
-  std::int64_t sequence_ = 0;
+  std::uint32_t sequence_ = 0;
   bool ran_ = false;
 };
 
