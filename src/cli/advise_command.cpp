@@ -26,11 +26,7 @@ void advise_command(const AdviseOptions& options) {
   const RunConfig config = load_run_config(options.config);
   const Workload workload(load_trace(config.trace));
   const std::string report = format_advice(advise(config, workload), workload.trace.model, config.collective, format);
-  if (options.output.empty()) {
-    std::fwrite(report.data(), 1, report.size(), stdout);
-  } else {
-    write_file_atomically(options.output, report);
-  }
+  emit(report, options.output);
 }
 
 }  // namespace

@@ -171,11 +171,7 @@ void fit(const FitOptions& options) {
   std::vector<profile::CurveSample> fitted;
   const ordered_json result = fit_curve(options, points, fitted);
   const std::string report = options.format == "json" ? result.dump(1) + "\n" : text_report(result);
-  if (options.output.empty()) {
-    std::fwrite(report.data(), 1, report.size(), stdout);
-  } else {
-    write_file_atomically(options.output, report);
-  }
+  emit(report, options.output);
   if (!options.curve_output.empty()) {
     const nlohmann::json provenance = {
         {"kind", "synthetic"},

@@ -26,11 +26,7 @@ void run(const RunOptions& options) {
   const Workload workload(load_trace(config.trace));
   const std::string report = format_report(run_config(config, workload), format);
   if (!options.timeline.empty()) write_file_atomically(options.timeline, timeline_for_config(config, workload));
-  if (options.output.empty()) {
-    std::fwrite(report.data(), 1, report.size(), stdout);
-  } else {
-    write_file_atomically(options.output, report);
-  }
+  emit(report, options.output);
 }
 
 }  // namespace

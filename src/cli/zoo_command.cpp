@@ -69,14 +69,6 @@ RooflineSettings settings_of(const RooflineArgs& r, const GpuSpec& gpu) {
   return s;
 }
 
-void emit(const std::string& text, const std::string& output) {
-  if (output.empty()) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-  } else {
-    write_file_atomically(output, text);
-  }
-}
-
 void list() {
   fmt::print("models (parameters, tensors, forward GFLOPs per sample at the default input size):\n");
   for (const ModelInfo& info : model_registry()) {
