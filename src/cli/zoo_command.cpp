@@ -10,7 +10,6 @@
 
 #include "commands.hpp"
 #include "mgsim/error.hpp"
-#include "mgsim/io/report.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/zoo/calibration.hpp"
 #include "mgsim/zoo/models.hpp"
