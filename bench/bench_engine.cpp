@@ -13,6 +13,7 @@
 
 #include "mgsim/engine.hpp"
 #include "mgsim/plan.hpp"
+#include "mgsim/rate_model.hpp"
 #include "mgsim/replay.hpp"
 #include "mgsim/schedule.hpp"
 #include "mgsim/simulation.hpp"
@@ -66,6 +67,55 @@ void BM_EngineRun(benchmark::State& state) {
   state.counters["activities"] = prototype.size();
 }
 
+/// A rate model that changes the rate of one running activity at every event:
+/// the one `events` places further in its running list, which alternates
+/// between full and half speed. The worst case for the rate machinery.
+class ChurnModel : public mgsim::RateModel {
+ public:
+  void update(const Engine&, ActivityId id, bool active, std::vector<ActivityId>& changed) override {
+    if (position_.size() <= static_cast<std::size_t>(id)) position_.resize(static_cast<std::size_t>(id) + 1, -1);
+    if (active) {
+      position_[static_cast<std::size_t>(id)] = static_cast<int>(running_.size());
+      running_.push_back(id);
+    } else {
+      const int at = position_[static_cast<std::size_t>(id)];
+      running_[static_cast<std::size_t>(at)] = running_.back();
+      position_[static_cast<std::size_t>(running_.back())] = at;
+      running_.pop_back();
+    }
+    ++events_;
+    if (!running_.empty()) changed.push_back(running_[events_ % running_.size()]);
+  }
+  mgsim::Rate rate(const Engine&, ActivityId id) const override {
+    return (events_ + static_cast<std::size_t>(id)) % 2 == 0 ? mgsim::kFullRate : mgsim::kFullRate / 2;
+  }
+
+ private:
+  std::vector<ActivityId> running_;
+  std::vector<int> position_;
+  std::size_t events_ = 0;
+};
+
+/// Engine::run() with ChurnModel: rates change at every event.
+void BM_EngineRunRates(benchmark::State& state) {
+  Engine prototype;
+  build_dag(prototype, state.range(0), static_cast<int>(state.range(1)));
+  std::int64_t events = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    Engine engine = prototype;
+    ChurnModel model;
+    engine.set_rate_model(&model);
+    state.ResumeTiming();
+    events += engine.run();
+    benchmark::DoNotOptimize(engine.finish(engine.size() - 1));
+    state.PauseTiming();
+    { Engine discard = std::move(engine); }
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(events);
+}
+
 /// add() + depend() + run(): what a caller that builds a fresh DAG pays per event.
 void BM_EngineBuildAndRun(benchmark::State& state) {
   std::int64_t events = 0;
@@ -101,6 +151,11 @@ BENCHMARK(BM_EngineRun)
     ->Args({100'000, 4})
     ->Args({1'000'000, 4})
     ->Args({100'000, 256})
+    ->Args({1'000'000, 256})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EngineRunRates)
+    ->ArgNames({"n", "streams"})
+    ->Args({1'000'000, 4})
     ->Args({1'000'000, 256})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_EngineBuildAndRun)

@@ -127,3 +127,42 @@ TEST_CASE("metrics: speedup, efficiency, throughput and exposed communication") 
   CHECK(m.messages == 2);
   CHECK(m.bytes == 14);
 }
+
+TEST_CASE("an on-finish callback adds activities that run in the same pass") {
+  Engine engine;
+  const ActivityId a = engine.add(10);
+  const ActivityId d = engine.add(1);
+  engine.depend(d, a);
+  ActivityId b = -1, c = -1;
+  engine.on_finish(a, [&](Engine& e, ActivityId finished) {
+    b = e.add(5);
+    e.depend(b, finished);  // already finished: no wait, b starts at 10
+    c = e.add(7);
+    e.depend(c, b);
+    e.depend(d, c);  // d now also waits for c
+  });
+  // By hand: a 0-10, b 10-15, c 15-22, d after a and c: 22-23.
+  CHECK(engine.run() == 4);
+  CHECK(engine.start(b) == 10);
+  CHECK(engine.finish(c) == 22);
+  CHECK(engine.start(d) == 22);
+  CHECK(engine.finish(d) == 23);
+}
+
+TEST_CASE("a dependency on an activity that has started is refused") {
+  Engine engine;
+  const ActivityId a = engine.add(10);
+  const ActivityId b = engine.add(10);
+  engine.on_finish(a, [&](Engine& e, ActivityId) { e.depend(b, a); });
+  CHECK_THROWS_AS(engine.run(), std::logic_error);
+}
+
+TEST_CASE("clear() lets one engine run again from time 0") {
+  Engine engine;
+  engine.add(10);
+  engine.run();
+  engine.clear();
+  const ActivityId a = engine.add(3, 4);
+  CHECK(engine.run() == 1);
+  CHECK(engine.finish(a) == 7);
+}

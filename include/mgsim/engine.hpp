@@ -1,13 +1,23 @@
 #pragma once
 // The discrete-event engine: a DAG of activities on an integer-nanosecond
-// clock. An activity starts once every activity it depends on has finished
-// and its own earliest start has come, and it finishes `duration` later. The
-// engine pops finish events from a binary heap keyed by (time, sequence), so
-// equal times resolve in insertion order and runs are bit-reproducible. It
-// knows nothing of GPUs or collectives; replay.hpp builds the DAG of an
-// iteration.
+// clock. An activity carries an amount of work (nanoseconds at full speed) and
+// runs on zero or more resources (a rank's compute stream, a communication
+// channel, a link). It starts once every activity it depends on has finished
+// and its own earliest start has come. How fast it progresses is decided by a
+// rate model (rate_model.hpp) from what else is active; rates are piecewise
+// constant, recomputed only at events, and integrated exactly in integer
+// arithmetic. Without a rate model every activity runs at full speed and
+// finishes `work` after it starts.
+//
+// Events sit in a binary heap keyed by (time, sequence), so equal times
+// resolve in insertion order and runs are bit-reproducible. An on-finish
+// callback may add activities and dependencies while the engine runs
+// (partners chosen during the run, trigger policies). The engine knows nothing
+// of GPUs or collectives: iteration builders (iteration.hpp) make the DAG.
 
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <vector>
 
 #include "mgsim/time.hpp"
@@ -15,44 +25,96 @@
 namespace mgsim {
 
 using ActivityId = int;
+using ResourceId = int;
+
+/// Progress per nanosecond, in units of 1/kFullRate of full speed.
+using Rate = std::int64_t;
+inline constexpr Rate kFullRate = Rate{1} << 16;
+
+class Engine;
+class RateModel;
+
+/// Called when an activity finishes; may add activities and dependencies.
+using FinishCallback = std::function<void(Engine&, ActivityId)>;
 
 class Engine {
  public:
-  /// Adds an activity; it may start at `not_before` at the earliest.
-  ActivityId add(SimTime duration, SimTime not_before = 0);
-  /// `later` starts only after `earlier` has finished.
+  /// Adds an activity of `work` nanoseconds at full speed on `resources`; it
+  /// may start at `not_before` at the earliest. Throws std::invalid_argument
+  /// for negative work or unknown resources.
+  ActivityId add(SimTime work, SimTime not_before = 0, std::span<const ResourceId> resources = {});
+  /// Adds a resource activities can run on; `kind` is the rate model's label.
+  ResourceId add_resource(int kind = 0);
+  /// `later` starts only after `earlier` has finished (no wait if it has).
+  /// Throws std::logic_error if `later` has already started.
   void depend(ActivityId later, ActivityId earlier);
-  /// Runs every activity to completion, once; returns the number of events
-  /// processed. Throws std::logic_error if the dependencies form a cycle or
-  /// the engine has already run.
-  std::int64_t run();
+  /// Calls `callback` when `id` finishes, before its dependents start.
+  void on_finish(ActivityId id, FinishCallback callback);
+  /// Rates come from `model` (not owned; it must outlive run()). None: full speed.
+  void set_rate_model(RateModel* model) { rate_model_ = model; }
 
+  /// Runs every activity to completion, once; returns the number of events
+  /// processed (starts delayed by a rate model and rate changes not counted).
+  /// Throws std::logic_error if the dependencies form a cycle or the engine
+  /// has already run.
+  std::int64_t run();
+  /// Forgets every activity, resource and callback but keeps the memory, so
+  /// that one engine replays many iterations without reallocating.
+  void clear();
+
+  SimTime now() const { return now_; }
   SimTime start(ActivityId id) const { return start_[static_cast<std::size_t>(id)]; }
   SimTime finish(ActivityId id) const { return finish_[static_cast<std::size_t>(id)]; }
-  int size() const { return static_cast<int>(duration_.size()); }
+  SimTime work(ActivityId id) const { return work_[static_cast<std::size_t>(id)]; }
+  bool finished(ActivityId id) const { return finish_[static_cast<std::size_t>(id)] >= 0; }
+  int size() const { return static_cast<int>(work_.size()); }
+  int resource_count() const { return static_cast<int>(resource_kind_.size()); }
+  int resource_kind(ResourceId r) const { return resource_kind_[static_cast<std::size_t>(r)]; }
+  std::span<const ResourceId> resources(ActivityId id) const;
 
  private:
-  /// A finish event; 16 bytes, so that the heap stays compact.
+  __extension__ using Work = __int128;  // remaining work in units of 1/kFullRate ns: no overflow
+
+  /// A start or finish event; 16 bytes, so that the heap stays compact.
   struct Event {
     SimTime time;
     std::uint32_t sequence;
-    ActivityId activity;
+    ActivityId activity;  ///< >= 0: finish of it; < 0: start of ~activity
   };
 
-  void begin(ActivityId id, SimTime now);
-  void push(Event event);
+  void ready(ActivityId id);
+  void activate(ActivityId id);
+  void complete(ActivityId id);
+  void schedule_finish(ActivityId id);
+  void change_rates(ActivityId cause, bool started);
+  void push(SimTime time, ActivityId activity);
   Event pop();
 
   // Activities as parallel arrays: the loop touches waiting_on_ most.
-  std::vector<SimTime> duration_;
+  std::vector<SimTime> work_;
   std::vector<SimTime> not_before_;
   std::vector<SimTime> start_;
   std::vector<SimTime> finish_;
   std::vector<int> waiting_on_;
-  std::vector<std::pair<ActivityId, ActivityId>> edges_;  // (earlier, later)
-  std::vector<int> edge_begin_;                           // CSR over earlier, built by run()
-  std::vector<ActivityId> dependents_;
+  std::vector<std::uint32_t> event_of_;  ///< sequence of the activity's live finish event
+  std::vector<int> first_edge_;          ///< dependents as linked lists, in insertion order
+  std::vector<int> last_edge_;
+  std::vector<int> edge_next_;
+  std::vector<ActivityId> edge_to_;
+  std::vector<int> resource_begin_;  ///< activity i runs on resource_list_[begin[i], begin[i+1])
+  std::vector<ResourceId> resource_list_;
+  std::vector<int> resource_kind_;
+  std::vector<int> callback_of_;  ///< index into callbacks_, or -1
+  std::vector<FinishCallback> callbacks_;
+  // Only with a rate model: progress bookkeeping of running activities.
+  std::vector<Work> remaining_;
+  std::vector<Rate> rate_;
+  std::vector<SimTime> since_;
+  std::vector<ActivityId> changed_;
   std::vector<Event> heap_;
+  RateModel* rate_model_ = nullptr;
+  SimTime now_ = 0;
+  std::int64_t finished_ = 0;
   std::uint32_t sequence_ = 0;
   bool ran_ = false;
 };

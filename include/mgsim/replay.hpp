@@ -1,7 +1,7 @@
 #pragma once
 // Replaying one training iteration of a plan on a cluster, two ways:
 //
-// - replay(): builds the iteration as a DAG for the discrete-event Engine. Each
+// - ReplayDag / replay(): builds the iteration as a DAG for the discrete-event Engine. Each
 //   GPU class (GPUs that compute alike) has a compute stream: forward, then
 //   the backward of each layer from last to first, split where tensors become
 //   ready. The communication channel runs the plan's messages one at a time,
@@ -15,7 +15,9 @@
 #include <span>
 #include <vector>
 
+#include "mgsim/engine.hpp"
 #include "mgsim/plan.hpp"
+#include "mgsim/rate_model.hpp"
 #include "mgsim/trace.hpp"
 
 namespace mgsim {
@@ -48,7 +50,38 @@ struct Replay {
 /// over the classes), the backward start and compute end, and the cost model.
 CommProblem make_problem(std::span<const GpuClass> classes, const TensorLayout& layout, CommCost cost);
 
-Replay replay(std::span<const GpuClass> classes, const TensorLayout& layout, const Plan& plan);
+/// One iteration's activities, added to an engine that may hold others;
+/// after the engine has run, collect() reads the iteration's timing back.
+/// Every activity starts at `start` at the earliest. Each class's compute
+/// stream and the communication channel are engine resources; with an
+/// interference model they are coupled, so compute and messages in flight
+/// slow each other down.
+class ReplayDag {
+ public:
+  ReplayDag(Engine& engine, std::span<const GpuClass> classes, const TensorLayout& layout, const Plan& plan,
+            SimTime start = 0, InterferenceModel* interference = nullptr);
+  /// Absolute times (the iteration's `start` included); `events` is left 0.
+  Replay collect(const Engine& engine) const;
+
+  /// One class's compute stream: per tensor the activity at whose end it is
+  /// ready; per layer (backward order) its first and last backward activity
+  /// and the selection after it (-1: none).
+  struct Stream {
+    std::vector<ActivityId> produced_by;
+    ActivityId forward = 0;
+    std::vector<ActivityId> layer_first;
+    std::vector<ActivityId> layer_last;
+    std::vector<ActivityId> selection;
+    ActivityId last = 0;
+  };
+
+ private:
+  std::vector<Stream> streams_;
+  std::vector<ActivityId> messages_;
+};
+
+/// Replays one iteration from time 0 in an engine of its own.
+Replay replay(std::span<const GpuClass> classes, const TensorLayout& layout, const Plan& plan, Overlap overlap = {});
 
 Replay evaluate_closed_form(const CommProblem& problem, const Plan& plan);
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "mgsim/cluster.hpp"
 #include "mgsim/collective.hpp"
 #include "mgsim/replay.hpp"
 #include "mgsim/schedule.hpp"
@@ -18,6 +19,18 @@ struct Workload {
   TensorLayout layout;
   ComputeProfile profile;
 };
+
+/// A workload placed on a cluster: each speed class's compute profile and
+/// the problem every schedule sees. The one place that builds a CommProblem
+/// from (workload, cluster, cost model).
+struct Placement {
+  Placement(const Workload& workload, const Cluster& cluster, const Collective& collective);
+  std::vector<GpuClass> classes;
+  CommProblem problem;
+};
+
+/// `profile` with every time divided by `speed` (rounded once); speed 1 returns it unchanged.
+ComputeProfile scaled_profile(const ComputeProfile& profile, double speed);
 
 /// The outcome of one run; every metric derives from these integers.
 struct RunMetrics {
@@ -50,9 +63,14 @@ struct Iteration {
 };
 
 /// Plans and replays one iteration on `gpus` identical GPUs with the event engine.
-Iteration replay_iteration(const Workload& workload, const Collective& collective, const Schedule& schedule, int gpus);
+Iteration replay_iteration(const Workload& workload, const Collective& collective, const Schedule& schedule, int gpus,
+                           Overlap overlap = {});
 
-/// The same, reduced to the metrics users compare.
-RunMetrics simulate(const Workload& workload, const Collective& collective, const Schedule& schedule, int gpus);
+/// The metrics of one replayed iteration of `plan`.
+RunMetrics metrics_of(const Workload& workload, int gpus, const Plan& plan, const Replay& timing);
+
+/// replay_iteration() reduced to the metrics users compare.
+RunMetrics simulate(const Workload& workload, const Collective& collective, const Schedule& schedule, int gpus,
+                    Overlap overlap = {});
 
 }  // namespace mgsim

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "mgsim/rate_model.hpp"
+
 namespace mgsim {
 namespace {
 
@@ -10,24 +12,64 @@ bool later_than(const auto& a, const auto& b) {
   return a.time != b.time ? a.time > b.time : a.sequence > b.sequence;
 }
 
+std::size_t at(int i) { return static_cast<std::size_t>(i); }
+
 }  // namespace
 
-ActivityId Engine::add(SimTime duration, SimTime not_before) {
-  duration_.push_back(duration);
+ActivityId Engine::add(SimTime work, SimTime not_before, std::span<const ResourceId> resources) {
+  if (work < 0) throw std::invalid_argument("engine: an activity's work must be >= 0");
+  for (ResourceId r : resources) {
+    if (r < 0 || r >= resource_count()) throw std::invalid_argument("engine: unknown resource");
+  }
+  work_.push_back(work);
   not_before_.push_back(not_before);
   start_.push_back(-1);
   finish_.push_back(-1);
   waiting_on_.push_back(0);
+  event_of_.push_back(0);
+  first_edge_.push_back(-1);
+  last_edge_.push_back(-1);
+  callback_of_.push_back(-1);
+  if (resource_begin_.empty()) resource_begin_.push_back(0);
+  resource_list_.insert(resource_list_.end(), resources.begin(), resources.end());
+  resource_begin_.push_back(static_cast<int>(resource_list_.size()));
   return size() - 1;
 }
 
-void Engine::depend(ActivityId later, ActivityId earlier) {
-  edges_.emplace_back(earlier, later);
-  ++waiting_on_[static_cast<std::size_t>(later)];
+ResourceId Engine::add_resource(int kind) {
+  resource_kind_.push_back(kind);
+  return resource_count() - 1;
 }
 
-void Engine::push(Event event) {
-  heap_.push_back(event);
+std::span<const ResourceId> Engine::resources(ActivityId id) const {
+  if (resource_begin_.empty()) return {};
+  const auto begin = resource_list_.begin() + resource_begin_[at(id)];
+  return {begin, resource_list_.begin() + resource_begin_[at(id) + 1]};
+}
+
+void Engine::depend(ActivityId later, ActivityId earlier) {
+  if (waiting_on_[at(later)] < 0) throw std::logic_error("engine: a dependency added to a started activity");
+  if (finished(earlier)) return;
+  const int edge = static_cast<int>(edge_to_.size());
+  edge_to_.push_back(later);
+  edge_next_.push_back(-1);
+  if (last_edge_[at(earlier)] < 0) {
+    first_edge_[at(earlier)] = edge;
+  } else {
+    edge_next_[at(last_edge_[at(earlier)])] = edge;
+  }
+  last_edge_[at(earlier)] = edge;
+  ++waiting_on_[at(later)];
+}
+
+void Engine::on_finish(ActivityId id, FinishCallback callback) {
+  callback_of_[at(id)] = static_cast<int>(callbacks_.size());
+  callbacks_.push_back(std::move(callback));
+}
+
+void Engine::push(SimTime time, ActivityId activity) {
+  if (activity >= 0) event_of_[at(activity)] = sequence_;
+  heap_.push_back({time, sequence_++, activity});
   std::push_heap(heap_.begin(), heap_.end(), [](const Event& a, const Event& b) { return later_than(a, b); });
 }
 
@@ -38,38 +80,104 @@ Engine::Event Engine::pop() {
   return event;
 }
 
-void Engine::begin(ActivityId id, SimTime now) {
-  const auto i = static_cast<std::size_t>(id);
-  start_[i] = std::max(now, not_before_[i]);
-  push({start_[i] + duration_[i], sequence_++, id});
+void Engine::ready(ActivityId id) {
+  const auto i = at(id);
+  waiting_on_[i] = -1;
+  if (rate_model_ == nullptr) {
+    start_[i] = std::max(now_, not_before_[i]);
+    push(start_[i] + work_[i], id);
+  } else if (not_before_[i] > now_) {
+    push(not_before_[i], ~id);
+  } else {
+    activate(id);
+  }
+}
+
+void Engine::activate(ActivityId id) {
+  if (remaining_.size() < work_.size()) {
+    remaining_.resize(work_.size());
+    rate_.resize(work_.size());
+    since_.resize(work_.size());
+  }
+  const auto i = at(id);
+  start_[i] = now_;
+  change_rates(id, true);
+  remaining_[i] = static_cast<Work>(work_[i]) * kFullRate;
+  rate_[i] = rate_model_->rate(*this, id);
+  since_[i] = now_;
+  schedule_finish(id);
+}
+
+void Engine::schedule_finish(ActivityId id) {
+  const auto i = at(id);
+  const Work rate = rate_[i];
+  push(now_ + static_cast<SimTime>((remaining_[i] + rate - 1) / rate), id);
+}
+
+void Engine::change_rates(ActivityId cause, bool started) {
+  changed_.clear();
+  rate_model_->update(*this, cause, started, changed_);
+  for (ActivityId id : changed_) {
+    const auto i = at(id);
+    if (id == cause || start_[i] < 0 || finished(id)) continue;
+    const Rate rate = rate_model_->rate(*this, id);
+    if (rate == rate_[i]) continue;
+    remaining_[i] = std::max<Work>(0, remaining_[i] - static_cast<Work>(now_ - since_[i]) * rate_[i]);
+    since_[i] = now_;
+    rate_[i] = rate;
+    schedule_finish(id);
+  }
+}
+
+void Engine::complete(ActivityId id) {
+  finish_[at(id)] = now_;
+  ++finished_;
+  if (rate_model_ != nullptr) change_rates(id, false);
+  const ActivityId added_from = size();
+  if (const int callback = callback_of_[at(id)]; callback >= 0) callbacks_[at(callback)](*this, id);
+  for (int e = first_edge_[at(id)]; e >= 0; e = edge_next_[at(e)]) {
+    const ActivityId next = edge_to_[at(e)];
+    if (--waiting_on_[at(next)] == 0) ready(next);
+  }
+  for (ActivityId added = added_from; added < size(); ++added) {
+    if (waiting_on_[at(added)] == 0) ready(added);
+  }
 }
 
 std::int64_t Engine::run() {
   if (ran_) throw std::logic_error("engine: run() called twice");
   ran_ = true;
-  // Dependents of each activity, in compressed rows, in insertion order.
-  edge_begin_.assign(duration_.size() + 1, 0);
-  for (const auto& [earlier, later] : edges_) ++edge_begin_[static_cast<std::size_t>(earlier) + 1];
-  for (std::size_t i = 1; i < edge_begin_.size(); ++i) edge_begin_[i] += edge_begin_[i - 1];
-  dependents_.resize(edges_.size());
-  std::vector<int> fill(edge_begin_.begin(), edge_begin_.end() - 1);
-  for (const auto& [earlier, later] : edges_) dependents_[static_cast<std::size_t>(fill[earlier]++)] = later;
-
   for (ActivityId id = 0; id < size(); ++id) {
-    if (waiting_on_[static_cast<std::size_t>(id)] == 0) begin(id, 0);
+    if (waiting_on_[at(id)] == 0) ready(id);
   }
-  std::int64_t events = 0;
   while (!heap_.empty()) {
     const Event event = pop();
-    ++events;
-    finish_[static_cast<std::size_t>(event.activity)] = event.time;
-    for (int e = edge_begin_[event.activity]; e < edge_begin_[event.activity + 1]; ++e) {
-      const ActivityId next = dependents_[static_cast<std::size_t>(e)];
-      if (--waiting_on_[static_cast<std::size_t>(next)] == 0) begin(next, event.time);
+    now_ = event.time;
+    if (event.activity < 0) {
+      activate(~event.activity);
+    } else if (event.sequence == event_of_[at(event.activity)]) {
+      complete(event.activity);
     }
   }
-  if (events != size()) throw std::logic_error("engine: activity dependencies form a cycle");
-  return events;
+  if (finished_ != size()) throw std::logic_error("engine: activity dependencies form a cycle");
+  return finished_;
+}
+
+void Engine::clear() {
+  for (auto* v : {&work_, &not_before_, &start_, &finish_, &since_}) v->clear();
+  for (auto* v : {&waiting_on_, &first_edge_, &last_edge_, &edge_next_, &edge_to_, &resource_begin_, &resource_list_,
+                  &resource_kind_, &callback_of_, &changed_}) {
+    v->clear();
+  }
+  event_of_.clear();
+  callbacks_.clear();
+  remaining_.clear();
+  rate_.clear();
+  heap_.clear();
+  now_ = 0;
+  finished_ = 0;
+  sequence_ = 0;
+  ran_ = false;
 }
 
 }  // namespace mgsim

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "mgsim/engine.hpp"
 
 namespace mgsim {
 namespace {
@@ -45,24 +44,21 @@ std::vector<SimTime> selection_after_layers(const TensorLayout& layout, const Pl
   return after;
 }
 
-/// One class's compute stream in the engine: per tensor the activity at whose
-/// end it is ready; per layer (backward order) its first and last backward
-/// activity and the selection after it (-1: none).
-struct Stream {
-  std::vector<ActivityId> produced_by;
-  ActivityId forward = 0;
-  std::vector<ActivityId> layer_first;
-  std::vector<ActivityId> layer_last;
-  std::vector<ActivityId> selection;
-  ActivityId last = 0;
-};
+using Stream = ReplayDag::Stream;
 
 Stream add_compute_stream(Engine& engine, const ComputeProfile& compute, const TensorLayout& layout,
-                          const std::vector<SimTime>& selection_after) {
+                          const std::vector<SimTime>& selection_after, SimTime start, ResourceId resource) {
+  const ResourceId on[] = {resource};
   Stream stream;
   stream.produced_by.resize(static_cast<std::size_t>(layout.tensor_count()));
-  stream.forward = engine.add(compute.forward);
+  stream.forward = engine.add(compute.forward, start, on);
   stream.last = stream.forward;
+  const auto chain = [&](SimTime work) {
+    const ActivityId id = engine.add(work, 0, on);
+    engine.depend(id, stream.last);
+    stream.last = id;
+    return id;
+  };
   std::vector<SimTime> cuts;
   for (int u = 0; u < layout.layer_count(); ++u) {
     const int begin = layout.layer_begin[u];
@@ -76,9 +72,7 @@ Stream add_compute_stream(Engine& engine, const ComputeProfile& compute, const T
     const ActivityId first_segment = engine.size();
     SimTime previous = 0;
     for (SimTime cut : cuts) {
-      const ActivityId id = engine.add(cut - previous);
-      engine.depend(id, stream.last);
-      stream.last = id;
+      chain(cut - previous);
       previous = cut;
     }
     for (int t = begin; t < end; ++t) {
@@ -87,12 +81,8 @@ Stream add_compute_stream(Engine& engine, const ComputeProfile& compute, const T
     }
     stream.layer_first.push_back(first_segment);
     stream.layer_last.push_back(stream.last);
-    stream.selection.push_back(-1);
-    if (selection_after[static_cast<std::size_t>(u)] > 0) {
-      stream.selection.back() = engine.add(selection_after[static_cast<std::size_t>(u)]);
-      engine.depend(stream.selection.back(), stream.last);
-      stream.last = stream.selection.back();
-    }
+    const SimTime selection = selection_after[static_cast<std::size_t>(u)];
+    stream.selection.push_back(selection > 0 ? chain(selection) : -1);
   }
   return stream;
 }
@@ -130,16 +120,20 @@ CommProblem make_problem(std::span<const GpuClass> classes, const TensorLayout& 
   return problem;
 }
 
-Replay replay(std::span<const GpuClass> classes, const TensorLayout& layout, const Plan& plan) {
+ReplayDag::ReplayDag(Engine& engine, std::span<const GpuClass> classes, const TensorLayout& layout, const Plan& plan,
+                     SimTime start, InterferenceModel* interference) {
   const std::vector<SimTime> selection_after = selection_after_layers(layout, plan);
-  Engine engine;
-  std::vector<Stream> streams;
-  for (const GpuClass& gpu : classes) streams.push_back(add_compute_stream(engine, gpu.compute, layout, selection_after));
-  std::vector<ActivityId> messages;
+  const ResourceId channel = engine.add_resource(kCommResource);
+  for (const GpuClass& gpu : classes) {
+    const ResourceId compute = engine.add_resource(kComputeResource);
+    if (interference != nullptr) interference->couple(compute, channel);
+    streams_.push_back(add_compute_stream(engine, gpu.compute, layout, selection_after, start, compute));
+  }
+  const ResourceId on[] = {channel};
   for (const Message& message : plan) {
-    const ActivityId id = engine.add(message.duration, message.not_before);
-    if (!messages.empty()) engine.depend(id, messages.back());
-    for (const Stream& stream : streams) {
+    const ActivityId id = engine.add(message.duration, start + message.not_before, on);
+    if (!messages_.empty()) engine.depend(id, messages_.back());
+    for (const Stream& stream : streams_) {
       // The stream is a chain, so the latest producer is the one added last;
       // a message with selection waits for the selection that follows it.
       const auto& produced = stream.produced_by;
@@ -147,19 +141,32 @@ Replay replay(std::span<const GpuClass> classes, const TensorLayout& layout, con
                             ? stream.selection[static_cast<std::size_t>(layout.backward_layer(message.end - 1))]
                             : *std::max_element(produced.begin() + message.begin, produced.begin() + message.end));
     }
-    messages.push_back(id);
+    messages_.push_back(id);
   }
+}
+
+Replay ReplayDag::collect(const Engine& engine) const {
   Replay result;
-  result.events = engine.run();
-  for (const Stream& stream : streams) {
+  for (const Stream& stream : streams_) {
     result.compute.push_back(spans_of(engine, stream));
     result.compute_end = std::max(result.compute_end, engine.finish(stream.last));
   }
-  for (ActivityId id : messages) {
+  for (ActivityId id : messages_) {
     result.message_start.push_back(engine.start(id));
     result.message_end.push_back(engine.finish(id));
   }
-  result.iteration_end = std::max(result.compute_end, messages.empty() ? 0 : result.message_end.back());
+  result.iteration_end = std::max(result.compute_end, messages_.empty() ? 0 : result.message_end.back());
+  return result;
+}
+
+Replay replay(std::span<const GpuClass> classes, const TensorLayout& layout, const Plan& plan, Overlap overlap) {
+  Engine engine;
+  InterferenceModel interference(overlap);
+  if (!overlap.ideal()) engine.set_rate_model(&interference);
+  const ReplayDag dag(engine, classes, layout, plan, 0, overlap.ideal() ? nullptr : &interference);
+  const std::int64_t events = engine.run();
+  Replay result = dag.collect(engine);
+  result.events = events;
   return result;
 }
 

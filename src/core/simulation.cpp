@@ -1,23 +1,49 @@
 #include "mgsim/simulation.hpp"
 
-#include <numeric>
+#include <cmath>
 
 namespace mgsim {
 
 Workload::Workload(Trace trace_in)
     : trace(std::move(trace_in)), layout(make_layout(trace)), profile(make_profile(trace)) {}
 
-Iteration replay_iteration(const Workload& workload, const Collective& collective, const Schedule& schedule, int gpus) {
-  const GpuClass classes[] = {{gpus, workload.profile}};
-  const CommProblem problem = make_problem(classes, workload.layout, CommCost(collective, gpus));
-  Iteration iteration{schedule.plan(problem), {}};
-  iteration.replay = replay(classes, workload.layout, iteration.plan);
+ComputeProfile scaled_profile(const ComputeProfile& profile, double speed) {
+  if (speed == 1.0) return profile;
+  const auto scale = [speed](SimTime t) { return std::llround(static_cast<double>(t) / speed); };
+  ComputeProfile scaled = profile;
+  scaled.forward = scale(profile.forward);
+  for (SimTime& t : scaled.backward) t = scale(t);
+  for (auto& offsets : scaled.ready_offset) {
+    for (SimTime& t : offsets) t = scale(t);
+  }
+  return scaled;
+}
+
+namespace {
+
+std::vector<GpuClass> classes_of(const Workload& workload, const Cluster& cluster) {
+  std::vector<GpuClass> classes;
+  for (int c = 0; c < cluster.class_count(); ++c) {
+    classes.push_back({cluster.class_size(c), scaled_profile(workload.profile, cluster.speed(c))});
+  }
+  return classes;
+}
+
+}  // namespace
+
+Placement::Placement(const Workload& workload, const Cluster& cluster, const Collective& collective)
+    : classes(classes_of(workload, cluster)),
+      problem(make_problem(classes, workload.layout, CommCost(collective, cluster.size()))) {}
+
+Iteration replay_iteration(const Workload& workload, const Collective& collective, const Schedule& schedule, int gpus,
+                           Overlap overlap) {
+  const Placement placement(workload, Cluster::homogeneous(gpus), collective);
+  Iteration iteration{schedule.plan(placement.problem), {}};
+  iteration.replay = replay(placement.classes, workload.layout, iteration.plan, overlap);
   return iteration;
 }
 
-RunMetrics simulate(const Workload& workload, const Collective& collective, const Schedule& schedule, int gpus) {
-  const auto [plan, timing] = replay_iteration(workload, collective, schedule, gpus);
-
+RunMetrics metrics_of(const Workload& workload, int gpus, const Plan& plan, const Replay& timing) {
   RunMetrics metrics;
   metrics.gpus = gpus;
   metrics.batch_size = workload.trace.batch_size;
@@ -32,6 +58,12 @@ RunMetrics simulate(const Workload& workload, const Collective& collective, cons
     metrics.sent_bytes += message.sent_bytes;
   }
   return metrics;
+}
+
+RunMetrics simulate(const Workload& workload, const Collective& collective, const Schedule& schedule, int gpus,
+                    Overlap overlap) {
+  const auto [plan, timing] = replay_iteration(workload, collective, schedule, gpus, overlap);
+  return metrics_of(workload, gpus, plan, timing);
 }
 
 }  // namespace mgsim

@@ -16,6 +16,14 @@ Link read_link(JsonReader in) {
   return link;
 }
 
+Overlap read_overlap(JsonReader in) {
+  Overlap overlap;
+  if (in.has("compute_slowdown")) overlap.compute_slowdown = in.number("compute_slowdown", 0.0, true);
+  if (in.has("comm_slowdown")) overlap.comm_slowdown = in.number("comm_slowdown", 0.0, true);
+  in.reject_unknown();
+  return overlap;
+}
+
 Network read_network(JsonReader in) {
   if (in.has("intra") || in.has("inter")) {
     Network network{read_link(in.object("intra")), read_link(in.object("inter"))};

@@ -9,12 +9,16 @@
 
 #include "json_reader.hpp"
 #include "mgsim/collective.hpp"
+#include "mgsim/rate_model.hpp"
 #include "mgsim/io/run_config.hpp"
 
 namespace mgsim {
 
 /// One link {alpha_us, beta_s_per_byte, gamma_s_per_byte}.
 Link read_link(JsonReader in);
+
+/// {"compute_slowdown": x, "comm_slowdown": y}, both >= 0, each 0 when absent.
+Overlap read_overlap(JsonReader in);
 
 /// Either one flat link {alpha_us, beta_s_per_byte, gamma_s_per_byte} or two
 /// levels {"intra": {...}, "inter": {...}}. Keys already asked for on `in`

@@ -92,7 +92,7 @@ std::vector<RunRow> run_config(const RunConfig& config, const Workload& workload
   for (int gpus : config.gpus) {
     for (std::size_t s = 0; s < schedules.size(); ++s) {
       rows.push_back({workload.trace.model, config.schedules[s].label(), config.collective,
-                      simulate(workload, *collective, *schedules[s], gpus)});
+                      simulate(workload, *collective, *schedules[s], gpus, config.overlap)});
     }
   }
   return rows;

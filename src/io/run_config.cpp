@@ -74,6 +74,7 @@ RunConfig load_run_config(const std::filesystem::path& file) {
   }
   if (top.has("gpus_per_node")) config.gpus_per_node = static_cast<int>(top.integer("gpus_per_node", 1, kMaxGpus));
   read_collective(top, folder, config);
+  if (top.has("overlap")) config.overlap = read_overlap(top.object("overlap"));
   config.schedules = read_schedules(top, folder);
   top.reject_unknown();
   return config;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mgsim/collective.hpp"
+#include "mgsim/rate_model.hpp"
 #include "mgsim/schedule.hpp"
 
 namespace mgsim {
@@ -31,6 +32,7 @@ struct RunConfig {
   std::string collective = "ring";
   CollectiveSettings collective_settings;  ///< network, gpus per node, loaded curve points
   std::vector<ScheduleSpec> schedules;
+  Overlap overlap;  ///< compute/communication interference; ideal (none) by default
 };
 
 /// Largest GPU count accepted.

@@ -1,0 +1,47 @@
+#pragma once
+// The synchronous data-parallel iteration builder: the schedule plans once,
+// from the cluster's nominal timings; every iteration replays that plan with
+// one compute stream per speed class and one communication channel, coupled
+// by the interference model when the overlap is not ideal.
+
+#include <optional>
+
+#include "mgsim/iteration.hpp"
+
+namespace mgsim {
+
+class DataParallelBuilder : public IterationBuilder {
+ public:
+  explicit DataParallelBuilder(const BuildContext& context)
+      : workload_(context.workload),
+        placement_(context.workload, context.cluster, context.collective),
+        plan_(context.schedule.plan(placement_.problem)),
+        overlap_(context.overlap),
+        interference_(context.overlap) {}
+
+  void build(Engine& engine, Random&, SimTime start) override {
+    InterferenceModel* model = overlap_.ideal() ? nullptr : &interference_;
+    interference_.clear();
+    engine.set_rate_model(model);
+    dag_.emplace(engine, placement_.classes, workload_.layout, plan_, start, model);
+    start_ = start;
+  }
+
+  IterationTiming collect(const Engine& engine) const override {
+    const Replay timing = dag_->collect(engine);
+    return {start_, timing.iteration_end, timing.compute_end};
+  }
+
+  const Plan& plan() const { return plan_; }
+
+ private:
+  const Workload& workload_;
+  Placement placement_;
+  Plan plan_;
+  Overlap overlap_;
+  InterferenceModel interference_;
+  std::optional<ReplayDag> dag_;
+  SimTime start_ = 0;
+};
+
+}  // namespace mgsim
