@@ -132,13 +132,11 @@ void BM_EngineBuildAndRun(benchmark::State& state) {
 void BM_ReplayWfbp(benchmark::State& state) {
   const mgsim::Workload workload(mgsim::bench::synthetic_trace(static_cast<int>(state.range(0))));
   const auto collective = mgsim::find_collective("ring").make(mgsim::bench::ring_settings());
-  const mgsim::GpuClass classes[] = {{mgsim::bench::kGpus, workload.profile}};
-  const mgsim::CommProblem problem =
-      mgsim::make_problem(classes, workload.layout, mgsim::CommCost(*collective, mgsim::bench::kGpus));
-  const mgsim::Plan plan = mgsim::make_schedule("wfbp", {})->plan(problem);
+  const mgsim::Placement placement(workload, mgsim::Cluster::homogeneous(mgsim::bench::kGpus), *collective);
+  const mgsim::Plan plan = mgsim::make_schedule("wfbp", {})->plan(placement.problem);
   std::int64_t events = 0;
   for (auto _ : state) {
-    const mgsim::Replay result = mgsim::replay(classes, workload.layout, plan);
+    const mgsim::Replay result = mgsim::replay(placement.classes, workload.layout, plan);
     events += result.events;
     benchmark::DoNotOptimize(result.iteration_end);
   }

@@ -1,6 +1,6 @@
 // Planner cost on a synthetic 1,000-layer trace (2 tensors per layer, ring
 // all-reduce, P = 64): only Schedule::plan() is timed; the CommProblem is
-// built once with make_problem(). simulate() (plan + replay) and a whole
+// built once with Placement. simulate() (plan + replay) and a whole
 // config run in-process are measured for reference (docs/performance.md).
 
 #include <benchmark/benchmark.h>
@@ -23,8 +23,7 @@ using mgsim::bench::kGpus;
 void BM_Plan(benchmark::State& state, const char* schedule_name) {
   const mgsim::Workload workload(mgsim::bench::synthetic_trace(static_cast<int>(state.range(0))));
   const auto collective = mgsim::find_collective("ring").make(mgsim::bench::ring_settings());
-  const mgsim::GpuClass classes[] = {{kGpus, workload.profile}};
-  const mgsim::CommProblem problem = mgsim::make_problem(classes, workload.layout, mgsim::CommCost(*collective, kGpus));
+  const mgsim::CommProblem problem = mgsim::Placement(workload, mgsim::Cluster::homogeneous(kGpus), *collective).problem;
   const auto schedule = mgsim::make_schedule(schedule_name, {});
   std::size_t messages = 0;
   for (auto _ : state) {

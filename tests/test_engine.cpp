@@ -96,16 +96,16 @@ TEST_CASE("WFBP replay follows the MG-WFBP recurrences on a hand-made trace") {
 }
 
 TEST_CASE("a collective waits for the slowest GPU class") {
-  // Class A: forward 1, t_b = [1, 1]; class B twice as slow: forward 2, t_b = [2, 2].
+  // Class A (3 GPUs): forward 1, t_b = [1, 1]; class B (1 GPU) at speed 0.5:
+  // forward 2, t_b = [2, 2].
   // WFBP, T = 1 + M with 1-byte layers (T = 2): layer 2 is ready on A at 2, on B at 4:
   // sent 4..6; layer 1 ready on B at 6: sent 6..8. Compute ends at 6 (B).
   const LinearCost cost(1, 1);
   const Workload fast(make_trace({1, 1}, {1, 1}, 1));
-  const Workload slow(make_trace({2, 2}, {1, 1}, 2));
-  const std::vector<GpuClass> classes{{3, fast.profile}, {1, slow.profile}};
-  const CommProblem problem = make_problem(classes, fast.layout, CommCost(cost, 4));
+  const Placement placement(fast, Cluster({1.0, 0.5}, {0, 0, 0, 1}), cost);
+  const CommProblem& problem = placement.problem;
   const Plan plan = make_schedule("wfbp", {})->plan(problem);
-  const Replay engine = replay(classes, fast.layout, plan);
+  const Replay engine = replay(placement.classes, fast.layout, plan);
   constexpr SimTime s = 1'000'000'000;
   CHECK(engine.message_start == std::vector<SimTime>{4 * s, 6 * s});
   CHECK(engine.iteration_end == 8 * s);

@@ -39,15 +39,16 @@ inline Trace make_trace(const std::vector<double>& backward_s, const std::vector
   return trace;
 }
 
-/// Everything a planner and the replays need for one trace and cost.
+/// Everything a planner and the replays need for one trace and cost, on
+/// `gpus` identical GPUs.
 struct Setup {
   Setup(const Trace& trace_in, const Collective& collective, int gpus)
-      : workload(trace_in),
-        classes{GpuClass{gpus, workload.profile}},
-        problem(make_problem(classes, workload.layout, CommCost(collective, gpus))) {}
+      : workload(trace_in), placement(workload, Cluster::homogeneous(gpus), collective),
+        classes(placement.classes), problem(placement.problem) {}
   Workload workload;
-  std::vector<GpuClass> classes;
-  CommProblem problem;
+  Placement placement;
+  const std::vector<GpuClass>& classes;
+  const CommProblem& problem;
 };
 
 /// Random trace: 1..max_layers layers of 1..3 tensors, times and sizes spread

@@ -23,8 +23,7 @@ namespace {
 
 /// Iteration time of the rule and of the optimum, at one GPU count.
 std::pair<SimTime, SimTime> compare(const Workload& workload, const Collective& collective, int gpus) {
-  const GpuClass classes[] = {{gpus, workload.profile}};
-  const CommProblem problem = make_problem(classes, workload.layout, CommCost(collective, gpus));
+  const CommProblem problem = Placement(workload, Cluster::homogeneous(gpus), collective).problem;
   const auto end = [&](std::string_view name) {
     return evaluate_closed_form(problem, make_schedule(name, {})->plan(problem)).iteration_end;
   };

@@ -82,8 +82,7 @@ void Sweep::check_gpu_counts() const {
 
 void Sweep::check_schedules(const Workload& probe, const SweepLink& link, int gpus,
                             const std::function<std::string()>& where) const {
-  const GpuClass classes[] = {{gpus, probe.profile}};
-  const CommProblem problem = make_problem(classes, probe.layout, CommCost(*link.model, gpus));
+  const CommProblem problem = Placement(probe, Cluster::homogeneous(gpus), *link.model).problem;
   for (std::size_t s = 0; s < schedules_.size(); ++s) {
     try {
       schedules_[s]->plan(problem);
