@@ -166,3 +166,18 @@ TEST_CASE("clear() lets one engine run again from time 0") {
   CHECK(engine.run() == 1);
   CHECK(engine.finish(a) == 7);
 }
+
+TEST_CASE("rewind() runs the same DAG again with new earliest starts and work") {
+  Engine engine;
+  const ActivityId a = engine.add(10);
+  const ActivityId b = engine.add(5);
+  engine.depend(b, a);
+  engine.run();
+  REQUIRE(engine.finish(b) == 15);
+  engine.rewind();
+  engine.set_not_before(a, 100);
+  engine.set_work(b, 7);
+  CHECK(engine.run() == 2);
+  CHECK(engine.start(a) == 100);
+  CHECK(engine.finish(b) == 117);  // 100 + 10 + 7
+}

@@ -65,6 +65,7 @@ namespace {
 class NoisyBuilder : public IterationBuilder {
  public:
   void build(Engine& engine, Random& random, SimTime start) override {
+    engine.clear();
     id_ = engine.add(1000 + static_cast<SimTime>(random.next() % 1000), start);
     start_ = start;
   }

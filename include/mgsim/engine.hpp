@@ -61,6 +61,13 @@ class Engine {
   /// Forgets every activity, resource and callback but keeps the memory, so
   /// that one engine replays many iterations without reallocating.
   void clear();
+  /// Keeps the activities, dependencies, resources and callbacks (those added
+  /// during the last run included, but not dependencies on activities that
+  /// had already finished when they were added) and forgets the run, so that the same DAG
+  /// runs again, after set_work() / set_not_before() where it should differ.
+  void rewind();
+  void set_work(ActivityId id, SimTime work);
+  void set_not_before(ActivityId id, SimTime not_before) { not_before_[static_cast<std::size_t>(id)] = not_before; }
 
   SimTime now() const { return now_; }
   SimTime start(ActivityId id) const { return start_[static_cast<std::size_t>(id)]; }
@@ -74,6 +81,7 @@ class Engine {
 
  private:
   __extension__ using Work = __int128;  // remaining work in units of 1/kFullRate ns: no overflow
+  static constexpr SimTime kMaxFast = SimTime{1} << 62;  ///< below this, 64-bit arithmetic is exact
 
   /// A start or finish event; 16 bytes, so that the heap stays compact.
   struct Event {
@@ -96,6 +104,7 @@ class Engine {
   std::vector<SimTime> start_;
   std::vector<SimTime> finish_;
   std::vector<int> waiting_on_;
+  std::vector<int> in_degree_;           ///< dependencies as added: what rewind() waits on again
   std::vector<std::uint32_t> event_of_;  ///< sequence of the activity's live finish event
   std::vector<int> first_edge_;          ///< dependents as linked lists, in insertion order
   std::vector<int> last_edge_;

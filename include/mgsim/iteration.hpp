@@ -4,8 +4,8 @@
 // An IterationBuilder turns (workload, cluster, cost model, schedule) into
 // the activities of one training iteration in an Engine, and reads the
 // iteration's timing back after the engine has run. simulate() runs many
-// iterations, one engine run each (the engine's memory is reused, so memory
-// grows with ranks x layers, not with iterations), hands every builder the
+// iterations, one engine run each, in one engine that builders clear or
+// rewind (so memory grows with ranks x layers, not with iterations), hands every builder the
 // one seeded random source, and summarises the iteration times. Builders
 // come from one table, like schedules and collectives; new ones (stragglers,
 // Non-blocking SGD, gossip) are added there.
@@ -45,7 +45,9 @@ struct BuildContext {
 class IterationBuilder {
  public:
   virtual ~IterationBuilder() = default;
-  /// Adds one iteration, starting at `start`, to an empty engine.
+  /// Prepares one iteration, starting at `start`, in `engine`: the engine the
+  /// previous iteration ran in (empty for the first). A builder clear()s it
+  /// and adds anew, or rewind()s it and adjusts what differs.
   virtual void build(Engine& engine, Random& random, SimTime start) = 0;
   /// The timing of the iteration just built, after the engine has run.
   virtual IterationTiming collect(const Engine& engine) const = 0;

@@ -62,6 +62,9 @@ class ReplayDag {
             SimTime start = 0, InterferenceModel* interference = nullptr);
   /// Absolute times (the iteration's `start` included); `events` is left 0.
   Replay collect(const Engine& engine) const;
+  /// Rewinds the engine (which holds this DAG and nothing else) to replay the
+  /// same iteration from `start`.
+  void restart(Engine& engine, SimTime start) const;
 
   /// One class's compute stream: per tensor the activity at whose end it is
   /// ready; per layer (backward order) its first and last backward activity
@@ -78,6 +81,7 @@ class ReplayDag {
  private:
   std::vector<Stream> streams_;
   std::vector<ActivityId> messages_;
+  std::vector<SimTime> message_not_before_;  ///< the plan's own, from the iteration's start
 };
 
 /// Replays one iteration from time 0 in an engine of its own.

@@ -19,12 +19,17 @@ class DataParallelBuilder : public IterationBuilder {
         overlap_(context.overlap),
         interference_(context.overlap) {}
 
+  /// The first iteration builds the DAG; the next ones rewind it.
   void build(Engine& engine, Random&, SimTime start) override {
+    start_ = start;
+    if (dag_ && engine.size() > 0) {
+      dag_->restart(engine, start);
+      return;
+    }
     InterferenceModel* model = overlap_.ideal() ? nullptr : &interference_;
     interference_.clear();
     engine.set_rate_model(model);
     dag_.emplace(engine, placement_.classes, workload_.layout, plan_, start, model);
-    start_ = start;
   }
 
   IterationTiming collect(const Engine& engine) const override {

@@ -8,9 +8,11 @@
 namespace mgsim {
 namespace {
 
-bool later_than(const auto& a, const auto& b) {
-  return a.time != b.time ? a.time > b.time : a.sequence > b.sequence;
-}
+/// Event order: time, then sequence. Sequences are unique, so the order is
+/// total and any heap pops the same events in the same order.
+bool earlier(const auto& a, const auto& b) { return a.time != b.time ? a.time < b.time : a.sequence < b.sequence; }
+
+constexpr std::size_t kArity = 4;  // a 4-ary heap: half the depth of a binary one, children in one cache line
 
 std::size_t at(int i) { return static_cast<std::size_t>(i); }
 
@@ -26,6 +28,7 @@ ActivityId Engine::add(SimTime work, SimTime not_before, std::span<const Resourc
   start_.push_back(-1);
   finish_.push_back(-1);
   waiting_on_.push_back(0);
+  in_degree_.push_back(0);
   event_of_.push_back(0);
   first_edge_.push_back(-1);
   last_edge_.push_back(-1);
@@ -60,6 +63,7 @@ void Engine::depend(ActivityId later, ActivityId earlier) {
   }
   last_edge_[at(earlier)] = edge;
   ++waiting_on_[at(later)];
+  ++in_degree_[at(later)];
 }
 
 void Engine::on_finish(ActivityId id, FinishCallback callback) {
@@ -69,15 +73,36 @@ void Engine::on_finish(ActivityId id, FinishCallback callback) {
 
 void Engine::push(SimTime time, ActivityId activity) {
   if (activity >= 0) event_of_[at(activity)] = sequence_;
-  heap_.push_back({time, sequence_++, activity});
-  std::push_heap(heap_.begin(), heap_.end(), [](const Event& a, const Event& b) { return later_than(a, b); });
+  const Event event{time, sequence_++, activity};
+  std::size_t hole = heap_.size();
+  heap_.push_back(event);
+  while (hole > 0) {
+    const std::size_t parent = (hole - 1) / kArity;
+    if (!earlier(event, heap_[parent])) break;
+    heap_[hole] = heap_[parent];
+    hole = parent;
+  }
+  heap_[hole] = event;
 }
 
 Engine::Event Engine::pop() {
-  std::pop_heap(heap_.begin(), heap_.end(), [](const Event& a, const Event& b) { return later_than(a, b); });
-  const Event event = heap_.back();
+  const Event top = heap_.front();
+  const Event last = heap_.back();
   heap_.pop_back();
-  return event;
+  const std::size_t n = heap_.size();
+  if (n == 0) return top;
+  std::size_t hole = 0;
+  for (std::size_t child; (child = hole * kArity + 1) < n;) {
+    std::size_t best = child;
+    for (std::size_t c = child + 1; c < std::min(child + kArity, n); ++c) {
+      if (earlier(heap_[c], heap_[best])) best = c;
+    }
+    if (!earlier(heap_[best], last)) break;
+    heap_[hole] = heap_[best];
+    hole = best;
+  }
+  heap_[hole] = last;
+  return top;
 }
 
 void Engine::ready(ActivityId id) {
@@ -110,8 +135,12 @@ void Engine::activate(ActivityId id) {
 
 void Engine::schedule_finish(ActivityId id) {
   const auto i = at(id);
-  const Work rate = rate_[i];
-  push(now_ + static_cast<SimTime>((remaining_[i] + rate - 1) / rate), id);
+  const Work remaining = remaining_[i];
+  const Rate rate = rate_[i];
+  // 64-bit division whenever the remaining work fits: 128-bit division is slow.
+  const SimTime left = remaining <= kMaxFast ? (static_cast<SimTime>(remaining) + rate - 1) / rate
+                                             : static_cast<SimTime>((remaining + rate - 1) / rate);
+  push(now_ + left, id);
 }
 
 void Engine::change_rates(ActivityId cause, bool started) {
@@ -122,7 +151,9 @@ void Engine::change_rates(ActivityId cause, bool started) {
     if (id == cause || start_[i] < 0 || finished(id)) continue;
     const Rate rate = rate_model_->rate(*this, id);
     if (rate == rate_[i]) continue;
-    remaining_[i] = std::max<Work>(0, remaining_[i] - static_cast<Work>(now_ - since_[i]) * rate_[i]);
+    const SimTime elapsed = now_ - since_[i];
+    const Work done = elapsed <= kMaxFast / kFullRate ? Work{elapsed * rate_[i]} : static_cast<Work>(elapsed) * rate_[i];
+    remaining_[i] = std::max<Work>(0, remaining_[i] - done);
     since_[i] = now_;
     rate_[i] = rate;
     schedule_finish(id);
@@ -163,9 +194,25 @@ std::int64_t Engine::run() {
   return finished_;
 }
 
+void Engine::set_work(ActivityId id, SimTime work) {
+  if (work < 0) throw std::invalid_argument("engine: an activity's work must be >= 0");
+  work_[at(id)] = work;
+}
+
+void Engine::rewind() {
+  std::fill(start_.begin(), start_.end(), -1);
+  std::fill(finish_.begin(), finish_.end(), -1);
+  waiting_on_ = in_degree_;
+  heap_.clear();
+  now_ = 0;
+  finished_ = 0;
+  sequence_ = 0;
+  ran_ = false;
+}
+
 void Engine::clear() {
   for (auto* v : {&work_, &not_before_, &start_, &finish_, &since_}) v->clear();
-  for (auto* v : {&waiting_on_, &first_edge_, &last_edge_, &edge_next_, &edge_to_, &resource_begin_, &resource_list_,
+  for (auto* v : {&waiting_on_, &in_degree_, &first_edge_, &last_edge_, &edge_next_, &edge_to_, &resource_begin_, &resource_list_,
                   &resource_kind_, &callback_of_, &changed_}) {
     v->clear();
   }

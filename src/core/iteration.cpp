@@ -57,7 +57,6 @@ SimulationResult simulate(IterationBuilder& builder, std::uint64_t seed, int ite
   result.iterations.reserve(static_cast<std::size_t>(iterations));
   SimTime start = 0;
   for (int i = 0; i < iterations; ++i) {
-    engine.clear();
     builder.build(engine, random, start);
     engine.run();
     result.iterations.push_back(builder.collect(engine));

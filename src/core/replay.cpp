@@ -142,7 +142,14 @@ ReplayDag::ReplayDag(Engine& engine, std::span<const GpuClass> classes, const Te
                             : *std::max_element(produced.begin() + message.begin, produced.begin() + message.end));
     }
     messages_.push_back(id);
+    message_not_before_.push_back(message.not_before);
   }
+}
+
+void ReplayDag::restart(Engine& engine, SimTime start) const {
+  engine.rewind();
+  for (const Stream& stream : streams_) engine.set_not_before(stream.forward, start);
+  for (std::size_t m = 0; m < messages_.size(); ++m) engine.set_not_before(messages_[m], start + message_not_before_[m]);
 }
 
 Replay ReplayDag::collect(const Engine& engine) const {
