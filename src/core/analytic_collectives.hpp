@@ -1,5 +1,5 @@
 #pragma once
-// The textbook all-reduce cost models (DOMAIN.md section 2, docs/collectives.md).
+// The textbook all-reduce cost models (docs/domain.md section 2, docs/collectives.md).
 
 #include <memory>
 
