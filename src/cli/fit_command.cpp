@@ -17,7 +17,7 @@
 #include "mgsim/io/report.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/profile/curve_fit.hpp"
-#include "mgsim/profile/nccl_model.hpp"
+#include "mgsim/profile/nccl_calibration.hpp"
 #include "mgsim/profile/output.hpp"
 
 namespace mgsim::cli {
@@ -81,7 +81,7 @@ ordered_json alpha_beta_json(const profile::AlphaBetaFit& fit) {
 
 /// All fits of a curve, as one JSON document (the text report is printed from it).
 ordered_json fit_curve(const FitOptions& options, const std::vector<CurvePoint>& points,
-                       std::vector<profile::CurveSample>& fitted) {
+                       std::vector<CurveSample>& fitted) {
   std::map<int, std::vector<CurvePoint>> by_gpus;
   for (const CurvePoint& p : points) by_gpus[p.gpus].push_back(p);
   ordered_json counts = ordered_json::array();
@@ -104,7 +104,7 @@ ordered_json fit_curve(const FitOptions& options, const std::vector<CurvePoint>&
                       {"ring", alpha_beta_json(profile::fit_alpha_beta(group, profile::AlphaBetaModel::ring))},
                       {"tree", alpha_beta_json(profile::fit_alpha_beta(group, profile::AlphaBetaModel::tree))}});
   }
-  profile::NcclParams base;
+  NcclParams base;
   base.gpus_per_node = options.gpus_per_node;
   const profile::NcclCalibration nccl = profile::calibrate_nccl(points, base);
   ordered_json nccl_json = {{"gpus_per_node", options.gpus_per_node},
@@ -168,7 +168,7 @@ void fit(const FitOptions& options) {
     throw ConfigError(fmt::format("--format: expected text or json, got '{}'", options.format));
   }
   const std::vector<CurvePoint> points = load_curve(options.curve);
-  std::vector<profile::CurveSample> fitted;
+  std::vector<CurveSample> fitted;
   const ordered_json result = fit_curve(options, points, fitted);
   const std::string report = options.format == "json" ? result.dump(1) + "\n" : text_report(result);
   emit(report, options.output);
@@ -177,7 +177,7 @@ void fit(const FitOptions& options) {
         {"kind", "synthetic"},
         {"derived_from", options.curve},
         {"method", "mgsim fit: a + b*M per size range (breakpoints by BIC), evaluated at the measured sizes"}};
-    write_file_atomically(options.curve_output, profile::format_curve_json(fitted, provenance));
+    write_file_atomically(options.curve_output, format_curve_json(fitted, provenance));
   }
 }
 

@@ -17,7 +17,4 @@ std::unique_ptr<Collective> make_hierarchical(const CollectiveSettings& settings
 /// Ring all-reduce over `ranks` on one link (shared by ring and hierarchical).
 double ring_allreduce_seconds(const Link& link, double bytes, int ranks);
 
-/// ceil(log2(p)) for p >= 1.
-int ceil_log2(int p);
-
 }  // namespace mgsim

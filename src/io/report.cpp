@@ -82,22 +82,11 @@ std::string csv_header() {
 
 std::string csv_row(const RunRow& row) {
   std::string line = fmt::format("{},{},{}", csv_field(row.model), csv_field(row.schedule), csv_field(row.collective));
-  for (const MetricColumn& column : metric_columns()) line += "," + format_metric(column.csv_format, column.value(row.metrics));
-  return line + "\n";
-}
-
-std::vector<RunRow> run_config(const RunConfig& config, const Workload& workload) {
-  const auto collective = find_collective(config.collective).make(config.collective_settings);
-  std::vector<std::unique_ptr<Schedule>> schedules;
-  for (const ScheduleSpec& spec : config.schedules) schedules.push_back(spec.build());
-  std::vector<RunRow> rows;
-  for (int gpus : config.gpus) {
-    for (std::size_t s = 0; s < schedules.size(); ++s) {
-      rows.push_back({workload.trace.model, config.schedules[s].label(), config.collective,
-                      simulate(workload, *collective, *schedules[s], gpus)});
-    }
+  for (const MetricColumn& column : metric_columns()) {
+    line += ',';
+    line += format_metric(column.csv_format, column.value(row.metrics));
   }
-  return rows;
+  return line + "\n";
 }
 
 ReportFormat parse_report_format(std::string_view name) {
