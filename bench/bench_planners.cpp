@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "mgsim/app/run_set.hpp"
 #include "mgsim/io/report.hpp"
 #include "mgsim/io/run_config.hpp"
 #include "mgsim/io/trace_io.hpp"
@@ -45,14 +46,14 @@ void BM_Simulate(benchmark::State& state, const char* schedule_name) {
 }
 
 /// `mgsim run -c configs/googlenet-k80-ring.json` without process start-up
-/// and without printing: load config and trace, run_config(), format_report().
+/// and without printing: load config and trace, execute_run_config(), format_report().
 void BM_RunConfigGoogleNet(benchmark::State& state) {
   const std::string file = std::string(MGSIM_SOURCE_DIR) + "/configs/googlenet-k80-ring.json";
   std::size_t rows = 0;
   for (auto _ : state) {
     const mgsim::RunConfig config = mgsim::load_run_config(file);
     const mgsim::Workload workload(mgsim::load_trace(config.trace));
-    const auto results = mgsim::run_config(config, workload);
+    const auto results = mgsim::rows_of(mgsim::execute_run_config(config, workload));
     const std::string report = mgsim::format_report(results, mgsim::ReportFormat::table);
     rows = results.size();
     benchmark::DoNotOptimize(report.data());

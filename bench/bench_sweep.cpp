@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mgsim/io/sweep_runner.hpp"
+#include "mgsim/app/sweep_runner.hpp"
 #include "synthetic.hpp"
 
 namespace {

@@ -7,7 +7,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "mgsim/io/sweep_advice.hpp"
+#include "mgsim/app/sweep_advice.hpp"
 #include "test_support.hpp"
 
 using namespace mgsim;

@@ -1,4 +1,4 @@
-// Cost models against values derived by hand from the formulas of DOMAIN.md
+// Cost models against values derived by hand from the formulas of docs/domain.md
 // section 2. Link: alpha = 2 s, beta = 0.5 s/B, gamma = 0.25 s/B; M = 8 B.
 
 #include <catch2/catch.hpp>

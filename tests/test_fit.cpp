@@ -13,7 +13,8 @@
 #include "mgsim/error.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/profile/curve_fit.hpp"
-#include "mgsim/profile/nccl_model.hpp"
+#include "mgsim/nccl_model.hpp"
+#include "mgsim/profile/nccl_calibration.hpp"
 #include "mgsim/profile/output.hpp"
 
 namespace {

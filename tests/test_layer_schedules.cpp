@@ -53,7 +53,7 @@ TEST_CASE("wfbp sends one message per layer and single one message in all") {
 }
 
 TEST_CASE("MG-WFBP merges the counterexample fully and optimal beats it") {
-  // DOMAIN.md: a = 8, b = 1, t_b = [5, 6, 0], bytes = [2, 3, 9] (forward order).
+  // docs/domain.md: a = 8, b = 1, t_b = [5, 6, 0], bytes = [2, 3, 9] (forward order).
   // Layer 3 ready at 0; tau_c(3) = 0; ready(2) - 0 = 6 < 8: merge 3 into 2.
   // tau_c(2) = max(0 + 0, 6) = 6; ready(1) - 6 = 11 - 6 = 5 < 8: merge 2 into 1.
   // One message of 14 B ready at 11: ends at 11 + 8 + 14 = 33.

@@ -33,7 +33,7 @@ SimTime end_of(const CommProblem& problem, const Plan& plan) {
   return evaluate_closed_form(problem, plan).iteration_end;
 }
 
-/// The sparse message of backward-order layers [first, last), from DOMAIN.md
+/// The sparse message of backward-order layers [first, last), from docs/domain.md
 /// section 3 directly: k = floor(rho d) (at least 1) values and indices per GPU,
 /// all-gathered; selection s d log2 d.
 Message sparse_message(const CommProblem& problem, int first, int last, double rho, double s, int value_bytes,

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mgsim/error.hpp"
-#include "mgsim/io/sweep.hpp"
+#include "mgsim/app/sweep.hpp"
 #include "mgsim/io/sweep_config.hpp"
 #include "test_support.hpp"
 #include "test_sweep_support.hpp"

@@ -11,10 +11,11 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "mgsim/app/run_set.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/report.hpp"
 #include "mgsim/io/run_config.hpp"
-#include "mgsim/io/sweep_runner.hpp"
+#include "mgsim/app/sweep_runner.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "test_sweep_support.hpp"
 
@@ -147,7 +148,7 @@ TEST_CASE("sweep: a sweep's rows are the rows of `mgsim run` with the same setti
   config["schedules"] = {"wfbp", "single", "mgwfbp", json{{"name", "ddp"}, {"bucket_cap_mb", 1}},
                          json{{"name", "ddp"}, {"bucket_cap_mb", 25}}};
   const RunConfig run = load_run_config(dir.write_json("run.json", config));
-  const std::vector<RunRow> rows = run_config(run, Workload(load_trace(run.trace)));
+  const std::vector<RunRow> rows = rows_of(execute_run_config(run, Workload(load_trace(run.trace))));
   REQUIRE(rows.size() == sweep.size());
   const std::string prefix_of_trace = "," + std::string(MGSIM_SOURCE_DIR) + "/traces/googlenet-k80.json,net0,1,";
   for (std::size_t i = 0; i < rows.size(); ++i) {

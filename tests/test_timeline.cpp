@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "mgsim/app/run_set.hpp"
 #include "mgsim/io/timeline.hpp"
 #include "mgsim/schedule.hpp"
 #include "test_support.hpp"
@@ -31,9 +32,15 @@ Trace three_layers() {
 /// T(M) = 1 ms + M * 10 us.
 const LinearCost kCost(1e-3, 1e-5);
 
+/// One run's iteration as `mgsim run --timeline` shows it, labelled "<P> GPUs, <schedule>".
+IterationTrace traced(const Workload& workload, const Collective& collective, const std::string& schedule,
+                      const ParamValues& params, int gpus) {
+  return timeline_iterations({execute_run(workload, "test", collective, schedule, *make_schedule(schedule, params), gpus)})
+      .front();
+}
+
 json timeline_of(const Workload& workload, const std::string& schedule) {
-  const std::vector<IterationTrace> runs{
-      trace_iteration(workload, kCost, *make_schedule(schedule, ParamValues{}), 4, "4 GPUs, " + schedule)};
+  const std::vector<IterationTrace> runs{traced(workload, kCost, schedule, ParamValues{}, 4)};
   return json::parse(format_timeline(workload, runs));
 }
 
@@ -132,7 +139,7 @@ TEST_CASE("timeline: the iteration it shows is the one simulate() reports", "[ti
     for (const char* schedule : {"wfbp", "mgwfbp", "horovod"}) {
       const auto plan = make_schedule(schedule, ParamValues{});
       const RunMetrics metrics = simulate(workload, kCost, *plan, 16);
-      const IterationTrace iteration = trace_iteration(workload, kCost, *plan, 16, "x");
+      const IterationTrace iteration = traced(workload, kCost, schedule, ParamValues{}, 16);
       CHECK(iteration.replay.iteration_end == metrics.iteration);
       CHECK(static_cast<int>(iteration.plan.size()) == metrics.messages);
       const json document = json::parse(format_timeline(workload, std::vector{iteration}));
@@ -160,7 +167,7 @@ TEST_CASE("timeline: sparse schedules show their top-k selection and all-gathers
   const LinearBoth cost(1e-3, 1e-5);
   const Workload workload(three_layers());
   const ParamValues params{{"density", 0.5}, {"selection_s", 1e-4}, {"value_bytes", 1}, {"index_bytes", 1}};
-  const std::vector<IterationTrace> runs{trace_iteration(workload, cost, *make_schedule("lags", params), 4, "lags")};
+  const std::vector<IterationTrace> runs{traced(workload, cost, "lags", params, 4)};
   const json document = json::parse(format_timeline(workload, runs));
   const auto selections = events_of(document, "selection");
   REQUIRE(selections.size() == 3);

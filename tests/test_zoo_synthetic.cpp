@@ -116,7 +116,7 @@ TEST_CASE("zoo: a synthetic ResNet-50 trace is written, loads with the trace loa
   const SyntheticTrace t = synthesize_trace(build_model("resnet50", {64, 0, 0, false, 2}), h100, Precision::bf16,
                                             RooflineSettings::defaults_for(h100));
   TempFile file("mgsim-zoo-resnet50");
-  mgsim::write_file_atomically(file.path(), format_trace_json(t));
+  mgsim::write_file_atomically(file.path(), mgsim::format_trace_json(t.trace, t.provenance));
   const mgsim::Trace loaded = mgsim::load_trace(file.path());
   CHECK(loaded.model == "resnet50");
   CHECK(loaded.batch_size == 64);

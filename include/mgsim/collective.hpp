@@ -69,6 +69,9 @@ std::span<const CollectiveInfo> collective_registry();
 /// Looks a model up by name; throws ConfigError listing the valid names.
 const CollectiveInfo& find_collective(std::string_view name);
 
+/// ceil(log2(p)) for p >= 1: the depth of a binary tree over p ranks.
+int ceil_log2(int p);
+
 /// A collective bound to one GPU count, in nanoseconds: what planners and the
 /// engine use. With one GPU there is nothing to reduce and every cost is 0.
 class CommCost {

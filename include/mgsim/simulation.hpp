@@ -66,8 +66,9 @@ struct Iteration {
 Iteration replay_iteration(const Workload& workload, const Collective& collective, const Schedule& schedule, int gpus,
                            Overlap overlap = {});
 
-/// The metrics of one replayed iteration of `plan`.
-RunMetrics metrics_of(const Workload& workload, int gpus, const Plan& plan, const Replay& timing);
+/// The metrics of `iteration`, replayed on `gpus` GPUs of `workload`: what
+/// simulate() reports, for callers that keep the iteration (for a timeline).
+RunMetrics measure(const Workload& workload, int gpus, const Iteration& iteration);
 
 /// replay_iteration() reduced to the metrics users compare.
 RunMetrics simulate(const Workload& workload, const Collective& collective, const Schedule& schedule, int gpus,

@@ -9,7 +9,7 @@
 #include "commands.hpp"
 #include "mgsim/io/report.hpp"
 #include "mgsim/io/run_config.hpp"
-#include "mgsim/io/sweep_advice.hpp"
+#include "mgsim/app/sweep_advice.hpp"
 #include "mgsim/io/trace_io.hpp"
 
 namespace mgsim::cli {

@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "mgsim/io/report.hpp"
+#include "mgsim/io/trace_io.hpp"
 #include "mgsim/profile/import_files.hpp"
 
 namespace mgsim::cli {
@@ -29,7 +30,7 @@ struct ImportOptions {
 void write_curve(const profile::ImportedCurve& curve, const ImportOptions& options, std::string_view tool) {
   nlohmann::json provenance = curve.provenance;
   provenance["imported_by"] = fmt::format("mgsim import {} {}", tool, options.input);
-  write_file_atomically(options.output, profile::format_curve_json(curve.points, provenance));
+  write_file_atomically(options.output, format_curve_json(curve.points, provenance));
   fmt::print("wrote {}: {} sizes for {} GPUs ({})\n", options.output, curve.points.size(),
              curve.points.empty() ? 0 : curve.points.front().gpus, tool);
 }
@@ -53,7 +54,7 @@ void import_kineto(const ImportOptions& options) {
   for (const std::string& warning : imported.warnings) std::fprintf(stderr, "mgsim: warning: %s\n", warning.c_str());
   nlohmann::json provenance = imported.provenance;
   provenance["imported_by"] = fmt::format("mgsim import kineto {}", options.input);
-  write_file_atomically(options.output, profile::format_trace_json(imported.trace, provenance));
+  write_file_atomically(options.output, format_trace_json(imported.trace, provenance));
   double backward = 0;
   for (const Layer& layer : imported.trace.layers) backward += layer.backward_time_s;
   fmt::print("wrote {}: {} layers, forward {:.3f} ms, backward {:.3f} ms\n", options.output,

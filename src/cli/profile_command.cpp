@@ -21,9 +21,11 @@
 
 #include "commands.hpp"
 #include "mgsim/io/report.hpp"
+#include "mgsim/io/trace_io.hpp"
 #include "mgsim/profile/allreduce_bench.hpp"
 #include "mgsim/profile/device.hpp"
 #include "mgsim/profile/layer_profile.hpp"
+#include "mgsim/profile/output.hpp"
 
 extern char** environ;
 
@@ -148,7 +150,7 @@ void profile_layers(const LayersOptions& o, const std::string& command) {
   warn(result.warnings);
   nlohmann::json provenance = result.provenance;
   provenance["helper_command"] = fmt::format("{}", fmt::join(argv, " "));
-  write_file_atomically(o.output, profile::format_trace_json(result.trace, provenance));
+  write_file_atomically(o.output, format_trace_json(result.trace, provenance));
   double backward = 0;
   for (const Layer& layer : result.trace.layers) backward += layer.backward_time_s;
   fmt::print("wrote {}: {} layers, forward {:.3f} ms, backward {:.3f} ms (medians of {} iterations)\n", o.output,
@@ -200,7 +202,7 @@ void profile_allreduce(const AllreduceOptions& o, const std::string& command) {
                                {"date", profile::today_utc()},
                                {"mgsim_command", command}};
   for (const auto& [key, value] : output.info) provenance[key] = value;
-  write_file_atomically(o.output, profile::format_curve_json(profile::summarize_bench(output), provenance));
+  write_file_atomically(o.output, format_curve_json(profile::summarize_bench(output), provenance));
   fmt::print("wrote {}: {} sizes on {} GPUs\n", o.output, profile::summarize_bench(output).size(), gpus);
 }
 

@@ -3,8 +3,10 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "commands.hpp"
+#include "mgsim/app/run_set.hpp"
 #include "mgsim/io/report.hpp"
 #include "mgsim/io/run_config.hpp"
 #include "mgsim/io/timeline.hpp"
@@ -24,8 +26,11 @@ void run(const RunOptions& options) {
   const ReportFormat format = parse_report_format(options.format);
   const RunConfig config = load_run_config(options.config);
   const Workload workload(load_trace(config.trace));
-  const std::string report = format_report(run_config(config, workload), format);
-  if (!options.timeline.empty()) write_file_atomically(options.timeline, timeline_for_config(config, workload));
+  std::vector<RunOutcome> outcomes = execute_run_config(config, workload);
+  const std::string report = format_report(rows_of(outcomes), format);
+  if (!options.timeline.empty()) {
+    write_file_atomically(options.timeline, format_timeline(workload, timeline_iterations(std::move(outcomes))));
+  }
   emit(report, options.output);
 }
 

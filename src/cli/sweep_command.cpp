@@ -13,7 +13,7 @@
 
 #include "commands.hpp"
 #include "mgsim/error.hpp"
-#include "mgsim/io/sweep_runner.hpp"
+#include "mgsim/app/sweep_runner.hpp"
 
 namespace mgsim::cli {
 namespace {

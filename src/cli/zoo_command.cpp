@@ -111,7 +111,7 @@ void trace(const ModelArgs& a, const RooflineArgs& r, const std::string& output)
   if (a.image_size > 0) t.provenance["image_size"] = a.image_size;
   if (a.seq_len > 0) t.provenance["seq_len"] = a.seq_len;
   t.provenance["command"] = "mgsim zoo trace";
-  emit(format_trace_json(t), output);
+  emit(format_trace_json(t.trace, t.provenance), output);
 }
 
 void calibrate_trace(ModelArgs a, const RooflineArgs& r, const std::string& trace_file, const CalibrationOptions& options) {

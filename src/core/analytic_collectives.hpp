@@ -1,5 +1,5 @@
 #pragma once
-// The textbook all-reduce cost models (DOMAIN.md section 2, docs/collectives.md).
+// The textbook all-reduce cost models (docs/domain.md section 2, docs/collectives.md).
 
 #include <memory>
 
@@ -16,8 +16,5 @@ std::unique_ptr<Collective> make_hierarchical(const CollectiveSettings& settings
 
 /// Ring all-reduce over `ranks` on one link (shared by ring and hierarchical).
 double ring_allreduce_seconds(const Link& link, double bytes, int ranks);
-
-/// ceil(log2(p)) for p >= 1.
-int ceil_log2(int p);
 
 }  // namespace mgsim

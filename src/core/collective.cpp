@@ -7,9 +7,9 @@
 
 #include "analytic_collectives.hpp"
 #include "mgsim/error.hpp"
-#include "mgsim/profile/nccl_model.hpp"
+#include "mgsim/registry_lookup.hpp"
+#include "mgsim/nccl_model.hpp"
 #include "measured_curve.hpp"
-#include "registry_lookup.hpp"
 
 namespace mgsim {
 namespace {
@@ -30,7 +30,7 @@ constexpr std::array kCollectives{
     CollectiveInfo{"nccl",
                    "NCCL's predictor: per algorithm (Ring, Tree) and protocol (LL, LL128, Simple) "
                    "latency + M / bandwidth, the fastest chosen",
-                   false, profile::make_nccl},
+                   false, make_nccl},
     CollectiveInfo{"measured", "measured latency curve, piecewise-linear in size, only at measured GPU counts", true,
                    make_measured},
 };

@@ -6,7 +6,7 @@
 
 #include "data_parallel_builder.hpp"
 #include "mgsim/error.hpp"
-#include "registry_lookup.hpp"
+#include "mgsim/registry_lookup.hpp"
 
 namespace mgsim {
 

@@ -1,6 +1,6 @@
 // Schedules that group whole layers: wfbp, single, mgwfbp and optimal.
 // Layers are indexed in backward order here (u = 0 is the last layer, the
-// first to be ready); DOMAIN.md section 1 writes the same rules with forward
+// first to be ready); docs/domain.md section 1 writes the same rules with forward
 // indices l = L - u.
 
 #include <limits>

@@ -8,27 +8,26 @@
 #include <fmt/ranges.h>
 
 #include "mgsim/error.hpp"
+#include "mgsim/interpolation.hpp"
 
 namespace mgsim {
 namespace {
 
-struct Sample {
-  double bytes;
-  double seconds;
-};
+/// A measured all-reduce: x is the size in bytes, y the seconds.
+using Sample = InterpolationPoint;
 
 /// Least-squares slope over the samples at or above half the largest size,
 /// clamped at 0: how the curve grows beyond its last point.
 double tail_slope(const std::vector<Sample>& samples) {
-  const double from = samples.back().bytes / 2;
+  const double from = samples.back().x / 2;
   double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
   for (const Sample& s : samples) {
-    if (s.bytes < from) continue;
+    if (s.x < from) continue;
     n += 1;
-    sx += s.bytes;
-    sy += s.seconds;
-    sxx += s.bytes * s.bytes;
-    sxy += s.bytes * s.seconds;
+    sx += s.x;
+    sy += s.y;
+    sxx += s.x * s.x;
+    sxy += s.x * s.y;
   }
   const double denominator = n * sxx - sx * sx;
   if (n < 2 || denominator <= 0) return 0.0;
@@ -45,7 +44,7 @@ class MeasuredCurve : public Collective {
       samples_[point.gpus].push_back({static_cast<double>(point.bytes), point.seconds});
     }
     for (auto& [gpus, samples] : samples_) {
-      std::sort(samples.begin(), samples.end(), [](const Sample& a, const Sample& b) { return a.bytes < b.bytes; });
+      std::sort(samples.begin(), samples.end(), [](const Sample& a, const Sample& b) { return a.x < b.x; });
       slopes_[gpus] = tail_slope(samples);
     }
   }
@@ -54,15 +53,8 @@ class MeasuredCurve : public Collective {
     const auto found = samples_.find(gpus);
     if (found == samples_.end()) throw_missing(gpus);
     const std::vector<Sample>& samples = found->second;
-    if (bytes <= samples.front().bytes) return samples.front().seconds;
-    if (bytes >= samples.back().bytes) {
-      return samples.back().seconds + (bytes - samples.back().bytes) * slopes_.at(gpus);
-    }
-    const auto upper = std::upper_bound(samples.begin(), samples.end(), bytes,
-                                        [](double b, const Sample& s) { return b < s.bytes; });
-    const Sample& hi = *upper;
-    const Sample& lo = *(upper - 1);
-    return lo.seconds + (bytes - lo.bytes) / (hi.bytes - lo.bytes) * (hi.seconds - lo.seconds);
+    if (bytes >= samples.back().x) return samples.back().y + (bytes - samples.back().x) * slopes_.at(gpus);
+    return interpolate(samples, bytes);
   }
 
  private:

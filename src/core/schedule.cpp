@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "mgsim/error.hpp"
-#include "registry_lookup.hpp"
+#include "mgsim/registry_lookup.hpp"
 #include "schedules.hpp"
 
 namespace mgsim {

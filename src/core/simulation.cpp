@@ -43,7 +43,8 @@ Iteration replay_iteration(const Workload& workload, const Collective& collectiv
   return iteration;
 }
 
-RunMetrics metrics_of(const Workload& workload, int gpus, const Plan& plan, const Replay& timing) {
+RunMetrics measure(const Workload& workload, int gpus, const Iteration& iteration) {
+  const auto& [plan, timing] = iteration;
   RunMetrics metrics;
   metrics.gpus = gpus;
   metrics.batch_size = workload.trace.batch_size;
@@ -62,8 +63,7 @@ RunMetrics metrics_of(const Workload& workload, int gpus, const Plan& plan, cons
 
 RunMetrics simulate(const Workload& workload, const Collective& collective, const Schedule& schedule, int gpus,
                     Overlap overlap) {
-  const auto [plan, timing] = replay_iteration(workload, collective, schedule, gpus, overlap);
-  return metrics_of(workload, gpus, plan, timing);
+  return measure(workload, gpus, replay_iteration(workload, collective, schedule, gpus, overlap));
 }
 
 }  // namespace mgsim

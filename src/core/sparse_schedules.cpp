@@ -1,4 +1,4 @@
-// Sparsified schedules (DOMAIN.md section 3): each message keeps the top-k
+// Sparsified schedules (docs/domain.md section 3): each message keeps the top-k
 // of its gradients (k = density x elements), found by a selection that runs
 // on every GPU's compute stream after the message's last layer, and is
 // exchanged as an all-gather of k values and k indices per GPU. Layers are in
@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "mgsim/error.hpp"
+#include "mgsim/interpolation.hpp"
 #include "schedules.hpp"
 
 namespace mgsim {
@@ -25,7 +26,7 @@ struct SparseSettings {
   std::int64_t value_bytes;
   std::int64_t index_bytes;
   std::map<std::string, double, std::less<>> layer_density;
-  std::vector<SelectionPoint> selection_curve;  ///< sorted by elements
+  std::vector<InterpolationPoint> selection_curve;  ///< seconds (y) by elements (x), sorted by elements
 };
 
 /// A group of consecutive layers being considered as one message.
@@ -98,17 +99,11 @@ class SparseCosts {
     if (d <= 1) return 0.0;
     const auto& curve = settings_.selection_curve;
     if (curve.empty()) return settings_.selection_s * d * std::log2(d);
-    const double first = static_cast<double>(curve.front().elements);
-    const double last = static_cast<double>(curve.back().elements);
-    if (d <= first) return curve.front().seconds * d / first;
-    if (d >= last) return last > 1 ? curve.back().seconds * (d * std::log2(d)) / (last * std::log2(last)) : curve.back().seconds * d / last;
-    const auto upper = std::upper_bound(curve.begin(), curve.end(), d, [](double x, const SelectionPoint& p) {
-      return x < static_cast<double>(p.elements);
-    });
-    const SelectionPoint& hi = *upper;
-    const SelectionPoint& lo = *(upper - 1);
-    const double x0 = static_cast<double>(lo.elements), x1 = static_cast<double>(hi.elements);
-    return lo.seconds + (d - x0) / (x1 - x0) * (hi.seconds - lo.seconds);
+    const double first = curve.front().x;
+    const double last = curve.back().x;
+    if (d <= first) return curve.front().y * d / first;
+    if (d >= last) return last > 1 ? curve.back().y * (d * std::log2(d)) / (last * std::log2(last)) : curve.back().y * d / last;
+    return interpolate(curve, d);
   }
 
   const CommProblem& problem_;
@@ -264,9 +259,12 @@ std::unique_ptr<Schedule> make_sparse(std::string_view name, const ParamValues& 
   const auto& specs = find_schedule(name).params;
   SparseSettings settings{param_value(given, specs[0]), param_value(given, specs[1]),
                           std::llround(param_value(given, specs[2])), std::llround(param_value(given, specs[3])),
-                          sparse.layer_density, sparse.selection_curve};
+                          sparse.layer_density, {}};
+  for (const SelectionPoint& point : sparse.selection_curve) {
+    settings.selection_curve.push_back({static_cast<double>(point.elements), point.seconds});
+  }
   std::sort(settings.selection_curve.begin(), settings.selection_curve.end(),
-            [](const SelectionPoint& a, const SelectionPoint& b) { return a.elements < b.elements; });
+            [](const InterpolationPoint& a, const InterpolationPoint& b) { return a.x < b.x; });
   return std::make_unique<T>(std::move(settings));
 }
 

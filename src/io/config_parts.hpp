@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "json_reader.hpp"
+#include "mgsim/io/json_reader.hpp"
 #include "mgsim/collective.hpp"
 #include "mgsim/rate_model.hpp"
 #include "mgsim/io/run_config.hpp"

@@ -1,4 +1,4 @@
-#include "json_reader.hpp"
+#include "mgsim/io/json_reader.hpp"
 
 #include <cerrno>
 #include <cmath>

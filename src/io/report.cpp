@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "metric_columns.hpp"
 #include "mgsim/error.hpp"
 
 namespace mgsim {
@@ -22,41 +23,43 @@ std::string format_csv(const std::vector<RunRow>& rows) {
 std::string format_json(const std::vector<RunRow>& rows) {
   nlohmann::json results = nlohmann::json::array();
   for (const RunRow& row : rows) {
-    const RunMetrics& m = row.metrics;
-    results.push_back({{"model", row.model},
-                       {"schedule", row.schedule},
-                       {"collective", row.collective},
-                       {"gpus", m.gpus},
-                       {"iteration_time_s", m.iteration_time_s()},
-                       {"throughput_samples_per_s", m.throughput()},
-                       {"speedup", m.speedup()},
-                       {"scaling_efficiency", m.scaling_efficiency()},
-                       {"compute_s", m.compute_s()},
-                       {"exposed_comm_s", m.exposed_comm_s()},
-                       {"comm_s", m.comm_s()},
-                       {"selection_s", m.selection_s()},
-                       {"messages", m.messages},
-                       {"bytes", m.bytes},
-                       {"sent_bytes", m.sent_bytes}});
+    nlohmann::json result = {{"model", row.model}, {"schedule", row.schedule}, {"collective", row.collective}};
+    for (const MetricColumn& column : metric_columns()) {
+      std::visit([&](auto value) { result[std::string(column.name)] = value; }, column.value(row.metrics));
+    }
+    results.push_back(std::move(result));
   }
   return nlohmann::json{{"results", results}}.dump(2) + "\n";
+}
+
+/// One line of the table: the cell of every metric it shows, the schedule
+/// after the first (the GPU count, which groups the rows).
+template <typename Cell>
+std::string table_line(std::string_view schedule, std::size_t width, const Cell& cell) {
+  const auto columns = metric_columns();
+  std::string line;
+  for (const MetricColumn& column : columns) {
+    if (column.table.header.empty()) continue;
+    line += cell(column) + "  ";
+    if (&column == &columns.front()) line += fmt::format("{:<{}}  ", schedule, width);
+  }
+  line.replace(line.size() - 2, 2, "\n");
+  return line;
 }
 
 std::string format_table(const std::vector<RunRow>& rows) {
   std::size_t width = 8;
   for (const RunRow& row : rows) width = std::max(width, row.schedule.size());
-  std::string out = fmt::format("{:>6}  {:<{}}  {:>12}  {:>12}  {:>9}  {:>10}  {:>12}  {:>12}  {:>11}  {:>8}  {:>9}\n",
-                                "gpus", "schedule", width, "iter (ms)", "samples/s", "speedup", "efficiency",
-                                "compute (ms)", "exposed (ms)", "select (ms)", "messages", "sent (MB)");
+  std::string out = table_line("schedule", width, [](const MetricColumn& column) {
+    return fmt::format("{:>{}}", column.table.header, column.table.width);
+  });
   int previous_gpus = 0;
   for (const RunRow& row : rows) {
-    const RunMetrics& m = row.metrics;
-    if (previous_gpus != 0 && m.gpus != previous_gpus) out += "\n";
-    previous_gpus = m.gpus;
-    out += fmt::format("{:>6}  {:<{}}  {:>12.3f}  {:>12.1f}  {:>9.2f}  {:>9.1f}%  {:>12.3f}  {:>12.3f}  {:>11.3f}  {:>8}  {:>9.3f}\n",
-                       m.gpus, row.schedule, width, m.iteration_time_s() * 1e3, m.throughput(), m.speedup(),
-                       m.scaling_efficiency() * 100, m.compute_s() * 1e3, m.exposed_comm_s() * 1e3,
-                       m.selection_s() * 1e3, m.messages, static_cast<double>(m.sent_bytes) * 1e-6);
+    if (previous_gpus != 0 && row.metrics.gpus != previous_gpus) out += "\n";
+    previous_gpus = row.metrics.gpus;
+    out += table_line(row.schedule, width, [&](const MetricColumn& column) {
+      return format_metric(column.table.format, column.value(row.metrics), column.table.scale);
+    });
   }
   if (!rows.empty()) out = fmt::format("model {}, collective {}\n\n", rows.front().model, rows.front().collective) + out;
   return out;
@@ -72,30 +75,18 @@ std::string csv_field(const std::string& text) {
 }
 
 std::string csv_header() {
-  return "model,schedule,collective,gpus,iteration_time_s,throughput_samples_per_s,speedup,scaling_efficiency,"
-         "compute_s,exposed_comm_s,comm_s,selection_s,messages,bytes,sent_bytes\n";
+  std::string header = "model,schedule,collective";
+  for (const MetricColumn& column : metric_columns()) header += fmt::format(",{}", column.name);
+  return header + "\n";
 }
 
 std::string csv_row(const RunRow& row) {
-  const RunMetrics& m = row.metrics;
-  return fmt::format("{},{},{},{},{:.9f},{:.6g},{:.6g},{:.6g},{:.9f},{:.9f},{:.9f},{:.9f},{},{},{}\n",
-                     csv_field(row.model), csv_field(row.schedule), csv_field(row.collective), m.gpus,
-                     m.iteration_time_s(), m.throughput(), m.speedup(), m.scaling_efficiency(), m.compute_s(),
-                     m.exposed_comm_s(), m.comm_s(), m.selection_s(), m.messages, m.bytes, m.sent_bytes);
-}
-
-std::vector<RunRow> run_config(const RunConfig& config, const Workload& workload) {
-  const auto collective = find_collective(config.collective).make(config.collective_settings);
-  std::vector<std::unique_ptr<Schedule>> schedules;
-  for (const ScheduleSpec& spec : config.schedules) schedules.push_back(spec.build());
-  std::vector<RunRow> rows;
-  for (int gpus : config.gpus) {
-    for (std::size_t s = 0; s < schedules.size(); ++s) {
-      rows.push_back({workload.trace.model, config.schedules[s].label(), config.collective,
-                      simulate(workload, *collective, *schedules[s], gpus, config.overlap)});
-    }
+  std::string line = fmt::format("{},{},{}", csv_field(row.model), csv_field(row.schedule), csv_field(row.collective));
+  for (const MetricColumn& column : metric_columns()) {
+    line += ',';
+    line += format_metric(column.csv_format, column.value(row.metrics));
   }
-  return rows;
+  return line + "\n";
 }
 
 ReportFormat parse_report_format(std::string_view name) {

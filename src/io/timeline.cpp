@@ -87,12 +87,6 @@ void add_communication(json& events, int pid, const Workload& workload, const It
 
 }  // namespace
 
-IterationTrace trace_iteration(const Workload& workload, const Collective& collective, const Schedule& schedule,
-                               int gpus, std::string label) {
-  auto [plan, timing] = replay_iteration(workload, collective, schedule, gpus);
-  return {std::move(label), {gpus}, std::move(plan), std::move(timing)};
-}
-
 std::string format_timeline(const Workload& workload, std::span<const IterationTrace> iterations) {
   json events = json::array();
   int pid = 0;
@@ -110,18 +104,6 @@ std::string format_timeline(const Workload& workload, std::span<const IterationT
                          {"displayTimeUnit", "ms"},
                          {"otherData", {{"generator", "mgsim"}, {"model", workload.trace.model}}}};
   return document.dump(1) + "\n";
-}
-
-std::string timeline_for_config(const RunConfig& config, const Workload& workload) {
-  const auto collective = find_collective(config.collective).make(config.collective_settings);
-  std::vector<IterationTrace> iterations;
-  for (int gpus : config.gpus) {
-    for (const ScheduleSpec& spec : config.schedules) {
-      iterations.push_back(trace_iteration(workload, *collective, *spec.build(), gpus,
-                                           fmt::format("{} GPUs, {}", gpus, spec.label())));
-    }
-  }
-  return format_timeline(workload, iterations);
 }
 
 }  // namespace mgsim

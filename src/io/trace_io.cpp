@@ -1,12 +1,14 @@
 #include "mgsim/io/trace_io.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <set>
 #include <utility>
 
 #include <fmt/format.h>
 
-#include "json_reader.hpp"
+#include "mgsim/io/json_reader.hpp"
+#include "mgsim/error.hpp"
 
 namespace mgsim {
 namespace {
@@ -23,6 +25,12 @@ void read_header(JsonReader& top, std::string_view format) {
   const std::string kind = provenance.text("kind");
   if (kind != "measured" && kind != "synthetic") {
     provenance.where().key("kind").expected("\"measured\" or \"synthetic\"", kind);
+  }
+}
+
+void require_kind(const nlohmann::ordered_json& provenance) {
+  if (!provenance.is_object() || !provenance.contains("kind")) {
+    throw OutputError("internal: provenance without \"kind\"");
   }
 }
 
@@ -122,6 +130,47 @@ std::vector<SelectionPoint> load_selection_curve(const std::filesystem::path& fi
   }
   top.reject_unknown();
   return points;
+}
+
+std::string format_trace_json(const Trace& trace, const nlohmann::ordered_json& provenance) {
+  require_kind(provenance);
+  nlohmann::ordered_json out;
+  out["format"] = "mgsim-trace";
+  out["version"] = 1;
+  out["model"] = trace.model;
+  out["batch_size"] = trace.batch_size;
+  out["forward_time_s"] = trace.forward_time_s;
+  out["provenance"] = provenance;
+  out["layers"] = nlohmann::ordered_json::array();
+  for (const Layer& layer : trace.layers) {
+    nlohmann::ordered_json l;
+    l["name"] = layer.name;
+    l["params"] = layer.params;
+    l["dtype_bytes"] = layer.dtype_bytes;
+    l["backward_time_s"] = layer.backward_time_s;
+    if (!layer.grad_ready_s.empty()) l["grad_ready_s"] = layer.grad_ready_s;
+    out["layers"].push_back(std::move(l));
+  }
+  return out.dump(1) + "\n";
+}
+
+std::string format_curve_json(std::vector<CurveSample> points, const nlohmann::ordered_json& provenance) {
+  require_kind(provenance);
+  std::sort(points.begin(), points.end(), [](const CurveSample& a, const CurveSample& b) {
+    return a.gpus != b.gpus ? a.gpus < b.gpus : a.bytes < b.bytes;
+  });
+  nlohmann::ordered_json out;
+  out["format"] = "mgsim-curve";
+  out["version"] = 1;
+  out["collective"] = "allreduce";
+  out["provenance"] = provenance;
+  out["points"] = nlohmann::ordered_json::array();
+  for (const CurveSample& p : points) {
+    nlohmann::ordered_json point = {{"gpus", p.gpus}, {"bytes", p.bytes}, {"seconds", p.seconds}};
+    if (p.spread_s) point["spread_s"] = *p.spread_s;
+    out["points"].push_back(std::move(point));
+  }
+  return out.dump(1) + "\n";
 }
 
 }  // namespace mgsim

@@ -7,8 +7,8 @@
 #include <limits>
 #include <optional>
 
-#include "core/analytic_collectives.hpp"
 #include "least_squares.hpp"
+#include "mgsim/collective.hpp"
 #include "mgsim/error.hpp"
 
 namespace mgsim::profile {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "io/json_reader.hpp"
+#include "mgsim/io/json_reader.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/trace_io.hpp"
 

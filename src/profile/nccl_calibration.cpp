@@ -11,7 +11,7 @@
 #include <limits>
 
 #include "mgsim/error.hpp"
-#include "mgsim/profile/nccl_model.hpp"
+#include "mgsim/profile/nccl_calibration.hpp"
 
 namespace mgsim::profile {
 namespace {

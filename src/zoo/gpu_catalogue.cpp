@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "core/registry_lookup.hpp"
 #include "mgsim/error.hpp"
+#include "mgsim/registry_lookup.hpp"
 
 namespace mgsim::zoo {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "core/registry_lookup.hpp"
 #include "mgsim/error.hpp"
+#include "mgsim/registry_lookup.hpp"
 #include "model_families.hpp"
 
 namespace mgsim::zoo {

@@ -111,20 +111,4 @@ SyntheticTrace synthesize_trace(const ModelGraph& graph, const GpuSpec& gpu, Pre
   return out;
 }
 
-std::string format_trace_json(const SyntheticTrace& synthetic) {
-  const Trace& t = synthetic.trace;
-  nlohmann::ordered_json layers = nlohmann::ordered_json::array();
-  for (const Layer& layer : t.layers) {
-    layers.push_back({{"name", layer.name},
-                      {"params", layer.params},
-                      {"dtype_bytes", layer.dtype_bytes},
-                      {"backward_time_s", layer.backward_time_s}});
-  }
-  const nlohmann::ordered_json document{{"format", "mgsim-trace"},       {"version", 1},
-                                        {"model", t.model},              {"batch_size", t.batch_size},
-                                        {"forward_time_s", t.forward_time_s}, {"provenance", synthetic.provenance},
-                                        {"layers", layers}};
-  return document.dump(1) + "\n";
-}
-
 }  // namespace mgsim::zoo

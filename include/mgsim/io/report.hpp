@@ -1,13 +1,13 @@
 #pragma once
-// Running a config and writing its results: one row per (schedule, GPU count),
-// as a readable table, CSV or JSON. Files are written whole or not at all.
+// Writing a run's results: one row per (schedule, GPU count), as a readable
+// table, CSV or JSON, every format driven by one table of metric columns
+// (src/io/metric_columns.cpp). Files are written whole or not at all.
 
 #include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "mgsim/io/run_config.hpp"
 #include "mgsim/simulation.hpp"
 
 namespace mgsim {
@@ -18,9 +18,6 @@ struct RunRow {
   std::string collective;
   RunMetrics metrics;
 };
-
-/// Runs every (GPU count, schedule) of a config on its trace, GPU counts outer.
-std::vector<RunRow> run_config(const RunConfig& config, const Workload& workload);
 
 enum class ReportFormat { table, csv, json };
 

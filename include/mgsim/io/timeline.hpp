@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "mgsim/io/run_config.hpp"
 #include "mgsim/plan.hpp"
 #include "mgsim/replay.hpp"
 #include "mgsim/simulation.hpp"
@@ -28,17 +27,9 @@ struct IterationTrace {
   Replay replay;
 };
 
-/// Plans and replays one iteration on `gpus` identical GPUs, exactly as
-/// simulate() does, keeping the plan and the replay.
-IterationTrace trace_iteration(const Workload& workload, const Collective& collective, const Schedule& schedule,
-                               int gpus, std::string label);
-
 /// The iterations as one Chrome trace JSON document. Processes (pid) are
 /// numbered from 1 in order: each iteration's GPU classes, then its
 /// communication.
 std::string format_timeline(const Workload& workload, std::span<const IterationTrace> iterations);
-
-/// Every (GPU count, schedule) run of a config, in report order, as a timeline.
-std::string timeline_for_config(const RunConfig& config, const Workload& workload);
 
 }  // namespace mgsim

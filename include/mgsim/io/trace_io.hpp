@@ -1,10 +1,17 @@
 #pragma once
-// Loading traces and measured curves (docs/trace-format.md). Loaders validate
-// every key and throw TraceError / CurveError naming the file and the key.
+// Trace and curve files (docs/trace-format.md): the loaders, which validate
+// every key and throw TraceError / CurveError naming the file and the key,
+// and the one writer of each format, whose text the loader reads back
+// exactly. Every producer (the profiler, the importers, `mgsim fit`, the
+// model zoo) writes through these.
 
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "mgsim/collective.hpp"
 #include "mgsim/schedule.hpp"
@@ -25,5 +32,22 @@ std::vector<CurvePoint> load_curve(const std::filesystem::path& file);
 
 /// Points of a top-k selection-time curve file, in file order.
 std::vector<SelectionPoint> load_selection_curve(const std::filesystem::path& file);
+
+/// A trace file, grad_ready_s included, with `provenance` (an object with
+/// "kind", kept in its key order) saying where the numbers came from.
+/// Throws OutputError when provenance has no "kind".
+std::string format_trace_json(const Trace& trace, const nlohmann::ordered_json& provenance);
+
+/// One measured all-reduce latency with its spread over repetitions.
+struct CurveSample {
+  int gpus = 0;
+  std::int64_t bytes = 0;
+  double seconds = 0.0;
+  std::optional<double> spread_s;  ///< e.g. max - min of the repetitions
+};
+
+/// A curve file ("collective": "allreduce"), points sorted by (gpus, bytes).
+/// Throws OutputError when provenance has no "kind".
+std::string format_curve_json(std::vector<CurveSample> points, const nlohmann::ordered_json& provenance);
 
 }  // namespace mgsim

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "mgsim/profile/output.hpp"
+#include "mgsim/io/trace_io.hpp"
 
 namespace mgsim::profile {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "mgsim/profile/output.hpp"
+#include "mgsim/io/trace_io.hpp"
 #include "mgsim/trace.hpp"
 
 namespace mgsim::profile {

@@ -58,7 +58,4 @@ struct SyntheticTrace {
 SyntheticTrace synthesize_trace(const ModelGraph& graph, const GpuSpec& gpu, Precision precision,
                                 const RooflineSettings& settings);
 
-/// The trace file text (docs/trace-format.md: format "mgsim-trace", version 1).
-std::string format_trace_json(const SyntheticTrace& synthetic);
-
 }  // namespace mgsim::zoo

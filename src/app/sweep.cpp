@@ -1,7 +1,8 @@
-#include "mgsim/io/sweep.hpp"
+#include "mgsim/app/sweep.hpp"
 
 #include <fmt/format.h>
 
+#include "mgsim/app/run_set.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/trace_io.hpp"
 
@@ -112,8 +113,9 @@ RunRow Sweep::run(std::size_t index) const {
   const SweepPoint at = point(index);
   const Workload& workload = workloads_[at.trace];
   const SweepLink& link = links_[at.link];
-  return {workload.trace.model, config_.schedules[at.schedule].label(), link.collective,
-          simulate(workload, *link.model, *schedules_[at.schedule], config_.gpus[at.gpus])};
+  return execute_run(workload, link.collective, *link.model, config_.schedules[at.schedule].label(),
+                     *schedules_[at.schedule], config_.gpus[at.gpus])
+      .row;
 }
 
 std::string Sweep::key(std::size_t index) const {

@@ -1,4 +1,4 @@
-#include "mgsim/io/sweep_advice.hpp"
+#include "mgsim/app/sweep_advice.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "mgsim/io/sweep.hpp"
+#include "mgsim/app/sweep.hpp"
 
 namespace mgsim {
 

@@ -5,17 +5,17 @@
 //   time = latency(a, p, P) + M / bandwidth(a, p, P), the fastest (a, p) wins.
 // Every constant is a field of NcclParams with NCCL's value as its default;
 // the bus bandwidths and extra per-hop latencies come from the config's
-// `network` (make_nccl), or from a measured curve (calibrate_nccl).
+// `network` (make_nccl), or from a measured curve (calibrate_nccl, in
+// mgsim/profile/nccl_calibration.hpp).
 // Formulas, sources and what is left out: docs/profiling.md.
 
 #include <array>
 #include <memory>
-#include <span>
 #include <string_view>
 
 #include "mgsim/collective.hpp"
 
-namespace mgsim::profile {
+namespace mgsim {
 
 enum class NcclAlgorithm { tree = 0, ring = 1 };
 enum class NcclProtocol { ll = 0, ll128 = 1, simple = 2 };
@@ -77,16 +77,4 @@ NcclParams nccl_params_from(const CollectiveSettings& settings);
 /// The registry's factory.
 std::unique_ptr<Collective> make_nccl(const CollectiveSettings& settings);
 
-struct NcclCalibration {
-  double beta_s_per_byte = 0.0;   ///< 1 / bus bandwidth, used for both levels
-  double extra_latency_us = 0.0;  ///< added per hop, both levels (>= 0)
-  double rms_rel_error = 0.0;
-  double max_rel_error = 0.0;
-};
-
-/// Fits the bus bandwidth and the extra per-hop latency of `base` (its
-/// tables and gpus_per_node kept) to measured points, on relative error.
-/// Throws CurveError on an empty curve.
-NcclCalibration calibrate_nccl(std::span<const CurvePoint> points, const NcclParams& base);
-
-}  // namespace mgsim::profile
+}  // namespace mgsim

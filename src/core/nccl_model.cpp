@@ -8,7 +8,7 @@
 // per-channel bandwidth caps (llMaxBw, perChMax*; they need channel counts
 // and GPU generations) and the ring "plateau" latency factor.
 
-#include "mgsim/profile/nccl_model.hpp"
+#include "mgsim/nccl_model.hpp"
 
 #include <fmt/format.h>
 
@@ -18,7 +18,7 @@
 
 #include "mgsim/error.hpp"
 
-namespace mgsim::profile {
+namespace mgsim {
 namespace {
 
 constexpr int kTree = static_cast<int>(NcclAlgorithm::tree);
@@ -189,4 +189,4 @@ std::unique_ptr<Collective> make_nccl(const CollectiveSettings& settings) {
   return std::make_unique<NcclModel>(nccl_params_from(settings));
 }
 
-}  // namespace mgsim::profile
+}  // namespace mgsim

@@ -1,4 +1,4 @@
-#include "mgsim/io/sweep_runner.hpp"
+#include "mgsim/app/sweep_runner.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,0 +1,38 @@
+#pragma once
+// `mgsim fit` beyond parsing and printing (docs/profiling.md): every fit of a
+// measured all-reduce curve as one JSON document, per GPU count a + b*M per
+// size range with breakpoints found from the data, one line for all sizes,
+// the ring and tree alpha-beta models, and over all GPU counts the ring,
+// tree and `nccl` models; and the text report printed from it, with
+// ready-to-paste "network" objects.
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mgsim/collective.hpp"
+#include "mgsim/io/trace_io.hpp"
+
+namespace mgsim {
+
+struct CurveFitSettings {
+  int max_ranges = 6;       ///< most size ranges per GPU count
+  int min_points = 3;       ///< fewest sizes in one range
+  double tolerance = 0.05;  ///< rms relative error each range must meet (more ranges only while one misses it)
+  int gpus_per_node = 1;    ///< node size for the nccl model's calibration
+};
+
+struct CurveFitReport {
+  nlohmann::ordered_json result;    ///< what `mgsim fit --format json` prints
+  std::vector<CurveSample> fitted;  ///< the piecewise fit at the measured sizes (`--curve-out`)
+};
+
+/// Fits the curve read from `source` (named in the result); throws CurveError.
+CurveFitReport fit_curve(const std::string& source, const std::vector<CurvePoint>& points,
+                         const CurveFitSettings& settings);
+
+/// The text report of a fit_curve() result.
+std::string format_fit_text(const nlohmann::ordered_json& result);
+
+}  // namespace mgsim

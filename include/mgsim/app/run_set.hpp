@@ -1,0 +1,47 @@
+#pragma once
+// Executing runs: the one path from (workload, cost model, schedule, GPU
+// count) to a report row. `mgsim run` executes every (GPU count, schedule)
+// of a run config once, each schedule built once, and makes both its report
+// and its timeline from those same iterations; a sweep executes one run per
+// row, on any thread, with the same execute_run.
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mgsim/io/report.hpp"
+#include "mgsim/io/run_config.hpp"
+#include "mgsim/io/timeline.hpp"
+#include "mgsim/simulation.hpp"
+
+namespace mgsim {
+
+/// One executed run: the row reports show and the iteration behind it.
+struct RunOutcome {
+  RunRow row;
+  Iteration iteration;
+};
+
+/// Plans and replays one run on `gpus` identical GPUs, once, and measures it.
+/// `collective_name` and `schedule_label` only label the row.
+RunOutcome execute_run(const Workload& workload, const std::string& collective_name, const Collective& collective,
+                       const std::string& schedule_label, const Schedule& schedule, int gpus,
+                       Overlap overlap = {});
+
+/// How a run set turns a config's schedule into a Schedule (tests count the calls).
+using ScheduleFactory = std::function<std::unique_ptr<Schedule>(const ScheduleSpec& spec)>;
+
+/// Every (GPU count, schedule) of `config` on `workload`, GPU counts outer
+/// (the report's order): the cost model and each schedule built once, each
+/// run executed once.
+std::vector<RunOutcome> execute_run_config(const RunConfig& config, const Workload& workload,
+                                           const ScheduleFactory& build_schedule = &ScheduleSpec::build);
+
+/// The report rows of `outcomes`, in their order.
+std::vector<RunRow> rows_of(const std::vector<RunOutcome>& outcomes);
+
+/// The iterations of `outcomes` as timeline entries labelled "64 GPUs, mgwfbp".
+std::vector<IterationTrace> timeline_iterations(std::vector<RunOutcome> outcomes);
+
+}  // namespace mgsim

@@ -1,0 +1,151 @@
+#include "mgsim/app/curve_fit_report.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "mgsim/profile/curve_fit.hpp"
+#include "mgsim/profile/nccl_calibration.hpp"
+
+namespace mgsim {
+namespace {
+
+using nlohmann::ordered_json;
+
+std::string human_bytes(double bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int unit = 0;
+  while (unit < 4 && bytes >= 1024 && std::fmod(bytes, 1024) == 0) {
+    bytes /= 1024;
+    ++unit;
+  }
+  return fmt::format("{:g} {}", bytes, kUnits[unit]);
+}
+
+ordered_json errors(double rms, double max) { return {{"rms_rel_error", rms}, {"max_rel_error", max}}; }
+
+ordered_json piecewise_json(const profile::PiecewiseFit& fit) {
+  ordered_json ranges = ordered_json::array(), breakpoints = ordered_json::array();
+  for (std::size_t r = 0; r < fit.ranges.size(); ++r) {
+    const profile::SizeRange& range = fit.ranges[r];
+    ranges.push_back({{"from_bytes", range.from_bytes},
+                      {"to_bytes", range.to_bytes},
+                      {"points", range.last - range.first + 1},
+                      {"a_s", range.fit.a_s},
+                      {"b_s_per_byte", range.fit.b_s_per_byte},
+                      {"rms_rel_error", range.fit.rms_rel_error},
+                      {"max_rel_error", range.fit.max_rel_error}});
+    if (r > 0) breakpoints.push_back({{"after_bytes", fit.ranges[r - 1].to_bytes}, {"before_bytes", range.from_bytes}});
+  }
+  ordered_json out = {{"tolerance", fit.tolerance}, {"ranges", ranges}, {"breakpoints", breakpoints}};
+  out.update(errors(fit.rms_rel_error, fit.max_rel_error));
+  return out;
+}
+
+/// Six significant digits: what a fit of measured latencies can claim.
+double rounded(double value) { return std::stod(fmt::format("{:.6g}", value)); }
+
+ordered_json network_json(double alpha_us, double beta) {
+  return {{"alpha_us", rounded(alpha_us)}, {"beta_s_per_byte", rounded(beta)}};
+}
+
+ordered_json alpha_beta_json(const profile::AlphaBetaFit& fit) {
+  ordered_json out = {{"network", network_json(fit.alpha_s * 1e6, fit.beta_s_per_byte)}};
+  out.update(errors(fit.rms_rel_error, fit.max_rel_error));
+  return out;
+}
+
+}  // namespace
+
+CurveFitReport fit_curve(const std::string& source, const std::vector<CurvePoint>& points,
+                         const CurveFitSettings& settings) {
+  std::vector<CurveSample> fitted;
+  std::map<int, std::vector<CurvePoint>> by_gpus;
+  for (const CurvePoint& p : points) by_gpus[p.gpus].push_back(p);
+  ordered_json counts = ordered_json::array();
+  for (const auto& [gpus, group] : by_gpus) {
+    std::vector<profile::SizeSample> samples;
+    for (const CurvePoint& p : group) samples.push_back({static_cast<double>(p.bytes), p.seconds});
+    const profile::PiecewiseOptions fit_options{settings.max_ranges, settings.min_points, settings.tolerance};
+    const profile::PiecewiseFit pw = profile::fit_piecewise(samples, fit_options);
+    const profile::LineFit line = profile::fit_line(pw.samples);
+    for (const profile::SizeSample& s : pw.samples) {
+      const double t = profile::evaluate(pw, s.bytes);
+      fitted.push_back({gpus, static_cast<std::int64_t>(s.bytes), t > 0 ? t : s.seconds, std::nullopt});
+    }
+    ordered_json single = {{"a_s", line.a_s}, {"b_s_per_byte", line.b_s_per_byte}};
+    single.update(errors(line.rms_rel_error, line.max_rel_error));
+    counts.push_back({{"gpus", gpus},
+                      {"points", group.size()},
+                      {"piecewise", piecewise_json(pw)},
+                      {"single_line", single},
+                      {"ring", alpha_beta_json(profile::fit_alpha_beta(group, profile::AlphaBetaModel::ring))},
+                      {"tree", alpha_beta_json(profile::fit_alpha_beta(group, profile::AlphaBetaModel::tree))}});
+  }
+  NcclParams base;
+  base.gpus_per_node = settings.gpus_per_node;
+  const profile::NcclCalibration nccl = profile::calibrate_nccl(points, base);
+  ordered_json nccl_json = {{"gpus_per_node", settings.gpus_per_node},
+                            {"network", network_json(nccl.extra_latency_us, nccl.beta_s_per_byte)}};
+  nccl_json.update(errors(nccl.rms_rel_error, nccl.max_rel_error));
+  ordered_json result = {{"curve", source},
+                         {"gpu_counts", counts},
+                         {"all_gpu_counts",
+                          {{"ring", alpha_beta_json(profile::fit_alpha_beta(points, profile::AlphaBetaModel::ring))},
+                           {"tree", alpha_beta_json(profile::fit_alpha_beta(points, profile::AlphaBetaModel::tree))},
+                           {"nccl", nccl_json}}}};
+  return {std::move(result), std::move(fitted)};
+}
+
+namespace {
+
+std::string percent(const ordered_json& fit) {
+  return fmt::format("rms error {:.1f}%, max {:.1f}%", fit["rms_rel_error"].get<double>() * 100,
+                     fit["max_rel_error"].get<double>() * 100);
+}
+
+}  // namespace
+
+std::string format_fit_text(const ordered_json& result) {
+  std::string out = fmt::format("curve {}\n", result["curve"].get<std::string>());
+  for (const ordered_json& c : result["gpu_counts"]) {
+    const ordered_json& pw = c["piecewise"];
+    out += fmt::format("\nP = {} ({} sizes): a + b*M per size range: {} ranges, each within {:g}% rms ({})\n",
+                       c["gpus"].get<int>(), c["points"].get<int>(), pw["ranges"].size(),
+                       pw["tolerance"].get<double>() * 100, percent(pw));
+    out += fmt::format("  {:<22} {:>6} {:>12} {:>12} {:>11} {:>9} {:>9}\n", "range", "points", "a (us)", "b (s/B)",
+                       "1/b (GB/s)", "rms err", "max err");
+    for (const ordered_json& r : pw["ranges"]) {
+      const double b = r["b_s_per_byte"].get<double>();
+      out += fmt::format("  {:<22} {:>6} {:>12.3f} {:>12.4e} {:>11} {:>8.1f}% {:>8.1f}%\n",
+                         human_bytes(r["from_bytes"].get<double>()) + " .. " + human_bytes(r["to_bytes"].get<double>()),
+                         r["points"].get<int>(), r["a_s"].get<double>() * 1e6, b,
+                         b > 0 ? fmt::format("{:.3g}", 1e-9 / b) : std::string("-"),
+                         r["rms_rel_error"].get<double>() * 100, r["max_rel_error"].get<double>() * 100);
+    }
+    for (const ordered_json& bp : pw["breakpoints"]) {
+      out += fmt::format("  breakpoint between {} and {}\n", human_bytes(bp["after_bytes"].get<double>()),
+                         human_bytes(bp["before_bytes"].get<double>()));
+    }
+    out += fmt::format("  one line for all sizes: a = {:.3f} us, b = {:.4e} s/B ({})\n",
+                       c["single_line"]["a_s"].get<double>() * 1e6, c["single_line"]["b_s_per_byte"].get<double>(),
+                       percent(c["single_line"]));
+    for (const char* model : {"ring", "tree"}) {
+      out +=
+          fmt::format("  {} at this P: \"network\": {} ({})\n", model, c[model]["network"].dump(), percent(c[model]));
+    }
+  }
+  const ordered_json& all = result["all_gpu_counts"];
+  out += "\nOne model for every GPU count of the curve (paste into a run config):\n";
+  for (const char* model : {"ring", "tree"}) {
+    out += fmt::format("  \"collective\": \"{}\", \"network\": {}\n      {}\n", model, all[model]["network"].dump(),
+                       percent(all[model]));
+  }
+  out += fmt::format("  \"collective\": \"nccl\", \"gpus_per_node\": {}, \"network\": {}\n      {}\n",
+                     all["nccl"]["gpus_per_node"].get<int>(), all["nccl"]["network"].dump(), percent(all["nccl"]));
+  return out;
+}
+
+}  // namespace mgsim

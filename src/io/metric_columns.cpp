@@ -1,0 +1,60 @@
+#include "metric_columns.hpp"
+
+#include <array>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace mgsim {
+namespace {
+
+constexpr std::array kColumns{
+    MetricColumn{"gpus", "GPU count P", [](const RunMetrics& m) { return MetricValue{std::int64_t{m.gpus}}; }, "{}",
+                 {"gpus", 6, "{:>6}"}},
+    MetricColumn{"iteration_time_s", "predicted iteration time t_iter(P), seconds",
+                 [](const RunMetrics& m) { return MetricValue{m.iteration_time_s()}; }, "{:.9f}",
+                 {"iter (ms)", 12, "{:>12.3f}", 1e3}},
+    MetricColumn{"throughput_samples_per_s", "P * batch / t_iter(P), samples per second",
+                 [](const RunMetrics& m) { return MetricValue{m.throughput()}; }, "{:.6g}",
+                 {"samples/s", 12, "{:>12.1f}"}},
+    MetricColumn{"speedup", "P * t_iter(1) / t_iter(P), with t_iter(1) = forward + backward",
+                 [](const RunMetrics& m) { return MetricValue{m.speedup()}; }, "{:.6g}", {"speedup", 9, "{:>9.2f}"}},
+    MetricColumn{"scaling_efficiency", "t_iter(1) / t_iter(P) (the table shows it in percent)",
+                 [](const RunMetrics& m) { return MetricValue{m.scaling_efficiency()}; }, "{:.6g}",
+                 {"efficiency", 10, "{:>9.1f}%", 100}},
+    MetricColumn{"compute_s", "forward + backward + top-k selection (the slowest GPU), seconds",
+                 [](const RunMetrics& m) { return MetricValue{m.compute_s()}; }, "{:.9f}",
+                 {"compute (ms)", 12, "{:>12.3f}", 1e3}},
+    MetricColumn{"exposed_comm_s", "communication not hidden by compute: t_iter - compute, seconds",
+                 [](const RunMetrics& m) { return MetricValue{m.exposed_comm_s()}; }, "{:.9f}",
+                 {"exposed (ms)", 12, "{:>12.3f}", 1e3}},
+    MetricColumn{"comm_s", "sum of all message durations, seconds",
+                 [](const RunMetrics& m) { return MetricValue{m.comm_s()}; }, "{:.9f}", {}},
+    MetricColumn{"selection_s", "top-k selection compute (sparse schedules; 0 for dense), seconds",
+                 [](const RunMetrics& m) { return MetricValue{m.selection_s()}; }, "{:.9f}",
+                 {"select (ms)", 11, "{:>11.3f}", 1e3}},
+    MetricColumn{"messages", "collectives per iteration",
+                 [](const RunMetrics& m) { return MetricValue{std::int64_t{m.messages}}; }, "{}",
+                 {"messages", 8, "{:>8}"}},
+    MetricColumn{"bytes", "gradient bytes communicated per GPU per iteration (the dense equivalent)",
+                 [](const RunMetrics& m) { return MetricValue{m.bytes}; }, "{}", {}},
+    MetricColumn{"sent_bytes",
+                 "bytes each GPU contributes: `bytes` for dense schedules, k values + k indices for sparse ones "
+                 "(the table shows MB)",
+                 [](const RunMetrics& m) { return MetricValue{m.sent_bytes}; }, "{}",
+                 {"sent (MB)", 9, "{:>9.3f}", 1e-6}},
+};
+
+}  // namespace
+
+std::span<const MetricColumn> metric_columns() { return kColumns; }
+
+std::string format_metric(std::string_view format, const MetricValue& value, double scale) {
+  if (scale != 1.0) {
+    const double real = std::visit([](auto v) { return static_cast<double>(v); }, value);
+    return fmt::format(fmt::runtime(format), real * scale);
+  }
+  return std::visit([&](auto v) { return fmt::format(fmt::runtime(format), v); }, value);
+}
+
+}  // namespace mgsim

@@ -1,0 +1,114 @@
+// The run-set executor behind `mgsim run`, `run --timeline` and sweeps: each
+// schedule built once, each (GPU count, schedule) planned and replayed once,
+// and the report rows and the timeline made from those same iterations.
+
+#include <catch2/catch.hpp>
+
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "mgsim/app/run_set.hpp"
+#include "mgsim/simulation.hpp"
+#include "test_support.hpp"
+
+using namespace mgsim;
+using namespace mgsim::test;
+
+namespace {
+
+/// A schedule that counts how often it is asked for a plan.
+class CountingSchedule : public Schedule {
+ public:
+  CountingSchedule(std::unique_ptr<Schedule> inner, int& plans) : inner_(std::move(inner)), plans_(&plans) {}
+  Plan plan(const CommProblem& problem) const override {
+    ++*plans_;
+    return inner_->plan(problem);
+  }
+
+ private:
+  std::unique_ptr<Schedule> inner_;
+  int* plans_;
+};
+
+RunConfig ring_config() {
+  RunConfig config;
+  config.gpus = {2, 8, 32};
+  config.collective = "ring";
+  const Link link{1e-5, 1e-9, 0.0};
+  config.collective_settings.network = {link, link};
+  config.schedules = {ScheduleSpec{"wfbp", {}, {}, {}}, ScheduleSpec{"mgwfbp", {}, {}, {}}};
+  return config;
+}
+
+}  // namespace
+
+TEST_CASE("run set: each schedule is built once and each run planned once", "[run_set]") {
+  std::mt19937_64 rng(3);
+  const Workload workload(random_trace(rng, 20, true));
+  const RunConfig config = ring_config();
+  int builds = 0, plans = 0;
+  const auto counting = [&](const ScheduleSpec& spec) -> std::unique_ptr<Schedule> {
+    ++builds;
+    return std::make_unique<CountingSchedule>(spec.build(), plans);
+  };
+  std::vector<RunOutcome> outcomes = execute_run_config(config, workload, counting);
+  // Both the report and the timeline come from these outcomes, with no further planning.
+  const std::vector<RunRow> rows = rows_of(outcomes);
+  const std::vector<IterationTrace> timeline = timeline_iterations(std::move(outcomes));
+  CHECK(builds == 2);     // wfbp, mgwfbp
+  CHECK(plans == 3 * 2);  // 3 GPU counts x 2 schedules
+  REQUIRE(rows.size() == 6);
+  REQUIRE(timeline.size() == 6);
+  CHECK(timeline[0].label == "2 GPUs, wfbp");
+  CHECK(timeline[5].label == "32 GPUs, mgwfbp");
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    CHECK(timeline[r].replay.iteration_end == rows[r].metrics.iteration);
+    CHECK(static_cast<int>(timeline[r].plan.size()) == rows[r].metrics.messages);
+  }
+}
+
+TEST_CASE("run set: rows come GPU counts outer and agree with simulate()", "[run_set]") {
+  std::mt19937_64 rng(5);
+  const Workload workload(random_trace(rng, 30, true));
+  const RunConfig config = ring_config();
+  const std::vector<RunRow> rows = rows_of(execute_run_config(config, workload));
+  const auto ring = find_collective("ring").make(config.collective_settings);
+  REQUIRE(rows.size() == 6);
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const int gpus = config.gpus[r / 2];
+    const ScheduleSpec& spec = config.schedules[r % 2];
+    const RunMetrics expected = simulate(workload, *ring, *spec.build(), gpus);
+    CHECK(rows[r].schedule == spec.label());
+    CHECK(rows[r].collective == "ring");
+    CHECK(rows[r].model == workload.trace.model);
+    CHECK(rows[r].metrics.gpus == gpus);
+    CHECK(rows[r].metrics.iteration == expected.iteration);
+    CHECK(rows[r].metrics.compute == expected.compute);
+    CHECK(rows[r].metrics.comm_busy == expected.comm_busy);
+    CHECK(rows[r].metrics.messages == expected.messages);
+    CHECK(rows[r].metrics.bytes == expected.bytes);
+  }
+}
+
+TEST_CASE("measure() of a replayed iteration is what simulate() reports", "[run_set]") {
+  std::mt19937_64 rng(11);
+  const LinearCost cost(2e-4, 1e-9);
+  for (int round = 0; round < 20; ++round) {
+    const Workload workload(random_trace(rng, 25, true));
+    for (const char* name : {"wfbp", "single", "optimal", "ddp"}) {
+      const auto schedule = make_schedule(name, ParamValues{});
+      const RunMetrics simulated = simulate(workload, cost, *schedule, 16);
+      const RunMetrics measured = measure(workload, 16, replay_iteration(workload, cost, *schedule, 16));
+      CHECK(measured.iteration == simulated.iteration);
+      CHECK(measured.compute == simulated.compute);
+      CHECK(measured.single_gpu == simulated.single_gpu);
+      CHECK(measured.comm_busy == simulated.comm_busy);
+      CHECK(measured.selection == simulated.selection);
+      CHECK(measured.messages == simulated.messages);
+      CHECK(measured.bytes == simulated.bytes);
+      CHECK(measured.sent_bytes == simulated.sent_bytes);
+      CHECK(measured.batch_size == simulated.batch_size);
+    }
+  }
+}
