@@ -23,8 +23,11 @@ TEST_CASE("speed shares take their ranks first and the rest run at speed 1") {
   CHECK(cluster.node_of(5) == 2);
   CHECK_FALSE(cluster.homogeneous());
   CHECK(Cluster::homogeneous(4).homogeneous());
-  const SpeedShare too_many[] = {{0.7, 0.5}, {0.7, 0.9}};
-  CHECK_THROWS_AS(Cluster::with_shares(10, 1, too_many), std::invalid_argument);
+  const SpeedShare rounded_up[] = {{0.55, 0.5}, {0.45, 0.9}};  // 5.5 -> 6 ranks, then 4.5 -> 5 but only 4 left
+  const Cluster full = Cluster::with_shares(10, 1, rounded_up);
+  CHECK(full.class_count() == 2);
+  CHECK(full.class_size(0) == 6);
+  CHECK(full.class_size(1) == 4);
 }
 
 TEST_CASE("two ranks of different speed classes: messages wait for the slower one") {

@@ -35,7 +35,8 @@ const LinearCost kCost(1e-3, 1e-5);
 /// One run's iteration as `mgsim run --timeline` shows it, labelled "<P> GPUs, <schedule>".
 IterationTrace traced(const Workload& workload, const Collective& collective, const std::string& schedule,
                       const ParamValues& params, int gpus) {
-  return timeline_iterations({execute_run(workload, "test", collective, schedule, *make_schedule(schedule, params), gpus)})
+  return timeline_iterations({execute_run(workload, "test", collective, schedule, *make_schedule(schedule, params),
+                                          Cluster::homogeneous(gpus))})
       .front();
 }
 

@@ -21,9 +21,9 @@ class Cluster {
  public:
   /// `gpus` identical ranks.
   static Cluster homogeneous(int gpus, int gpus_per_node = 1);
-  /// `gpus` ranks: the shares take llround(fraction x gpus) ranks each, from
-  /// rank 0 in the order given; the remaining ranks run at speed 1. Throws
-  /// std::invalid_argument if the shares need more ranks than there are.
+  /// `gpus` ranks: the shares take llround(fraction x gpus) ranks each (as
+  /// many as are left, if fewer), from rank 0 in the order given; the
+  /// remaining ranks run at speed 1.
   static Cluster with_shares(int gpus, int gpus_per_node, std::span<const SpeedShare> shares);
   /// Rank r belongs to class `rank_class[r]`, whose speed is `speeds[c]`.
   Cluster(std::vector<double> speeds, std::vector<int> rank_class, int gpus_per_node = 1);

@@ -62,15 +62,15 @@ struct Iteration {
   Replay replay;
 };
 
-/// Plans and replays one iteration on `gpus` identical GPUs with the event engine.
-Iteration replay_iteration(const Workload& workload, const Collective& collective, const Schedule& schedule, int gpus,
-                           Overlap overlap = {});
+/// Plans and replays one iteration on `cluster` with the event engine.
+Iteration replay_iteration(const Workload& workload, const Collective& collective, const Schedule& schedule,
+                           const Cluster& cluster, Overlap overlap = {});
 
 /// The metrics of `iteration`, replayed on `gpus` GPUs of `workload`: what
 /// simulate() reports, for callers that keep the iteration (for a timeline).
 RunMetrics measure(const Workload& workload, int gpus, const Iteration& iteration);
 
-/// replay_iteration() reduced to the metrics users compare.
+/// replay_iteration() on `gpus` identical GPUs, reduced to the metrics users compare.
 RunMetrics simulate(const Workload& workload, const Collective& collective, const Schedule& schedule, int gpus,
                     Overlap overlap = {});
 

@@ -6,11 +6,27 @@
 
 namespace mgsim {
 
+std::string class_name(const Cluster& cluster, int speed_class) {
+  const int gpus = cluster.class_size(speed_class);
+  if (cluster.homogeneous()) return fmt::format("GPU class {} ({} GPUs)", speed_class, gpus);
+  std::string ranks;
+  for (int r = 0; r < cluster.size(); ++r) {
+    if (cluster.class_of(r) != speed_class || (r > 0 && cluster.class_of(r - 1) == speed_class)) continue;
+    int last = r;
+    while (last + 1 < cluster.size() && cluster.class_of(last + 1) == speed_class) ++last;
+    ranks += fmt::format("{}{}", ranks.empty() ? "" : ",", last == r ? fmt::format("{}", r) : fmt::format("{}-{}", r, last));
+  }
+  return fmt::format("{} {} at speed {} ({} GPUs)", gpus == 1 ? "rank" : "ranks", ranks, cluster.speed(speed_class), gpus);
+}
+
 RunOutcome execute_run(const Workload& workload, const std::string& collective_name, const Collective& collective,
-                       const std::string& schedule_label, const Schedule& schedule, int gpus, Overlap overlap) {
+                       const std::string& schedule_label, const Schedule& schedule, const Cluster& cluster,
+                       Overlap overlap) {
   RunOutcome outcome{{workload.trace.model, schedule_label, collective_name, {}},
-                     replay_iteration(workload, collective, schedule, gpus, overlap)};
-  outcome.row.metrics = measure(workload, gpus, outcome.iteration);
+                     replay_iteration(workload, collective, schedule, cluster, overlap),
+                     {}};
+  outcome.row.metrics = measure(workload, cluster.size(), outcome.iteration);
+  for (int c = 0; c < cluster.class_count(); ++c) outcome.class_names.push_back(class_name(cluster, c));
   return outcome;
 }
 
@@ -23,8 +39,8 @@ std::vector<RunOutcome> execute_run_config(const RunConfig& config, const Worklo
   for (int gpus : config.gpus) {
     for (std::size_t s = 0; s < schedules.size(); ++s) {
       outcomes.push_back(
-          execute_run(workload, config.collective, *collective, config.schedules[s].label(), *schedules[s], gpus,
-                      config.overlap));
+          execute_run(workload, config.collective, *collective, config.schedules[s].label(), *schedules[s],
+                      Cluster::with_shares(gpus, config.gpus_per_node, config.speed_classes), config.overlap));
     }
   }
   return outcomes;
@@ -40,7 +56,7 @@ std::vector<IterationTrace> timeline_iterations(std::vector<RunOutcome> outcomes
   std::vector<IterationTrace> iterations;
   for (RunOutcome& outcome : outcomes) {
     const RunMetrics& m = outcome.row.metrics;
-    iterations.push_back({fmt::format("{} GPUs, {}", m.gpus, outcome.row.schedule), {m.gpus},
+    iterations.push_back({fmt::format("{} GPUs, {}", m.gpus, outcome.row.schedule), std::move(outcome.class_names),
                           std::move(outcome.iteration.plan), std::move(outcome.iteration.replay)});
   }
   return iterations;

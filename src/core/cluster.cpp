@@ -1,5 +1,6 @@
 #include "mgsim/cluster.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -26,13 +27,11 @@ Cluster Cluster::with_shares(int gpus, int gpus_per_node, std::span<const SpeedS
   std::vector<double> speeds;
   std::vector<int> rank_class;
   for (const SpeedShare& share : shares) {
-    const auto ranks = std::llround(share.fraction * gpus);
-    if (ranks == 0) continue;
+    const auto left = static_cast<long long>(gpus) - static_cast<long long>(rank_class.size());
+    const auto ranks = std::min(std::llround(share.fraction * gpus), left);
+    if (ranks <= 0) continue;
     speeds.push_back(share.speed);
     rank_class.insert(rank_class.end(), static_cast<std::size_t>(ranks), static_cast<int>(speeds.size()) - 1);
-  }
-  if (rank_class.size() > static_cast<std::size_t>(gpus)) {
-    throw std::invalid_argument("cluster: the speed classes' fractions add up to more than 1");
   }
   if (rank_class.size() < static_cast<std::size_t>(gpus)) {
     speeds.push_back(1.0);

@@ -35,9 +35,9 @@ Placement::Placement(const Workload& workload, const Cluster& cluster, const Col
     : classes(classes_of(workload, cluster)),
       problem(make_problem(classes, workload.layout, CommCost(collective, cluster.size()))) {}
 
-Iteration replay_iteration(const Workload& workload, const Collective& collective, const Schedule& schedule, int gpus,
-                           Overlap overlap) {
-  const Placement placement(workload, Cluster::homogeneous(gpus), collective);
+Iteration replay_iteration(const Workload& workload, const Collective& collective, const Schedule& schedule,
+                           const Cluster& cluster, Overlap overlap) {
+  const Placement placement(workload, cluster, collective);
   Iteration iteration{schedule.plan(placement.problem), {}};
   iteration.replay = replay(placement.classes, workload.layout, iteration.plan, overlap);
   return iteration;
@@ -63,7 +63,7 @@ RunMetrics measure(const Workload& workload, int gpus, const Iteration& iteratio
 
 RunMetrics simulate(const Workload& workload, const Collective& collective, const Schedule& schedule, int gpus,
                     Overlap overlap) {
-  return measure(workload, gpus, replay_iteration(workload, collective, schedule, gpus, overlap));
+  return measure(workload, gpus, replay_iteration(workload, collective, schedule, Cluster::homogeneous(gpus), overlap));
 }
 
 }  // namespace mgsim

@@ -48,6 +48,27 @@ void read_collective(JsonReader& top, const std::filesystem::path& folder, RunCo
   config.collective_settings.network = read_network(top.object("network"));
 }
 
+/// [{"fraction": f, "speed": s}, ...]: fractions in (0, 1] adding up to at
+/// most 1, speeds in (0, 1000].
+std::vector<SpeedShare> read_speed_classes(JsonReader& top) {
+  std::vector<SpeedShare> shares;
+  double total = 0.0;
+  for (const auto& [element, at] : top.array("speed_classes")) {
+    JsonReader share(*element, at);
+    const double fraction = share.number("fraction", 0.0, false);
+    const double speed = share.number("speed", 0.0, false);
+    share.reject_unknown();
+    if (fraction > 1.0) at.key("fraction").fail(fmt::format("expected a fraction of the GPUs in (0, 1], got {}", fraction));
+    if (speed > 1000.0) at.key("speed").fail(fmt::format("expected a relative speed in (0, 1000], got {}", speed));
+    total += fraction;
+    shares.push_back({fraction, speed});
+  }
+  if (total > 1.0 + 1e-9) {
+    top.where().key("speed_classes").fail(fmt::format("the fractions add up to {}, more than 1", total));
+  }
+  return shares;
+}
+
 }  // namespace
 
 std::string ScheduleSpec::label() const {
@@ -75,6 +96,7 @@ RunConfig load_run_config(const std::filesystem::path& file) {
   if (top.has("gpus_per_node")) config.gpus_per_node = static_cast<int>(top.integer("gpus_per_node", 1, kMaxGpus));
   read_collective(top, folder, config);
   if (top.has("overlap")) config.overlap = read_overlap(top.object("overlap"));
+  if (top.has("speed_classes")) config.speed_classes = read_speed_classes(top);
   config.schedules = read_schedules(top, folder);
   top.reject_unknown();
   return config;

@@ -92,7 +92,7 @@ std::string format_timeline(const Workload& workload, std::span<const IterationT
   int pid = 0;
   for (const IterationTrace& iteration : iterations) {
     for (std::size_t c = 0; c < iteration.replay.compute.size(); ++c) {
-      add_process(events, ++pid, fmt::format("{}: GPU class {} ({} GPUs)", iteration.label, c, iteration.class_gpus[c]),
+      add_process(events, ++pid, fmt::format("{}: {}", iteration.label, iteration.class_names[c]),
                   {"compute"});
       add_compute(events, pid, workload, iteration.replay.compute[c]);
     }

@@ -21,13 +21,18 @@ namespace mgsim {
 struct RunOutcome {
   RunRow row;
   Iteration iteration;
+  std::vector<std::string> class_names;  ///< per speed class, parallel to iteration.replay.compute
 };
 
-/// Plans and replays one run on `gpus` identical GPUs, once, and measures it.
+/// Plans and replays one run on `cluster`, once, and measures it.
 /// `collective_name` and `schedule_label` only label the row.
 RunOutcome execute_run(const Workload& workload, const std::string& collective_name, const Collective& collective,
-                       const std::string& schedule_label, const Schedule& schedule, int gpus,
+                       const std::string& schedule_label, const Schedule& schedule, const Cluster& cluster,
                        Overlap overlap = {});
+
+/// A speed class as timelines name it: "GPU class 0 (64 GPUs)" on a
+/// homogeneous cluster, "ranks 0-6 at speed 0.7 (7 GPUs)" otherwise.
+std::string class_name(const Cluster& cluster, int speed_class);
 
 /// How a run set turns a config's schedule into a Schedule (tests count the calls).
 using ScheduleFactory = std::function<std::unique_ptr<Schedule>(const ScheduleSpec& spec)>;

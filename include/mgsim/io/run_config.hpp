@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "mgsim/cluster.hpp"
 #include "mgsim/collective.hpp"
 #include "mgsim/rate_model.hpp"
 #include "mgsim/schedule.hpp"
@@ -33,6 +34,7 @@ struct RunConfig {
   CollectiveSettings collective_settings;  ///< network, gpus per node, loaded curve points
   std::vector<ScheduleSpec> schedules;
   Overlap overlap;  ///< compute/communication interference; ideal (none) by default
+  std::vector<SpeedShare> speed_classes;  ///< shares of slower (or faster) GPUs; none: all at the trace's speed
 };
 
 /// Largest GPU count accepted.

@@ -22,7 +22,7 @@ namespace mgsim {
 /// One simulated iteration with its plan and when everything ran.
 struct IterationTrace {
   std::string label;              ///< e.g. "64 GPUs, mgwfbp": names its processes
-  std::vector<int> class_gpus;    ///< GPUs per class, parallel to replay.compute
+  std::vector<std::string> class_names;  ///< per speed class, parallel to replay.compute
   Plan plan;
   Replay replay;
 };
