@@ -7,7 +7,7 @@
 //   ready. The communication channel runs the plan's messages one at a time,
 //   in plan order; a message starts when its tensors exist on every class, the
 //   previous message has finished and its own earliest start has come.
-// - evaluate_closed_form(): the same timing from the recurrences of DOMAIN.md
+// - evaluate_closed_form(): the same timing from the recurrences of docs/domain.md
 //   section 1, used as the oracle in tests. For homogeneous GPUs both agree to
 //   the nanosecond.
 
