@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -31,27 +30,12 @@ std::string show(const nlohmann::json& value) {
 
 }  // namespace
 
-nlohmann::json parse_json_file(const std::filesystem::path& file, InputKind kind) {
+nlohmann::json parse_json_file(const std::filesystem::path& file, InputKind kind, const StreamedArray* streamed) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw_kind(kind, fmt::format("{}: cannot read: {}", file.string(), std::strerror(errno)));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  // Keys seen in each open object, to refuse a key given twice (JSON parsers
-  // otherwise keep the last one silently).
-  std::vector<std::set<std::string>> open_objects;
-  const auto refuse_duplicates = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-    using Event = nlohmann::json::parse_event_t;
-    if (event == Event::object_start) open_objects.emplace_back();
-    if (event == Event::object_end) open_objects.pop_back();
-    if (event == Event::key && !open_objects.back().insert(parsed.get<std::string>()).second) {
-      throw_kind(kind, fmt::format("{}: malformed JSON: key \"{}\" given twice in one object", file.string(),
-                                   parsed.get<std::string>()));
-    }
-    return true;
-  };
   try {
-    return nlohmann::json::parse(buffer.str(), refuse_duplicates);
-  } catch (const nlohmann::json::exception& error) {  // syntax errors and numbers out of range
+    return parse_json(in, streamed);
+  } catch (const JsonSyntaxError& error) {  // syntax errors, numbers out of range, keys given twice
     throw_kind(kind, fmt::format("{}: malformed JSON: {}", file.string(), error.what()));
   }
 }
