@@ -202,6 +202,9 @@ std::vector<int> omgs_rule_groups(const CommProblem& problem, const SparseCosts&
 ///      max(ready of layer k-1, end of layer k-1 + sel when sel > 0) +
 ///      exch(g..k-1). That bound only grows as g falls (superadditivity
 ///      again): once it exceeds U, no earlier g is tried.
+///  (3) A first pass keeping one state per boundary (the least bound) finds a
+///      feasible plan, usually close to the optimum; its end tightens U for
+///      the exact pass.
 /// Pareto sets are sorted stably, so among states with equal (S, E) the first
 /// found is kept whether or not others were pruned.
 class Omgs : public SparseSchedule {
@@ -219,40 +222,15 @@ class Omgs : public SparseSchedule {
     for (const std::vector<int>& heuristic : {omgs_rule_groups(problem, costs), per_layer, std::vector<int>{n}}) {
       bound = std::min(bound, end_of(problem, costs, ready, heuristic));
     }
-    const bool monotone = selection_never_decreases();
     std::vector<SimTime> floor_before{0};  // sum of floor(u) over u < k
     for (int u = 0; u < n; ++u) {
       const SimTime floor = settings_.selection_curve.empty() ? std::max<SimTime>(0, costs.selection(costs.layer(u)) - 2) : 0;
       floor_before.push_back(floor_before.back() + floor);
     }
-    std::vector<std::vector<State>> front(static_cast<std::size_t>(n) + 1);
-    front[0].push_back({0, 0, -1, -1});
-    std::vector<State> candidates;
-    for (int k = 1; k <= n; ++k) {
-      candidates.clear();
-      const SimTime layer_end = problem.layer_end[static_cast<std::size_t>(k - 1)];
-      const SimTime floors_after = floor_before.back() - floor_before[static_cast<std::size_t>(k)];
-      Group group;
-      SimTime group_ready = 0;
-      for (int g = k - 1; g >= 0; --g) {
-        group = SparseCosts::merge(group, costs.layer(g));
-        group_ready = std::max(group_ready, ready[static_cast<std::size_t>(g)]);
-        const SimTime selection = costs.selection(group);
-        const SimTime exchange = costs.exchange(group);
-        const SimTime earliest = std::max(ready[static_cast<std::size_t>(k - 1)], selection > 0 ? layer_end + selection : 0);
-        if (monotone && std::max(problem.compute_end + floor_before[g] + selection + floors_after, earliest + exchange) > bound) {
-          break;  // (2)
-        }
-        const auto& from = front[static_cast<std::size_t>(g)];
-        for (std::size_t i = 0; i < from.size(); ++i) {
-          const State next = step(from[i], group_ready, layer_end, selection, exchange, g, static_cast<int>(i));
-          if (std::max(problem.compute_end + next.shift + floors_after, next.channel_free) <= bound) {
-            candidates.push_back(next);  // (1)
-          }
-        }
-      }
-      front[static_cast<std::size_t>(k)] = pareto(candidates);
-    }
+    const Bounds bounds{ready, floor_before, selection_never_decreases()};
+    const auto greedy = fronts(problem, costs, bounds, bound, true);
+    if (!greedy.back().empty()) bound = std::min(bound, end_of(greedy.back().front(), problem.compute_end));
+    const auto front = fronts(problem, costs, bounds, bound, false);
     return costs.plan(group_ends(front, problem.compute_end));
   }
 
@@ -263,6 +241,65 @@ class Omgs : public SparseSchedule {
     int from_boundary;
     int from_state;
   };
+
+  /// What the prunings need besides the bound: layer ready times, the sums of
+  /// selection floors before each boundary, whether (2) applies.
+  struct Bounds {
+    const std::vector<SimTime>& ready;
+    const std::vector<SimTime>& floor_before;
+    bool monotone;
+  };
+
+  static SimTime end_of(const State& state, SimTime compute_end) {
+    return std::max(compute_end + state.shift, state.channel_free);
+  }
+
+  /// The set of states at every boundary: the Pareto set, or with `keep_one`
+  /// only the state of least bound (ties: less S), a greedy pass (3).
+  static std::vector<std::vector<State>> fronts(const CommProblem& problem, const SparseCosts& costs,
+                                                const Bounds& bounds, SimTime bound, bool keep_one) {
+    const int n = problem.layer_count();
+    const std::vector<SimTime>& ready = bounds.ready;
+    const std::vector<SimTime>& floor_before = bounds.floor_before;
+    std::vector<std::vector<State>> front(static_cast<std::size_t>(n) + 1);
+    front[0].push_back({0, 0, -1, -1});
+    std::vector<State> candidates;
+    for (int k = 1; k <= n; ++k) {
+      candidates.clear();
+      const SimTime layer_end = problem.layer_end[static_cast<std::size_t>(k - 1)];
+      const SimTime floors_after = floor_before.back() - floor_before[static_cast<std::size_t>(k)];
+      const auto lower_bound = [&](const State& s) {
+        return std::max(problem.compute_end + s.shift + floors_after, s.channel_free);
+      };
+      Group group;
+      SimTime group_ready = 0;
+      for (int g = k - 1; g >= 0; --g) {
+        group = SparseCosts::merge(group, costs.layer(g));
+        group_ready = std::max(group_ready, ready[static_cast<std::size_t>(g)]);
+        const SimTime selection = costs.selection(group);
+        const SimTime exchange = costs.exchange(group);
+        const SimTime earliest = std::max(ready[static_cast<std::size_t>(k - 1)], selection > 0 ? layer_end + selection : 0);
+        if (bounds.monotone &&
+            std::max(problem.compute_end + floor_before[g] + selection + floors_after, earliest + exchange) > bound) {
+          break;  // (2)
+        }
+        const auto& from = front[static_cast<std::size_t>(g)];
+        for (std::size_t i = 0; i < from.size(); ++i) {
+          const State next = step(from[i], group_ready, layer_end, selection, exchange, g, static_cast<int>(i));
+          if (lower_bound(next) <= bound) candidates.push_back(next);  // (1)
+        }
+      }
+      if (!keep_one) {
+        front[static_cast<std::size_t>(k)] = pareto(candidates);
+      } else if (!candidates.empty()) {
+        front[static_cast<std::size_t>(k)] = {*std::min_element(
+            candidates.begin(), candidates.end(), [&](const State& a, const State& b) {
+              return std::pair(lower_bound(a), a.shift) < std::pair(lower_bound(b), b.shift);
+            })};
+      }
+    }
+    return front;
+  }
 
   /// A state after appending the group [g, k) (ready, selection and exchange
   /// given) to `from`.
@@ -290,7 +327,7 @@ class Omgs : public SparseSchedule {
                    costs.exchange(group), first, 0);
       first = last;
     }
-    return std::max(problem.compute_end + state.shift, state.channel_free);
+    return end_of(state, problem.compute_end);
   }
 
   /// Whether the selection time never decreases with the elements selected
@@ -316,9 +353,9 @@ class Omgs : public SparseSchedule {
   /// Walks back from the final state with the earliest iteration end.
   static std::vector<int> group_ends(const std::vector<std::vector<State>>& front, SimTime compute_end) {
     const auto& last = front.back();
-    const auto end_of = [&](const State& s) { return std::max(compute_end + s.shift, s.channel_free); };
-    auto best = std::min_element(last.begin(), last.end(),
-                                 [&](const State& a, const State& b) { return end_of(a) < end_of(b); });
+    auto best = std::min_element(last.begin(), last.end(), [&](const State& a, const State& b) {
+      return end_of(a, compute_end) < end_of(b, compute_end);
+    });
     std::vector<int> ends;
     int boundary = static_cast<int>(front.size()) - 1;
     int index = static_cast<int>(best - last.begin());
