@@ -54,7 +54,7 @@ void BM_OptimalAtScale(benchmark::State& state) {
   const int gpus = static_cast<int>(state.range(1));
   const auto ring = mgsim::find_collective("ring").make(mgsim::bench::ring_settings());
   const PlainRing plain;
-  const mgsim::Collective& collective = state.range(2) == 1 ? *ring : plain;
+  const mgsim::Collective& collective = state.range(2) == 1 ? *ring : static_cast<const mgsim::Collective&>(plain);
   const mgsim::GpuClass classes[] = {{gpus, workload.profile}};
   const mgsim::CommProblem problem = mgsim::make_problem(classes, workload.layout, mgsim::CommCost(collective, gpus));
   const auto schedule = mgsim::make_schedule("optimal", {});
