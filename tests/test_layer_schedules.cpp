@@ -49,7 +49,8 @@ std::vector<std::pair<int, int>> plain_optimal_ranges(const CommProblem& problem
     best[k] = std::numeric_limits<SimTime>::max();
     for (int g = k - 1; g >= 0; --g) {
       const int begin = problem.layer_begin(g), end = problem.layer_begin(k);
-      const SimTime finish = std::max(best[g], problem.ready_of(begin, end)) + problem.cost(problem.bytes_of(begin, end));
+      const SimTime finish =
+          std::max(best[g], problem.ready_of(begin, end)) + problem.cost(problem.bytes_of(begin, end));
       if (finish < best[k]) {
         best[k] = finish;
         cut[k] = g;
@@ -57,7 +58,9 @@ std::vector<std::pair<int, int>> plain_optimal_ranges(const CommProblem& problem
     }
   }
   std::vector<std::pair<int, int>> groups;
-  for (int k = n; k > 0; k = cut[k]) groups.insert(groups.begin(), {problem.layer_begin(cut[k]), problem.layer_begin(k)});
+  for (int k = n; k > 0; k = cut[k]) {
+    groups.insert(groups.begin(), {problem.layer_begin(cut[k]), problem.layer_begin(k)});
+  }
   return groups;
 }
 

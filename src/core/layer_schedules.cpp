@@ -129,7 +129,9 @@ class Optimal : public Schedule {
     const int n = problem.layer_count();
     const std::vector<SimTime> ready = layer_ready(problem);
     std::vector<std::int64_t> prefix{0};  // bytes of layers [0, u)
-    for (int u = 0; u < n; ++u) prefix.push_back(prefix.back() + problem.bytes_of(problem.layer_begin(u), problem.layer_begin(u + 1)));
+    for (int u = 0; u < n; ++u) {
+      prefix.push_back(prefix.back() + problem.bytes_of(problem.layer_begin(u), problem.layer_begin(u + 1)));
+    }
     const std::optional<double> slope = problem.cost.slope_ns_per_byte();
     const std::vector<int> cut = slope && std::is_sorted(ready.begin(), ready.end())
                                      ? affine_cuts(problem, ready, prefix, *slope)
@@ -194,7 +196,8 @@ class Optimal : public Schedule {
       if (last_free + 1 < k) {
         // llround's 0.5 ns at M and at 0, plus double's error in the model, in
         // the slope and in W (each near 1e-16 of the magnitude), with room.
-        const double tolerance = 2.0 + 1e-12 * (a + slope * static_cast<double>(prefix[k]) + static_cast<double>(best[k]));
+        const double magnitude = a + slope * static_cast<double>(prefix[k]) + static_cast<double>(best[k]);
+        const double tolerance = 2.0 + 1e-12 * magnitude;
         const double threshold = waiting.min(last_free + 1, k - 1) + 2 * tolerance + 1;
         waiting.each_below(last_free + 1, k - 1, threshold, [&](int g) {
           const SimTime end = best[g] + problem.cost(prefix[k] - prefix[g]);

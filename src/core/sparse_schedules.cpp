@@ -224,7 +224,8 @@ class Omgs : public SparseSchedule {
     }
     std::vector<SimTime> floor_before{0};  // sum of floor(u) over u < k
     for (int u = 0; u < n; ++u) {
-      const SimTime floor = settings_.selection_curve.empty() ? std::max<SimTime>(0, costs.selection(costs.layer(u)) - 2) : 0;
+      const SimTime own = costs.selection(costs.layer(u));
+      const SimTime floor = settings_.selection_curve.empty() ? std::max<SimTime>(0, own - 2) : 0;
       floor_before.push_back(floor_before.back() + floor);
     }
     const Bounds bounds{ready, floor_before, selection_never_decreases()};
@@ -278,7 +279,8 @@ class Omgs : public SparseSchedule {
         group_ready = std::max(group_ready, ready[static_cast<std::size_t>(g)]);
         const SimTime selection = costs.selection(group);
         const SimTime exchange = costs.exchange(group);
-        const SimTime earliest = std::max(ready[static_cast<std::size_t>(k - 1)], selection > 0 ? layer_end + selection : 0);
+        const SimTime earliest =
+            std::max(ready[static_cast<std::size_t>(k - 1)], selection > 0 ? layer_end + selection : 0);
         if (bounds.monotone &&
             std::max(problem.compute_end + floor_before[g] + selection + floors_after, earliest + exchange) > bound) {
           break;  // (2)

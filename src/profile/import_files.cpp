@@ -40,7 +40,8 @@ ImportedTrace import_kineto_file(const std::filesystem::path& file, const Kineto
   // The events are read as they are parsed and dropped, so that a trace of
   // many megabytes is never held whole as a JSON tree.
   kineto::EventCollector events(file.string());
-  const StreamedArray streamed{"traceEvents", [&](const nlohmann::json& event, std::size_t i) { events.add(event, i); }};
+  const StreamedArray streamed{"traceEvents",
+                               [&](const nlohmann::json& event, std::size_t i) { events.add(event, i); }};
   nlohmann::json document;
   try {
     document = parse_json(in, &streamed);

@@ -109,13 +109,14 @@ void EventCollector::add(const nlohmann::json& event, std::size_t index) {
   } else if (category == "cuda_runtime" || category == "cuda_driver" || category == "runtime" ||
              category == "driver") {
     if (const auto correlation = EventReader::arg_int(args, "correlation")) {
-      events_.records.launches.push_back({static_cast<std::uint64_t>(*correlation), EventReader::id(event, "tid"), start});
+      events_.records.launches.push_back(
+          {static_cast<std::uint64_t>(*correlation), EventReader::id(event, "tid"), start});
     }
   } else {
-    std::vector<Span>* kind = name.starts_with("ProfilerStep#")                                        ? &events_.steps
-                              : category == "python_function" && name.starts_with("nn.Module: ")        ? &events_.modules
-                              : category == "cpu_op" || category == "operator"                          ? &events_.operators
-                                                                                                         : nullptr;
+    std::vector<Span>* kind = name.starts_with("ProfilerStep#")                                 ? &events_.steps
+                              : category == "python_function" && name.starts_with("nn.Module: ") ? &events_.modules
+                              : category == "cpu_op" || category == "operator"                   ? &events_.operators
+                                                                                                  : nullptr;
     if (kind == nullptr) return;
     Span span{name, EventReader::id(event, "tid"), start, end, EventReader::arg_int(args, "Sequence number")};
     for (const char* key : {"Input Dims", "Input type"}) {
