@@ -5,6 +5,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <memory>
 #include <string>
 
 #include "mgsim/app/run_set.hpp"
@@ -26,6 +27,37 @@ void BM_Plan(benchmark::State& state, const char* schedule_name) {
   const auto collective = mgsim::find_collective("ring").make(mgsim::bench::ring_settings());
   const mgsim::CommProblem problem = mgsim::Placement(workload, mgsim::Cluster::homogeneous(kGpus), *collective).problem;
   const auto schedule = mgsim::make_schedule(schedule_name, {});
+  std::size_t messages = 0;
+  for (auto _ : state) {
+    const mgsim::Plan plan = schedule->plan(problem);
+    messages = plan.size();
+    benchmark::DoNotOptimize(plan.data());
+  }
+  state.counters["messages"] = static_cast<double>(messages);
+}
+
+/// The ring model without its affine flag: `optimal` then prices every
+/// candidate group, as it did for every model before its affine search.
+class PlainRing : public mgsim::Collective {
+ public:
+  PlainRing() : ring_(mgsim::find_collective("ring").make(mgsim::bench::ring_settings())) {}
+  double allreduce_seconds(double bytes, int gpus) const override { return ring_->allreduce_seconds(bytes, gpus); }
+
+ private:
+  std::unique_ptr<mgsim::Collective> ring_;
+};
+
+/// `optimal` at scale: range(0) layers, range(1) GPUs, range(2) = 1 for the
+/// affine search (ring), 0 for the plain one (PlainRing).
+void BM_OptimalAtScale(benchmark::State& state) {
+  const mgsim::Workload workload(mgsim::bench::synthetic_trace(static_cast<int>(state.range(0))));
+  const int gpus = static_cast<int>(state.range(1));
+  const auto ring = mgsim::find_collective("ring").make(mgsim::bench::ring_settings());
+  const PlainRing plain;
+  const mgsim::Collective& collective = state.range(2) == 1 ? *ring : static_cast<const mgsim::Collective&>(plain);
+  const mgsim::GpuClass classes[] = {{gpus, workload.profile}};
+  const mgsim::CommProblem problem = mgsim::make_problem(classes, workload.layout, mgsim::CommCost(collective, gpus));
+  const auto schedule = mgsim::make_schedule("optimal", {});
   std::size_t messages = 0;
   for (auto _ : state) {
     const mgsim::Plan plan = schedule->plan(problem);
@@ -75,6 +107,13 @@ BENCHMARK_CAPTURE(BM_Plan, optimal_scaling, "optimal")
     ->ArgName("layers")
     ->Arg(250)
     ->Arg(4'000)
+    ->Unit(benchmark::kMillisecond);
+
+BENCHMARK(BM_OptimalAtScale)
+    ->ArgNames({"layers", "gpus", "affine"})
+    ->ArgsProduct({{10'000, 100'000}, {8, 64, 2048}, {1}})
+    ->Args({10'000, 64, 0})
+    ->Args({10'000, 2048, 0})
     ->Unit(benchmark::kMillisecond);
 
 #define MGSIM_SIMULATE_BENCH(name) \

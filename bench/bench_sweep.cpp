@@ -1,7 +1,8 @@
-// A whole sweep of 1,000 runs in-process, as `mgsim sweep` does it: 5
+// Whole sweeps in-process, as `mgsim sweep` does them. BM_Sweep1000: 5
 // synthetic traces (50 to 250 layers) x 10 GPU counts (4..2048) x 5
 // schedules x 4 collectives. Timed: loading the config and the traces,
-// validating the grid, and running every row on 1 or 2 threads into memory
+// validating the grid, and running every row on 1 or 2 threads into memory.
+// BM_Sweep100k: 100,000 small runs on one thread, the per-run overhead
 // (docs/performance.md, "Sweeps").
 
 #include <benchmark/benchmark.h>
@@ -84,6 +85,38 @@ void BM_Sweep1000(benchmark::State& state) {
   state.counters["runs_per_s"] = benchmark::Counter(static_cast<double>(runs), benchmark::Counter::kIsIterationInvariantRate);
 }
 
+/// 100,000 runs of one 64-layer synthetic trace: 10 GPU counts x 2
+/// collectives x 5 networks x DDP at 1,000 bucket caps, on one thread. The
+/// runs are small, so this measures what each run costs besides its replay:
+/// building the problem, planning, metrics, formatting, the hand-off.
+void BM_Sweep100k(benchmark::State& state) {
+  const SweepInputs inputs;
+  json caps = json::array();
+  for (int cap = 1; cap <= 1000; ++cap) caps.push_back(cap);
+  json networks = json::array();
+  for (int i = 1; i <= 5; ++i) {
+    networks.push_back({{"name", "net" + std::to_string(i)}, {"alpha_us", 10.0 * i}, {"beta_s_per_byte", 2e-10 * i}});
+  }
+  const fs::path config = inputs.config().parent_path() / "sweep100k.json";
+  write(config, {{"trace", {"synthetic-64.json"}},
+                 {"gpus", {4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048}},
+                 {"collective", {"ring", "tree"}},
+                 {"network", networks},
+                 {"schedules", {{{"name", "ddp"}, {"bucket_cap_mb", caps}}}}});
+  write(inputs.config().parent_path() / "synthetic-64.json", trace_json(mgsim::bench::synthetic_trace(64, 64)));
+  std::size_t runs = 0;
+  for (auto _ : state) {
+    const mgsim::Sweep sweep(mgsim::load_sweep_config(config));
+    std::size_t bytes = 0;
+    mgsim::run_sweep(sweep, {}, 0, 1, [&](std::string_view rows, std::size_t) { bytes += rows.size(); });
+    runs = sweep.size();
+    benchmark::DoNotOptimize(bytes);
+  }
+  state.counters["runs"] = static_cast<double>(runs);
+  state.counters["runs_per_s"] = benchmark::Counter(static_cast<double>(runs), benchmark::Counter::kIsIterationInvariantRate);
+}
+
 BENCHMARK(BM_Sweep1000)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Sweep100k)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
 
 }  // namespace

@@ -37,7 +37,7 @@ cat >results/mgwfbp-study.json <<EOF
   "trace": [${trace_list//,/, }],
   "gpus": [4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048],
   "collective": ["ring", "tree"],
-  "network": {"name": "10GbE", "alpha_us": 45.25, "beta_s_per_byte": 1.2417634328e-10, "gamma_s_per_byte": 2.5e-9},
+  "network": {"name": "10GbE", "alpha_us": 45.25, "beta_s_per_byte": 9.934107462565104e-10, "gamma_s_per_byte": 2.5e-9},
   "schedules": ["wfbp", "single", "mgwfbp", "optimal"]
 }
 EOF

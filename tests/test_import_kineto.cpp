@@ -88,6 +88,21 @@ TEST_CASE("import: kineto half-precision gradients are 2 bytes", "[import]") {
   CHECK(import(document).trace.layers[0].dtype_bytes == 2);
 }
 
+TEST_CASE("import: a kineto file read as a stream gives what the whole document gives", "[import]") {
+  // import_kineto_file hands the events over one by one while parsing;
+  // import_kineto reads them from a document parsed whole by nlohmann.
+  const Trace streamed = import_kineto_file(kSample, {"two-linear", 64, 0}).trace;
+  const Trace whole = import(sample()).trace;
+  REQUIRE(streamed.layers.size() == whole.layers.size());
+  CHECK(streamed.forward_time_s == whole.forward_time_s);
+  for (std::size_t l = 0; l < whole.layers.size(); ++l) {
+    CHECK(streamed.layers[l].name == whole.layers[l].name);
+    CHECK(streamed.layers[l].params == whole.layers[l].params);
+    CHECK(streamed.layers[l].backward_time_s == whole.layers[l].backward_time_s);
+    CHECK(streamed.layers[l].grad_ready_s == whole.layers[l].grad_ready_s);
+  }
+}
+
 TEST_CASE("import: malformed kineto traces are refused", "[import]") {
   CHECK_THROWS_WITH(import(nlohmann::json{{"events", 1}}), Catch::Contains("expected a Chrome trace"));
   CHECK_THROWS_WITH(import(nlohmann::json{{"traceEvents", nlohmann::json::array({1})}}),

@@ -171,6 +171,12 @@ TEST_CASE("trace loader rejects an unreadable or malformed file", "[loaders][tra
 
   const fs::path array = dir.write("array.json", std::string("[1, 2]"));
   require_error<mgsim::TraceError>([&] { mgsim::load_trace(array); }, {array.string(), "(top level)", "an object"});
+
+  // Layers are read while the file is parsed; a key given twice inside one is still refused.
+  const fs::path twice = dir.write("twice.json", std::string(R"({"format": "mgsim-trace", "version": 1,
+    "layers": [{"name": "a", "params": [1], "dtype_bytes": 4, "backward_time_s": 0.1, "backward_time_s": 0.2}]})"));
+  require_error<mgsim::TraceError>([&] { mgsim::load_trace(twice); },
+                                   {twice.string(), "malformed JSON", "\"backward_time_s\" given twice"});
 }
 
 TEST_CASE("trace loader rejects a wrong header", "[loaders][trace]") {

@@ -20,6 +20,7 @@ class LinearCost : public Collective {
  public:
   LinearCost(double a, double b) : a_(a), b_(b) {}
   double allreduce_seconds(double bytes, int) const override { return a_ + b_ * bytes; }
+  bool allreduce_affine(int) const override { return b_ >= 0; }
 
  private:
   double a_, b_;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -54,6 +55,10 @@ class Collective {
   /// (the exchange of sparsified gradients). Throws ConfigError for models
   /// that have none (measured all-reduce curves).
   virtual double allgather_seconds(double bytes_per_rank, int gpus) const;
+  /// Whether allreduce_seconds is a + b * bytes (a, b >= 0) at this P, up to
+  /// floating-point rounding: planners then search along that line instead
+  /// of pricing every candidate message.
+  virtual bool allreduce_affine(int) const { return false; }
 };
 
 struct CollectiveInfo {
@@ -82,6 +87,10 @@ class CommCost {
   SimTime allgather(std::int64_t bytes_per_rank) const;
   /// Cost of an empty message: the start-up term `a` of the MG-WFBP rule.
   SimTime startup() const { return startup_; }
+  /// For a model affine at this P (Collective::allreduce_affine): the slope
+  /// s in ns per byte, so that (*this)(M) is startup() + s * M to within 1 ns
+  /// plus floating-point error. Empty for other models.
+  std::optional<double> slope_ns_per_byte() const;
   int gpus() const { return gpus_; }
 
  private:

@@ -26,6 +26,7 @@ class FlatCollective : public Collective {
       : link_(link), allreduce_(allreduce), allgather_(allgather) {}
   double allreduce_seconds(double bytes, int gpus) const override { return allreduce_(link_, bytes, gpus); }
   double allgather_seconds(double bytes, int gpus) const override { return allgather_(link_, bytes, gpus); }
+  bool allreduce_affine(int) const override { return true; }  // every formula of this file is
 
  private:
   Link link_;
@@ -87,6 +88,8 @@ class HierarchicalCollective : public Collective {
     const double across = nodes > 1 ? ring_allreduce_seconds(network_.inter, bytes / g, nodes) : 0.0;
     return reduce_scatter + across + all_gather;
   }
+
+  bool allreduce_affine(int) const override { return true; }
 
   /// Ring all-gather inside each node, then across nodes of the node blocks.
   double allgather_seconds(double bytes, int gpus) const override {

@@ -56,6 +56,15 @@ SimTime CommCost::allgather(std::int64_t bytes_per_rank) const {
   return to_ns(collective_->allgather_seconds(static_cast<double>(bytes_per_rank), gpus_));
 }
 
+std::optional<double> CommCost::slope_ns_per_byte() const {
+  if (gpus_ <= 1) return 0.0;
+  if (!collective_->allreduce_affine(gpus_)) return std::nullopt;
+  constexpr double kFar = 0x1p40;  // bytes: far enough that rounding of a + b*M is negligible in b
+  const double slope = (collective_->allreduce_seconds(kFar, gpus_) - collective_->allreduce_seconds(0, gpus_)) / kFar;
+  if (slope < 0) return std::nullopt;
+  return slope * 1e9;
+}
+
 SimTime CommCost::operator()(std::int64_t bytes) const {
   if (gpus_ <= 1) return 0;
   return to_ns(collective_->allreduce_seconds(static_cast<double>(bytes), gpus_));

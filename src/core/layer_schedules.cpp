@@ -3,8 +3,11 @@
 // first to be ready); docs/domain.md section 1 writes the same rules with forward
 // indices l = L - u.
 
+#include <algorithm>
+#include <bit>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 #include "schedules.hpp"
@@ -67,35 +70,146 @@ class MgWfbp : public Schedule {
   }
 };
 
+/// Minimum of values set one by one at positions 0..n-1 (unset: +inf), and
+/// the positions of a range whose value is below a threshold.
+class MinTree {
+ public:
+  explicit MinTree(int n) : leaves_(std::bit_ceil(static_cast<std::size_t>(std::max(n, 1)))), min_(2 * leaves_, kInf) {}
+
+  void set(int i, double value) {
+    std::size_t node = leaves_ + static_cast<std::size_t>(i);
+    min_[node] = value;
+    for (node /= 2; node >= 1; node /= 2) min_[node] = std::min(min_[2 * node], min_[2 * node + 1]);
+  }
+
+  /// Minimum over positions [lo, hi].
+  double min(int lo, int hi) const {
+    double found = kInf;
+    for (std::size_t l = leaves_ + static_cast<std::size_t>(lo), r = leaves_ + static_cast<std::size_t>(hi) + 1; l < r;
+         l /= 2, r /= 2) {
+      if (l & 1) found = std::min(found, min_[l++]);
+      if (r & 1) found = std::min(found, min_[--r]);
+    }
+    return found;
+  }
+
+  /// Calls visit(i) for every i in [lo, hi] whose value is below `threshold`.
+  template <typename Visit>
+  void each_below(int lo, int hi, double threshold, Visit&& visit) const {
+    descend(1, 0, static_cast<int>(leaves_) - 1, lo, hi, threshold, visit);
+  }
+
+ private:
+  static constexpr double kInf = std::numeric_limits<double>::infinity();
+
+  template <typename Visit>
+  void descend(std::size_t node, int first, int last, int lo, int hi, double threshold, Visit& visit) const {
+    if (last < lo || first > hi || min_[node] >= threshold) return;
+    if (first == last) {
+      visit(first);
+      return;
+    }
+    const int middle = first + (last - first) / 2;
+    descend(2 * node, first, middle, lo, hi, threshold, visit);
+    descend(2 * node + 1, middle + 1, last, lo, hi, threshold, visit);
+  }
+
+  std::size_t leaves_;
+  std::vector<double> min_;
+};
+
 /// best(k) = min over g < k of max(best(g), ready(g..k-1)) + T(bytes(g..k-1)):
 /// the earliest end of communicating the first k layers, exact for any cost
 /// function because a group's end never decreases when the previous one grows.
+/// Ties go to the latest start g. plan() returns the groups; the two searches
+/// below return cut[k], the start of the last group of the best k-layer plan.
 class Optimal : public Schedule {
  public:
   Plan plan(const CommProblem& problem) const override {
     const int n = problem.layer_count();
     const std::vector<SimTime> ready = layer_ready(problem);
-    std::vector<std::int64_t> bytes;
-    for (int u = 0; u < n; ++u) bytes.push_back(problem.bytes_of(problem.layer_begin(u), problem.layer_begin(u + 1)));
+    std::vector<std::int64_t> prefix{0};  // bytes of layers [0, u)
+    for (int u = 0; u < n; ++u) {
+      prefix.push_back(prefix.back() + problem.bytes_of(problem.layer_begin(u), problem.layer_begin(u + 1)));
+    }
+    const std::optional<double> slope = problem.cost.slope_ns_per_byte();
+    const std::vector<int> cut = slope && std::is_sorted(ready.begin(), ready.end())
+                                     ? affine_cuts(problem, ready, prefix, *slope)
+                                     : scanned_cuts(problem, ready, prefix);
+    std::vector<int> group_end;
+    for (int k = n; k > 0; k = cut[static_cast<std::size_t>(k)]) group_end.insert(group_end.begin(), k);
+    return plan_from_layer_groups(problem, group_end);
+  }
+
+ private:
+  /// Every start g of every group: O(L^2) prices, for any cost function.
+  static std::vector<int> scanned_cuts(const CommProblem& problem, const std::vector<SimTime>& ready,
+                                       const std::vector<std::int64_t>& prefix) {
+    const int n = problem.layer_count();
     std::vector<SimTime> best(static_cast<std::size_t>(n) + 1, 0);
     std::vector<int> cut(static_cast<std::size_t>(n) + 1, 0);
     for (int k = 1; k <= n; ++k) {
       best[k] = std::numeric_limits<SimTime>::max();
       SimTime group_ready = 0;
-      std::int64_t group_bytes = 0;
       for (int g = k - 1; g >= 0; --g) {
         group_ready = std::max(group_ready, ready[g]);
-        group_bytes += bytes[g];
-        const SimTime end = std::max(best[g], group_ready) + problem.cost(group_bytes);
+        const SimTime end = std::max(best[g], group_ready) + problem.cost(prefix[k] - prefix[g]);
         if (end < best[k]) {
           best[k] = end;
           cut[k] = g;
         }
       }
     }
-    std::vector<int> group_end;
-    for (int k = n; k > 0; k = cut[k]) group_end.insert(group_end.begin(), k);
-    return plan_from_layer_groups(problem, group_end);
+    return cut;
+  }
+
+  /// The same cuts when T(M) is affine, a + s*M (so never decreasing), and
+  /// layers become ready in order, so that ready(g..k-1) = ready[k-1] =: R.
+  ///  (1) best(k) <= best(k+1): in the best plan of k+1 layers, drop layer k
+  ///      from the last group; that group gets no later ready time and no
+  ///      more bytes, so it does not end later (T never decreases).
+  ///  (2) By (1) the starts with best(g) <= R are a prefix [0, gP]. Each of
+  ///      them ends at R + T(bytes(g..k-1)), least for the largest, gP (ties:
+  ///      gP is also the latest start). No other start in [0, gP] can win.
+  ///  (3) A start g > gP waits for best(g) > R and ends at best(g) +
+  ///      T(S(k) - S(g)), S the byte prefix sums: W(g) + a + s*S(k) with
+  ///      W(g) = best(g) - s*S(g), a minimum over a window of W. T is llround
+  ///      of the model in ns, so it is within `tolerance` of a + s*M; a start
+  ///      whose W exceeds the window minimum m by 2 tolerance or more ends
+  ///      strictly later than the start holding m, so only starts with
+  ///      W < m + 2 tolerance + 1 are priced, exactly. The window's W values
+  ///      sit in a MinTree: O(L log L) when few starts are that close.
+  static std::vector<int> affine_cuts(const CommProblem& problem, const std::vector<SimTime>& ready,
+                                      const std::vector<std::int64_t>& prefix, double slope) {
+    const int n = problem.layer_count();
+    const auto a = static_cast<double>(problem.cost.startup());
+    std::vector<SimTime> best(static_cast<std::size_t>(n) + 1, 0);
+    std::vector<int> cut(static_cast<std::size_t>(n) + 1, 0);
+    MinTree waiting(n + 1);
+    waiting.set(0, 0.0);
+    int last_free = 0;  // gP
+    for (int k = 1; k <= n; ++k) {
+      const SimTime group_ready = ready[k - 1];
+      while (last_free + 1 < k && best[last_free + 1] <= group_ready) ++last_free;
+      best[k] = group_ready + problem.cost(prefix[k] - prefix[last_free]);
+      cut[k] = last_free;
+      if (last_free + 1 < k) {
+        // llround's 0.5 ns at M and at 0, plus double's error in the model, in
+        // the slope and in W (each near 1e-16 of the magnitude), with room.
+        const double magnitude = a + slope * static_cast<double>(prefix[k]) + static_cast<double>(best[k]);
+        const double tolerance = 2.0 + 1e-12 * magnitude;
+        const double threshold = waiting.min(last_free + 1, k - 1) + 2 * tolerance + 1;
+        waiting.each_below(last_free + 1, k - 1, threshold, [&](int g) {
+          const SimTime end = best[g] + problem.cost(prefix[k] - prefix[g]);
+          if (end < best[k] || (end == best[k] && g > cut[k])) {
+            best[k] = end;
+            cut[k] = g;
+          }
+        });
+      }
+      waiting.set(k, static_cast<double>(best[k]) - slope * static_cast<double>(prefix[k]));
+    }
+    return cut;
   }
 };
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -138,10 +139,69 @@ class Lags : public SparseSchedule {
   }
 };
 
+/// The published OMGS greedy test: walking from the last layer to the second,
+/// merge the next layer into the current group when the extra wait (its
+/// backward, plus the extra top-k cost of the merged tensor, minus the slack
+/// before the group's exchange would start) is less than the exchange time
+/// saved. Returns the group ends.
+std::vector<int> omgs_rule_groups(const CommProblem& problem, const SparseCosts& costs) {
+  const int n = problem.layer_count();
+  std::vector<int> group_end;
+  SimTime shift = 0;         // selections of the closed groups
+  SimTime channel_free = 0;  // end of the closed groups' exchanges
+  Group group = costs.layer(0);
+  for (int u = 0; u + 1 < n; ++u) {
+    const SimTime selection_start = problem.layer_end[static_cast<std::size_t>(u)] + shift;
+    const SimTime selection = costs.selection(group);
+    const SimTime exchange_start = std::max(channel_free, selection_start + selection);
+    const Group& next = costs.layer(u + 1);
+    const Group merged = SparseCosts::merge(group, next);
+    const SimTime next_backward =
+        problem.layer_end[static_cast<std::size_t>(u + 1)] - problem.layer_end[static_cast<std::size_t>(u)];
+    const SimTime wait = next_backward + costs.selection(merged) - selection - costs.selection(next) -
+                         (exchange_start - (selection_start + selection));
+    const SimTime saved = costs.exchange(group) + costs.exchange(next) - costs.exchange(merged);
+    if (wait < saved) {
+      group = merged;
+      continue;
+    }
+    group_end.push_back(u + 1);
+    shift += selection;
+    channel_free = exchange_start + costs.exchange(group);
+    group = next;
+  }
+  group_end.push_back(n);
+  return group_end;
+}
+
 /// Exact OMGS: after the first k layers, a grouping leaves the compute stream
 /// delayed by its selections so far (S) and the channel busy until E; both
 /// only ever hurt when they grow, so each layer boundary keeps the Pareto set
 /// of (S, E) over all groupings of the layers before it.
+///
+/// Two prunings keep the sets small and the search exact. U is the iteration
+/// end of a feasible plan (the best of the OMGS rule, LAGS and TopK, costed by
+/// the same step as the search), so the optimum is <= U. With s d log2 d
+/// selection (superadditive: merging never selects faster, and llround loses
+/// under 2 ns a layer) every layer u still to come adds at least
+/// floor(u) = max(0, sel(u) - 2) to S; with a measured curve floor = 0.
+///  (1) A grouping ends no earlier than max(compute_end + S + floors of the
+///      layers after k, E) of any state on its way at boundary k (S and E
+///      only grow), so a state whose bound exceeds U cannot lead to the
+///      optimum and is not kept, nor is anything it would have dominated
+///      (their bounds are no lower).
+///  (2) When the selection time never decreases with a group's elements (s d
+///      log2 d, or a non-decreasing curve) and the all-gather never decreases
+///      with its bytes (every model's does), a last group [g, k) gives
+///      S >= floors before g + sel(g..k-1), and ends no earlier than
+///      max(ready of layer k-1, end of layer k-1 + sel when sel > 0) +
+///      exch(g..k-1). That bound only grows as g falls (superadditivity
+///      again): once it exceeds U, no earlier g is tried.
+///  (3) A first pass keeping one state per boundary (the least bound) finds a
+///      feasible plan, usually close to the optimum; its end tightens U for
+///      the exact pass.
+/// Pareto sets are sorted stably, so among states with equal (S, E) the first
+/// found is kept whether or not others were pruned.
 class Omgs : public SparseSchedule {
  public:
   using SparseSchedule::SparseSchedule;
@@ -149,27 +209,24 @@ class Omgs : public SparseSchedule {
   Plan plan(const CommProblem& problem) const override {
     const SparseCosts costs(problem, settings_);
     const int n = problem.layer_count();
-    std::vector<std::vector<State>> front(static_cast<std::size_t>(n) + 1);
-    front[0].push_back({0, 0, -1, -1});
-    for (int k = 1; k <= n; ++k) {
-      std::vector<State> candidates;
-      Group group;
-      SimTime group_ready = 0;
-      for (int g = k - 1; g >= 0; --g) {
-        group = SparseCosts::merge(group, costs.layer(g));
-        group_ready = std::max(group_ready, problem.ready_of(problem.layer_begin(g), problem.layer_begin(g + 1)));
-        const SimTime selection = costs.selection(group);
-        const SimTime exchange = costs.exchange(group);
-        const auto& from = front[static_cast<std::size_t>(g)];
-        for (std::size_t i = 0; i < from.size(); ++i) {
-          const SimTime shift = from[i].shift + selection;
-          SimTime ready = group_ready + from[i].shift;
-          if (selection > 0) ready = std::max(ready, problem.layer_end[static_cast<std::size_t>(k - 1)] + shift);
-          candidates.push_back({shift, std::max(from[i].channel_free, ready) + exchange, g, static_cast<int>(i)});
-        }
-      }
-      front[static_cast<std::size_t>(k)] = pareto(std::move(candidates));
+    std::vector<SimTime> ready;  // per layer: its latest tensor
+    for (int u = 0; u < n; ++u) ready.push_back(problem.ready_of(problem.layer_begin(u), problem.layer_begin(u + 1)));
+    std::vector<int> per_layer(static_cast<std::size_t>(n));
+    std::iota(per_layer.begin(), per_layer.end(), 1);
+    SimTime bound = std::numeric_limits<SimTime>::max();
+    for (const std::vector<int>& heuristic : {omgs_rule_groups(problem, costs), per_layer, std::vector<int>{n}}) {
+      bound = std::min(bound, end_of(problem, costs, ready, heuristic));
     }
+    std::vector<SimTime> floor_before{0};  // sum of floor(u) over u < k
+    for (int u = 0; u < n; ++u) {
+      const SimTime own = costs.selection(costs.layer(u));
+      const SimTime floor = settings_.selection_curve.empty() ? std::max<SimTime>(0, own - 2) : 0;
+      floor_before.push_back(floor_before.back() + floor);
+    }
+    const Bounds bounds{ready, floor_before, selection_never_decreases()};
+    const auto greedy = fronts(problem, costs, bounds, bound, true);
+    if (!greedy.back().empty()) bound = std::min(bound, end_of(greedy.back().front(), problem.compute_end));
+    const auto front = fronts(problem, costs, bounds, bound, false);
     return costs.plan(group_ends(front, problem.compute_end));
   }
 
@@ -181,8 +238,106 @@ class Omgs : public SparseSchedule {
     int from_state;
   };
 
-  static std::vector<State> pareto(std::vector<State> states) {
-    std::sort(states.begin(), states.end(), [](const State& a, const State& b) {
+  /// What the prunings need besides the bound: layer ready times, the sums of
+  /// selection floors before each boundary, whether (2) applies.
+  struct Bounds {
+    const std::vector<SimTime>& ready;
+    const std::vector<SimTime>& floor_before;
+    bool monotone;
+  };
+
+  static SimTime end_of(const State& state, SimTime compute_end) {
+    return std::max(compute_end + state.shift, state.channel_free);
+  }
+
+  /// The set of states at every boundary: the Pareto set, or with `keep_one`
+  /// only the state of least bound (ties: less S), a greedy pass (3).
+  static std::vector<std::vector<State>> fronts(const CommProblem& problem, const SparseCosts& costs,
+                                                const Bounds& bounds, SimTime bound, bool keep_one) {
+    const int n = problem.layer_count();
+    const std::vector<SimTime>& ready = bounds.ready;
+    const std::vector<SimTime>& floor_before = bounds.floor_before;
+    std::vector<std::vector<State>> front(static_cast<std::size_t>(n) + 1);
+    front[0].push_back({0, 0, -1, -1});
+    std::vector<State> candidates;
+    for (int k = 1; k <= n; ++k) {
+      candidates.clear();
+      const SimTime layer_end = problem.layer_end[static_cast<std::size_t>(k - 1)];
+      const SimTime floors_after = floor_before.back() - floor_before[static_cast<std::size_t>(k)];
+      const auto lower_bound = [&](const State& s) {
+        return std::max(problem.compute_end + s.shift + floors_after, s.channel_free);
+      };
+      Group group;
+      SimTime group_ready = 0;
+      for (int g = k - 1; g >= 0; --g) {
+        group = SparseCosts::merge(group, costs.layer(g));
+        group_ready = std::max(group_ready, ready[static_cast<std::size_t>(g)]);
+        const SimTime selection = costs.selection(group);
+        const SimTime exchange = costs.exchange(group);
+        const SimTime earliest =
+            std::max(ready[static_cast<std::size_t>(k - 1)], selection > 0 ? layer_end + selection : 0);
+        if (bounds.monotone &&
+            std::max(problem.compute_end + floor_before[g] + selection + floors_after, earliest + exchange) > bound) {
+          break;  // (2)
+        }
+        const auto& from = front[static_cast<std::size_t>(g)];
+        for (std::size_t i = 0; i < from.size(); ++i) {
+          const State next = step(from[i], group_ready, layer_end, selection, exchange, g, static_cast<int>(i));
+          if (lower_bound(next) <= bound) candidates.push_back(next);  // (1)
+        }
+      }
+      if (!keep_one) {
+        front[static_cast<std::size_t>(k)] = pareto(candidates);
+      } else if (!candidates.empty()) {
+        front[static_cast<std::size_t>(k)] = {*std::min_element(
+            candidates.begin(), candidates.end(), [&](const State& a, const State& b) {
+              return std::pair(lower_bound(a), a.shift) < std::pair(lower_bound(b), b.shift);
+            })};
+      }
+    }
+    return front;
+  }
+
+  /// A state after appending the group [g, k) (ready, selection and exchange
+  /// given) to `from`.
+  static State step(const State& from, SimTime group_ready, SimTime layer_end, SimTime selection, SimTime exchange,
+                    int g, int i) {
+    const SimTime shift = from.shift + selection;
+    SimTime ready = group_ready + from.shift;
+    if (selection > 0) ready = std::max(ready, layer_end + shift);
+    return {shift, std::max(from.channel_free, ready) + exchange, g, i};
+  }
+
+  /// The iteration end of the groups ending at `group_end`, by the search's own step.
+  static SimTime end_of(const CommProblem& problem, const SparseCosts& costs, const std::vector<SimTime>& ready,
+                        const std::vector<int>& group_end) {
+    State state{0, 0, -1, -1};
+    int first = 0;
+    for (int last : group_end) {
+      Group group;
+      SimTime group_ready = 0;
+      for (int u = first; u < last; ++u) {
+        group = SparseCosts::merge(group, costs.layer(u));
+        group_ready = std::max(group_ready, ready[static_cast<std::size_t>(u)]);
+      }
+      state = step(state, group_ready, problem.layer_end[static_cast<std::size_t>(last - 1)], costs.selection(group),
+                   costs.exchange(group), first, 0);
+      first = last;
+    }
+    return end_of(state, problem.compute_end);
+  }
+
+  /// Whether the selection time never decreases with the elements selected
+  /// from: always for s d log2 d; for a measured curve when its times do.
+  bool selection_never_decreases() const {
+    const auto& curve = settings_.selection_curve;
+    return std::is_sorted(curve.begin(), curve.end(),
+                          [](const InterpolationPoint& a, const InterpolationPoint& b) { return a.y < b.y; });
+  }
+
+  /// The Pareto set of `states`, reordered in place: by S, each with a lower E.
+  static std::vector<State> pareto(std::vector<State>& states) {
+    std::stable_sort(states.begin(), states.end(), [](const State& a, const State& b) {
       return a.shift != b.shift ? a.shift < b.shift : a.channel_free < b.channel_free;
     });
     std::vector<State> kept;
@@ -195,9 +350,9 @@ class Omgs : public SparseSchedule {
   /// Walks back from the final state with the earliest iteration end.
   static std::vector<int> group_ends(const std::vector<std::vector<State>>& front, SimTime compute_end) {
     const auto& last = front.back();
-    const auto end_of = [&](const State& s) { return std::max(compute_end + s.shift, s.channel_free); };
-    auto best = std::min_element(last.begin(), last.end(),
-                                 [&](const State& a, const State& b) { return end_of(a) < end_of(b); });
+    auto best = std::min_element(last.begin(), last.end(), [&](const State& a, const State& b) {
+      return end_of(a, compute_end) < end_of(b, compute_end);
+    });
     std::vector<int> ends;
     int boundary = static_cast<int>(front.size()) - 1;
     int index = static_cast<int>(best - last.begin());
@@ -212,44 +367,12 @@ class Omgs : public SparseSchedule {
   }
 };
 
-/// The published OMGS greedy test: walking from the last layer to the second,
-/// merge the next layer into the current group when the extra wait (its
-/// backward, plus the extra top-k cost of the merged tensor, minus the slack
-/// before the group's exchange would start) is less than the exchange time
-/// saved.
 class OmgsRule : public SparseSchedule {
  public:
   using SparseSchedule::SparseSchedule;
-
   Plan plan(const CommProblem& problem) const override {
     const SparseCosts costs(problem, settings_);
-    const int n = problem.layer_count();
-    std::vector<int> group_end;
-    SimTime shift = 0;         // selections of the closed groups
-    SimTime channel_free = 0;  // end of the closed groups' exchanges
-    Group group = costs.layer(0);
-    for (int u = 0; u + 1 < n; ++u) {
-      const SimTime selection_start = problem.layer_end[static_cast<std::size_t>(u)] + shift;
-      const SimTime selection = costs.selection(group);
-      const SimTime exchange_start = std::max(channel_free, selection_start + selection);
-      const Group& next = costs.layer(u + 1);
-      const Group merged = SparseCosts::merge(group, next);
-      const SimTime next_backward =
-          problem.layer_end[static_cast<std::size_t>(u + 1)] - problem.layer_end[static_cast<std::size_t>(u)];
-      const SimTime wait = next_backward + costs.selection(merged) - selection - costs.selection(next) -
-                           (exchange_start - (selection_start + selection));
-      const SimTime saved = costs.exchange(group) + costs.exchange(next) - costs.exchange(merged);
-      if (wait < saved) {
-        group = merged;
-        continue;
-      }
-      group_end.push_back(u + 1);
-      shift += selection;
-      channel_free = exchange_start + costs.exchange(group);
-      group = next;
-    }
-    group_end.push_back(n);
-    return costs.plan(group_end);
+    return costs.plan(omgs_rule_groups(problem, costs));
   }
 };
 

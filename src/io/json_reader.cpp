@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -29,29 +28,28 @@ std::string show(const nlohmann::json& value) {
   return text;
 }
 
+// The checks of the typed reads, apart from their messages: the hot path
+// asks them first and builds a value's location only when one fails.
+bool is_number_from(const nlohmann::json& value, double min, bool min_inclusive) {
+  return value.is_number() && std::isfinite(value.get<double>()) &&
+         (min_inclusive ? value.get<double>() >= min : value.get<double>() > min);
+}
+
+bool is_integer_in(const nlohmann::json& value, std::int64_t min, std::int64_t max) {
+  return (value.is_number_integer() || value.is_number_unsigned()) && !value.is_number_float() &&
+         value.get<double>() >= static_cast<double>(min) && value.get<double>() <= static_cast<double>(max);
+}
+
+bool is_text(const nlohmann::json& value) { return value.is_string() && !value.get_ref<const std::string&>().empty(); }
+
 }  // namespace
 
-nlohmann::json parse_json_file(const std::filesystem::path& file, InputKind kind) {
+nlohmann::json parse_json_file(const std::filesystem::path& file, InputKind kind, const StreamedArray* streamed) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw_kind(kind, fmt::format("{}: cannot read: {}", file.string(), std::strerror(errno)));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  // Keys seen in each open object, to refuse a key given twice (JSON parsers
-  // otherwise keep the last one silently).
-  std::vector<std::set<std::string>> open_objects;
-  const auto refuse_duplicates = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-    using Event = nlohmann::json::parse_event_t;
-    if (event == Event::object_start) open_objects.emplace_back();
-    if (event == Event::object_end) open_objects.pop_back();
-    if (event == Event::key && !open_objects.back().insert(parsed.get<std::string>()).second) {
-      throw_kind(kind, fmt::format("{}: malformed JSON: key \"{}\" given twice in one object", file.string(),
-                                   parsed.get<std::string>()));
-    }
-    return true;
-  };
   try {
-    return nlohmann::json::parse(buffer.str(), refuse_duplicates);
-  } catch (const nlohmann::json::exception& error) {  // syntax errors and numbers out of range
+    return parse_json(in, streamed);
+  } catch (const JsonSyntaxError& error) {  // syntax errors, numbers out of range, keys given twice
     throw_kind(kind, fmt::format("{}: malformed JSON: {}", file.string(), error.what()));
   }
 }
@@ -86,14 +84,20 @@ const nlohmann::json& JsonReader::required(std::string_view key) {
   return *found;
 }
 
-std::string JsonReader::text(std::string_view key) { return read_text(required(key), where_.key(key)); }
+std::string JsonReader::text(std::string_view key) {
+  const nlohmann::json& value = required(key);
+  return is_text(value) ? value.get<std::string>() : read_text(value, where_.key(key));
+}
 
 double JsonReader::number(std::string_view key, double min, bool min_inclusive) {
-  return read_number(required(key), where_.key(key), min, min_inclusive);
+  const nlohmann::json& value = required(key);
+  return is_number_from(value, min, min_inclusive) ? value.get<double>()
+                                                   : read_number(value, where_.key(key), min, min_inclusive);
 }
 
 std::int64_t JsonReader::integer(std::string_view key, std::int64_t min, std::int64_t max) {
-  return read_integer(required(key), where_.key(key), min, max);
+  const nlohmann::json& value = required(key);
+  return is_integer_in(value, min, max) ? value.get<std::int64_t>() : read_integer(value, where_.key(key), min, max);
 }
 
 JsonReader JsonReader::object(std::string_view key) { return JsonReader(required(key), where_.key(key)); }
@@ -119,21 +123,19 @@ void JsonReader::reject_unknown() const {
 }
 
 double read_number(const nlohmann::json& value, const JsonWhere& where, double min, bool min_inclusive) {
-  const bool in_range = value.is_number() && std::isfinite(value.get<double>()) &&
-                        (min_inclusive ? value.get<double>() >= min : value.get<double>() > min);
-  if (!in_range) where.expected(fmt::format("a finite number {} {}", min_inclusive ? ">=" : ">", min), value);
+  if (!is_number_from(value, min, min_inclusive)) {
+    where.expected(fmt::format("a finite number {} {}", min_inclusive ? ">=" : ">", min), value);
+  }
   return value.get<double>();
 }
 
 std::int64_t read_integer(const nlohmann::json& value, const JsonWhere& where, std::int64_t min, std::int64_t max) {
-  const bool ok = (value.is_number_integer() || value.is_number_unsigned()) && !value.is_number_float() &&
-                  value.get<double>() >= static_cast<double>(min) && value.get<double>() <= static_cast<double>(max);
-  if (!ok) where.expected(fmt::format("an integer in [{}, {}]", min, max), value);
+  if (!is_integer_in(value, min, max)) where.expected(fmt::format("an integer in [{}, {}]", min, max), value);
   return value.get<std::int64_t>();
 }
 
 std::string read_text(const nlohmann::json& value, const JsonWhere& where) {
-  if (!value.is_string() || value.get<std::string>().empty()) where.expected("a non-empty string", value);
+  if (!is_text(value)) where.expected("a non-empty string", value);
   return value.get<std::string>();
 }
 

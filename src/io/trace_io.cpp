@@ -62,18 +62,25 @@ Layer read_layer(const nlohmann::json& value, const JsonWhere& where) {
 }  // namespace
 
 Trace load_trace(const std::filesystem::path& file) {
-  const nlohmann::json document = parse_json_file(file, InputKind::trace);
-  JsonReader top(document, {file.string(), "", InputKind::trace});
-  read_header(top, "mgsim-trace");
+  const JsonWhere where{file.string(), "", InputKind::trace};
+  const JsonWhere layers_at = where.key("layers");
   Trace trace;
+  // Each layer is read as soon as it is parsed and its JSON dropped, so the
+  // document never holds them all.
+  const StreamedArray layers{"layers", [&](const nlohmann::json& element, std::size_t i) {
+    if (static_cast<std::int64_t>(i) >= kMaxLayers) {
+      layers_at.fail(fmt::format("expected at most {} layers, got more", kMaxLayers));
+    }
+    trace.layers.push_back(read_layer(element, layers_at.index(i)));
+  }};
+  const nlohmann::json document = parse_json_file(file, InputKind::trace, &layers);
+  JsonReader top(document, where);
+  read_header(top, "mgsim-trace");
   trace.model = top.text("model");
   trace.batch_size = static_cast<int>(top.integer("batch_size", 1, kIntMax));
   trace.forward_time_s = top.number("forward_time_s", 0.0, true);
-  const auto layers = top.array("layers");
-  if (static_cast<std::int64_t>(layers.size()) > kMaxLayers) {
-    top.where().key("layers").fail(fmt::format("expected at most {} layers, got {}", kMaxLayers, layers.size()));
-  }
-  for (const auto& [element, at] : layers) trace.layers.push_back(read_layer(*element, at));
+  const nlohmann::json& listed = top.required("layers");  // [] once streamed
+  if (trace.layers.empty()) layers_at.expected("a non-empty array", listed);
   top.reject_unknown();
   if (make_profile(trace).compute_time() <= 0) {
     top.where().fail("expected some compute: forward_time_s and every backward_time_s are 0");

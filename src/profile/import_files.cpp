@@ -6,6 +6,8 @@
 
 #include <fstream>
 
+#include "mgsim/io/json_document.hpp"
+#include "kineto_events.hpp"
 #include "mgsim/error.hpp"
 
 namespace mgsim::profile {
@@ -35,13 +37,22 @@ ImportedTrace import_kineto_file(const std::filesystem::path& file, const Kineto
   if (in.peek() == 0x1f) {
     throw TraceError(fmt::format("{}: is gzip-compressed: decompress it first (gunzip -k)", file.string()));
   }
+  // The events are read as they are parsed and dropped, so that a trace of
+  // many megabytes is never held whole as a JSON tree.
+  kineto::EventCollector events(file.string());
+  const StreamedArray streamed{"traceEvents",
+                               [&](const nlohmann::json& event, std::size_t i) { events.add(event, i); }};
   nlohmann::json document;
   try {
-    document = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& error) {
+    document = parse_json(in, &streamed);
+  } catch (const JsonSyntaxError& error) {
     throw TraceError(fmt::format("{}: not valid JSON: {}", file.string(), error.what()));
   }
-  return import_kineto(document, file.string(), options);
+  const auto listed = document.find("traceEvents");
+  if (listed == document.end() || !listed->is_array()) {
+    return import_kineto(document, file.string(), options);  // a bare event list, or no events at all (refused there)
+  }
+  return kineto::import_events(std::move(events).take(), kineto::top_level_facts(document), file.string(), options);
 }
 
 }  // namespace mgsim::profile

@@ -78,59 +78,66 @@ void by_start(std::vector<Span>& spans) {
 
 }  // namespace
 
+void EventCollector::add(const nlohmann::json& event, std::size_t index) {
+  const EventReader in(source_, index);
+  if (!event.is_object()) in.fail("expected an object");
+  if (event.value("ph", "") != "X") return;  // only complete events carry durations
+  const auto name_field = event.find("name");
+  if (name_field == event.end() || !name_field->is_string()) in.fail("expected a string \"name\"");
+  const std::string name = name_field->get<std::string>();
+  const std::string category = lower(event.value("cat", ""));
+  const auto args_field = event.find("args");
+  const nlohmann::json* args = args_field != event.end() && args_field->is_object() ? &*args_field : nullptr;
+  const std::int64_t start = in.time_ns(event, "ts");
+  const std::int64_t end = start + in.time_ns(event, "dur");
+  if (end < start) in.fail("expected \"dur\" >= 0");
+
+  if (category == "kernel" || category == "gpu_memcpy" || category == "gpu_memset" || category == "memcpy" ||
+      category == "memset") {
+    const auto correlation = EventReader::arg_int(args, "correlation");
+    if (!correlation) {
+      ++events_.activities_without_correlation;
+      return;
+    }
+    const auto device = EventReader::arg_int(args, "device");
+    const auto stream = EventReader::arg_int(args, "stream");
+    events_.records.activities.push_back(
+        {static_cast<std::uint64_t>(*correlation),
+         static_cast<std::uint32_t>(device.value_or(static_cast<std::int64_t>(EventReader::id(event, "pid")))),
+         static_cast<std::uint32_t>(stream.value_or(static_cast<std::int64_t>(EventReader::id(event, "tid")))), start,
+         end});
+  } else if (category == "cuda_runtime" || category == "cuda_driver" || category == "runtime" ||
+             category == "driver") {
+    if (const auto correlation = EventReader::arg_int(args, "correlation")) {
+      events_.records.launches.push_back(
+          {static_cast<std::uint64_t>(*correlation), EventReader::id(event, "tid"), start});
+    }
+  } else {
+    std::vector<Span>* kind = name.starts_with("ProfilerStep#")                                 ? &events_.steps
+                              : category == "python_function" && name.starts_with("nn.Module: ") ? &events_.modules
+                              : category == "cpu_op" || category == "operator"                   ? &events_.operators
+                                                                                                  : nullptr;
+    if (kind == nullptr) return;
+    Span span{name, EventReader::id(event, "tid"), start, end, EventReader::arg_int(args, "Sequence number")};
+    for (const char* key : {"Input Dims", "Input type"}) {
+      if (args != nullptr && args->contains(key)) span.inputs[key] = (*args)[key];
+    }
+    kind->push_back(std::move(span));
+  }
+}
+
+Events EventCollector::take() && {
+  by_start(events_.operators);
+  by_start(events_.modules);
+  by_start(events_.steps);
+  return std::move(events_);
+}
+
 Events read_events(const nlohmann::json& document, const std::string& source) {
   const nlohmann::json& list = event_list(document, source);
-  Events events;
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    const nlohmann::json& event = list[i];
-    const EventReader in(source, i);
-    if (!event.is_object()) in.fail("expected an object");
-    if (event.value("ph", "") != "X") continue;  // only complete events carry durations
-    const auto name_field = event.find("name");
-    if (name_field == event.end() || !name_field->is_string()) in.fail("expected a string \"name\"");
-    const std::string name = name_field->get<std::string>();
-    const std::string category = lower(event.value("cat", ""));
-    const auto args_field = event.find("args");
-    const nlohmann::json* args = args_field != event.end() && args_field->is_object() ? &*args_field : nullptr;
-    const std::int64_t start = in.time_ns(event, "ts");
-    const std::int64_t end = start + in.time_ns(event, "dur");
-    if (end < start) in.fail("expected \"dur\" >= 0");
-
-    if (category == "kernel" || category == "gpu_memcpy" || category == "gpu_memset" || category == "memcpy" ||
-        category == "memset") {
-      const auto correlation = EventReader::arg_int(args, "correlation");
-      if (!correlation) {
-        ++events.activities_without_correlation;
-        continue;
-      }
-      const auto device = EventReader::arg_int(args, "device");
-      const auto stream = EventReader::arg_int(args, "stream");
-      events.records.activities.push_back(
-          {static_cast<std::uint64_t>(*correlation),
-           static_cast<std::uint32_t>(device.value_or(static_cast<std::int64_t>(EventReader::id(event, "pid")))),
-           static_cast<std::uint32_t>(stream.value_or(static_cast<std::int64_t>(EventReader::id(event, "tid")))), start,
-           end});
-    } else if (category == "cuda_runtime" || category == "cuda_driver" || category == "runtime" ||
-               category == "driver") {
-      if (const auto correlation = EventReader::arg_int(args, "correlation")) {
-        events.records.launches.push_back(
-            {static_cast<std::uint64_t>(*correlation), EventReader::id(event, "tid"), start});
-      }
-    } else {
-      Span span{name, EventReader::id(event, "tid"), start, end, EventReader::arg_int(args, "Sequence number"), args};
-      if (name.starts_with("ProfilerStep#")) {
-        events.steps.push_back(std::move(span));
-      } else if (category == "python_function" && name.starts_with("nn.Module: ")) {
-        events.modules.push_back(std::move(span));
-      } else if (category == "cpu_op" || category == "operator") {
-        events.operators.push_back(std::move(span));
-      }
-    }
-  }
-  by_start(events.operators);
-  by_start(events.modules);
-  by_start(events.steps);
-  return events;
+  EventCollector events(source);
+  for (std::size_t i = 0; i < list.size(); ++i) events.add(list[i], i);
+  return std::move(events).take();
 }
 
 }  // namespace mgsim::profile::kineto

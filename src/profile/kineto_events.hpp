@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "mgsim/profile/importers.hpp"
 #include "mgsim/profile/records.hpp"
 
 namespace mgsim::profile::kineto {
@@ -19,7 +20,9 @@ struct Span {
   std::int64_t start_ns = 0;
   std::int64_t end_ns = 0;
   std::optional<std::int64_t> sequence;  ///< "Sequence number"
-  const nlohmann::json* args = nullptr;
+  /// "Input Dims" and "Input type" of its args (an object, empty without
+  /// them): all the importer reads there, copied so the event need not stay.
+  nlohmann::json inputs = nlohmann::json::object();
 };
 
 struct Events {
@@ -30,7 +33,29 @@ struct Events {
   int activities_without_correlation = 0;
 };
 
-/// Reads the trace's events; throws TraceError naming `source` and the event.
+/// Takes the events one at a time, so that a trace read from a file is never
+/// held whole (import_kineto_file streams them in).
+class EventCollector {
+ public:
+  explicit EventCollector(std::string source) : source_(std::move(source)) {}
+  /// traceEvents[index]; throws TraceError naming the source and the event.
+  void add(const nlohmann::json& event, std::size_t index);
+  /// The events, spans by start time.
+  Events take() &&;
+
+ private:
+  std::string source_;
+  Events events_;
+};
+
+/// Reads the events of a whole document; throws TraceError naming `source` and the event.
 Events read_events(const nlohmann::json& document, const std::string& source);
+
+/// What the trace says about where it ran (Kineto writes these at the top).
+nlohmann::json top_level_facts(const nlohmann::json& document);
+
+/// The import of events already read, with the document's top-level facts.
+ImportedTrace import_events(Events events, const nlohmann::json& facts, const std::string& source,
+                            const KinetoOptions& options);
 
 }  // namespace mgsim::profile::kineto

@@ -39,24 +39,6 @@ struct Node {
   bool accumulate() const { return name == kAccumulate; }
 };
 
-/// What the trace says about where it ran (Kineto writes these at the top).
-nlohmann::json top_level_facts(const nlohmann::json& document) {
-  nlohmann::json facts = nlohmann::json::object();
-  if (!document.is_object()) return facts;
-  for (const char* key : {"schemaVersion", "cupti_version", "cuda_runtime_version", "cuda_driver_version"}) {
-    if (document.contains(key)) facts[key] = document[key];
-  }
-  const auto devices = document.find("deviceProperties");
-  if (devices != document.end() && devices->is_array()) {
-    std::vector<std::string> names;
-    for (const nlohmann::json& d : *devices) {
-      if (d.is_object() && d.contains("name") && d["name"].is_string()) names.push_back(d["name"].get<std::string>());
-    }
-    if (!names.empty()) facts["hardware"] = names;
-  }
-  return facts;
-}
-
 /// Backward nodes that only reshape, transpose or cast: without module events
 /// the gradient is attributed past them to the node that owns the layer.
 bool passes_through(const std::string& node) {
@@ -71,11 +53,8 @@ bool passes_through(const std::string& node) {
 
 class KinetoImporter {
  public:
-  KinetoImporter(const nlohmann::json& document, const std::string& source, const KinetoOptions& options)
-      : source_(source),
-        options_(options),
-        events_(kineto::read_events(document, source)),
-        facts_(top_level_facts(document)) {
+  KinetoImporter(Events events, const nlohmann::json& facts, const std::string& source, const KinetoOptions& options)
+      : source_(source), options_(options), events_(std::move(events)), facts_(facts) {
     find_nodes();
     for (const Span& step : events_.steps) windows_.push_back({step.start_ns, step.end_ns});
     if (windows_.empty() && !events_.operators.empty()) windows_.push_back(whole_trace());
@@ -195,7 +174,7 @@ class KinetoImporter {
   }
 
   ParamInfo shape_of(const Node& node) const {
-    const nlohmann::json* args = node.inner != nullptr ? node.inner->args : nullptr;
+    const nlohmann::json* args = node.inner != nullptr ? &node.inner->inputs : nullptr;
     const auto dims = args != nullptr ? args->find("Input Dims") : nlohmann::json::const_iterator{};
     if (args == nullptr || dims == args->end() || !dims->is_array() || dims->empty() || !(*dims)[0].is_array()) {
       fail(fmt::format("AccumulateGrad at {} us has no \"Input Dims\": record the trace with record_shapes=True",
@@ -288,15 +267,42 @@ class KinetoImporter {
 
 }  // namespace
 
-ImportedTrace import_kineto(const nlohmann::json& document, const std::string& source, const KinetoOptions& options) {
+namespace kineto {
+
+nlohmann::json top_level_facts(const nlohmann::json& document) {
+  nlohmann::json facts = nlohmann::json::object();
+  if (!document.is_object()) return facts;
+  for (const char* key : {"schemaVersion", "cupti_version", "cuda_runtime_version", "cuda_driver_version"}) {
+    if (document.contains(key)) facts[key] = document[key];
+  }
+  const auto devices = document.find("deviceProperties");
+  if (devices != document.end() && devices->is_array()) {
+    std::vector<std::string> names;
+    for (const nlohmann::json& d : *devices) {
+      if (d.is_object() && d.contains("name") && d["name"].is_string()) names.push_back(d["name"].get<std::string>());
+    }
+    if (!names.empty()) facts["hardware"] = names;
+  }
+  return facts;
+}
+
+ImportedTrace import_events(Events events, const nlohmann::json& facts, const std::string& source,
+                            const KinetoOptions& options) {
   if (options.model.empty()) throw TraceError(fmt::format("{}: a model name is needed for the trace", source));
   if (options.batch_size < 1)
     throw TraceError(
         fmt::format("{}: the batch size (>= 1) is needed: the profiler trace "
                     "does not hold it",
                     source));
-  KinetoImporter importer(document, source, options);
+  KinetoImporter importer(std::move(events), facts, source, options);
   return importer.run();
+}
+
+}  // namespace kineto
+
+ImportedTrace import_kineto(const nlohmann::json& document, const std::string& source, const KinetoOptions& options) {
+  return kineto::import_events(kineto::read_events(document, source), kineto::top_level_facts(document), source,
+                               options);
 }
 
 }  // namespace mgsim::profile

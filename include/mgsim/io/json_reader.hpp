@@ -14,12 +14,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mgsim/io/json_document.hpp"
+
 namespace mgsim {
 
 enum class InputKind { config, trace, curve };
 
-/// Reads and parses a whole JSON file; throws on unreadable or malformed input.
-nlohmann::json parse_json_file(const std::filesystem::path& file, InputKind kind);
+/// Reads and parses a whole JSON file, refusing keys given twice; throws on
+/// unreadable or malformed input. `streamed`: see parse_json.
+nlohmann::json parse_json_file(const std::filesystem::path& file, InputKind kind,
+                               const StreamedArray* streamed = nullptr);
 
 /// A position in an input file: its name and the key path inside it.
 struct JsonWhere {
