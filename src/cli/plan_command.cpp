@@ -87,9 +87,8 @@ void plan_command(const PlanOptions& o) {
   SearchOptions search;
   search.frontier_bound = o.frontier_bound;
   const SearchResult result = search_frontier(model, search);
-  const std::string where = cluster.source == "default" ? "default" : cluster.source;
   const PlanReport report{&model, &result, std::string(gpu.name),
-                          fmt::format("{} ({}, {} GPUs per node)", where, cluster.collective,
+                          fmt::format("{} ({}, {} GPUs per node)", cluster.source, cluster.collective,
                                       cluster.settings.gpus_per_node),
                           limit};
   switch (format) {

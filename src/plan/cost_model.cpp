@@ -28,9 +28,10 @@ std::int64_t feature_size(const Shape& shape, std::int64_t batch) {
   return shape.size() >= 2 ? shape.back() : 1;
 }
 
-/// Whether the operator normalises over its output's feature dimension, so
-/// that dimension cannot be split without another collective.
-bool normalises_feature(const Operator& op, std::int64_t batch) {
+/// Whether the operator's feature dimension stays whole: layer norm and a
+/// softmax over features normalise along it, an LSTM's recurrence runs along
+/// it, and inputs (token ids, pixels) have none to split.
+bool keeps_feature_whole(const Operator& op, std::int64_t batch) {
   if (op.kind == OpKind::layernorm || op.kind == OpKind::lstm || op.kind == OpKind::input) return true;
   if (op.kind != OpKind::softmax) return false;
   const Shape& s = op.output_shape;
@@ -51,7 +52,7 @@ SplitLimits limits_of(const Operator& op, std::int64_t batch) {
   } else if (op.kind == OpKind::conv2d) {
     l.feature = op.output_shape[1];
     l.reduction = op.input_shapes[0][1];
-  } else if (!normalises_feature(op, batch)) {
+  } else if (!keeps_feature_whole(op, batch)) {
     l.feature = feature_size(op.output_shape, batch);
     if (op.kind != OpKind::embedding) {
       for (const Shape& in : op.input_shapes) l.feature = std::gcd(l.feature, feature_size(in, batch));
