@@ -52,6 +52,13 @@ assert d["chosen"]["point"] == 0 and len(d["chosen"]["operators"]) > 100
   fi
 fi
 
+if "$MGSIM" plan --model googlenet-bvlc --aux-heads --gpus 4 --batch 16 --gpu k80 --precision fp32 \
+  --trace "$ROOT/traces/googlenet-k80.json" >fitted.txt 2>err.txt && grep -q 'efficiencies fitted to .*googlenet-k80.json' fitted.txt; then
+  pass "--trace: roofline fitted to a measured trace"
+else
+  fail "--trace" "$(cat err.txt)"
+fi
+
 cat >cluster.json <<'JSON'
 {"collective": "ring", "gpus_per_node": 4, "network": {"alpha_us": 45.25, "beta_s_per_byte": 9.93e-10}}
 JSON
@@ -89,6 +96,7 @@ expect_error "unknown format" "unknown format 'xml'" "${PLAN[@]}" --format xml
 expect_error "cluster key misspelled" "typo.json: gpu_per_node: unknown key" "${PLAN[@]}" --cluster typo.json
 expect_error "cluster with a measured curve" "measured.json: collective: collective 'measured'" "${PLAN[@]}" --cluster measured.json
 expect_error "cluster with a negative latency" "negative.json: network.alpha_us: expected" "${PLAN[@]}" --cluster negative.json
+expect_error "trace of another model" "conv1" plan --model resnet50 --gpus 4 --gpu k80 --precision fp32 --trace "$ROOT/traces/googlenet-k80.json"
 expect_error "missing cluster file" "nowhere.json" "${PLAN[@]}" --cluster nowhere.json
 
 finish

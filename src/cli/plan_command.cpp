@@ -15,8 +15,10 @@
 #include "commands.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/report.hpp"
+#include "mgsim/io/trace_io.hpp"
 #include "mgsim/plan/cluster.hpp"
 #include "mgsim/plan/plan_report.hpp"
+#include "mgsim/zoo/calibration.hpp"
 #include "mgsim/zoo/models.hpp"
 
 namespace mgsim::cli {
@@ -30,6 +32,8 @@ struct PlanOptions {
   int batch = 8;
   int image_size = 0;
   int seq_len = 0;
+  bool aux_heads = false;
+  std::string trace;
   std::string gpu = "h100";
   std::string precision = "bf16";
   std::string optimizer = "adam";
@@ -58,19 +62,22 @@ std::int64_t parse_size(const std::string& text) {
   throw bad();
 }
 
-void check_gpus(int gpus) {
-  if (gpus < 1 || gpus > (1 << 16) || (gpus & (gpus - 1)) != 0) {
-    throw ConfigError(fmt::format("--gpus: expected a power of two in 1..65536, got {}", gpus));
+/// Validates the numeric flags before anything is built.
+void check_numbers(const PlanOptions& o) {
+  if (o.gpus < 1 || o.gpus > (1 << 16) || (o.gpus & (o.gpus - 1)) != 0) {
+    throw ConfigError(fmt::format("--gpus: expected a power of two in 1..65536, got {}", o.gpus));
   }
+  if (o.batch < 1) throw ConfigError(fmt::format("--batch: expected a positive number of samples per GPU, got {}", o.batch));
+  if (o.frontier_bound < 2) throw ConfigError(fmt::format("--frontier-bound: expected at least 2, got {}", o.frontier_bound));
 }
 
-void plan_command(const PlanOptions& o) {
-  const ReportFormat format = parse_report_format(o.format);
-  check_gpus(o.gpus);
-  if (o.batch < 1) throw ConfigError(fmt::format("--batch: expected a positive number of samples per GPU, got {}", o.batch));
-  const std::optional<std::int64_t> limit = o.memory_limit.empty() ? std::nullopt : std::optional(parse_size(o.memory_limit));
-  const Cluster cluster = o.cluster.empty() ? default_cluster() : load_cluster(o.cluster);
-  const zoo::GpuSpec& gpu = zoo::find_gpu(o.gpu);
+zoo::ModelGraph build(const PlanOptions& o, int batch, zoo::Precision precision) {
+  return zoo::build_model(o.model, {batch, o.image_size, o.seq_len, o.aux_heads, zoo::precision_bytes(precision)});
+}
+
+/// The cost settings; with --trace the roofline's efficiencies are fitted to
+/// it. `timing` says which roofline, for the report.
+CostSettings cost_settings(const PlanOptions& o, const zoo::GpuSpec& gpu, std::string& timing) {
   CostSettings settings;
   settings.devices = o.gpus;
   settings.precision = zoo::parse_precision(o.precision);
@@ -78,19 +85,33 @@ void plan_command(const PlanOptions& o) {
   settings.roofline = zoo::RooflineSettings::defaults_for(gpu);
   settings.optimizer = parse_optimizer(o.optimizer);
   settings.allow_replication = o.allow_replication;
-  if (o.frontier_bound < 2) throw ConfigError(fmt::format("--frontier-bound: expected at least 2, got {}", o.frontier_bound));
+  timing = fmt::format("the roofline of {} at its default efficiencies", gpu.name);
+  if (!o.trace.empty()) {
+    const Trace measured = load_trace(o.trace);
+    const zoo::ModelGraph graph = build(o, measured.batch_size, settings.precision);
+    settings.roofline = zoo::calibrate(measured, graph, gpu, settings.precision, settings.roofline, {}).after;
+    timing = fmt::format("the roofline of {} with efficiencies fitted to {}", gpu.name, o.trace);
+  }
+  return settings;
+}
 
-  const zoo::ModelGraph graph = zoo::build_model(
-      o.model, {o.batch * o.gpus, o.image_size, o.seq_len, false, zoo::precision_bytes(settings.precision)});
+void plan_command(const PlanOptions& o) {
+  const ReportFormat format = parse_report_format(o.format);
+  check_numbers(o);
+  const std::optional<std::int64_t> limit = o.memory_limit.empty() ? std::nullopt : std::optional(parse_size(o.memory_limit));
+  const Cluster cluster = o.cluster.empty() ? default_cluster() : load_cluster(o.cluster);
+  const zoo::GpuSpec& gpu = zoo::find_gpu(o.gpu);
+  std::string timing;
+  const CostSettings settings = cost_settings(o, gpu, timing);
+  const zoo::ModelGraph graph = build(o, o.batch * o.gpus, settings.precision);
   const std::unique_ptr<Collective> collective = cluster.make_collective();
   const CostModel model(graph, gpu, *collective, settings);
   SearchOptions search;
   search.frontier_bound = o.frontier_bound;
   const SearchResult result = search_frontier(model, search);
-  const PlanReport report{&model, &result, std::string(gpu.name),
-                          fmt::format("{} ({}, {} GPUs per node)", cluster.source, cluster.collective,
-                                      cluster.settings.gpus_per_node),
-                          limit};
+  const std::string where = fmt::format("{} ({}, {} GPUs per node)", cluster.source, cluster.collective,
+                                        cluster.settings.gpus_per_node);
+  const PlanReport report{&model, &result, std::string(gpu.name), where, timing, limit};
   switch (format) {
     case ReportFormat::csv: return emit(format_plan_csv(report), o.output);
     case ReportFormat::json: return emit(format_plan_json(report), o.output);
@@ -108,6 +129,8 @@ void add_plan_command(CLI::App& app) {
   command->add_option("--batch", o->batch, "samples per GPU; the global batch is batch x gpus")->capture_default_str();
   command->add_option("--image-size", o->image_size, "vision models: input height = width (default: the model's)");
   command->add_option("--seq-len", o->seq_len, "text models: tokens per sample (default: the model's)");
+  command->add_flag("--aux-heads", o->aux_heads, "add GoogLeNet / Inception-v3 auxiliary heads, BERT pre-training heads");
+  command->add_option("--trace", o->trace, "measured trace of the model: fit the roofline's efficiencies to it (as `mgsim zoo calibrate`)");
   command->add_option("--gpu", o->gpu, "GPU catalogue entry for the roofline")->capture_default_str();
   command->add_option("--precision", o->precision, "fp32, tf32, fp16 or bf16")->capture_default_str();
   command->add_option("--optimizer", o->optimizer, "sgd, momentum or adam")->capture_default_str();

@@ -19,9 +19,9 @@ std::string header(const PlanReport& r) {
   const CostSettings& s = m.settings();
   return fmt::format(
       "{} on {} x {} ({}, {}), global batch {}, cluster: {}\n"
-      "simulated from the zoo's roofline model and the collective cost model, not measured\n",
+      "simulated, not measured: operators timed by {}, communication by the collective cost model\n",
       m.graph().model(), s.devices, r.gpu, zoo::precision_name(s.precision), optimizer_name(s.optimizer),
-      m.graph().batch_size(), r.cluster);
+      m.graph().batch_size(), r.cluster, r.timing);
 }
 
 std::string search_line(const SearchResult& result) {
@@ -120,7 +120,7 @@ std::string format_plan_json(const PlanReport& r) {
       {"optimizer", optimizer_name(m.settings().optimizer)},
       {"global_batch", m.graph().batch_size()},
       {"cluster", r.cluster},
-      {"provenance", "simulated from the zoo's roofline model and the collective cost model, not measured"},
+      {"provenance", "simulated, not measured: operators timed by " + r.timing + ", communication by the collective cost model"},
       {"frontier_bound", result.frontier_bound},
       {"thinned_entries", result.thinned},
       {"data_parallel", {{"time_s", to_seconds(dp.time)}, {"memory_bytes", dp.memory}}},

@@ -19,6 +19,7 @@ struct PlanReport {
   const SearchResult* result = nullptr;
   std::string gpu;
   std::string cluster;  ///< "default (hierarchical, 8 GPUs per node)" or the file
+  std::string timing;   ///< what timed the operators: "the roofline of h100 at its default efficiencies"
   std::optional<std::int64_t> memory_limit;
 };
 
