@@ -46,6 +46,7 @@ class Reducer {
   void fold(OpId v, std::size_t e);
   void bypass(OpId v, std::size_t e1, std::size_t e2);
   void add_edge(OpId a, OpId b, std::vector<Frontier> table);
+  bool has_later_neighbour(OpId x, const std::vector<bool>& done) const;
 
   const CostModel& model_;
   FrontierArena& arena_;
@@ -165,6 +166,15 @@ void Reducer::reduce(SearchResult& stats) {
   }
 }
 
+bool Reducer::has_later_neighbour(OpId x, const std::vector<bool>& done) const {
+  const std::vector<std::size_t> es = live_edges(x);
+  return std::any_of(es.begin(), es.end(), [&](std::size_t e) { return !done[other(edges_[e], x)]; });
+}
+
+std::size_t position(const std::vector<OpId>& live, OpId x) {
+  return static_cast<std::size_t>(std::find(live.begin(), live.end(), x) - live.begin());
+}
+
 Frontier Reducer::finish(const SearchOptions& options, SearchResult& stats) {
   std::vector<OpId> rest;
   for (OpId v = 0; v < node_.size(); ++v) {
@@ -172,22 +182,20 @@ Frontier Reducer::finish(const SearchOptions& options, SearchResult& stats) {
   }
   stats.dp_operators = rest.size();
   std::vector<bool> done(node_.size(), false);
-  std::vector<OpId> live;  // processed operators with an edge to a later one
+  std::vector<OpId> live;  // processed operators with an edge to a later one; a state holds their strategies
   std::map<std::vector<std::size_t>, Frontier> states{{{}, {{0, 0, kNoOrigin}}}};
   for (const OpId v : rest) {
     done[v] = true;
     std::vector<std::pair<std::size_t, std::size_t>> back;  // (edge, position in live) to earlier operators
     for (const std::size_t e : live_edges(v)) {
       const OpId x = other(edges_[e], v);
-      if (done[x]) back.emplace_back(e, static_cast<std::size_t>(std::find(live.begin(), live.end(), x) - live.begin()));
+      if (done[x]) back.emplace_back(e, position(live, x));
     }
     std::vector<OpId> next_live;
     for (const OpId x : live) {
-      const auto es = live_edges(x);
-      if (std::any_of(es.begin(), es.end(), [&](std::size_t e) { return !done[other(edges_[e], x)]; })) next_live.push_back(x);
+      if (has_later_neighbour(x, done)) next_live.push_back(x);
     }
-    const auto ves = live_edges(v);
-    if (std::any_of(ves.begin(), ves.end(), [&](std::size_t e) { return !done[other(edges_[e], v)]; })) next_live.push_back(v);
+    if (has_later_neighbour(v, done)) next_live.push_back(v);
 
     std::map<std::vector<std::size_t>, Frontier> next;
     for (const auto& [key, frontier] : states) {
@@ -198,9 +206,7 @@ Frontier Reducer::finish(const SearchOptions& options, SearchResult& stats) {
           own = arena_.take();
         }
         std::vector<std::size_t> next_key;
-        for (const OpId x : next_live) {
-          next_key.push_back(x == v ? sv : key[static_cast<std::size_t>(std::find(live.begin(), live.end(), x) - live.begin())]);
-        }
+        for (const OpId x : next_live) next_key.push_back(x == v ? sv : key[position(live, x)]);
         Frontier& slot = next[next_key];
         arena_.offer(slot);
         arena_.offer_sum(frontier, own);
