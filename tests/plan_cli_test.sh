@@ -68,6 +68,12 @@ else
   fail "cluster file" "$(cat err.txt)"
 fi
 
+if "$MGSIM" "${PLAN[@]}" --cluster "$ROOT/configs/cluster-h100-ndr.json" >ndr.txt 2>err.txt && grep -q 'cluster-h100-ndr.json (hierarchical, 8 GPUs per node)' ndr.txt; then
+  pass "shipped cluster file"
+else
+  fail "shipped cluster file" "$(cat err.txt)"
+fi
+
 # ---- bad input: exit 2, one error line naming the flag or key, no output file ---------------------------------
 
 expect_error() {  # expect_error NAME PATTERN ARGS...
