@@ -3,6 +3,7 @@
 // set kept; the search must return exactly that set.
 
 #include <algorithm>
+#include <random>
 #include <catch2/catch.hpp>
 
 #include "mgsim/plan/cost_model.hpp"
@@ -110,7 +111,36 @@ ModelGraph complete() {
   return b.finish();
 }
 
+/// Six operators on 16 x 64 tensors, each an activation, a sum of two
+/// earlier tensors (possibly the same one twice) or a linear layer of an
+/// earlier tensor: random series-parallel and non-series-parallel shapes.
+ModelGraph random_graph(std::mt19937& rng) {
+  GraphBuilder b("random", 16, 4);
+  std::vector<Tensor> made{b.input("x", {16, 64})};
+  for (int i = 0; i < 6; ++i) {
+    const auto pick = [&] { return made[std::uniform_int_distribution<std::size_t>(0, made.size() - 1)(rng)]; };
+    const std::string name = "op" + std::to_string(i);
+    switch (std::uniform_int_distribution<int>(0, 2)(rng)) {
+      case 0: made.push_back(b.activation(name, pick())); break;
+      case 1: made.push_back(b.add(name, {pick(), pick()})); break;
+      default: made.push_back(b.linear(name, pick(), 64)); break;
+    }
+  }
+  return b.finish();
+}
+
 }  // namespace
+
+TEST_CASE("plan: on random small graphs the frontier equals exhaustive enumeration", "[plan]") {
+  std::mt19937 rng(12);
+  const auto ring = ring_without_latency();
+  for (int trial = 0; trial < 25; ++trial) {
+    const ModelGraph g = random_graph(rng);
+    const CostModel m(g, zoo::find_gpu("v100"), *ring, settings(4, false));
+    INFO("trial " << trial);
+    CHECK(searched_frontier(m) == exhaustive_frontier(m));
+  }
+}
 
 TEST_CASE("plan: on a chain the frontier equals exhaustive enumeration", "[plan]") {
   const ModelGraph g = chain();
