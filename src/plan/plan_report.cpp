@@ -25,10 +25,13 @@ std::string header(const PlanReport& r) {
 }
 
 std::string search_line(const SearchResult& result) {
-  return fmt::format("frontier: {} points; bound {} points per table entry, {} entries thinned to it{}; {} operators "
-                     "eliminated, {} left to the topological dynamic program\n",
-                     result.frontier.size(), result.frontier_bound, result.thinned,
-                     result.thinned == 0 ? " (exact)" : "", result.eliminated, result.dp_operators);
+  const std::string rest = result.dp_operators <= 1
+                               ? std::string("the graph reduced completely")
+                               : fmt::format("{} left to the topological dynamic program", result.dp_operators);
+  return fmt::format("frontier: {} point{}; bound {} points per table entry, {} entries thinned to it{}; {} operators "
+                     "eliminated, {}\n",
+                     result.frontier.size(), result.frontier.size() == 1 ? "" : "s", result.frontier_bound,
+                     result.thinned, result.thinned == 0 ? " (exact)" : "", result.eliminated, rest);
 }
 
 std::string data_parallel_line(const PlanReport& r) {
