@@ -98,6 +98,23 @@ Layout consumed_layout(OpKind kind, const Strategy& s) {
   return s.output();
 }
 
+/// The work one device does for an operator under a strategy: FLOPs divided
+/// by every split, activations read divided by the input's pieces, parameters
+/// read by the parameters' pieces, output written by the output's pieces.
+Operator shard_of(const Operator& op, const Strategy& s, std::int64_t dtype) {
+  const Layout in = consumed_layout(op.kind, s);
+  const std::int64_t param_read = splits_reduction(op.kind) ? op.bytes_read - input_elements(op) * dtype
+                                  : op.kind == OpKind::embedding ? 0  // reads only the gathered rows
+                                                                 : op.param_count() * dtype;
+  const int param_pieces = splits_reduction(op.kind) ? s.feature * s.reduction : s.feature;
+  Operator shard;
+  shard.kind = op.kind;
+  shard.flops = op.flops / s.split();
+  shard.bytes_read = (op.bytes_read - param_read) / (in.batch * in.feature) + param_read / param_pieces;
+  shard.bytes_written = op.bytes_written / (s.batch * s.feature);
+  return shard;
+}
+
 }  // namespace
 
 CostModel::CostModel(const zoo::ModelGraph& graph, const zoo::GpuSpec& gpu, const Collective& collective,
@@ -132,35 +149,25 @@ SimTime CostModel::allreduce(double bytes, int group) const {
 Cost CostModel::strategy_cost(OpId v, const Strategy& s) const {
   const Operator& op = graph_->op(v);
   const std::int64_t dtype = graph_->dtype_bytes();
-  const Layout in = consumed_layout(op.kind, s);
-  const std::int64_t in_pieces = in.batch * in.feature, out_pieces = s.batch * s.feature;
-  const std::int64_t param_read = splits_reduction(op.kind) ? op.bytes_read - input_elements(op) * dtype
-                                  : op.kind == OpKind::embedding ? 0
-                                                                 : op.param_count() * dtype;
-  const int param_read_split = splits_reduction(op.kind) ? s.feature * s.reduction : s.feature;
-
-  Operator shard;
-  shard.kind = op.kind;
-  shard.flops = op.flops / s.split();
-  shard.bytes_read = (op.bytes_read - param_read) / in_pieces + param_read / param_read_split;
-  shard.bytes_written = op.bytes_written / out_pieces;
+  const Operator shard = shard_of(op, s, dtype);
   const zoo::Precision p = settings_.precision;
   Cost cost;
   cost.time = to_ns(zoo::forward_seconds(shard, *gpu_, p, settings_.roofline)) +
               to_ns(zoo::backward_seconds(shard, *gpu_, p, settings_.roofline));
 
-  const std::int64_t out_bytes = zoo::element_count(op.output_shape) * dtype;
+  const Layout in = consumed_layout(op.kind, s);
+  const std::int64_t out_shard = zoo::element_count(op.output_shape) * dtype / (s.batch * s.feature);
   if (splits_reduction(op.kind)) {
-    const std::int64_t in_bytes = zoo::element_count(op.input_shapes[0]) * dtype;
-    cost.time += allreduce(static_cast<double>(out_bytes / out_pieces), s.reduction);  // forward partial sums
-    cost.time += allreduce(static_cast<double>(in_bytes / in_pieces), s.feature);      // backward input gradient
+    const std::int64_t in_shard = zoo::element_count(op.input_shapes[0]) * dtype / (in.batch * in.feature);
+    cost.time += allreduce(static_cast<double>(out_shard), s.reduction);  // forward partial sums
+    cost.time += allreduce(static_cast<double>(in_shard), s.feature);     // backward input gradient
   }
   std::int64_t param_bytes = 0;
   for (const zoo::ParamTensor& t : op.params) param_bytes += zoo::element_count(t.shape) / param_split(op, t, s) * dtype;
   if (param_bytes > 0) cost.time += allreduce(static_cast<double>(param_bytes), s.batch) - allreduce(0.0, s.batch);
 
   const int copies = 2 + optimizer_state_copies(settings_.optimizer);  // parameters, gradients, optimizer state
-  cost.memory = copies * param_bytes + (op.kind == OpKind::view ? 0 : out_bytes / out_pieces);
+  cost.memory = copies * param_bytes + (op.kind == OpKind::view ? 0 : out_shard);
   return cost;
 }
 
