@@ -35,6 +35,8 @@ produce() {
 FAILURES=0
 for config in "$ROOT"/configs/*.json; do
   name=$(basename "$config" .json)
+  # Cluster files for `mgsim plan` name no trace: they are not run or sweep configs.
+  grep -q '"traces\?"' "$config" || continue
   produce "$config" "$WORK/$name"
   if [[ $UPDATE == --update ]]; then
     rm -rf "${GOLDEN:?}/$name"

@@ -23,5 +23,6 @@ void add_advise_command(CLI::App& app);
 void add_profile_command(CLI::App& app);
 void add_import_command(CLI::App& app);
 void add_fit_command(CLI::App& app);
+void add_plan_command(CLI::App& app);
 
 }  // namespace mgsim::cli

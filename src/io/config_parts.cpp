@@ -1,4 +1,4 @@
-#include "config_parts.hpp"
+#include "mgsim/io/config_parts.hpp"
 
 #include <fmt/format.h>
 

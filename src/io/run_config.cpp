@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "config_parts.hpp"
+#include "mgsim/io/config_parts.hpp"
 #include "mgsim/io/json_reader.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/trace_io.hpp"

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "config_parts.hpp"
+#include "mgsim/io/config_parts.hpp"
 #include "mgsim/io/json_reader.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/trace_io.hpp"

@@ -1,6 +1,7 @@
 #pragma once
-// Pieces of a run config that other configs (sweeps, advice) read the same
-// way: a network, a schedule entry. Internal to src/io.
+// Pieces of a config that several configs read the same way: a network, a
+// schedule entry, the overlap settings. Shared by the run, sweep and advice
+// configs (src/io) and the planner's cluster files (src/plan).
 
 #include <filesystem>
 #include <vector>

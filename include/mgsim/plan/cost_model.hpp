@@ -1,0 +1,92 @@
+#pragma once
+// The cost of a parallelization plan: per operator and strategy its time and
+// memory per device, per edge the re-layout between neighbours' splits, and
+// the exact total of a complete assignment. Built once from a model graph
+// (whose batch is the global batch), a GPU roofline and a collective cost
+// model; it owns the strategy lists and the per-operator costs, and refers to
+// the graph and the collective, which must outlive it. Formulas:
+// docs/plan.md ("Cost model").
+
+#include <cstdint>
+#include <vector>
+
+#include "mgsim/collective.hpp"
+#include "mgsim/plan/strategy.hpp"
+#include "mgsim/time.hpp"
+#include "mgsim/zoo/gpus.hpp"
+#include "mgsim/zoo/graph.hpp"
+#include "mgsim/zoo/synthetic.hpp"
+
+namespace mgsim::plan {
+
+/// Time and memory per device; both add up over operators and edges.
+struct Cost {
+  SimTime time = 0;
+  std::int64_t memory = 0;  ///< bytes
+  bool operator==(const Cost&) const = default;
+};
+
+struct CostSettings {
+  int devices = 1;  ///< a power of two
+  zoo::Precision precision = zoo::Precision::fp32;
+  zoo::RooflineSettings roofline;
+  Optimizer optimizer = Optimizer::adam;
+  /// Also try strategies whose product of splits is below `devices`
+  /// (operators computed redundantly by replicas); else every product equals it.
+  bool allow_replication = false;
+};
+
+class CostModel {
+ public:
+  /// Throws ConfigError when devices is not a power of two or the graph's
+  /// element size does not match the precision.
+  CostModel(const zoo::ModelGraph& graph, const zoo::GpuSpec& gpu, const Collective& collective,
+            const CostSettings& settings);
+
+  const zoo::ModelGraph& graph() const { return *graph_; }
+  const CostSettings& settings() const { return settings_; }
+  std::size_t op_count() const { return ops_.size(); }
+
+  const std::vector<Strategy>& strategies(zoo::OpId op) const { return ops_[op].strategies; }
+  /// An operator's own cost under its i-th strategy: shard compute forward and
+  /// backward, partial-sum all-reduces, the size-dependent part of its
+  /// gradient all-reduce T_b(M) - T_b(0), and its memory.
+  const Cost& op_cost(zoo::OpId op, std::size_t i) const { return ops_[op].costs[i]; }
+  /// Re-layout time, forward and backward, of the tensor `producer` hands to
+  /// `consumer`, under their strategies i and j.
+  SimTime edge_time(zoo::OpId producer, std::size_t i, zoo::OpId consumer, std::size_t j) const;
+  /// Replica-group size of an operator's gradient all-reduce (its batch
+  /// split); 1 when it owns no parameters or needs none.
+  int gradient_group(zoo::OpId op, std::size_t i) const;
+  /// Start-up time T_g(0) of one fused gradient all-reduce over g devices.
+  SimTime gradient_startup(int group) const;
+
+  /// Total of a complete assignment (a strategy index per operator): all
+  /// operator and edge costs plus one start-up per gradient group size used
+  /// (gradients of a group size travel as one fused message).
+  Cost evaluate(const std::vector<std::size_t>& assignment) const;
+  /// The strategy index of pure data parallelism (every operator split
+  /// devices ways along its batch) per operator; throws ConfigError when the
+  /// global batch cannot be split that way.
+  std::vector<std::size_t> data_parallel() const;
+
+ private:
+  struct OpTable {
+    std::vector<Strategy> strategies;
+    std::vector<Cost> costs;
+    std::vector<int> gradient_groups;
+  };
+
+  SimTime relayout(std::int64_t bytes, Layout from, Layout to) const;
+  void build_op(zoo::OpId op);
+  Cost strategy_cost(zoo::OpId op, const Strategy& s) const;
+  SimTime allreduce(double bytes, int group) const;
+
+  const zoo::ModelGraph* graph_;
+  const zoo::GpuSpec* gpu_;
+  const Collective* collective_;
+  CostSettings settings_;
+  std::vector<OpTable> ops_;
+};
+
+}  // namespace mgsim::plan

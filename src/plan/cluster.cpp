@@ -1,0 +1,45 @@
+#include "mgsim/plan/cluster.hpp"
+
+#include "mgsim/io/config_parts.hpp"
+#include "mgsim/io/json_reader.hpp"
+#include "mgsim/error.hpp"
+#include "mgsim/io/run_config.hpp"
+
+namespace mgsim::plan {
+
+std::unique_ptr<Collective> Cluster::make_collective() const { return find_collective(collective).make(settings); }
+
+Cluster default_cluster() {
+  Cluster c;
+  c.settings.gpus_per_node = 8;
+  c.settings.network.intra = {5e-6, 1.0 / 150e9, 0.0};
+  c.settings.network.inter = {10e-6, 1.0 / 12.5e9, 0.0};
+  c.source = "default";
+  return c;
+}
+
+Cluster load_cluster(const std::filesystem::path& file) {
+  const nlohmann::json document = parse_json_file(file, InputKind::config);
+  JsonReader top(document, {file.string(), "", InputKind::config});
+  Cluster c;
+  c.source = file.string();
+  if (top.has("description")) top.text("description");
+  if (top.has("collective")) c.collective = top.text("collective");
+  const JsonWhere at = top.where().key("collective");
+  const CollectiveInfo* info = nullptr;
+  try {
+    info = &find_collective(c.collective);
+  } catch (const ConfigError& error) {
+    at.fail(error.what());
+  }
+  if (info->needs_curve) {
+    at.fail("collective 'measured' prices only the measured GPU counts, a plan needs every power-of-two group: use "
+            "an analytic collective");
+  }
+  if (top.has("gpus_per_node")) c.settings.gpus_per_node = static_cast<int>(top.integer("gpus_per_node", 1, kMaxGpus));
+  c.settings.network = read_network(top.object("network"));
+  top.reject_unknown();
+  return c;
+}
+
+}  // namespace mgsim::plan

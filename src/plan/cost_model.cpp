@@ -1,0 +1,223 @@
+#include "mgsim/plan/cost_model.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "mgsim/error.hpp"
+
+namespace mgsim::plan {
+namespace {
+
+using zoo::OpId;
+using zoo::OpKind;
+using zoo::Operator;
+using zoo::Shape;
+
+/// Convolutions and linear layers: split along batch, output and input features.
+bool splits_reduction(OpKind kind) { return kind == OpKind::conv2d || kind == OpKind::linear; }
+
+/// Size of a tensor's feature dimension: attention heads for tensors whose
+/// first dimension is batch x heads, channels of N x C x H x W, else the last.
+std::int64_t feature_size(const Shape& shape, std::int64_t batch) {
+  if (shape.empty()) return 1;
+  if (shape[0] != batch && shape[0] % batch == 0) return shape[0] / batch;
+  if (shape.size() == 4) return shape[1];
+  return shape.size() >= 2 ? shape.back() : 1;
+}
+
+/// Whether the operator's feature dimension stays whole: layer norm and a
+/// softmax over features normalise along it, an LSTM's recurrence runs along
+/// it, and inputs (token ids, pixels) have none to split.
+bool keeps_feature_whole(const Operator& op, std::int64_t batch) {
+  if (op.kind == OpKind::layernorm || op.kind == OpKind::lstm || op.kind == OpKind::input) return true;
+  if (op.kind != OpKind::softmax) return false;
+  const Shape& s = op.output_shape;
+  return s[0] == batch && s.size() != 4;
+}
+
+/// Largest power-of-two split of each dimension an operator allows.
+struct SplitLimits {
+  std::int64_t batch = 1, feature = 1, reduction = 1;
+};
+
+SplitLimits limits_of(const Operator& op, std::int64_t batch) {
+  SplitLimits l;
+  l.batch = op.output_shape.empty() || op.output_shape[0] % batch != 0 ? 1 : batch;
+  if (op.kind == OpKind::linear) {
+    l.feature = op.output_shape.back();
+    l.reduction = op.input_shapes[0].back();
+  } else if (op.kind == OpKind::conv2d) {
+    l.feature = op.output_shape[1];
+    l.reduction = op.input_shapes[0][1];
+  } else if (!keeps_feature_whole(op, batch)) {
+    l.feature = feature_size(op.output_shape, batch);
+    if (op.kind != OpKind::embedding) {
+      for (const Shape& in : op.input_shapes) l.feature = std::gcd(l.feature, feature_size(in, batch));
+    }
+  }
+  return l;
+}
+
+bool divides(int factor, std::int64_t size) { return size % factor == 0; }
+
+std::vector<Strategy> enumerate(const Operator& op, std::int64_t batch, const CostSettings& settings) {
+  const SplitLimits l = limits_of(op, batch);
+  const int d = settings.devices;
+  std::vector<Strategy> out;
+  for (int b = 1; b <= d; b *= 2) {
+    for (int f = 1; b * f <= d; f *= 2) {
+      for (int k = 1; b * f * k <= d; k *= 2) {
+        if (!divides(b, l.batch) || !divides(f, l.feature) || !divides(k, l.reduction)) continue;
+        if (b * f * k != d && !settings.allow_replication) continue;
+        out.push_back({b, f, k});
+      }
+    }
+  }
+  return out;
+}
+
+std::int64_t input_elements(const Operator& op) {
+  std::int64_t n = 0;
+  for (const Shape& s : op.input_shapes) n += zoo::element_count(s);
+  return n;
+}
+
+/// Pieces a parameter tensor is cut into: weights of convolutions and linear
+/// layers along output and input features, every other tensor along the feature split.
+int param_split(const Operator& op, const zoo::ParamTensor& p, const Strategy& s) {
+  return splits_reduction(op.kind) && p.shape.size() >= 2 ? s.feature * s.reduction : s.feature;
+}
+
+/// The layout an operator needs its (first) input in.
+Layout consumed_layout(OpKind kind, const Strategy& s) {
+  if (splits_reduction(kind)) return {s.batch, s.reduction};
+  if (kind == OpKind::embedding) return {s.batch, 1};  // token ids have no feature dimension
+  return s.output();
+}
+
+/// The work one device does for an operator under a strategy: FLOPs divided
+/// by every split, activations read divided by the input's pieces, parameters
+/// read by the parameters' pieces, output written by the output's pieces.
+Operator shard_of(const Operator& op, const Strategy& s, std::int64_t dtype) {
+  const Layout in = consumed_layout(op.kind, s);
+  const std::int64_t param_read = splits_reduction(op.kind) ? op.bytes_read - input_elements(op) * dtype
+                                  : op.kind == OpKind::embedding ? 0  // reads only the gathered rows
+                                                                 : op.param_count() * dtype;
+  const int param_pieces = splits_reduction(op.kind) ? s.feature * s.reduction : s.feature;
+  Operator shard;
+  shard.kind = op.kind;
+  shard.flops = op.flops / s.split();
+  shard.bytes_read = (op.bytes_read - param_read) / (in.batch * in.feature) + param_read / param_pieces;
+  shard.bytes_written = op.bytes_written / (s.batch * s.feature);
+  return shard;
+}
+
+}  // namespace
+
+CostModel::CostModel(const zoo::ModelGraph& graph, const zoo::GpuSpec& gpu, const Collective& collective,
+                     const CostSettings& settings)
+    : graph_(&graph), gpu_(&gpu), collective_(&collective), settings_(settings) {
+  const int d = settings.devices;
+  if (d < 1 || (d & (d - 1)) != 0) throw ConfigError(fmt::format("device count must be a power of two, got {}", d));
+  if (graph.dtype_bytes() != zoo::precision_bytes(settings.precision)) {
+    throw ConfigError(fmt::format("model {} was built with {} bytes per element, precision {} needs {}", graph.model(),
+                                  graph.dtype_bytes(), zoo::precision_name(settings.precision),
+                                  zoo::precision_bytes(settings.precision)));
+  }
+  settings.roofline.check();
+  ops_.resize(graph.op_count());
+  for (OpId v = 0; v < graph.op_count(); ++v) build_op(v);
+}
+
+void CostModel::build_op(OpId v) {
+  OpTable& table = ops_[v];
+  table.strategies = enumerate(graph_->op(v), graph_->batch_size(), settings_);
+  for (const Strategy& s : table.strategies) {
+    table.costs.push_back(strategy_cost(v, s));
+    const bool owns = graph_->op(v).param_count() > 0;
+    table.gradient_groups.push_back(owns ? s.batch : 1);
+  }
+}
+
+SimTime CostModel::allreduce(double bytes, int group) const {
+  return group <= 1 ? 0 : to_ns(collective_->allreduce_seconds(bytes, group));
+}
+
+Cost CostModel::strategy_cost(OpId v, const Strategy& s) const {
+  const Operator& op = graph_->op(v);
+  const std::int64_t dtype = graph_->dtype_bytes();
+  const Operator shard = shard_of(op, s, dtype);
+  const zoo::Precision p = settings_.precision;
+  Cost cost;
+  cost.time = to_ns(zoo::forward_seconds(shard, *gpu_, p, settings_.roofline)) +
+              to_ns(zoo::backward_seconds(shard, *gpu_, p, settings_.roofline));
+
+  const Layout in = consumed_layout(op.kind, s);
+  const std::int64_t out_shard = zoo::element_count(op.output_shape) * dtype / (s.batch * s.feature);
+  if (splits_reduction(op.kind)) {
+    const std::int64_t in_shard = zoo::element_count(op.input_shapes[0]) * dtype / (in.batch * in.feature);
+    cost.time += allreduce(static_cast<double>(out_shard), s.reduction);  // forward partial sums
+    cost.time += allreduce(static_cast<double>(in_shard), s.feature);     // backward input gradient
+  }
+  std::int64_t param_bytes = 0;
+  for (const zoo::ParamTensor& t : op.params) param_bytes += zoo::element_count(t.shape) / param_split(op, t, s) * dtype;
+  if (param_bytes > 0) cost.time += allreduce(static_cast<double>(param_bytes), s.batch) - allreduce(0.0, s.batch);
+
+  const int copies = 2 + optimizer_state_copies(settings_.optimizer);  // parameters, gradients, optimizer state
+  cost.memory = copies * param_bytes + (op.kind == OpKind::view ? 0 : out_shard);
+  return cost;
+}
+
+SimTime CostModel::relayout(std::int64_t bytes, Layout from, Layout to) const {
+  const auto one_way = [&](Layout a, Layout b) -> SimTime {
+    if (b.batch % a.batch == 0 && b.feature % a.feature == 0) return 0;  // a local slice
+    const int batch = std::max(a.batch, b.batch), feature = std::max(a.feature, b.feature);
+    const int group = batch / b.batch * (feature / b.feature);
+    const double piece = static_cast<double>(bytes) / (static_cast<double>(batch) * feature);
+    return to_ns(collective_->allgather_seconds(piece, group));
+  };
+  return one_way(from, to) + one_way(to, from);
+}
+
+SimTime CostModel::edge_time(OpId producer, std::size_t i, OpId consumer, std::size_t j) const {
+  const std::int64_t bytes = zoo::element_count(graph_->op(producer).output_shape) * graph_->dtype_bytes();
+  return relayout(bytes, ops_[producer].strategies[i].output(), consumed_layout(graph_->op(consumer).kind, ops_[consumer].strategies[j]));
+}
+
+int CostModel::gradient_group(OpId op, std::size_t i) const { return ops_[op].gradient_groups[i]; }
+
+SimTime CostModel::gradient_startup(int group) const { return allreduce(0.0, group); }
+
+Cost CostModel::evaluate(const std::vector<std::size_t>& assignment) const {
+  Cost total;
+  std::set<int> groups;
+  for (OpId v = 0; v < ops_.size(); ++v) {
+    const Cost& c = op_cost(v, assignment[v]);
+    total.time += c.time;
+    total.memory += c.memory;
+    groups.insert(gradient_group(v, assignment[v]));
+    for (const OpId u : graph_->inputs(v)) total.time += edge_time(u, assignment[u], v, assignment[v]);
+  }
+  for (const int g : groups) total.time += gradient_startup(g);
+  return total;
+}
+
+std::vector<std::size_t> CostModel::data_parallel() const {
+  const Strategy all_batch{settings_.devices, 1, 1};
+  std::vector<std::size_t> out;
+  for (OpId v = 0; v < ops_.size(); ++v) {
+    const auto& list = ops_[v].strategies;
+    const auto it = std::find(list.begin(), list.end(), all_batch);
+    if (it == list.end()) {
+      throw ConfigError(fmt::format("model {}: operator {} cannot be split {} ways along the batch (global batch {})",
+                                    graph_->model(), graph_->op(v).name, settings_.devices, graph_->batch_size()));
+    }
+    out.push_back(static_cast<std::size_t>(it - list.begin()));
+  }
+  return out;
+}
+
+}  // namespace mgsim::plan

@@ -1,0 +1,265 @@
+#include "mgsim/plan/frontier_search.hpp"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "mgsim/error.hpp"
+#include "mgsim/plan/frontier.hpp"
+
+namespace mgsim::plan {
+namespace {
+
+using zoo::OpId;
+
+/// An edge of the graph being reduced; its table holds a frontier per pair of
+/// strategies, indexed [strategy of a x strategies of b + strategy of b].
+struct Edge {
+  OpId a, b;
+  std::vector<Frontier> table;
+  bool alive = true;
+};
+
+/// The operator graph under reduction: a frontier per operator and strategy,
+/// a table per edge. Starts with each operator's own cost and each edge's
+/// re-layout time.
+class Reducer {
+ public:
+  Reducer(const CostModel& model, FrontierArena& arena);
+
+  /// Folds, bypasses and merges until nothing changes.
+  void reduce(SearchResult& stats);
+  /// The frontier of the whole graph: a dynamic program over what is left.
+  Frontier finish(const SearchOptions& options, SearchResult& stats);
+
+ private:
+  std::size_t count(OpId v) const { return node_[v].size(); }
+  static OpId other(const Edge& e, OpId v) { return e.a == v ? e.b : e.a; }
+  /// The entry of edge e for node x under strategy sx and its other end under sy.
+  const Frontier& entry(const Edge& e, OpId x, std::size_t sx, std::size_t sy) const {
+    return e.a == x ? e.table[sx * count(e.b) + sy] : e.table[sy * count(e.b) + sx];
+  }
+  std::vector<std::size_t> live_edges(OpId v) const;
+  bool merge_parallel(OpId v);
+  void fold(OpId v, std::size_t e);
+  void bypass(OpId v, std::size_t e1, std::size_t e2);
+  void add_edge(OpId a, OpId b, std::vector<Frontier> table);
+  bool has_later_neighbour(OpId x, const std::vector<bool>& done) const;
+
+  const CostModel& model_;
+  FrontierArena& arena_;
+  std::vector<std::vector<Frontier>> node_;
+  std::vector<bool> alive_;
+  std::vector<Edge> edges_;
+  std::vector<std::vector<std::size_t>> incident_;
+};
+
+Reducer::Reducer(const CostModel& model, FrontierArena& arena)
+    : model_(model), arena_(arena), node_(model.op_count()), alive_(model.op_count(), true),
+      incident_(model.op_count()) {
+  for (OpId v = 0; v < model.op_count(); ++v) {
+    for (std::size_t i = 0; i < model.strategies(v).size(); ++i) {
+      const Cost& c = model.op_cost(v, i);
+      node_[v].push_back(arena.leaf(c.time, c.memory, v, i));
+    }
+  }
+  for (OpId v = 0; v < model.op_count(); ++v) {
+    for (const OpId u : model.graph().inputs(v)) {
+      std::vector<Frontier> table;
+      for (std::size_t i = 0; i < count(u); ++i) {
+        for (std::size_t j = 0; j < count(v); ++j) table.push_back({{model.edge_time(u, i, v, j), 0, kNoOrigin}});
+      }
+      add_edge(u, v, std::move(table));
+    }
+  }
+}
+
+void Reducer::add_edge(OpId a, OpId b, std::vector<Frontier> table) {
+  edges_.push_back({a, b, std::move(table), true});
+  incident_[a].push_back(edges_.size() - 1);
+  incident_[b].push_back(edges_.size() - 1);
+}
+
+std::vector<std::size_t> Reducer::live_edges(OpId v) const {
+  std::vector<std::size_t> out;
+  for (const std::size_t e : incident_[v]) {
+    if (edges_[e].alive) out.push_back(e);
+  }
+  return out;
+}
+
+bool Reducer::merge_parallel(OpId v) {
+  const std::vector<std::size_t> es = live_edges(v);
+  for (std::size_t x = 0; x < es.size(); ++x) {
+    for (std::size_t y = x + 1; y < es.size(); ++y) {
+      Edge& keep = edges_[es[x]];
+      Edge& drop = edges_[es[y]];
+      if (other(keep, v) != other(drop, v)) continue;
+      for (std::size_t i = 0; i < count(keep.a); ++i) {
+        for (std::size_t j = 0; j < count(keep.b); ++j) {
+          Frontier& f = keep.table[i * count(keep.b) + j];
+          arena_.offer_sum(f, entry(drop, keep.a, i, j));
+          f = arena_.take();
+        }
+      }
+      drop.alive = false;
+      return true;
+    }
+  }
+  return false;
+}
+
+void Reducer::fold(OpId v, std::size_t e) {
+  const OpId u = other(edges_[e], v);
+  for (std::size_t su = 0; su < count(u); ++su) {
+    for (std::size_t sv = 0; sv < count(v); ++sv) arena_.offer_sum(entry(edges_[e], u, su, sv), node_[v][sv]);
+    const Frontier best = arena_.take();
+    arena_.offer_sum(node_[u][su], best);
+    node_[u][su] = arena_.take();
+  }
+  edges_[e].alive = false;
+  alive_[v] = false;
+}
+
+void Reducer::bypass(OpId v, std::size_t e1, std::size_t e2) {
+  const OpId u = other(edges_[e1], v), w = other(edges_[e2], v);
+  std::vector<Frontier> to_v;  // [su][sv]: u's edge to v plus v itself
+  for (std::size_t su = 0; su < count(u); ++su) {
+    for (std::size_t sv = 0; sv < count(v); ++sv) {
+      arena_.offer_sum(entry(edges_[e1], u, su, sv), node_[v][sv]);
+      to_v.push_back(arena_.take());
+    }
+  }
+  std::vector<Frontier> table;
+  for (std::size_t su = 0; su < count(u); ++su) {
+    for (std::size_t sw = 0; sw < count(w); ++sw) {
+      for (std::size_t sv = 0; sv < count(v); ++sv) {
+        arena_.offer_sum(to_v[su * count(v) + sv], entry(edges_[e2], v, sv, sw));
+      }
+      table.push_back(arena_.take());
+    }
+  }
+  edges_[e1].alive = edges_[e2].alive = false;
+  alive_[v] = false;
+  add_edge(u, w, std::move(table));
+}
+
+void Reducer::reduce(SearchResult& stats) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (OpId v = 0; v < node_.size(); ++v) {
+      if (!alive_[v]) continue;
+      while (merge_parallel(v)) ++stats.merged_edges;
+      const std::vector<std::size_t> es = live_edges(v);
+      if (es.size() == 1) {
+        fold(v, es[0]);
+      } else if (es.size() == 2) {
+        bypass(v, es[0], es[1]);
+      } else {
+        continue;
+      }
+      ++stats.eliminated;
+      changed = true;
+    }
+  }
+}
+
+bool Reducer::has_later_neighbour(OpId x, const std::vector<bool>& done) const {
+  const std::vector<std::size_t> es = live_edges(x);
+  return std::any_of(es.begin(), es.end(), [&](std::size_t e) { return !done[other(edges_[e], x)]; });
+}
+
+std::size_t position(const std::vector<OpId>& live, OpId x) {
+  return static_cast<std::size_t>(std::find(live.begin(), live.end(), x) - live.begin());
+}
+
+Frontier Reducer::finish(const SearchOptions& options, SearchResult& stats) {
+  std::vector<OpId> rest;
+  for (OpId v = 0; v < node_.size(); ++v) {
+    if (alive_[v]) rest.push_back(v);
+  }
+  stats.dp_operators = rest.size();
+  std::vector<bool> done(node_.size(), false);
+  std::vector<OpId> live;  // processed operators with an edge to a later one; a state holds their strategies
+  std::map<std::vector<std::size_t>, Frontier> states{{{}, {{0, 0, kNoOrigin}}}};
+  for (const OpId v : rest) {
+    done[v] = true;
+    std::vector<std::pair<std::size_t, std::size_t>> back;  // (edge, position in live) to earlier operators
+    for (const std::size_t e : live_edges(v)) {
+      const OpId x = other(edges_[e], v);
+      if (done[x]) back.emplace_back(e, position(live, x));
+    }
+    std::vector<OpId> next_live;
+    for (const OpId x : live) {
+      if (has_later_neighbour(x, done)) next_live.push_back(x);
+    }
+    if (has_later_neighbour(v, done)) next_live.push_back(v);
+
+    std::map<std::vector<std::size_t>, Frontier> next;
+    for (const auto& [key, frontier] : states) {
+      for (std::size_t sv = 0; sv < count(v); ++sv) {
+        Frontier own = node_[v][sv];
+        for (const auto& [e, pos] : back) {
+          arena_.offer_sum(own, entry(edges_[e], v, sv, key[pos]));
+          own = arena_.take();
+        }
+        std::vector<std::size_t> next_key;
+        for (const OpId x : next_live) next_key.push_back(x == v ? sv : key[position(live, x)]);
+        Frontier& slot = next[next_key];
+        arena_.offer(slot);
+        arena_.offer_sum(frontier, own);
+        slot = arena_.take();
+      }
+      if (next.size() > options.max_dp_states) {
+        throw ConfigError(fmt::format("model {}: the operator graph does not reduce, and the dynamic program over its "
+                                      "remaining {} operators needs more than {} states",
+                                      model_.graph().model(), rest.size(), options.max_dp_states));
+      }
+    }
+    states = std::move(next);
+    live = std::move(next_live);
+  }
+  return states.empty() ? Frontier{} : states.begin()->second;  // empty: nothing fits the memory limit
+}
+
+/// Exact costs of the search's points, fastest first, dominated ones dropped.
+std::vector<PlanPoint> exact_frontier(const CostModel& model, const FrontierArena& arena, const Frontier& found,
+                                      std::int64_t memory_limit) {
+  constexpr std::size_t kUnset = static_cast<std::size_t>(-1);
+  std::vector<PlanPoint> points;
+  for (const FrontierPoint& p : found) {
+    std::vector<std::size_t> assignment(model.op_count(), kUnset);
+    arena.read_back(p.origin, assignment);
+    if (std::find(assignment.begin(), assignment.end(), kUnset) != assignment.end()) {
+      throw std::logic_error("plan search: a frontier point misses an operator's strategy");
+    }
+    const Cost cost = model.evaluate(assignment);
+    if (cost.memory <= memory_limit) points.push_back({cost, std::move(assignment)});
+  }
+  std::sort(points.begin(), points.end(), [](const PlanPoint& x, const PlanPoint& y) {
+    return x.cost.time != y.cost.time ? x.cost.time < y.cost.time : x.cost.memory < y.cost.memory;
+  });
+  std::vector<PlanPoint> kept;
+  for (PlanPoint& p : points) {
+    if (kept.empty() || p.cost.memory < kept.back().cost.memory) kept.push_back(std::move(p));
+  }
+  return kept;
+}
+
+}  // namespace
+
+SearchResult search_frontier(const CostModel& model, const SearchOptions& options) {
+  SearchResult result;
+  FrontierArena arena(options.frontier_bound, options.memory_limit);
+  Reducer reducer(model, arena);
+  reducer.reduce(result);
+  const Frontier found = reducer.finish(options, result);
+  result.frontier = exact_frontier(model, arena, found, options.memory_limit);
+  result.frontier_bound = arena.bound();
+  result.thinned = arena.thinned();
+  return result;
+}
+
+}  // namespace mgsim::plan

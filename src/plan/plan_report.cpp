@@ -1,0 +1,154 @@
+#include "mgsim/plan/plan_report.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace mgsim::plan {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+double gib(std::int64_t bytes) { return static_cast<double>(bytes) / kGiB; }
+double ms(SimTime t) { return to_seconds(t) * 1e3; }
+
+std::string header(const PlanReport& r) {
+  const CostModel& m = *r.model;
+  const CostSettings& s = m.settings();
+  return fmt::format(
+      "{} on {} x {} ({}, {}), global batch {}, cluster: {}\n"
+      "simulated, not measured: operators timed by {}, communication by the collective cost model\n",
+      m.graph().model(), s.devices, r.gpu, zoo::precision_name(s.precision), optimizer_name(s.optimizer),
+      m.graph().batch_size(), r.cluster, r.timing);
+}
+
+std::string search_line(const SearchResult& result) {
+  const std::string rest = result.dp_operators <= 1
+                               ? std::string("the graph reduced completely")
+                               : fmt::format("{} left to the topological dynamic program", result.dp_operators);
+  return fmt::format("frontier: {} point{}; bound {} points per table entry, {} entries thinned to it{}; {} operators "
+                     "eliminated, {}\n",
+                     result.frontier.size(), result.frontier.size() == 1 ? "" : "s", result.frontier_bound,
+                     result.thinned, result.thinned == 0 ? " (exact)" : "", result.eliminated, rest);
+}
+
+std::string data_parallel_line(const PlanReport& r) {
+  const Cost dp = r.model->evaluate(r.model->data_parallel());
+  const auto& f = r.result->frontier;
+  const bool on = std::any_of(f.begin(), f.end(), [&](const PlanPoint& p) { return p.cost == dp; });
+  return fmt::format("data parallel: {:.3f} ms, {:.2f} GiB per device ({})\n", ms(dp.time), gib(dp.memory),
+                     on ? "on the frontier" : "dominated");
+}
+
+std::string operator_table(const CostModel& m, const std::vector<std::size_t>& assignment) {
+  std::string out = fmt::format("{:<52} {:<10} {:>12} {:>10} {:>12}\n", "operator", "kind", "strategy", "time_ms",
+                                "memory_MiB");
+  for (zoo::OpId v = 0; v < m.op_count(); ++v) {
+    const zoo::Operator& op = m.graph().op(v);
+    if (op.kind == zoo::OpKind::view) continue;
+    const Cost& c = m.op_cost(v, assignment[v]);
+    out += fmt::format("{:<52} {:<10} {:>12} {:>10.3f} {:>12.2f}\n", op.name, zoo::op_kind_name(op.kind),
+                       format_strategy(m.strategies(v)[assignment[v]]), ms(c.time),
+                       static_cast<double>(c.memory) / (1024.0 * 1024.0));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string summarize(const CostModel& model, const std::vector<std::size_t>& assignment) {
+  std::map<std::string, int> uses;
+  for (zoo::OpId v = 0; v < model.op_count(); ++v) {
+    if (model.graph().op(v).param_count() > 0) ++uses[format_strategy(model.strategies(v)[assignment[v]])];
+  }
+  std::vector<std::pair<std::string, int>> sorted(uses.begin(), uses.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+  std::string out;
+  for (const auto& [strategy, n] : sorted) out += fmt::format("{}{} x{}", out.empty() ? "" : ", ", strategy, n);
+  return out;
+}
+
+std::optional<std::size_t> fastest_within(const SearchResult& result, std::int64_t memory_limit) {
+  for (std::size_t i = 0; i < result.frontier.size(); ++i) {
+    if (result.frontier[i].cost.memory <= memory_limit) return i;  // fastest first
+  }
+  return std::nullopt;
+}
+
+std::string format_plan_table(const PlanReport& r) {
+  const SearchResult& result = *r.result;
+  std::string out = header(r) + search_line(result) + data_parallel_line(r);
+  out += fmt::format("\n{:>5} {:>12} {:>12}  {}\n", "point", "time_ms", "memory_GiB", "strategies of parameter-owning operators");
+  for (std::size_t i = 0; i < result.frontier.size(); ++i) {
+    const PlanPoint& p = result.frontier[i];
+    out += fmt::format("{:>5} {:>12.3f} {:>12.2f}  {}\n", i, ms(p.cost.time), gib(p.cost.memory),
+                       summarize(*r.model, p.assignment));
+  }
+  if (!r.memory_limit) return out;
+  const std::optional<std::size_t> chosen = fastest_within(result, *r.memory_limit);
+  if (!chosen) {
+    const std::int64_t smallest = result.frontier.empty() ? 0 : result.frontier.back().cost.memory;
+    return out + fmt::format("\nno plan fits in {:.2f} GiB per device; the smallest needs {:.2f} GiB\n",
+                             gib(*r.memory_limit), gib(smallest));
+  }
+  const PlanPoint& p = result.frontier[*chosen];
+  out += fmt::format("\nfastest plan within {:.2f} GiB: point {}, {:.3f} ms, {:.2f} GiB per device\n",
+                     gib(*r.memory_limit), *chosen, ms(p.cost.time), gib(p.cost.memory));
+  return out + operator_table(*r.model, p.assignment);
+}
+
+std::string format_plan_csv(const PlanReport& r) {
+  const CostModel& m = *r.model;
+  std::string out = "model,gpus,point,time_s,memory_bytes,fits_memory_limit,strategies\n";
+  for (std::size_t i = 0; i < r.result->frontier.size(); ++i) {
+    const PlanPoint& p = r.result->frontier[i];
+    const std::string fits = r.memory_limit ? (p.cost.memory <= *r.memory_limit ? "yes" : "no") : "";
+    out += fmt::format("{},{},{},{:.9g},{},{},\"{}\"\n", m.graph().model(), m.settings().devices, i,
+                       to_seconds(p.cost.time), p.cost.memory, fits, summarize(m, p.assignment));
+  }
+  return out;
+}
+
+std::string format_plan_json(const PlanReport& r) {
+  const CostModel& m = *r.model;
+  const SearchResult& result = *r.result;
+  const Cost dp = m.evaluate(m.data_parallel());
+  nlohmann::ordered_json doc{
+      {"model", m.graph().model()},
+      {"gpus", m.settings().devices},
+      {"gpu", r.gpu},
+      {"precision", zoo::precision_name(m.settings().precision)},
+      {"optimizer", optimizer_name(m.settings().optimizer)},
+      {"global_batch", m.graph().batch_size()},
+      {"cluster", r.cluster},
+      {"provenance", "simulated, not measured: operators timed by " + r.timing + ", communication by the collective cost model"},
+      {"frontier_bound", result.frontier_bound},
+      {"thinned_entries", result.thinned},
+      {"data_parallel", {{"time_s", to_seconds(dp.time)}, {"memory_bytes", dp.memory}}},
+  };
+  nlohmann::ordered_json points = nlohmann::ordered_json::array();
+  for (const PlanPoint& p : result.frontier) {
+    points.push_back({{"time_s", to_seconds(p.cost.time)}, {"memory_bytes", p.cost.memory},
+                      {"strategies", summarize(m, p.assignment)}});
+  }
+  doc["frontier"] = points;
+  if (r.memory_limit) {
+    doc["memory_limit_bytes"] = *r.memory_limit;
+    const std::optional<std::size_t> chosen = fastest_within(result, *r.memory_limit);
+    if (chosen) {
+      nlohmann::ordered_json ops = nlohmann::ordered_json::array();
+      const std::vector<std::size_t>& a = result.frontier[*chosen].assignment;
+      for (zoo::OpId v = 0; v < m.op_count(); ++v) {
+        ops.push_back({{"operator", m.graph().op(v).name}, {"strategy", format_strategy(m.strategies(v)[a[v]])}});
+      }
+      doc["chosen"] = {{"point", *chosen}, {"operators", ops}};
+    } else {
+      doc["chosen"] = nullptr;
+    }
+  }
+  return doc.dump(1) + "\n";
+}
+
+}  // namespace mgsim::plan

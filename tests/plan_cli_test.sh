@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# End-to-end checks of `mgsim plan`: the frontier in each format, the chosen
+# plan under a memory limit, atomic --output, and one-line errors (exit code 2,
+# no output file) for bad flags and cluster files.
+#   usage: plan_cli_test.sh <path-to-mgsim> <repo-root>
+set -euo pipefail
+
+source "$(dirname "$0")/cli_lib.sh" "$@"
+
+PLAN=(plan --model resnet50 --gpus 4 --batch 2)
+
+# ---- good runs ------------------------------------------------------------------------------------------------
+
+if "$MGSIM" "${PLAN[@]}" >table.txt 2>err.txt && grep -q '^frontier: ' table.txt && grep -q '^data parallel: ' table.txt \
+  && grep -q 'not measured' table.txt; then
+  pass "table: frontier, data-parallel reference and provenance"
+else
+  fail "table" "$(cat err.txt)"
+fi
+
+if "$MGSIM" "${PLAN[@]}" --memory-limit 80GiB >limit.txt 2>err.txt && grep -q '^fastest plan within 80.00 GiB: point 0' limit.txt \
+  && grep -q '^conv1 ' limit.txt; then
+  pass "memory limit: fastest point that fits and its operator table"
+else
+  fail "memory limit" "$(cat err.txt)"
+fi
+
+if "$MGSIM" "${PLAN[@]}" --memory-limit 1MB >tiny.txt 2>err.txt && grep -q '^no plan fits in' tiny.txt; then
+  pass "memory limit below every plan: said so"
+else
+  fail "memory limit below every plan" "$(cat err.txt)"
+fi
+
+if "$MGSIM" "${PLAN[@]}" --format csv -o frontier.csv 2>err.txt && head -1 frontier.csv | grep -q '^model,gpus,point,time_s,memory_bytes'; then
+  pass "csv to a file"
+else
+  fail "csv to a file" "$(cat err.txt)"
+fi
+
+if [[ $HAVE_PYTHON == 1 ]]; then
+  if "$MGSIM" "${PLAN[@]}" --memory-limit 40GB --format json >plan.json 2>err.txt && python3 -c '
+import json, sys
+d = json.load(open("plan.json"))
+times = [p["time_s"] for p in d["frontier"]]
+mems = [p["memory_bytes"] for p in d["frontier"]]
+assert times == sorted(times) and mems == sorted(mems, reverse=True), "frontier order"
+assert d["chosen"]["point"] == 0 and len(d["chosen"]["operators"]) > 100
+'; then
+    pass "json: frontier fastest first, memory decreasing, chosen plan"
+  else
+    fail "json" "$(cat err.txt)"
+  fi
+fi
+
+if "$MGSIM" plan --model googlenet-bvlc --aux-heads --gpus 4 --batch 16 --gpu k80 --precision fp32 \
+  --trace "$ROOT/traces/googlenet-k80.json" >fitted.txt 2>err.txt && grep -q 'efficiencies fitted to .*googlenet-k80.json' fitted.txt; then
+  pass "--trace: roofline fitted to a measured trace"
+else
+  fail "--trace" "$(cat err.txt)"
+fi
+
+# Pure data parallelism against `mgsim run`: the same model (ResNet-50, 2 samples per GPU, H100 bf16 roofline) on
+# the same ring cluster; the single-message schedule is the plan's data-parallel time model: t_f + sum t_b +
+# T(all gradient bytes). Both round each time to whole ns separately: within 1 ns per operator (some 350) apart.
+RING='"collective": "ring", "network": {"alpha_us": 45.25, "beta_s_per_byte": 9.93e-10, "gamma_s_per_byte": 2.5e-9}'
+printf '{%s}\n' "$RING" >ring.json
+printf '{"trace": "r50.json", "gpus": [4], %s, "schedules": ["single"]}\n' "$RING" >run-r50.json
+if [[ $HAVE_PYTHON == 1 ]]; then
+  if "$MGSIM" zoo trace --model resnet50 --gpu h100 --precision bf16 --batch 2 -o r50.json 2>err.txt \
+    && "$MGSIM" run -c run-r50.json --format json -o run-r50-out.json 2>>err.txt \
+    && "$MGSIM" plan --model resnet50 --gpus 4 --batch 2 --cluster ring.json --format json -o plan-r50.json 2>>err.txt \
+    && python3 -c '
+import json
+run = json.load(open("run-r50-out.json"))["results"][0]["iteration_time_s"]
+plan = json.load(open("plan-r50.json"))["data_parallel"]["time_s"]
+assert abs(run - plan) <= 350e-9, (run, plan)
+'; then
+    pass "data parallelism in the plan costs what mgsim run predicts with the single schedule"
+  else
+    fail "data parallelism vs mgsim run" "$(cat err.txt)"
+  fi
+fi
+
+cat >cluster.json <<'JSON'
+{"collective": "ring", "gpus_per_node": 4, "network": {"alpha_us": 45.25, "beta_s_per_byte": 9.93e-10}}
+JSON
+if "$MGSIM" "${PLAN[@]}" --cluster cluster.json >cluster.txt 2>err.txt && grep -q 'cluster: cluster.json (ring, 4 GPUs per node)' cluster.txt; then
+  pass "cluster file"
+else
+  fail "cluster file" "$(cat err.txt)"
+fi
+
+if "$MGSIM" "${PLAN[@]}" --cluster "$ROOT/configs/cluster-h100-ndr.json" >ndr.txt 2>err.txt && grep -q 'cluster-h100-ndr.json (hierarchical, 8 GPUs per node)' ndr.txt; then
+  pass "shipped cluster file"
+else
+  fail "shipped cluster file" "$(cat err.txt)"
+fi
+
+# ---- bad input: exit 2, one error line naming the flag or key, no output file ---------------------------------
+
+expect_error() {  # expect_error NAME PATTERN ARGS...
+  local name=$1 pattern=$2
+  shift 2
+  rm -f out.txt
+  local rc=0
+  "$MGSIM" "$@" -o out.txt >stdout.txt 2>stderr.txt || rc=$?
+  if [[ $rc == 2 && $(wc -l <stderr.txt) == 1 ]] && grep -q -- "$pattern" stderr.txt && [[ ! -e out.txt ]]; then
+    pass "bad input: $name"
+  else
+    fail "bad input: $name" "rc=$rc, stderr: $(cat stderr.txt)"
+  fi
+}
+
+printf '{"collective": "ring", "network": {"alpha_us": 1, "beta_s_per_byte": 1e-9}, "gpu_per_node": 8}\n' >typo.json
+printf '{"collective": "measured", "network": {"alpha_us": 1, "beta_s_per_byte": 1e-9}}\n' >measured.json
+printf '{"collective": "ring", "network": {"alpha_us": -1, "beta_s_per_byte": 1e-9}}\n' >negative.json
+
+expect_error "gpus not a power of two" "^mgsim: error: --gpus: expected a power of two in 1..65536, got 12" "${PLAN[@]/4/12}"
+expect_error "memory limit without a number" "--memory-limit: expected a size such as 40GiB or 80GB, got 'lots'" "${PLAN[@]}" --memory-limit lots
+expect_error "memory limit with an unknown unit" "got '40GiBs'" "${PLAN[@]}" --memory-limit 40GiBs
+expect_error "unknown model" "unknown model 'resnet51'" plan --model resnet51 --gpus 4
+expect_error "unknown optimizer" "unknown optimizer 'adagrad'" "${PLAN[@]}" --optimizer adagrad
+expect_error "unknown format" "unknown format 'xml'" "${PLAN[@]}" --format xml
+expect_error "cluster key misspelled" "typo.json: gpu_per_node: unknown key" "${PLAN[@]}" --cluster typo.json
+expect_error "cluster with a measured curve" "measured.json: collective: collective 'measured'" "${PLAN[@]}" --cluster measured.json
+expect_error "cluster with a negative latency" "negative.json: network.alpha_us: expected" "${PLAN[@]}" --cluster negative.json
+expect_error "trace of another model" "conv1" plan --model resnet50 --gpus 4 --gpu k80 --precision fp32 --trace "$ROOT/traces/googlenet-k80.json"
+expect_error "missing cluster file" "nowhere.json" "${PLAN[@]}" --cluster nowhere.json
+
+finish

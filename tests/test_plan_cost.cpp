@@ -1,0 +1,163 @@
+// The plan cost model: memory accounting and communication terms checked by
+// hand on a two-layer MLP, and pure data parallelism against the simulator.
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+
+#include "mgsim/plan/cluster.hpp"
+#include "mgsim/plan/cost_model.hpp"
+#include "mgsim/plan/frontier_search.hpp"
+#include "mgsim/schedule.hpp"
+#include "mgsim/simulation.hpp"
+#include "mgsim/zoo/graph_builder.hpp"
+#include "mgsim/zoo/models.hpp"
+
+namespace {
+
+using namespace mgsim;
+using namespace mgsim::plan;
+using mgsim::zoo::GraphBuilder;
+using mgsim::zoo::ModelGraph;
+using mgsim::zoo::Tensor;
+
+/// All-reduce a + b M, all-gather (P - 1)(c + b m): numbers easy to add by hand.
+class HandCollective : public Collective {
+ public:
+  double allreduce_seconds(double bytes, int) const override { return 1e-3 + 1e-6 * bytes; }
+  double allgather_seconds(double bytes, int gpus) const override { return (gpus - 1) * (2e-3 + 1e-6 * bytes); }
+};
+
+/// A GPU so fast that every operator's compute rounds to 0 ns: only communication is left.
+constexpr zoo::GpuSpec kInstantGpu{"instant", "test", {1e12, 1e12, 1e12, 1e12}, 1e12, 1e15, "test", 1.0, 1.0};
+
+/// input 8 x 16 -> fc1 (16 -> 32, bias) -> relu -> fc2 (32 -> 4, bias), fp32.
+ModelGraph two_layer_mlp() {
+  GraphBuilder b("mlp", 8, 4);
+  const Tensor x = b.input("x", {8, 16});
+  b.linear("fc2", b.activation("relu", b.linear("fc1", x, 32)), 4);
+  return b.finish();
+}
+
+CostSettings settings_for(int devices, Optimizer optimizer) {
+  CostSettings s;
+  s.devices = devices;
+  s.precision = zoo::Precision::fp32;
+  s.roofline = zoo::RooflineSettings::defaults_for(zoo::find_gpu("h100"));
+  s.optimizer = optimizer;
+  return s;
+}
+
+std::size_t index_of(const CostModel& m, zoo::OpId op, Strategy s) {
+  const auto& list = m.strategies(op);
+  const auto it = std::find(list.begin(), list.end(), s);
+  REQUIRE(it != list.end());
+  return static_cast<std::size_t>(it - list.begin());
+}
+
+/// Operators of two_layer_mlp: 0 x, 1 fc1, 2 relu, 3 fc2.
+std::vector<std::size_t> assign(const CostModel& m, const std::vector<Strategy>& strategies) {
+  std::vector<std::size_t> a;
+  for (zoo::OpId v = 0; v < strategies.size(); ++v) a.push_back(index_of(m, v, strategies[v]));
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("plan: strategies of a linear layer on 2 devices are the three ways to split it", "[plan]") {
+  const ModelGraph g = two_layer_mlp();
+  const HandCollective c;
+  const CostModel m(g, zoo::find_gpu("h100"), c, settings_for(2, Optimizer::adam));
+  // product of splits = 2: batch, output features or input features.
+  CHECK(m.strategies(1) == std::vector<Strategy>{{1, 1, 2}, {1, 2, 1}, {2, 1, 1}});
+  CHECK(m.strategies(0) == std::vector<Strategy>{{2, 1, 1}});  // the input splits along the batch only
+  CHECK(m.strategies(2) == std::vector<Strategy>{{1, 2, 1}, {2, 1, 1}});
+}
+
+TEST_CASE("plan: memory per device of a two-layer MLP, by hand", "[plan]") {
+  const ModelGraph g = two_layer_mlp();
+  const HandCollective c;
+  // Parameters: fc1 16 x 32 + 32 = 544, fc2 32 x 4 + 4 = 132 elements, 4 bytes each.
+  SECTION("data parallel on 2 devices with Adam") {
+    const CostModel m(g, zoo::find_gpu("h100"), c, settings_for(2, Optimizer::adam));
+    // (544 + 132) x 4 B x (parameters + gradients + 2 Adam moments) = 10816;
+    // saved outputs, half the batch each: x 8x16/2 = 64, fc1 128, relu 128, fc2 16 -> 336 x 4 = 1344.
+    CHECK(m.evaluate(m.data_parallel()).memory == 10816 + 1344);
+  }
+  SECTION("data parallel with SGD keeps no optimizer state") {
+    const CostModel m(g, zoo::find_gpu("h100"), c, settings_for(2, Optimizer::sgd));
+    CHECK(m.evaluate(m.data_parallel()).memory == 676 * 4 * 2 + 1344);
+  }
+  SECTION("momentum keeps one copy") {
+    const CostModel m(g, zoo::find_gpu("h100"), c, settings_for(2, Optimizer::momentum));
+    CHECK(m.evaluate(m.data_parallel()).memory == 676 * 4 * 3 + 1344);
+  }
+  SECTION("fc1 split by output features, fc2 by input features (Megatron's MLP)") {
+    const CostModel m(g, zoo::find_gpu("h100"), c, settings_for(2, Optimizer::adam));
+    const auto a = assign(m, {{2, 1, 1}, {1, 2, 1}, {1, 2, 1}, {1, 1, 2}});
+    // fc1: weight 512 / 2 + bias 32 / 2 = 272; fc2: weight 128 / 2 + bias 4 (not split) = 68;
+    // (272 + 68) x 4 B x 4 copies = 5440. Outputs: x 64, fc1 8x32/2 = 128, relu 128, fc2 8x4 = 32 (replicated)
+    // -> 352 x 4 = 1408.
+    CHECK(m.evaluate(a).memory == 5440 + 1408);
+  }
+}
+
+TEST_CASE("plan: communication terms of a two-layer MLP, by hand", "[plan]") {
+  const ModelGraph g = two_layer_mlp();
+  const HandCollective c;
+  const CostModel m(g, kInstantGpu, c, settings_for(2, Optimizer::adam));
+  SECTION("data parallel: one fused gradient all-reduce of all parameters") {
+    // T(676 x 4 = 2704 B) = 1 ms + 2704 us = 3.704 ms; no re-layout, no partial sums.
+    CHECK(m.evaluate(m.data_parallel()).time == 3'704'000);
+  }
+  SECTION("Megatron's MLP: an input gather, fc1's input-gradient and fc2's output all-reduce") {
+    const auto a = assign(m, {{2, 1, 1}, {1, 2, 1}, {1, 2, 1}, {1, 1, 2}});
+    // x (2 batch pieces) -> fc1 needs it whole: all-gather of 8x16x4/2 = 256 B from 2 ranks:
+    //   1 x (2 ms + 256 us) = 2.256 ms; backward a slice (0).
+    // fc1 (features split 2): backward all-reduce of its input gradient, 8x16x4 = 512 B: 1.512 ms.
+    // relu -> fc2 (input features split 2): layouts match, 0.
+    // fc2 (input features split 2): forward all-reduce of its output, 8x4x4 = 128 B: 1.128 ms.
+    // No batch split: no gradient all-reduce.
+    CHECK(m.edge_time(0, a[0], 1, a[1]) == 2'256'000);
+    CHECK(m.op_cost(1, a[1]).time == 1'512'000);
+    CHECK(m.op_cost(3, a[3]).time == 1'128'000);
+    CHECK(m.evaluate(a).time == 2'256'000 + 1'512'000 + 1'128'000);
+  }
+}
+
+TEST_CASE("plan: pure data parallelism costs what the simulator's single-message schedule predicts", "[plan]") {
+  // The same model and cluster both ways: ResNet-50, 4 samples per GPU on 8 GPUs,
+  // ring over the INFOCOM'19 10 GbE constants. The simulator replays the
+  // roofline trace at the per-GPU batch: t_f + sum t_b + T(all gradient bytes).
+  constexpr int kGpus = 8, kPerGpu = 4;
+  CollectiveSettings cs;
+  cs.network.inter = cs.network.intra = {45.25e-6, 9.93e-10, 2.5e-9};
+  const auto ring = find_collective("ring").make(cs);
+  const zoo::GpuSpec& gpu = zoo::find_gpu("v100");
+  const CostSettings s = settings_for(kGpus, Optimizer::sgd);
+
+  const ModelGraph global = zoo::build_model("resnet50", {kGpus * kPerGpu, 0, 0, false, 4});
+  const CostModel m(global, gpu, *ring, s);
+  const Cost dp = m.evaluate(m.data_parallel());
+
+  const ModelGraph local = zoo::build_model("resnet50", {kPerGpu, 0, 0, false, 4});
+  const Workload workload(zoo::synthesize_trace(local, gpu, zoo::Precision::fp32, s.roofline).trace);
+  const RunMetrics run = simulate(workload, *ring, *make_schedule("single", {}), kGpus);
+  // Each side rounds its times to whole ns separately: the plan 4 times per
+  // operator at most, the simulator once per layer and twice more.
+  CHECK(std::llabs(dp.time - run.iteration) <= static_cast<SimTime>(2 * m.op_count()));
+
+  SECTION("and the frontier holds it or a point that dominates it") {
+    SearchOptions o;
+    o.frontier_bound = 64;
+    const SearchResult r = search_frontier(m, o);
+    REQUIRE(!r.frontier.empty());
+    CHECK(std::any_of(r.frontier.begin(), r.frontier.end(), [&](const PlanPoint& p) {
+      return p.cost.time <= dp.time && p.cost.memory <= dp.memory;
+    }));
+  }
+}
+
+TEST_CASE("plan: cluster files name the key that is wrong", "[plan]") {
+  CHECK(default_cluster().settings.gpus_per_node == 8);
+  CHECK_THROWS_WITH(load_cluster("/nonexistent/cluster.json"), Catch::Contains("/nonexistent/cluster.json"));
+}
