@@ -23,5 +23,7 @@ void add_advise_command(CLI::App& app);
 void add_profile_command(CLI::App& app);
 void add_import_command(CLI::App& app);
 void add_fit_command(CLI::App& app);
+void add_calibrate_command(CLI::App& app);
+void add_validate_command(CLI::App& app);
 
 }  // namespace mgsim::cli

@@ -34,6 +34,7 @@ struct FitOptions {
   std::string format = "text";
   std::string output;
   std::string curve_output;
+  std::string insitu;
 };
 
 std::string human_bytes(double bytes) {
@@ -118,6 +119,64 @@ ordered_json fit_curve(const FitOptions& options, const std::vector<CurvePoint>&
             {"nccl", nccl_json}}}};
 }
 
+std::vector<profile::SizeSample> samples_at(const std::vector<CurvePoint>& points, int gpus) {
+  std::vector<profile::SizeSample> samples;
+  for (const CurvePoint& p : points) {
+    if (p.gpus == gpus) samples.push_back({static_cast<double>(p.bytes), p.seconds});
+  }
+  return samples;
+}
+
+/// Per GPU count both sources have: the in-situ observations' total against
+/// what the micro-benchmark curve prices the same messages at, and the
+/// a + b*M line of each.
+ordered_json compare_insitu(const std::vector<CurvePoint>& bench, const std::filesystem::path& trace_file) {
+  const std::vector<CurvePoint> observed = load_trace(trace_file).insitu_allreduce;
+  const std::vector<CurvePoint> insitu = load_curve(trace_file);
+  CollectiveSettings settings;
+  settings.curve = bench;
+  settings.curve_source = "micro-benchmark curve";
+  const auto curve = find_collective("measured").make(settings);
+  std::map<int, std::pair<int, double>> totals;  // gpus -> (messages, in-situ seconds)
+  for (const CurvePoint& o : observed) {
+    totals[o.gpus].first += 1;
+    totals[o.gpus].second += o.seconds;
+  }
+  ordered_json rows = ordered_json::array();
+  for (const auto& [gpus, total] : totals) {
+    const std::vector<profile::SizeSample> bench_samples = samples_at(bench, gpus);
+    if (bench_samples.empty()) continue;
+    double priced = 0.0;
+    for (const CurvePoint& o : observed) priced += o.gpus == gpus ? curve->allreduce_seconds(static_cast<double>(o.bytes), gpus) : 0.0;
+    const profile::LineFit insitu_line = profile::fit_line(samples_at(insitu, gpus));
+    const profile::LineFit bench_line = profile::fit_line(bench_samples);
+    rows.push_back({{"gpus", gpus},
+                    {"messages", total.first},
+                    {"insitu_total_s", total.second},
+                    {"benchmark_total_s", priced},
+                    {"insitu_over_benchmark", total.second / priced},
+                    {"insitu_line", {{"a_s", insitu_line.a_s}, {"b_s_per_byte", insitu_line.b_s_per_byte}}},
+                    {"benchmark_line", {{"a_s", bench_line.a_s}, {"b_s_per_byte", bench_line.b_s_per_byte}}}});
+  }
+  return {{"insitu", trace_file.string()}, {"gpu_counts", rows}};
+}
+
+std::string insitu_report(const ordered_json& comparison) {
+  std::string out = fmt::format("\nIn situ ({}) vs this curve, same messages:\n", comparison["insitu"].get<std::string>());
+  out += fmt::format("  {:>5} {:>8} {:>14} {:>14} {:>7}   {:>22}   {:>22}\n", "P", "messages", "in situ (ms)",
+                     "curve (ms)", "ratio", "in situ a (us), b (s/B)", "curve a (us), b (s/B)");
+  for (const ordered_json& row : comparison["gpu_counts"]) {
+    const auto line = [](const ordered_json& fit) {
+      return fmt::format("{:.1f}, {:.3e}", fit["a_s"].get<double>() * 1e6, fit["b_s_per_byte"].get<double>());
+    };
+    out += fmt::format("  {:>5} {:>8} {:>14.1f} {:>14.1f} {:>7.2f}   {:>22}   {:>22}\n", row["gpus"].get<int>(),
+                       row["messages"].get<int>(), row["insitu_total_s"].get<double>() * 1e3,
+                       row["benchmark_total_s"].get<double>() * 1e3, row["insitu_over_benchmark"].get<double>(),
+                       line(row["insitu_line"]), line(row["benchmark_line"]));
+  }
+  return out;
+}
+
 std::string percent(const ordered_json& fit) {
   return fmt::format("rms error {:.1f}%, max {:.1f}%", fit["rms_rel_error"].get<double>() * 100,
                      fit["max_rel_error"].get<double>() * 100);
@@ -169,8 +228,14 @@ void fit(const FitOptions& options) {
   }
   const std::vector<CurvePoint> points = load_curve(options.curve);
   std::vector<profile::CurveSample> fitted;
-  const ordered_json result = fit_curve(options, points, fitted);
-  const std::string report = options.format == "json" ? result.dump(1) + "\n" : text_report(result);
+  ordered_json result = fit_curve(options, points, fitted);
+  std::string report = options.format == "json" ? "" : text_report(result);
+  if (!options.insitu.empty()) {
+    const ordered_json comparison = compare_insitu(points, options.insitu);
+    if (options.format != "json") report += insitu_report(comparison);
+    result["insitu_comparison"] = comparison;
+  }
+  if (options.format == "json") report = result.dump(1) + "\n";
   emit(report, options.output);
   if (!options.curve_output.empty()) {
     const nlohmann::json provenance = {
@@ -188,7 +253,10 @@ void add_fit_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand("fit",
                                          "fit a measured all-reduce curve: a + b*M per size range, ring/tree "
                                          "alpha-beta, the nccl model");
-  command->add_option("curve", options->curve, "curve file (docs/trace-format.md)")->required();
+  command->add_option("curve", options->curve, "curve file, or a trace with in-situ observations (docs/trace-format.md)")
+      ->required();
+  command->add_option("--insitu", options->insitu,
+                      "a trace with in-situ observations: also compare them with the curve, side by side");
   command->add_option("--max-ranges", options->max_ranges, "most size ranges per GPU count")
       ->capture_default_str()
       ->check(CLI::Range(1, 20));

@@ -37,7 +37,8 @@ std::string format_json(const std::vector<RunRow>& rows) {
                        {"selection_s", m.selection_s()},
                        {"messages", m.messages},
                        {"bytes", m.bytes},
-                       {"sent_bytes", m.sent_bytes}});
+                       {"sent_bytes", m.sent_bytes},
+                       {"message_unit", to_string(row.unit)}});
   }
   return nlohmann::json{{"results", results}}.dump(2) + "\n";
 }
@@ -58,7 +59,10 @@ std::string format_table(const std::vector<RunRow>& rows) {
                        m.scaling_efficiency() * 100, m.compute_s() * 1e3, m.exposed_comm_s() * 1e3,
                        m.selection_s() * 1e3, m.messages, static_cast<double>(m.sent_bytes) * 1e-6);
   }
-  if (!rows.empty()) out = fmt::format("model {}, collective {}\n\n", rows.front().model, rows.front().collective) + out;
+  if (!rows.empty()) {
+    out = fmt::format("model {}, collective {}, message unit {}\n\n", rows.front().model, rows.front().collective,
+                      to_string(rows.front().unit)) + out;
+  }
   return out;
 }
 
@@ -73,15 +77,16 @@ std::string csv_field(const std::string& text) {
 
 std::string csv_header() {
   return "model,schedule,collective,gpus,iteration_time_s,throughput_samples_per_s,speedup,scaling_efficiency,"
-         "compute_s,exposed_comm_s,comm_s,selection_s,messages,bytes,sent_bytes\n";
+         "compute_s,exposed_comm_s,comm_s,selection_s,messages,bytes,sent_bytes,message_unit\n";
 }
 
 std::string csv_row(const RunRow& row) {
   const RunMetrics& m = row.metrics;
-  return fmt::format("{},{},{},{},{:.9f},{:.6g},{:.6g},{:.6g},{:.9f},{:.9f},{:.9f},{:.9f},{},{},{}\n",
+  return fmt::format("{},{},{},{},{:.9f},{:.6g},{:.6g},{:.6g},{:.9f},{:.9f},{:.9f},{:.9f},{},{},{},{}\n",
                      csv_field(row.model), csv_field(row.schedule), csv_field(row.collective), m.gpus,
                      m.iteration_time_s(), m.throughput(), m.speedup(), m.scaling_efficiency(), m.compute_s(),
-                     m.exposed_comm_s(), m.comm_s(), m.selection_s(), m.messages, m.bytes, m.sent_bytes);
+                     m.exposed_comm_s(), m.comm_s(), m.selection_s(), m.messages, m.bytes, m.sent_bytes,
+                     to_string(row.unit));
 }
 
 std::vector<RunRow> run_config(const RunConfig& config, const Workload& workload) {
@@ -92,7 +97,7 @@ std::vector<RunRow> run_config(const RunConfig& config, const Workload& workload
   for (int gpus : config.gpus) {
     for (std::size_t s = 0; s < schedules.size(); ++s) {
       rows.push_back({workload.trace.model, config.schedules[s].label(), config.collective,
-                      simulate(workload, *collective, *schedules[s], gpus)});
+                      simulate(workload, *collective, *schedules[s], gpus), config.schedules[s].unit});
     }
   }
   return rows;

@@ -114,7 +114,8 @@ RunRow Sweep::run(std::size_t index) const {
   const Workload& workload = workloads_[at.trace];
   const SweepLink& link = links_[at.link];
   return {workload.trace.model, config_.schedules[at.schedule].label(), link.collective,
-          simulate(workload, *link.model, *schedules_[at.schedule], config_.gpus[at.gpus])};
+          simulate(workload, *link.model, *schedules_[at.schedule], config_.gpus[at.gpus]),
+          config_.schedules[at.schedule].unit};
 }
 
 std::string Sweep::key(std::size_t index) const {

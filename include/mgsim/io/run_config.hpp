@@ -18,6 +18,7 @@ struct ScheduleSpec {
   ParamValues params;
   SparseOptions sparse;              ///< per-layer densities, loaded selection curve
   std::string selection_curve_file;  ///< where `sparse.selection_curve` came from, for the label
+  MessageUnit unit = MessageUnit::tensor;  ///< the config's `message_unit`
   /// "ddp" or "ddp(bucket_cap_mb=50)": unique within a run.
   std::string label() const;
   /// Builds the schedule (validated when the config was read).
@@ -31,6 +32,7 @@ struct RunConfig {
   std::string collective = "ring";
   CollectiveSettings collective_settings;  ///< network, gpus per node, loaded curve points
   std::vector<ScheduleSpec> schedules;
+  MessageUnit message_unit = MessageUnit::tensor;  ///< also set in every ScheduleSpec
 };
 
 /// Largest GPU count accepted.
