@@ -4,11 +4,10 @@
 // The measurements are mgsim's own predictions at the true values.
 
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
-
 #include <nlohmann/json.hpp>
 
 #include "mgsim/io/calibrate.hpp"
@@ -25,8 +24,13 @@ nlohmann::json trace_json(const mgsim::Trace& trace) {
                       {"backward_time_s", layer.backward_time_s},
                       {"grad_ready_s", layer.grad_ready_s}});
   }
-  return {{"format", "mgsim-trace"}, {"version", 1}, {"model", trace.model}, {"batch_size", trace.batch_size},
-          {"forward_time_s", trace.forward_time_s}, {"provenance", {{"kind", "synthetic"}}}, {"layers", layers}};
+  return {{"format", "mgsim-trace"},
+          {"version", 1},
+          {"model", trace.model},
+          {"batch_size", trace.batch_size},
+          {"forward_time_s", trace.forward_time_s},
+          {"provenance", {{"kind", "synthetic"}}},
+          {"layers", layers}};
 }
 
 nlohmann::json config_json(double inter_alpha_us, double inter_beta, double intra_beta) {
@@ -50,7 +54,8 @@ void BM_Calibrate(benchmark::State& state) {
   write(dir / "truth.json", config_json(20.0, 1e-10, 4e-12));
   nlohmann::json rows = nlohmann::json::array();
   for (const char* schedule : {"wfbp", "single", "mgwfbp", "ddp", "horovod"}) {
-    for (int gpus : {16, 64, 256, 1024}) rows.push_back({{"gpus", gpus}, {"schedule", schedule}, {"iteration_time_s", 1.0}});
+    for (int gpus : {16, 64, 256, 1024})
+      rows.push_back({{"gpus", gpus}, {"schedule", schedule}, {"iteration_time_s", 1.0}});
   }
   write(dir / "placeholder.json", {{"measurements", rows}});
   const auto truth = mgsim::Calibration::from_files(dir / "truth.json", dir / "placeholder.json", {});

@@ -42,9 +42,11 @@ TEST_CASE("Under tensor, a tensor ready early inside its layer is sent before th
   trace.layers[0].grad_ready_s = {10e-3, 2e-3};
   const LinearCost cost(1e-3, 0.0);
   const Setup setup(trace, cost, 2);
-  const Replay by_tensor = replay(setup.classes, setup.workload.layout, plan_with("wfbp", MessageUnit::tensor, setup.problem));
+  const Replay by_tensor =
+      replay(setup.classes, setup.workload.layout, plan_with("wfbp", MessageUnit::tensor, setup.problem));
   CHECK(by_tensor.message_start == std::vector<SimTime>{2'000'000, 10'000'000});
-  const Replay by_layer = replay(setup.classes, setup.workload.layout, plan_with("wfbp", MessageUnit::layer, setup.problem));
+  const Replay by_layer =
+      replay(setup.classes, setup.workload.layout, plan_with("wfbp", MessageUnit::layer, setup.problem));
   CHECK(by_layer.message_start == std::vector<SimTime>{10'000'000});
 }
 

@@ -48,7 +48,7 @@ TEST_CASE("Validate fits on the calibrating rows and scores only the predicted o
   const double compute = 0.102667 + 0.205334;
   SweepTempDir dir;
   const auto file = dir.write_json("case.json", ring_case(nlohmann::json::array({row(2, compute + 2e-3)}),
-                                                              nlohmann::json::array({row(5, compute + 8.8e-3)})));
+                                                          nlohmann::json::array({row(5, compute + 8.8e-3)})));
   const ValidationReport report = validate(file);
   REQUIRE(report.rows.size() == 2);
   CHECK(report.rows[0].calibrates);

@@ -2,13 +2,13 @@
 // measured iteration times or throughputs and writes the fitted config
 // (docs/fidelity.md).
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "commands.hpp"
 #include "mgsim/io/calibrate.hpp"
@@ -46,17 +46,19 @@ std::string report(const Calibration& calibration, const CalibrationResult& resu
     const Measurement& measured = calibration.measurements()[m];
     const double residual = (result.predicted[m] - measured.value) / measured.value;
     out += fmt::format("{:>4}  {:>6}  {:<24}  {:<24}  {:>14.6g}  {:>14.6g}  {:>+8.2f}%\n", m, measured.gpus,
-                       measured.schedule_label, metric_key(measured.metric), measured.value,
-                       result.predicted[m], residual * 100);
+                       measured.schedule_label, metric_key(measured.metric), measured.value, result.predicted[m],
+                       residual * 100);
   }
   return out;
 }
 
 void calibrate(const CalibrateOptions& options) {
-  const Calibration calibration = Calibration::from_files(options.config, options.measurements, split_paths(options.fit));
+  const Calibration calibration =
+      Calibration::from_files(options.config, options.measurements, split_paths(options.fit));
   const CalibrationResult result = calibration.fit();
   const std::string text = report(calibration, result);
-  if (!options.output.empty()) write_file_atomically(options.output, calibration.config_text(result.values, options.output));
+  if (!options.output.empty())
+    write_file_atomically(options.output, calibration.config_text(result.values, options.output));
   emit(text, "");
 }
 
@@ -69,8 +71,10 @@ void add_calibrate_command(CLI::App& app) {
   command->add_option("-c,--config", options->config, "base run config (JSON, see docs/config.md)")->required();
   command->add_option("-m,--measurements", options->measurements, "measurements (JSON, see docs/fidelity.md)")
       ->required();
-  command->add_option("--fit", options->fit, "comma-separated dotted paths of numbers in the config, e.g. "
-                                             "network.alpha_us,network.beta_s_per_byte")
+  command
+      ->add_option("--fit", options->fit,
+                   "comma-separated dotted paths of numbers in the config, e.g. "
+                   "network.alpha_us,network.beta_s_per_byte")
       ->required();
   command->add_option("-o,--output", options->output, "write the config with the fitted values to this file");
   command->callback([options] { calibrate(*options); });

@@ -147,7 +147,9 @@ ordered_json compare_insitu(const std::vector<CurvePoint>& bench, const std::fil
     const std::vector<profile::SizeSample> bench_samples = samples_at(bench, gpus);
     if (bench_samples.empty()) continue;
     double priced = 0.0;
-    for (const CurvePoint& o : observed) priced += o.gpus == gpus ? curve->allreduce_seconds(static_cast<double>(o.bytes), gpus) : 0.0;
+    for (const CurvePoint& o : observed) {
+      if (o.gpus == gpus) priced += curve->allreduce_seconds(static_cast<double>(o.bytes), gpus);
+    }
     const profile::LineFit insitu_line = profile::fit_line(samples_at(insitu, gpus));
     const profile::LineFit bench_line = profile::fit_line(bench_samples);
     rows.push_back({{"gpus", gpus},
@@ -162,7 +164,8 @@ ordered_json compare_insitu(const std::vector<CurvePoint>& bench, const std::fil
 }
 
 std::string insitu_report(const ordered_json& comparison) {
-  std::string out = fmt::format("\nIn situ ({}) vs this curve, same messages:\n", comparison["insitu"].get<std::string>());
+  std::string out =
+      fmt::format("\nIn situ ({}) vs this curve, same messages:\n", comparison["insitu"].get<std::string>());
   out += fmt::format("  {:>5} {:>8} {:>14} {:>14} {:>7}   {:>22}   {:>22}\n", "P", "messages", "in situ (ms)",
                      "curve (ms)", "ratio", "in situ a (us), b (s/B)", "curve a (us), b (s/B)");
   for (const ordered_json& row : comparison["gpu_counts"]) {

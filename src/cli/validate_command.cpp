@@ -19,9 +19,10 @@ struct ValidateOptions {
 
 void add_validate_command(CLI::App& app) {
   auto options = std::make_shared<ValidateOptions>();
-  CLI::App* command =
-      app.add_subcommand("validate", "calibrate and predict the validation cases; predicted vs measured, median and max error");
-  command->add_option("path", options->path, "a folder of validation cases (*.json) or one case")->capture_default_str();
+  CLI::App* command = app.add_subcommand(
+      "validate", "calibrate and predict the validation cases; predicted vs measured, median and max error");
+  command->add_option("path", options->path, "a folder of validation cases (*.json) or one case")
+      ->capture_default_str();
   command->add_option("-o,--output", options->output, "write the report to this file instead of stdout");
   command->callback([options] { emit(format_validation(validate(options->path)), options->output); });
 }

@@ -22,7 +22,8 @@ TensorLayout one_tensor_per_layer(const TensorLayout& layout) {
   std::iota(split.layer_begin.begin(), split.layer_begin.end(), 0);
   for (int t = 0; t < n; ++t) {
     split.layer.push_back(n - 1 - t);  // forward index of unit t
-    split.layer_name.push_back(layout.layer_name[static_cast<std::size_t>(layout.layer[static_cast<std::size_t>(n - 1 - t)])]);
+    split.layer_name.push_back(
+        layout.layer_name[static_cast<std::size_t>(layout.layer[static_cast<std::size_t>(n - 1 - t)])]);
   }
   return split;
 }

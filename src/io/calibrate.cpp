@@ -1,14 +1,14 @@
 #include "mgsim/io/calibrate.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
-
-#include <fmt/format.h>
 #include <nlopt.hpp>
 
 #include "config_parts.hpp"
-#include "measurements.hpp"
 #include "json_reader.hpp"
+#include "measurements.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/run_config.hpp"
 #include "mgsim/io/trace_io.hpp"
@@ -43,9 +43,12 @@ int config_schedule_index(const nlohmann::json& config, const std::string& name)
 
 std::string_view metric_key(MeasuredMetric metric) {
   switch (metric) {
-    case MeasuredMetric::throughput: return "throughput_samples_per_s";
-    case MeasuredMetric::comm_time: return "comm_time_s";
-    case MeasuredMetric::iteration_time: break;
+    case MeasuredMetric::throughput:
+      return "throughput_samples_per_s";
+    case MeasuredMetric::comm_time:
+      return "comm_time_s";
+    case MeasuredMetric::iteration_time:
+      break;
   }
   return "iteration_time_s";
 }
@@ -162,9 +165,12 @@ double Calibration::predict_one(const nlohmann::json& document, const RunConfig&
   spec.unit = config.message_unit;
   const RunMetrics metrics = simulate(*workloads_.at(m.trace), collective, *spec.build(), m.gpus);
   switch (m.metric) {
-    case MeasuredMetric::throughput: return metrics.throughput();
-    case MeasuredMetric::comm_time: return metrics.comm_s();
-    case MeasuredMetric::iteration_time: break;
+    case MeasuredMetric::throughput:
+      return metrics.throughput();
+    case MeasuredMetric::comm_time:
+      return metrics.comm_s();
+    case MeasuredMetric::iteration_time:
+      break;
   }
   return metrics.iteration_time_s();
 }
@@ -268,11 +274,9 @@ CalibrationResult Calibration::fit() const {
     optimiser.set_xtol_rel(1e-9);
     optimiser.set_ftol_abs(1e-16);
     optimiser.set_maxeval(4000);
-    optimiser.set_min_objective(
-        [](const std::vector<double>& x, std::vector<double>&, void* data) {
-          return (*static_cast<decltype(objective)*>(data))(x);
-        },
-        const_cast<void*>(static_cast<const void*>(&objective)));
+    optimiser.set_min_objective([](const std::vector<double>& x, std::vector<double>&,
+                                   void* data) { return (*static_cast<decltype(objective)*>(data))(x); },
+                                const_cast<void*>(static_cast<const void*>(&objective)));
     double found = best;
     try {
       optimiser.optimize(z, found);

@@ -2,9 +2,8 @@
 // Reading measurement rows (calibrate, validate). Internal to src/io.
 
 #include <filesystem>
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "json_reader.hpp"
 #include "mgsim/io/calibrate.hpp"

@@ -1,9 +1,9 @@
 #include "mgsim/io/validate.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "config_parts.hpp"
 #include "json_reader.hpp"
@@ -29,7 +29,8 @@ void check_sources(JsonReader& top, const std::vector<Measurement>& rows, const 
   }
   for (std::size_t i = 0; i < rows.size(); ++i) {
     if (!sources.contains(rows[i].source)) {
-      rows_where.index(i).key("source").fail(fmt::format("expected one of the ids in \"sources\", got \"{}\"", rows[i].source));
+      rows_where.index(i).key("source").fail(
+          fmt::format("expected one of the ids in \"sources\", got \"{}\"", rows[i].source));
     }
   }
 }
@@ -60,7 +61,8 @@ void validate_case(const std::filesystem::path& file, ValidationReport& report) 
   const std::filesystem::path folder = file.parent_path();
   std::vector<Measurement> calibrating;
   if (top.has("calibrate")) {
-    calibrating = read_measurements(top.required("calibrate"), top.where().key("calibrate"), folder, config, base_trace);
+    calibrating =
+        read_measurements(top.required("calibrate"), top.where().key("calibrate"), folder, config, base_trace);
   }
   std::vector<Measurement> predicting =
       read_measurements(top.required("predict"), top.where().key("predict"), folder, config, base_trace);
@@ -72,7 +74,8 @@ void validate_case(const std::filesystem::path& file, ValidationReport& report) 
   const Calibration calibration(file, config, file, "calibrate", calibrating, paths);
   const CalibrationResult fit = calibration.fit();
   add_rows(file, calibrating, fit.predicted, true, report);
-  for (std::size_t i = 0; i < paths.size(); ++i) report.fitted.push_back({file.filename().string(), paths[i], fit.values[i]});
+  for (std::size_t i = 0; i < paths.size(); ++i)
+    report.fitted.push_back({file.filename().string(), paths[i], fit.values[i]});
   const Calibration prediction(file, calibration.with_values(fit.values), file, "predict", predicting, {});
   add_rows(file, predicting, prediction.predict({}), false, report);
 }
@@ -107,7 +110,8 @@ ValidationReport validate(const std::filesystem::path& path) {
       if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
     }
     std::sort(files.begin(), files.end());
-    if (files.empty()) throw ConfigError(fmt::format("{}: expected validation cases (*.json), got none", path.string()));
+    if (files.empty())
+      throw ConfigError(fmt::format("{}: expected validation cases (*.json), got none", path.string()));
   } else {
     files.push_back(path);
   }

@@ -11,11 +11,10 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "mgsim/io/run_config.hpp"
 #include "mgsim/simulation.hpp"
@@ -31,14 +30,14 @@ enum class MeasuredMetric {
 
 /// One measured run: where it ran and the number observed.
 struct Measurement {
-  std::filesystem::path trace;     ///< resolved; the base config's trace by default
+  std::filesystem::path trace;  ///< resolved; the base config's trace by default
   int gpus = 0;
-  nlohmann::json schedule;         ///< a schedule entry as in a run config
-  int config_schedule = -1;        ///< >= 0: the base config's schedule entry of that index runs instead
-  std::string schedule_label;      ///< for reports
+  nlohmann::json schedule;     ///< a schedule entry as in a run config
+  int config_schedule = -1;    ///< >= 0: the base config's schedule entry of that index runs instead
+  std::string schedule_label;  ///< for reports
   MeasuredMetric metric = MeasuredMetric::iteration_time;
   double value = 0.0;
-  std::string source;              ///< where the number comes from (free text), may be empty
+  std::string source;  ///< where the number comes from (free text), may be empty
 };
 
 /// The JSON key of a metric ("iteration_time_s", ...).

@@ -17,8 +17,8 @@ struct ValidationRow {
   std::string case_name;  ///< the case file's name
   std::string trace;      ///< the trace file's name
   std::string schedule;
-  std::string metric;     ///< "throughput_samples_per_s", ...
-  std::string source;     ///< the case's source id
+  std::string metric;  ///< "throughput_samples_per_s", ...
+  std::string source;  ///< the case's source id
   int gpus = 0;
   bool calibrates = false;  ///< used to fit the case's values, so not a prediction
   double measured = 0.0;
