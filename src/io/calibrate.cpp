@@ -22,7 +22,8 @@ nlohmann::json::json_pointer pointer_of(const std::string& path) {
   std::size_t from = 0;
   while (from <= path.size()) {
     const std::size_t dot = std::min(path.find('.', from), path.size());
-    pointer += "/" + path.substr(from, dot - from);
+    pointer += '/';
+    pointer.append(path, from, dot - from);
     from = dot + 1;
   }
   return nlohmann::json::json_pointer(pointer);
