@@ -46,6 +46,12 @@ run_ok "calibrate writes the fitted config" "$MGSIM" calibrate --config base.jso
   --fit network.alpha_us,network.beta_s_per_byte -o fitted.json
 run_ok "the fitted config runs" "$MGSIM" run --config fitted.json
 if grep -q '"alpha_us": 20,' fitted.json; then fail "calibrate moved alpha_us"; else pass "calibrate moved alpha_us"; fi
+keys=$(grep -o '^  "[a-z_]*"' fitted.json | tr -d ' "' | tr '\n' ' ')
+if [[ $keys == "trace gpus collective network schedules " ]]; then
+  pass "the fitted config keeps the base config's key order"
+else
+  fail "the fitted config keeps the base config's key order" "$keys"
+fi
 
 bad "unknown --fit path" "base.json: network.alpah_us: expected a number" \
   "$MGSIM" calibrate -c base.json -m m.json --fit network.alpah_us -o fitted.json

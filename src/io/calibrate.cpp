@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <fstream>
 #include <limits>
 #include <nlopt.hpp>
 
@@ -104,19 +105,22 @@ std::vector<Measurement> load_measurements(const std::filesystem::path& file, co
 
 Calibration Calibration::from_files(const std::filesystem::path& config, const std::filesystem::path& measurements,
                                     std::vector<std::string> fit_paths) {
-  nlohmann::json document = parse_json_file(config, InputKind::config);
+  const nlohmann::json document = parse_json_file(config, InputKind::config);
   const std::filesystem::path base_trace = read_run_config(document, config).trace;
   std::vector<Measurement> rows = load_measurements(measurements, document, base_trace);
-  return Calibration(config, std::move(document), measurements, "measurements", std::move(rows), std::move(fit_paths));
+  std::ifstream text(config, std::ios::binary);  // again, keeping the key order for the fitted copy
+  return Calibration(config, nlohmann::ordered_json::parse(text), measurements, "measurements", std::move(rows),
+                     std::move(fit_paths));
 }
 
-Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::json config,
+Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ordered_json config,
                          const std::filesystem::path& rows_file, std::string rows_key,
                          std::vector<Measurement> measurements, std::vector<std::string> fit_paths)
     : config_file_(config_file),
       measurements_file_(rows_file),
       rows_key_(std::move(rows_key)),
-      base_(std::move(config)),
+      ordered_base_(std::move(config)),
+      base_(ordered_base_),
       paths_(std::move(fit_paths)),
       measurements_(std::move(measurements)) {
   const RunConfig base = read_run_config(base_, config_file_);
@@ -297,20 +301,21 @@ CalibrationResult Calibration::fit() const {
 }
 
 std::string Calibration::config_text(std::span<const double> values, const std::filesystem::path& output) const {
-  nlohmann::json document = with_values(values);
+  nlohmann::ordered_json document = ordered_base_;
+  for (std::size_t i = 0; i < paths_.size(); ++i) document[pointer_of(paths_[i])] = values[i];
   const std::filesystem::path from = std::filesystem::absolute(config_file_).parent_path();
   const std::filesystem::path to = std::filesystem::absolute(output).parent_path();
-  const auto moved = [&](nlohmann::json& path) {
+  const auto moved = [&](nlohmann::ordered_json& path) {
     const std::filesystem::path given = path.get<std::string>();
     if (given.is_relative()) path = std::filesystem::relative(from / given, to).generic_string();
   };
   if (from != to) {
     moved(document.at("trace"));
     if (document.contains("curves")) {
-      for (nlohmann::json& curve : document["curves"]) moved(curve);
+      for (nlohmann::ordered_json& curve : document["curves"]) moved(curve);
     }
     if (document.contains("schedules")) {
-      for (nlohmann::json& entry : document["schedules"]) {
+      for (nlohmann::ordered_json& entry : document["schedules"]) {
         if (entry.is_object() && entry.contains("selection_curve")) moved(entry["selection_curve"]);
       }
     }

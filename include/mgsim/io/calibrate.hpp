@@ -61,7 +61,7 @@ class Calibration {
                                 std::vector<std::string> fit_paths);
   /// The same from a config document read from `config_file` (for messages
   /// and relative paths) and rows read from key `rows_key` of `rows_file`.
-  Calibration(const std::filesystem::path& config_file, nlohmann::json config, const std::filesystem::path& rows_file,
+  Calibration(const std::filesystem::path& config_file, nlohmann::ordered_json config, const std::filesystem::path& rows_file,
               std::string rows_key, std::vector<Measurement> measurements, std::vector<std::string> fit_paths);
 
   /// Predicted value of every measurement with `values` at the fit paths.
@@ -70,8 +70,8 @@ class Calibration {
   CalibrationResult fit() const;
   /// The base config with `values` in place.
   nlohmann::json with_values(std::span<const double> values) const;
-  /// The same as JSON text; relative paths are rewritten to stay valid from
-  /// `output`'s folder.
+  /// The same as JSON text, keys in the base config's order; relative paths
+  /// are rewritten to stay valid from `output`'s folder.
   std::string config_text(std::span<const double> values, const std::filesystem::path& output) const;
 
   const std::vector<std::string>& paths() const { return paths_; }
@@ -90,6 +90,7 @@ class Calibration {
   std::filesystem::path config_file_;
   std::filesystem::path measurements_file_;
   std::string rows_key_;
+  nlohmann::ordered_json ordered_base_;  ///< as written, for config_text()
   nlohmann::json base_;
   std::vector<std::string> paths_;
   std::vector<double> initial_;
