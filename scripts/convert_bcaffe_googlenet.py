@@ -62,6 +62,11 @@ FORWARD_RATIO = decimal.Decimal("0.5")
 CURVE_FILES = [(2, "allreduce2.log"), (4, "allreduce4.log"),
                (8, "allreduce8.log")]
 
+# WFBP runs whose logged layer_allreduce_us become the trace's in-situ
+# observations: (nodes, file).
+INSITU_FILES = [(1, "tmpcomm.log"), (2, "tmp2comm.log"), (4, "tmp4comm.log"),
+                (8, "tmp8comm.log")]
+
 MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep",
           "Oct", "Nov", "Dec"]
 
@@ -338,6 +343,38 @@ def build_trace(data_dir):
     return trace
 
 
+def build_insitu(data_dir):
+    """In-situ all-reduce observations of the 1/2/4/8-node WFBP runs.
+
+    A layer whose bias row logs 0 and whose weight row logs a time sent weight
+    and bias as one message (the 8-node run); where both rows log a time, each
+    tensor was its own message (the 1, 2 and 4-node runs). Rows logging 0
+    were not measured and are left out.
+    """
+    observations = []
+    files = {}
+    for nodes, name in INSITU_FILES:
+        path = os.path.join(data_dir, name)
+        rows, line_from, line_to, _ = read_layer_rows(path)
+        assert len(rows) == EXPECTED_TENSORS, (name, len(rows))
+        count = 0
+        for k in range(0, len(rows), 2):
+            w, b = rows[k], rows[k + 1]
+            w_us, b_us = decimal.Decimal(w["allreduce_us"]), decimal.Decimal(b["allreduce_us"])
+            if w_us > 0 and b_us == 0:
+                messages = [(w["elements"] + b["elements"], w["allreduce_us"])]
+            else:
+                messages = [(r["elements"], r["allreduce_us"]) for r in (w, b)
+                            if decimal.Decimal(r["allreduce_us"]) > 0]
+            for elements, us in messages:
+                observations.append({"gpus": nodes, "bytes": elements * DTYPE_BYTES,
+                                     "seconds": us_to_s(us)})
+                count += 1
+        files[name] = {"lines": "%d-%d" % (line_from, line_to),
+                       "messages": count, "sha256": sha256_of(path)}
+    return observations, files
+
+
 # --------------------------------------------------------------------------
 # Curve
 # --------------------------------------------------------------------------
@@ -445,6 +482,15 @@ def main(argv=None):
 
     trace = build_trace(data)
     trace["provenance"]["command"] = command
+    insitu, insitu_files = build_insitu(data)
+    trace["insitu_allreduce"] = insitu
+    trace["provenance"]["insitu_allreduce_source"] = insitu_files
+    trace["provenance"]["insitu_allreduce_note"] = (
+        "layer_allreduce_us of the last iteration of the 1, 2, 4 and 8-node "
+        "WFBP runs (gpus = nodes, one GPU per node), i.e. each MPI all-reduce "
+        "as timed inside B-Caffe's training loop; the 8-node run sent weight "
+        "and bias of a layer as one message (bias row 0), the others timed "
+        "each tensor (both rows > 0); bytes = elements as logged x 4")
     curve = build_curve(data)
     curve["provenance"]["command"] = command
 

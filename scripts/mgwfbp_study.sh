@@ -35,6 +35,7 @@ cat >results/mgwfbp-study.json <<EOF
 {
   "description": "Shape of the MG-WFBP study (INFOCOM'19): WFBP, single-layer, MG-WFBP and the optimal merge from 4 to 2048 GPUs over ring and tree all-reduce, 10 GbE constants of the authors' simulator. Written by scripts/mgwfbp_study.sh.",
   "trace": [${trace_list//,/, }],
+  "message_unit": "layer",
   "gpus": [4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048],
   "collective": ["ring", "tree"],
   "network": {"name": "10GbE", "alpha_us": 45.25, "beta_s_per_byte": 9.934107462565104e-10, "gamma_s_per_byte": 2.5e-9},

@@ -410,8 +410,8 @@ TEST_CASE("curve loader rejects malformed curves", "[loaders][curve]") {
     const fs::path file = dir.write("c.json", std::string(R"("allreduce")"));
     require_error<mgsim::CurveError>([&] { mgsim::load_curve(file); }, {file.string(), "an object"});
   }
-  SECTION("a trace given as a curve") {
-    require_curve_error(valid_trace(), {"format", "\"mgsim-curve\""});
+  SECTION("a trace without in-situ observations given as a curve") {
+    require_curve_error(valid_trace(), {"insitu_allreduce", "expected in-situ all-reduce observations"});
   }
   SECTION("version 2") {
     curve["version"] = 2;

@@ -49,12 +49,22 @@ struct SparseOptions {
   std::vector<SelectionPoint> selection_curve;               ///< replaces s d log2 d when not empty
 };
 
+/// What the layer-grouping schedules (wfbp, mgwfbp, optimal) send as their
+/// smallest message: every parameter tensor on its own, as PyTorch, DDP and
+/// Horovod do, or a layer's tensors together, as Caffe does. DDP and Horovod
+/// always bucket tensors; the sparse schedules always select per layer.
+enum class MessageUnit { tensor, layer };
+
+/// "tensor" or "layer".
+std::string_view to_string(MessageUnit unit);
+
 struct ScheduleInfo {
   std::string_view name;
   std::string_view description;
   std::span<const ParamSpec> params;
   bool sparse;  ///< accepts SparseOptions
   std::unique_ptr<Schedule> (*make)(const ParamValues& given, const SparseOptions& sparse);
+  bool groups_units = false;  ///< groups whole message units (layers or tensors, MessageUnit)
 };
 
 /// Every schedule, in the order `mgsim list` shows them.
@@ -65,9 +75,10 @@ const ScheduleInfo& find_schedule(std::string_view name);
 
 /// Validates the parameters (names and ranges) and sparse options (densities
 /// in (0, 1], selection points positive) against the schedule and builds it.
-/// Throws ConfigError naming the schedule and the parameter.
+/// `unit` matters only to schedules that group units. Throws ConfigError
+/// naming the schedule and the parameter.
 std::unique_ptr<Schedule> make_schedule(std::string_view name, const ParamValues& given,
-                                        const SparseOptions& sparse = {});
+                                        const SparseOptions& sparse = {}, MessageUnit unit = MessageUnit::layer);
 
 /// The given value of `spec`, or its default.
 double param_value(const ParamValues& given, const ParamSpec& spec);

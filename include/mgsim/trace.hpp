@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "mgsim/collective.hpp"
 #include "mgsim/time.hpp"
 
 namespace mgsim {
@@ -29,6 +30,11 @@ struct Trace {
   int batch_size = 1;
   double forward_time_s = 0.0;
   std::vector<Layer> layers;  ///< forward order
+  /// All-reduce durations observed inside the training loop, one per message
+  /// (sizes may repeat); gpus 1 is the call on a single rank. Empty when the
+  /// profiler did not record them. Used as a cost curve (load_curve), not by
+  /// the replay.
+  std::vector<CurvePoint> insitu_allreduce;
 };
 
 /// A trace in integer nanoseconds: the compute one GPU (class) performs.

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "mgsim/io/trace_io.hpp"
 #include "mgsim/profile/curve_fit.hpp"
 #include "mgsim/profile/nccl_calibration.hpp"
 
@@ -147,5 +148,71 @@ std::string format_fit_text(const ordered_json& result) {
                      all["nccl"]["gpus_per_node"].get<int>(), all["nccl"]["network"].dump(), percent(all["nccl"]));
   return out;
 }
+
+namespace {
+
+std::vector<profile::SizeSample> samples_at(const std::vector<CurvePoint>& points, int gpus) {
+  std::vector<profile::SizeSample> samples;
+  for (const CurvePoint& p : points) {
+    if (p.gpus == gpus) samples.push_back({static_cast<double>(p.bytes), p.seconds});
+  }
+  return samples;
+}
+
+}  // namespace
+
+/// Per GPU count both sources have: the in-situ observations' total against
+/// what the micro-benchmark curve prices the same messages at, and the
+/// a + b*M line of each.
+ordered_json compare_insitu(const std::vector<CurvePoint>& bench, const std::filesystem::path& trace_file) {
+  const std::vector<CurvePoint> observed = load_trace(trace_file).insitu_allreduce;
+  const std::vector<CurvePoint> insitu = load_curve(trace_file);
+  CollectiveSettings settings;
+  settings.curve = bench;
+  settings.curve_source = "micro-benchmark curve";
+  const auto curve = find_collective("measured").make(settings);
+  std::map<int, std::pair<int, double>> totals;  // gpus -> (messages, in-situ seconds)
+  for (const CurvePoint& o : observed) {
+    totals[o.gpus].first += 1;
+    totals[o.gpus].second += o.seconds;
+  }
+  ordered_json rows = ordered_json::array();
+  for (const auto& [gpus, total] : totals) {
+    const std::vector<profile::SizeSample> bench_samples = samples_at(bench, gpus);
+    if (bench_samples.empty()) continue;
+    double priced = 0.0;
+    for (const CurvePoint& o : observed) {
+      if (o.gpus == gpus) priced += curve->allreduce_seconds(static_cast<double>(o.bytes), gpus);
+    }
+    const profile::LineFit insitu_line = profile::fit_line(samples_at(insitu, gpus));
+    const profile::LineFit bench_line = profile::fit_line(bench_samples);
+    rows.push_back({{"gpus", gpus},
+                    {"messages", total.first},
+                    {"insitu_total_s", total.second},
+                    {"benchmark_total_s", priced},
+                    {"insitu_over_benchmark", total.second / priced},
+                    {"insitu_line", {{"a_s", insitu_line.a_s}, {"b_s_per_byte", insitu_line.b_s_per_byte}}},
+                    {"benchmark_line", {{"a_s", bench_line.a_s}, {"b_s_per_byte", bench_line.b_s_per_byte}}}});
+  }
+  return {{"insitu", trace_file.string()}, {"gpu_counts", rows}};
+}
+
+std::string format_insitu_text(const ordered_json& comparison) {
+  std::string out =
+      fmt::format("\nIn situ ({}) vs this curve, same messages:\n", comparison["insitu"].get<std::string>());
+  out += fmt::format("  {:>5} {:>8} {:>14} {:>14} {:>7}   {:>22}   {:>22}\n", "P", "messages", "in situ (ms)",
+                     "curve (ms)", "ratio", "in situ a (us), b (s/B)", "curve a (us), b (s/B)");
+  for (const ordered_json& row : comparison["gpu_counts"]) {
+    const auto line = [](const ordered_json& fit) {
+      return fmt::format("{:.1f}, {:.3e}", fit["a_s"].get<double>() * 1e6, fit["b_s_per_byte"].get<double>());
+    };
+    out += fmt::format("  {:>5} {:>8} {:>14.1f} {:>14.1f} {:>7.2f}   {:>22}   {:>22}\n", row["gpus"].get<int>(),
+                       row["messages"].get<int>(), row["insitu_total_s"].get<double>() * 1e3,
+                       row["benchmark_total_s"].get<double>() * 1e3, row["insitu_over_benchmark"].get<double>(),
+                       line(row["insitu_line"]), line(row["benchmark_line"]));
+  }
+  return out;
+}
+
 
 }  // namespace mgsim

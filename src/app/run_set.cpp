@@ -41,6 +41,7 @@ std::vector<RunOutcome> execute_run_config(const RunConfig& config, const Worklo
       outcomes.push_back(
           execute_run(workload, config.collective, *collective, config.schedules[s].label(), *schedules[s],
                       Cluster::with_shares(gpus, config.gpus_per_node, config.speed_classes), config.overlap));
+      outcomes.back().row.unit = config.schedules[s].unit;
     }
   }
   return outcomes;

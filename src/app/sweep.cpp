@@ -113,9 +113,11 @@ RunRow Sweep::run(std::size_t index) const {
   const SweepPoint at = point(index);
   const Workload& workload = workloads_[at.trace];
   const SweepLink& link = links_[at.link];
-  return execute_run(workload, link.collective, *link.model, config_.schedules[at.schedule].label(),
-                     *schedules_[at.schedule], Cluster::homogeneous(config_.gpus[at.gpus]))
-      .row;
+  RunRow row = execute_run(workload, link.collective, *link.model, config_.schedules[at.schedule].label(),
+                           *schedules_[at.schedule], Cluster::homogeneous(config_.gpus[at.gpus]))
+                   .row;
+  row.unit = config_.schedules[at.schedule].unit;
+  return row;
 }
 
 std::string Sweep::key(std::size_t index) const {

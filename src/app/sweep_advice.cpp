@@ -113,7 +113,7 @@ std::vector<double> advice_values() {
 
 std::vector<KnobAdvice> advise(const RunConfig& config, const Workload& workload) {
   const auto collective = find_collective(config.collective).make(config.collective_settings);
-  const auto optimal = make_schedule("optimal", ParamValues{});
+  const auto optimal = make_schedule("optimal", ParamValues{}, {}, config.message_unit);
   std::vector<KnobAdvice> advice;
   for (int gpus : config.gpus) {
     const SimTime best_possible = simulate(workload, *collective, *optimal, gpus).iteration;

@@ -24,5 +24,7 @@ void add_profile_command(CLI::App& app);
 void add_import_command(CLI::App& app);
 void add_fit_command(CLI::App& app);
 void add_plan_command(CLI::App& app);
+void add_calibrate_command(CLI::App& app);
+void add_validate_command(CLI::App& app);
 
 }  // namespace mgsim::cli

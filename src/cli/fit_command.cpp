@@ -21,6 +21,7 @@ namespace {
 
 struct FitOptions {
   std::string curve;
+  std::string insitu;
   CurveFitSettings settings;
   std::string format = "text";
   std::string output;
@@ -32,8 +33,14 @@ void fit(const FitOptions& options) {
     throw ConfigError(fmt::format("--format: expected text or json, got '{}'", options.format));
   }
   const std::vector<CurvePoint> points = load_curve(options.curve);
-  const CurveFitReport result = fit_curve(options.curve, points, options.settings);
-  const std::string report = options.format == "json" ? result.result.dump(1) + "\n" : format_fit_text(result.result);
+  CurveFitReport result = fit_curve(options.curve, points, options.settings);
+  std::string report = options.format == "json" ? "" : format_fit_text(result.result);
+  if (!options.insitu.empty()) {
+    const nlohmann::ordered_json comparison = compare_insitu(points, options.insitu);
+    if (options.format != "json") report += format_insitu_text(comparison);
+    result.result["insitu_comparison"] = comparison;
+  }
+  if (options.format == "json") report = result.result.dump(1) + "\n";
   emit(report, options.output);
   if (!options.curve_output.empty()) {
     const nlohmann::json provenance = {
@@ -51,7 +58,10 @@ void add_fit_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand("fit",
                                          "fit a measured all-reduce curve: a + b*M per size range, ring/tree "
                                          "alpha-beta, the nccl model");
-  command->add_option("curve", options->curve, "curve file (docs/trace-format.md)")->required();
+  command->add_option("curve", options->curve, "curve file, or a trace with in-situ observations (docs/trace-format.md)")
+      ->required();
+  command->add_option("--insitu", options->insitu,
+                      "a trace with in-situ observations: also compare them with the curve, side by side");
   command->add_option("--max-ranges", options->settings.max_ranges, "most size ranges per GPU count")
       ->capture_default_str()
       ->check(CLI::Range(1, 20));

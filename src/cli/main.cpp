@@ -21,6 +21,8 @@ constexpr std::array kCommands{
     mgsim::cli::add_import_command,
     mgsim::cli::add_fit_command,
     mgsim::cli::add_plan_command,
+    mgsim::cli::add_calibrate_command,
+    mgsim::cli::add_validate_command,
 };
 
 }  // namespace

@@ -38,13 +38,14 @@ constexpr std::array kSparseParams{
 };
 
 constexpr std::array kSchedules{
-    ScheduleInfo{"wfbp", "wait-free backprop: one all-reduce per layer as soon as it is ready", kNoParams, false, make_wfbp},
+    ScheduleInfo{"wfbp", "wait-free backprop: one all-reduce per message unit (tensor or layer) as soon as it is ready",
+                 kNoParams, false, make_wfbp, true},
     ScheduleInfo{"single", "single-layer (SyncEASGD): one all-reduce of all gradients after backward", kNoParams, false,
                  make_single},
     ScheduleInfo{"mgwfbp", "MG-WFBP: the authors' published merge rule (Shi et al., INFOCOM'19)", kNoParams, false,
-                 make_mgwfbp},
-    ScheduleInfo{"optimal", "exact minimum over all contiguous layer groupings (O(L^2) dynamic program)", kNoParams, false,
-                 make_optimal},
+                 make_mgwfbp, true},
+    ScheduleInfo{"optimal", "exact minimum over all contiguous groupings of message units (O(n^2) dynamic program)",
+                 kNoParams, false, make_optimal, true},
     ScheduleInfo{"ddp", "PyTorch DistributedDataParallel gradient buckets", kDdpParams, false, make_ddp},
     ScheduleInfo{"horovod", "Horovod tensor fusion on a background cycle", kHorovodParams, false, make_horovod},
     ScheduleInfo{"topk", "TopK-SGD: top-k of all gradients after backward, one sparse all-gather", kSparseParams, true,
@@ -98,18 +99,21 @@ void check_sparse_options(const ScheduleInfo& info, const SparseOptions& options
 
 }  // namespace
 
+std::string_view to_string(MessageUnit unit) { return unit == MessageUnit::tensor ? "tensor" : "layer"; }
+
 std::span<const ScheduleInfo> schedule_registry() { return kSchedules; }
 
 const ScheduleInfo& find_schedule(std::string_view name) {
   return find_by_name<ConfigError>(schedule_registry(), name, "schedule");
 }
 
-std::unique_ptr<Schedule> make_schedule(std::string_view name, const ParamValues& given,
-                                        const SparseOptions& sparse) {
+std::unique_ptr<Schedule> make_schedule(std::string_view name, const ParamValues& given, const SparseOptions& sparse,
+                                        MessageUnit unit) {
   const ScheduleInfo& info = find_schedule(name);
   check_params(info, given);
   check_sparse_options(info, sparse);
-  return info.make(given, sparse);
+  std::unique_ptr<Schedule> schedule = info.make(given, sparse);
+  return unit == MessageUnit::tensor && info.groups_units ? per_tensor(std::move(schedule)) : std::move(schedule);
 }
 
 double param_value(const ParamValues& given, const ParamSpec& spec) {

@@ -81,6 +81,14 @@ std::vector<ScheduleSpec> default_schedules() {
   return specs;
 }
 
+MessageUnit read_message_unit(JsonReader& top) {
+  if (!top.has("message_unit")) return MessageUnit::tensor;
+  const nlohmann::json& value = top.required("message_unit");
+  if (value == "layer") return MessageUnit::layer;
+  if (value != "tensor") top.where().key("message_unit").expected("\"tensor\" or \"layer\"", value);
+  return MessageUnit::tensor;
+}
+
 void check_unique_label(const std::vector<ScheduleSpec>& specs, const JsonWhere& where) {
   for (std::size_t i = 0; i + 1 < specs.size(); ++i) {
     if (specs[i].label() == specs.back().label()) where.fail(fmt::format("schedule '{}' given twice", specs.back().label()));

@@ -27,6 +27,7 @@ std::string format_json(const std::vector<RunRow>& rows) {
     for (const MetricColumn& column : metric_columns()) {
       std::visit([&](auto value) { result[std::string(column.name)] = value; }, column.value(row.metrics));
     }
+    result["message_unit"] = to_string(row.unit);
     results.push_back(std::move(result));
   }
   return nlohmann::json{{"results", results}}.dump(2) + "\n";
@@ -61,7 +62,10 @@ std::string format_table(const std::vector<RunRow>& rows) {
       return format_metric(column.table.format, column.value(row.metrics), column.table.scale);
     });
   }
-  if (!rows.empty()) out = fmt::format("model {}, collective {}\n\n", rows.front().model, rows.front().collective) + out;
+  if (!rows.empty()) {
+    out = fmt::format("model {}, collective {}, message unit {}\n\n", rows.front().model, rows.front().collective,
+                      to_string(rows.front().unit)) + out;
+  }
   return out;
 }
 
@@ -77,7 +81,7 @@ std::string csv_field(const std::string& text) {
 std::string csv_header() {
   std::string header = "model,schedule,collective";
   for (const MetricColumn& column : metric_columns()) header += fmt::format(",{}", column.name);
-  return header + "\n";
+  return header + ",message_unit\n";
 }
 
 std::string csv_row(const RunRow& row) {
@@ -86,7 +90,7 @@ std::string csv_row(const RunRow& row) {
     line += ',';
     line += format_metric(column.csv_format, column.value(row.metrics));
   }
-  return line + "\n";
+  return line + "," + std::string(to_string(row.unit)) + "\n";
 }
 
 ReportFormat parse_report_format(std::string_view name) {

@@ -81,10 +81,13 @@ std::string ScheduleSpec::label() const {
   return parts.empty() ? name : fmt::format("{}({})", name, fmt::join(parts, ","));
 }
 
-std::unique_ptr<Schedule> ScheduleSpec::build() const { return make_schedule(name, params, sparse); }
+std::unique_ptr<Schedule> ScheduleSpec::build() const { return make_schedule(name, params, sparse, unit); }
 
 RunConfig load_run_config(const std::filesystem::path& file) {
-  const nlohmann::json document = parse_json_file(file, InputKind::config);
+  return read_run_config(parse_json_file(file, InputKind::config), file);
+}
+
+RunConfig read_run_config(const nlohmann::json& document, const std::filesystem::path& file) {
   JsonReader top(document, {file.string(), "", InputKind::config});
   const std::filesystem::path folder = file.parent_path();
   RunConfig config;
@@ -98,6 +101,8 @@ RunConfig load_run_config(const std::filesystem::path& file) {
   if (top.has("overlap")) config.overlap = read_overlap(top.object("overlap"));
   if (top.has("speed_classes")) config.speed_classes = read_speed_classes(top);
   config.schedules = read_schedules(top, folder);
+  config.message_unit = read_message_unit(top);
+  for (ScheduleSpec& spec : config.schedules) spec.unit = config.message_unit;
   top.reject_unknown();
   return config;
 }

@@ -171,6 +171,8 @@ SweepConfig load_sweep_config(const std::filesystem::path& file) {
   read_gpus(top, config);
   read_links(top, config);
   read_schedules(top, config);
+  const MessageUnit unit = read_message_unit(top);
+  for (ScheduleSpec& spec : config.schedules) spec.unit = unit;
   top.reject_unknown();
   return config;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -59,6 +60,30 @@ Layer read_layer(const nlohmann::json& value, const JsonWhere& where) {
   return layer;
 }
 
+/// {"gpus", "bytes", "seconds"} of a curve point or an in-situ observation.
+CurvePoint read_point(const nlohmann::json& value, const JsonWhere& where, int min_gpus) {
+  JsonReader in(value, where);
+  const CurvePoint point{static_cast<int>(in.integer("gpus", min_gpus, kIntMax)),
+                         in.integer("bytes", 1, kMaxTensorElements * 16), in.number("seconds", 0.0, false)};
+  if (in.has("spread_s")) in.number("spread_s", 0.0, true);
+  in.reject_unknown();
+  return point;
+}
+
+/// The mean of every (gpus, bytes) of in-situ observations: one point per
+/// size, and the same total as the observations when the same messages are sent.
+std::vector<CurvePoint> mean_per_size(const std::vector<CurvePoint>& observations) {
+  std::map<std::pair<int, std::int64_t>, std::pair<double, int>> by_size;  // (sum, count)
+  for (const CurvePoint& o : observations) {
+    auto& [sum, count] = by_size[{o.gpus, o.bytes}];
+    sum += o.seconds;
+    ++count;
+  }
+  std::vector<CurvePoint> points;
+  for (const auto& [key, total] : by_size) points.push_back({key.first, key.second, total.first / total.second});
+  return points;
+}
+
 }  // namespace
 
 Trace load_trace(const std::filesystem::path& file) {
@@ -81,6 +106,11 @@ Trace load_trace(const std::filesystem::path& file) {
   trace.forward_time_s = top.number("forward_time_s", 0.0, true);
   const nlohmann::json& listed = top.required("layers");  // [] once streamed
   if (trace.layers.empty()) layers_at.expected("a non-empty array", listed);
+  if (top.has("insitu_allreduce")) {
+    for (const auto& [element, at] : top.array("insitu_allreduce")) {
+      trace.insitu_allreduce.push_back(read_point(*element, at, 1));
+    }
+  }
   top.reject_unknown();
   if (make_profile(trace).compute_time() <= 0) {
     top.where().fail("expected some compute: forward_time_s and every backward_time_s are 0");
@@ -99,6 +129,14 @@ Trace load_trace(const std::filesystem::path& file) {
 
 std::vector<CurvePoint> load_curve(const std::filesystem::path& file) {
   const nlohmann::json document = parse_json_file(file, InputKind::curve);
+  if (document.is_object() && document.value("format", "") == "mgsim-trace") {
+    const Trace trace = load_trace(file);
+    if (trace.insitu_allreduce.empty()) {
+      JsonWhere{file.string(), "insitu_allreduce", InputKind::curve}.fail(
+          "expected in-situ all-reduce observations in a trace used as a curve, got none");
+    }
+    return mean_per_size(trace.insitu_allreduce);
+  }
   JsonReader top(document, {file.string(), "", InputKind::curve});
   read_header(top, "mgsim-curve");
   if (top.text("collective") != "allreduce") {
@@ -107,11 +145,7 @@ std::vector<CurvePoint> load_curve(const std::filesystem::path& file) {
   std::vector<CurvePoint> points;
   std::set<std::pair<int, std::int64_t>> seen;
   for (const auto& [element, at] : top.array("points")) {
-    JsonReader in(*element, at);
-    CurvePoint point{static_cast<int>(in.integer("gpus", 2, kIntMax)), in.integer("bytes", 1, kMaxTensorElements * 16),
-                     in.number("seconds", 0.0, false)};
-    if (in.has("spread_s")) in.number("spread_s", 0.0, true);
-    in.reject_unknown();
+    const CurvePoint point = read_point(*element, at, 2);
     if (!seen.emplace(point.gpus, point.bytes).second) {
       at.fail(fmt::format("duplicate point for gpus {} and bytes {}", point.gpus, point.bytes));
     }

@@ -6,6 +6,7 @@
 // tree and `nccl` models; and the text report printed from it, with
 // ready-to-paste "network" objects.
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -34,5 +35,13 @@ CurveFitReport fit_curve(const std::string& source, const std::vector<CurvePoint
 
 /// The text report of a fit_curve() result.
 std::string format_fit_text(const nlohmann::ordered_json& result);
+
+/// Per GPU count both have: the in-situ observations of `trace_file` (their
+/// total, and their a + b*M line) against what the micro-benchmark curve
+/// `bench` prices the same messages at. Throws TraceError or CurveError.
+nlohmann::ordered_json compare_insitu(const std::vector<CurvePoint>& bench, const std::filesystem::path& trace_file);
+
+/// The text table of a compare_insitu() result.
+std::string format_insitu_text(const nlohmann::ordered_json& comparison);
 
 }  // namespace mgsim

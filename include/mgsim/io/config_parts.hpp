@@ -35,6 +35,12 @@ ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, 
 /// (sparse ones are asked for by name).
 std::vector<ScheduleSpec> default_schedules();
 
+/// The config's optional "message_unit": "tensor" (the default) or "layer".
+MessageUnit read_message_unit(JsonReader& top);
+
+/// A run config already parsed from `file` (load_run_config without the read).
+RunConfig read_run_config(const nlohmann::json& document, const std::filesystem::path& file);
+
 /// Fails at `where` when the last spec's label is already taken by an earlier one.
 void check_unique_label(const std::vector<ScheduleSpec>& specs, const JsonWhere& where);
 

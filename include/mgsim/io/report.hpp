@@ -17,6 +17,7 @@ struct RunRow {
   std::string schedule;  ///< the schedule's label, with any parameters
   std::string collective;
   RunMetrics metrics;
+  MessageUnit unit = MessageUnit::tensor;  ///< what the layer-grouping schedules sent as one unit
 };
 
 enum class ReportFormat { table, csv, json };

@@ -20,6 +20,7 @@ struct ScheduleSpec {
   ParamValues params;
   SparseOptions sparse;              ///< per-layer densities, loaded selection curve
   std::string selection_curve_file;  ///< where `sparse.selection_curve` came from, for the label
+  MessageUnit unit = MessageUnit::tensor;  ///< the config's `message_unit`
   /// "ddp" or "ddp(bucket_cap_mb=50)": unique within a run.
   std::string label() const;
   /// Builds the schedule (validated when the config was read).
@@ -35,6 +36,7 @@ struct RunConfig {
   std::vector<ScheduleSpec> schedules;
   Overlap overlap;  ///< compute/communication interference; ideal (none) by default
   std::vector<SpeedShare> speed_classes;  ///< shares of slower (or faster) GPUs; none: all at the trace's speed
+  MessageUnit message_unit = MessageUnit::tensor;  ///< also set in every ScheduleSpec
 };
 
 /// Largest GPU count accepted.

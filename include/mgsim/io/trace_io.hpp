@@ -27,7 +27,8 @@ inline constexpr std::int64_t kMaxTraceBytes = std::int64_t{1} << 50;
 
 Trace load_trace(const std::filesystem::path& file);
 
-/// Points of a curve file, in file order.
+/// Points of a curve file, in file order; or, for a trace file, its in-situ
+/// observations as a curve: the mean of each (gpus, bytes), sizes ascending.
 std::vector<CurvePoint> load_curve(const std::filesystem::path& file);
 
 /// Points of a top-k selection-time curve file, in file order.

@@ -1,0 +1,102 @@
+#pragma once
+// Calibration (`mgsim calibrate`, docs/fidelity.md): fits numeric values of a
+// run config, named by dotted paths ("network.alpha_us", "schedules.2.
+// cycle_time_ms"), to measured iteration times or throughputs. A Calibration
+// owns the base config document, the measurements and the workloads they
+// run on; predict() re-reads the config with candidate values in place and
+// simulates every measurement, fit() minimises the squared relative errors
+// with NLopt under bounds >= 0. Everything is checked when it is built, so a
+// fit that cannot be answered is refused before any work.
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "mgsim/io/run_config.hpp"
+#include "mgsim/simulation.hpp"
+
+namespace mgsim {
+
+/// What a measurement observed.
+enum class MeasuredMetric {
+  iteration_time,  ///< "iteration_time_s"
+  throughput,      ///< "throughput_samples_per_s"
+  comm_time,       ///< "comm_time_s": the sum of all message durations of an iteration
+};
+
+/// One measured run: where it ran and the number observed.
+struct Measurement {
+  std::filesystem::path trace;  ///< resolved; the base config's trace by default
+  int gpus = 0;
+  nlohmann::json schedule;     ///< a schedule entry as in a run config
+  int config_schedule = -1;    ///< >= 0: the base config's schedule entry of that index runs instead
+  std::string schedule_label;  ///< for reports
+  MeasuredMetric metric = MeasuredMetric::iteration_time;
+  double value = 0.0;
+  std::string source;  ///< where the number comes from (free text), may be empty
+};
+
+/// The JSON key of a metric ("iteration_time_s", ...).
+std::string_view metric_key(MeasuredMetric metric);
+
+struct CalibrationResult {
+  std::vector<double> values;     ///< fitted, in --fit order
+  std::vector<double> predicted;  ///< per measurement, at the fitted values
+  double sum_squared_rel_error = 0.0;
+  int evaluations = 0;
+};
+
+class Calibration {
+ public:
+  /// Loads the base config and the measurements (`{"measurements": [rows]}`,
+  /// rows as in docs/fidelity.md) and checks the fit: every path holds a
+  /// number, the config runs every measurement, there are at least as many
+  /// measurements as paths, and each path changes at least one prediction
+  /// when perturbed. Throws ConfigError naming file and key.
+  static Calibration from_files(const std::filesystem::path& config, const std::filesystem::path& measurements,
+                                std::vector<std::string> fit_paths);
+  /// The same from a config document read from `config_file` (for messages
+  /// and relative paths) and rows read from key `rows_key` of `rows_file`.
+  Calibration(const std::filesystem::path& config_file, nlohmann::ordered_json config, const std::filesystem::path& rows_file,
+              std::string rows_key, std::vector<Measurement> measurements, std::vector<std::string> fit_paths);
+
+  /// Predicted value of every measurement with `values` at the fit paths.
+  std::vector<double> predict(std::span<const double> values) const;
+  /// The fitted values, starting from the base config's.
+  CalibrationResult fit() const;
+  /// The base config with `values` in place.
+  nlohmann::json with_values(std::span<const double> values) const;
+  /// The same as JSON text, keys in the base config's order; relative paths
+  /// are rewritten to stay valid from `output`'s folder.
+  std::string config_text(std::span<const double> values, const std::filesystem::path& output) const;
+
+  const std::vector<std::string>& paths() const { return paths_; }
+  const std::vector<double>& initial() const { return initial_; }
+  const std::vector<Measurement>& measurements() const { return measurements_; }
+
+ private:
+  std::vector<double> predict_document(const nlohmann::json& document) const;
+  double predict_one(const nlohmann::json& document, const RunConfig& config, const Collective& collective,
+                     const Measurement& m) const;
+  /// The optimiser's unit of each path: its base value, or for a zero the
+  /// smallest power of ten that moves a prediction by 0.1%.
+  void choose_scales(const std::vector<double>& base_prediction);
+  void check_dependence(const std::vector<double>& base_prediction) const;
+
+  std::filesystem::path config_file_;
+  std::filesystem::path measurements_file_;
+  std::string rows_key_;
+  nlohmann::ordered_json ordered_base_;  ///< as written, for config_text()
+  nlohmann::json base_;
+  std::vector<std::string> paths_;
+  std::vector<double> initial_;
+  std::vector<double> scale_;  ///< per path: the optimiser works on value / scale
+  std::vector<Measurement> measurements_;
+  std::map<std::filesystem::path, std::unique_ptr<Workload>> workloads_;
+};
+
+}  // namespace mgsim

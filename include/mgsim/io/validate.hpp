@@ -1,0 +1,53 @@
+#pragma once
+// Validation (`mgsim validate`, docs/fidelity.md): a folder of cases, each a
+// run config with real, public measurements and their provenance. A case
+// names the config values it fits (may be none), the measurements that
+// calibrate them and the measurements it predicts; validate() calibrates
+// each case (Calibration) and compares its predictions with the measured
+// numbers. Only predicted rows count towards the error summary.
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace mgsim {
+
+/// One measured number of a case and what mgsim made of it.
+struct ValidationRow {
+  std::string case_name;  ///< the case file's name
+  std::string trace;      ///< the trace file's name
+  std::string schedule;
+  std::string metric;  ///< "throughput_samples_per_s", ...
+  std::string source;  ///< the case's source id
+  int gpus = 0;
+  bool calibrates = false;  ///< used to fit the case's values, so not a prediction
+  double measured = 0.0;
+  double predicted = 0.0;
+  /// (predicted - measured) / measured.
+  double error() const { return (predicted - measured) / measured; }
+};
+
+/// A fitted value of a case.
+struct FittedValue {
+  std::string case_name;
+  std::string path;
+  double value = 0.0;
+};
+
+struct ValidationReport {
+  std::vector<ValidationRow> rows;
+  std::vector<FittedValue> fitted;
+  /// Median and largest |error| over the predicted rows (0 when there are none).
+  double median_abs_error() const;
+  double max_abs_error() const;
+};
+
+/// Runs every case file (`*.json`, in name order) of `path`, or the one file
+/// `path` names. Throws ConfigError naming file and key on a bad case.
+ValidationReport validate(const std::filesystem::path& path);
+
+/// Per-row table (predicted vs measured), the fitted values, and the median
+/// and max error of the predictions.
+std::string format_validation(const ValidationReport& report);
+
+}  // namespace mgsim

@@ -1,0 +1,30 @@
+// `mgsim validate [PATH]`: predicted vs measured for the shipped validation
+// set of real, public measurements (docs/fidelity.md).
+
+#include <memory>
+#include <string>
+
+#include "commands.hpp"
+#include "mgsim/io/validate.hpp"
+
+namespace mgsim::cli {
+namespace {
+
+struct ValidateOptions {
+  std::string path = "validation";
+  std::string output;
+};
+
+}  // namespace
+
+void add_validate_command(CLI::App& app) {
+  auto options = std::make_shared<ValidateOptions>();
+  CLI::App* command = app.add_subcommand(
+      "validate", "calibrate and predict the validation cases; predicted vs measured, median and max error");
+  command->add_option("path", options->path, "a folder of validation cases (*.json) or one case")
+      ->capture_default_str();
+  command->add_option("-o,--output", options->output, "write the report to this file instead of stdout");
+  command->callback([options] { emit(format_validation(validate(options->path)), options->output); });
+}
+
+}  // namespace mgsim::cli

@@ -1,0 +1,326 @@
+#include "mgsim/io/calibrate.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <nlopt.hpp>
+
+#include "mgsim/io/config_parts.hpp"
+#include "mgsim/io/json_reader.hpp"
+#include "measurements.hpp"
+#include "mgsim/error.hpp"
+#include "mgsim/io/run_config.hpp"
+#include "mgsim/io/trace_io.hpp"
+
+namespace mgsim {
+namespace {
+
+/// "schedules.2.cycle_time_ms" -> "/schedules/2/cycle_time_ms".
+nlohmann::json::json_pointer pointer_of(const std::string& path) {
+  std::string pointer;
+  std::size_t from = 0;
+  while (from <= path.size()) {
+    const std::size_t dot = std::min(path.find('.', from), path.size());
+    pointer += '/';
+    pointer.append(path, from, dot - from);
+    from = dot + 1;
+  }
+  return nlohmann::json::json_pointer(pointer);
+}
+
+/// The index of the base config's schedule entry named `name`, or -1.
+int config_schedule_index(const nlohmann::json& config, const std::string& name) {
+  if (!config.contains("schedules") || !config["schedules"].is_array()) return -1;
+  const nlohmann::json& schedules = config["schedules"];
+  for (std::size_t i = 0; i < schedules.size(); ++i) {
+    const nlohmann::json& entry = schedules[i];
+    if (entry == name || (entry.is_object() && entry.value("name", "") == name)) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace
+
+std::string_view metric_key(MeasuredMetric metric) {
+  switch (metric) {
+    case MeasuredMetric::throughput:
+      return "throughput_samples_per_s";
+    case MeasuredMetric::comm_time:
+      return "comm_time_s";
+    case MeasuredMetric::iteration_time:
+      break;
+  }
+  return "iteration_time_s";
+}
+
+std::vector<Measurement> read_measurements(const nlohmann::json& rows, const JsonWhere& where,
+                                           const std::filesystem::path& folder, const nlohmann::json& base_config,
+                                           const std::filesystem::path& base_trace) {
+  if (!rows.is_array()) where.expected("an array of measurements", rows);
+  std::vector<Measurement> measurements;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const JsonWhere at = where.index(i);
+    JsonReader in(rows[i], at);
+    Measurement m;
+    m.trace = in.has("trace") ? folder / in.text("trace") : base_trace;
+    m.gpus = static_cast<int>(in.integer("gpus", 1, kMaxGpus));
+    if (in.has("source")) m.source = in.text("source");
+    const nlohmann::json& schedule = in.required("schedule");
+    m.config_schedule = schedule.is_string() ? config_schedule_index(base_config, schedule.get<std::string>()) : -1;
+    m.schedule = schedule;
+    m.schedule_label = read_schedule(schedule, at.key("schedule"), folder).label();
+    int given = 0;
+    for (const MeasuredMetric metric :
+         {MeasuredMetric::iteration_time, MeasuredMetric::throughput, MeasuredMetric::comm_time}) {
+      if (!in.has(metric_key(metric))) continue;
+      ++given;
+      m.metric = metric;
+      m.value = in.number(metric_key(metric), 0.0, false);
+    }
+    if (given != 1) {
+      at.fail("expected exactly one of iteration_time_s, throughput_samples_per_s and comm_time_s");
+    }
+    in.reject_unknown();
+    measurements.push_back(std::move(m));
+  }
+  return measurements;
+}
+
+namespace {
+
+std::vector<Measurement> load_measurements(const std::filesystem::path& file, const nlohmann::json& base_config,
+                                           const std::filesystem::path& base_trace) {
+  const nlohmann::json document = parse_json_file(file, InputKind::config);
+  JsonReader top(document, {file.string(), "", InputKind::config});
+  const JsonWhere where = top.where().key("measurements");
+  std::vector<Measurement> measurements =
+      read_measurements(top.required("measurements"), where, file.parent_path(), base_config, base_trace);
+  top.reject_unknown();
+  return measurements;
+}
+
+}  // namespace
+
+Calibration Calibration::from_files(const std::filesystem::path& config, const std::filesystem::path& measurements,
+                                    std::vector<std::string> fit_paths) {
+  const nlohmann::json document = parse_json_file(config, InputKind::config);
+  const std::filesystem::path base_trace = read_run_config(document, config).trace;
+  std::vector<Measurement> rows = load_measurements(measurements, document, base_trace);
+  std::ifstream text(config, std::ios::binary);  // again, keeping the key order for the fitted copy
+  return Calibration(config, nlohmann::ordered_json::parse(text), measurements, "measurements", std::move(rows),
+                     std::move(fit_paths));
+}
+
+Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ordered_json config,
+                         const std::filesystem::path& rows_file, std::string rows_key,
+                         std::vector<Measurement> measurements, std::vector<std::string> fit_paths)
+    : config_file_(config_file),
+      measurements_file_(rows_file),
+      rows_key_(std::move(rows_key)),
+      ordered_base_(std::move(config)),
+      base_(ordered_base_),
+      paths_(std::move(fit_paths)),
+      measurements_(std::move(measurements)) {
+  const RunConfig base = read_run_config(base_, config_file_);
+  for (const std::string& path : paths_) {
+    const JsonWhere where{config_file_.string(), path, InputKind::config};
+    const auto pointer = pointer_of(path);
+    if (path.empty() || !base_.contains(pointer)) where.fail("expected a number at this --fit path, got no such key");
+    const nlohmann::json& value = base_.at(pointer);
+    if (!value.is_number() || value.get<double>() < 0) where.expected("a number >= 0 at this --fit path", value);
+    initial_.push_back(value.get<double>());
+  }
+  if (measurements_.size() < paths_.size()) {
+    JsonWhere{measurements_file_.string(), rows_key_, InputKind::config}.fail(fmt::format(
+        "expected at least {} measurements (one per --fit path), got {}", paths_.size(), measurements_.size()));
+  }
+  for (const Measurement& m : measurements_) {
+    if (!workloads_.contains(m.trace)) workloads_.emplace(m.trace, std::make_unique<Workload>(load_trace(m.trace)));
+  }
+  const auto collective = find_collective(base.collective).make(base.collective_settings);
+  std::vector<double> base_prediction;
+  for (std::size_t i = 0; i < measurements_.size(); ++i) {
+    try {
+      base_prediction.push_back(predict_one(base_, base, *collective, measurements_[i]));
+    } catch (const Error& error) {
+      JsonWhere{measurements_file_.string(), fmt::format("{}[{}]", rows_key_, i), InputKind::config}.fail(
+          fmt::format("the config cannot run {} GPUs with schedule '{}': {}", measurements_[i].gpus,
+                      measurements_[i].schedule_label, error.what()));
+    }
+  }
+  choose_scales(base_prediction);
+  check_dependence(base_prediction);
+}
+
+nlohmann::json Calibration::with_values(std::span<const double> values) const {
+  nlohmann::json document = base_;
+  for (std::size_t i = 0; i < paths_.size(); ++i) document[pointer_of(paths_[i])] = values[i];
+  return document;
+}
+
+double Calibration::predict_one(const nlohmann::json& document, const RunConfig& config, const Collective& collective,
+                                const Measurement& m) const {
+  const bool from_config = m.config_schedule >= 0;
+  const nlohmann::json& entry =
+      from_config ? document.at("schedules").at(static_cast<std::size_t>(m.config_schedule)) : m.schedule;
+  const JsonWhere where{(from_config ? config_file_ : measurements_file_).string(), "schedule", InputKind::config};
+  ScheduleSpec spec = read_schedule(entry, where, std::filesystem::path(where.file).parent_path());
+  spec.unit = config.message_unit;
+  const RunMetrics metrics = simulate(*workloads_.at(m.trace), collective, *spec.build(), m.gpus);
+  switch (m.metric) {
+    case MeasuredMetric::throughput:
+      return metrics.throughput();
+    case MeasuredMetric::comm_time:
+      return metrics.comm_s();
+    case MeasuredMetric::iteration_time:
+      break;
+  }
+  return metrics.iteration_time_s();
+}
+
+std::vector<double> Calibration::predict_document(const nlohmann::json& document) const {
+  const RunConfig config = read_run_config(document, config_file_);
+  const auto collective = find_collective(config.collective).make(config.collective_settings);
+  std::vector<double> predicted;
+  for (const Measurement& m : measurements_) predicted.push_back(predict_one(document, config, *collective, m));
+  return predicted;
+}
+
+std::vector<double> Calibration::predict(std::span<const double> values) const {
+  return predict_document(with_values(values));
+}
+
+void Calibration::choose_scales(const std::vector<double>& base_prediction) {
+  for (std::size_t i = 0; i < paths_.size(); ++i) {
+    scale_.push_back(initial_[i] > 0 ? initial_[i] : 1.0);
+    if (initial_[i] > 0) continue;
+    for (int exponent = -15; exponent <= 6; ++exponent) {
+      std::vector<double> values = initial_;
+      values[i] = std::pow(10.0, exponent);
+      std::vector<double> predicted;
+      try {
+        predicted = predict(values);
+      } catch (const Error&) {
+        continue;
+      }
+      bool moved = false;
+      for (std::size_t m = 0; m < predicted.size(); ++m) {
+        moved = moved || std::abs(predicted[m] - base_prediction[m]) >= 1e-3 * base_prediction[m];
+      }
+      if (moved) {
+        scale_.back() = values[i];
+        break;
+      }
+    }
+  }
+}
+
+void Calibration::check_dependence(const std::vector<double>& base_prediction) const {
+  for (std::size_t i = 0; i < paths_.size(); ++i) {
+    std::vector<double> values = initial_;
+    values[i] = initial_[i] > 0 ? 1.5 * initial_[i] : scale_[i];
+    std::vector<double> predicted;
+    try {
+      predicted = predict(values);
+    } catch (const Error&) {
+      continue;  // the value matters: some measurement cannot run without it
+    }
+    if (predicted == base_prediction) {
+      JsonWhere{config_file_.string(), paths_[i], InputKind::config}.fail(fmt::format(
+          "no measurement depends on this value (changing it from {} to {} moves no prediction); add a measurement "
+          "that does or leave it out of --fit",
+          initial_[i], values[i]));
+    }
+  }
+}
+
+namespace {
+
+double squared_relative_error(const std::vector<double>& predicted, const std::vector<Measurement>& measured) {
+  double sum = 0.0;
+  for (std::size_t m = 0; m < measured.size(); ++m) {
+    const double relative = (predicted[m] - measured[m].value) / measured[m].value;
+    sum += relative * relative;
+  }
+  return sum;
+}
+
+}  // namespace
+
+CalibrationResult Calibration::fit() const {
+  const std::size_t n = paths_.size();
+  CalibrationResult result;
+  const auto objective = [&](const std::vector<double>& z) {
+    ++result.evaluations;
+    std::vector<double> values(n);
+    for (std::size_t i = 0; i < n; ++i) values[i] = z[i] * scale_[i];
+    try {
+      return squared_relative_error(predict(values), measurements_);
+    } catch (const Error&) {
+      return std::numeric_limits<double>::max();
+    }
+  };
+  std::vector<double> z(n);
+  for (std::size_t i = 0; i < n; ++i) z[i] = initial_[i] / scale_[i];
+  if (n == 0) {
+    result.predicted = predict(result.values);
+    result.sum_squared_rel_error = squared_relative_error(result.predicted, measurements_);
+    return result;
+  }
+  // Subplex copes with the kinks of max() in the iteration time; restarting
+  // it from its own answer until that stops helping escapes a collapsed simplex.
+  double best = objective(z);
+  for (int restart = 0; restart < 8; ++restart) {
+    nlopt::opt optimiser(nlopt::LN_SBPLX, static_cast<unsigned>(n));
+    optimiser.set_lower_bounds(0.0);
+    optimiser.set_initial_step(0.25);
+    optimiser.set_xtol_rel(1e-9);
+    optimiser.set_ftol_abs(1e-16);
+    optimiser.set_maxeval(4000);
+    optimiser.set_min_objective([](const std::vector<double>& x, std::vector<double>&,
+                                   void* data) { return (*static_cast<decltype(objective)*>(data))(x); },
+                                const_cast<void*>(static_cast<const void*>(&objective)));
+    double found = best;
+    try {
+      optimiser.optimize(z, found);
+    } catch (const nlopt::roundoff_limited&) {
+      // z holds the best point reached: good enough at this resolution
+    }
+    if (!(found < best * (1 - 1e-9))) {
+      best = std::min(best, found);
+      break;
+    }
+    best = found;
+  }
+  for (std::size_t i = 0; i < n; ++i) result.values.push_back(z[i] * scale_[i]);
+  result.predicted = predict(result.values);
+  result.sum_squared_rel_error = squared_relative_error(result.predicted, measurements_);
+  return result;
+}
+
+std::string Calibration::config_text(std::span<const double> values, const std::filesystem::path& output) const {
+  nlohmann::ordered_json document = ordered_base_;
+  for (std::size_t i = 0; i < paths_.size(); ++i) document[pointer_of(paths_[i])] = values[i];
+  const std::filesystem::path from = std::filesystem::absolute(config_file_).parent_path();
+  const std::filesystem::path to = std::filesystem::absolute(output).parent_path();
+  const auto moved = [&](nlohmann::ordered_json& path) {
+    const std::filesystem::path given = path.get<std::string>();
+    if (given.is_relative()) path = std::filesystem::relative(from / given, to).generic_string();
+  };
+  if (from != to) {
+    moved(document.at("trace"));
+    if (document.contains("curves")) {
+      for (nlohmann::ordered_json& curve : document["curves"]) moved(curve);
+    }
+    if (document.contains("schedules")) {
+      for (nlohmann::ordered_json& entry : document["schedules"]) {
+        if (entry.is_object() && entry.contains("selection_curve")) moved(entry["selection_curve"]);
+      }
+    }
+  }
+  return document.dump(2) + "\n";
+}
+
+}  // namespace mgsim

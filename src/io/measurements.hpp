@@ -1,0 +1,23 @@
+#pragma once
+// Reading measurement rows (calibrate, validate). Internal to src/io.
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "mgsim/io/json_reader.hpp"
+#include "mgsim/io/calibrate.hpp"
+
+namespace mgsim {
+
+/// Reads measurement rows `[{"trace"?, "gpus", "schedule", one of
+/// "iteration_time_s" | "throughput_samples_per_s" | "comm_time_s",
+/// "source"?}, ...]` found at `where`. A schedule given by name alone takes
+/// the base config's entry of that name when it has one (with its
+/// parameters, so that fitting them moves the measurement). Traces are
+/// relative to `folder`. Throws ConfigError naming file and key.
+std::vector<Measurement> read_measurements(const nlohmann::json& rows, const JsonWhere& where,
+                                           const std::filesystem::path& folder, const nlohmann::json& base_config,
+                                           const std::filesystem::path& base_trace);
+
+}  // namespace mgsim

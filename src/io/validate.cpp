@@ -1,0 +1,142 @@
+#include "mgsim/io/validate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "mgsim/io/config_parts.hpp"
+#include "mgsim/io/json_reader.hpp"
+#include "measurements.hpp"
+#include "mgsim/error.hpp"
+#include "mgsim/io/calibrate.hpp"
+
+namespace mgsim {
+namespace {
+
+constexpr const char* kSourceKeys[] = {"url", "table", "hardware", "software", "measured"};
+
+/// Checks every source has its provenance and every row names a source.
+void check_sources(JsonReader& top, const std::vector<Measurement>& rows, const JsonWhere& rows_where) {
+  const nlohmann::json& sources = top.required("sources");
+  const JsonWhere where = top.where().key("sources");
+  if (!sources.is_object() || sources.empty()) where.expected("an object of source id -> provenance", sources);
+  for (const auto& [id, source] : sources.items()) {
+    JsonReader in(source, where.key(id));
+    for (const char* key : kSourceKeys) in.text(key);
+    if (in.has("note")) in.text("note");
+    in.reject_unknown();
+  }
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (!sources.contains(rows[i].source)) {
+      rows_where.index(i).key("source").fail(
+          fmt::format("expected one of the ids in \"sources\", got \"{}\"", rows[i].source));
+    }
+  }
+}
+
+void add_rows(const std::filesystem::path& file, const std::vector<Measurement>& rows,
+              const std::vector<double>& predicted, bool calibrates, ValidationReport& report) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Measurement& m = rows[i];
+    report.rows.push_back({file.filename().string(), m.trace.filename().string(), m.schedule_label,
+                           std::string(metric_key(m.metric)), m.source, m.gpus, calibrates, m.value, predicted[i]});
+  }
+}
+
+void validate_case(const std::filesystem::path& file, ValidationReport& report) {
+  const nlohmann::json document = parse_json_file(file, InputKind::config);
+  JsonReader top(document, {file.string(), "", InputKind::config});
+  if (top.required("format") != "mgsim-validation") {
+    top.where().key("format").expected("\"mgsim-validation\"", top.required("format"));
+  }
+  top.integer("version", 1, 1);
+  top.text("description");
+  const nlohmann::json& config = top.required("config");
+  const std::filesystem::path base_trace = read_run_config(config, file).trace;
+  std::vector<std::string> paths;
+  if (top.has("fit")) {
+    for (const auto& [element, at] : top.array("fit")) paths.push_back(read_text(*element, at));
+  }
+  const std::filesystem::path folder = file.parent_path();
+  std::vector<Measurement> calibrating;
+  if (top.has("calibrate")) {
+    calibrating =
+        read_measurements(top.required("calibrate"), top.where().key("calibrate"), folder, config, base_trace);
+  }
+  std::vector<Measurement> predicting =
+      read_measurements(top.required("predict"), top.where().key("predict"), folder, config, base_trace);
+  if (predicting.empty()) top.where().key("predict").fail("expected at least one measurement to predict, got none");
+  check_sources(top, calibrating, top.where().key("calibrate"));
+  check_sources(top, predicting, top.where().key("predict"));
+  top.reject_unknown();
+
+  const Calibration calibration(file, config, file, "calibrate", calibrating, paths);
+  const CalibrationResult fit = calibration.fit();
+  add_rows(file, calibrating, fit.predicted, true, report);
+  for (std::size_t i = 0; i < paths.size(); ++i)
+    report.fitted.push_back({file.filename().string(), paths[i], fit.values[i]});
+  const Calibration prediction(file, calibration.with_values(fit.values), file, "predict", predicting, {});
+  add_rows(file, predicting, prediction.predict({}), false, report);
+}
+
+std::vector<double> abs_errors(const ValidationReport& report) {
+  std::vector<double> errors;
+  for (const ValidationRow& row : report.rows) {
+    if (!row.calibrates) errors.push_back(std::abs(row.error()));
+  }
+  std::sort(errors.begin(), errors.end());
+  return errors;
+}
+
+}  // namespace
+
+double ValidationReport::median_abs_error() const {
+  const std::vector<double> errors = abs_errors(*this);
+  if (errors.empty()) return 0.0;
+  const std::size_t n = errors.size();
+  return n % 2 == 1 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
+}
+
+double ValidationReport::max_abs_error() const {
+  const std::vector<double> errors = abs_errors(*this);
+  return errors.empty() ? 0.0 : errors.back();
+}
+
+ValidationReport validate(const std::filesystem::path& path) {
+  std::vector<std::filesystem::path> files;
+  if (std::filesystem::is_directory(path)) {
+    for (const auto& entry : std::filesystem::directory_iterator(path)) {
+      if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());
+    if (files.empty())
+      throw ConfigError(fmt::format("{}: expected validation cases (*.json), got none", path.string()));
+  } else {
+    files.push_back(path);
+  }
+  ValidationReport report;
+  for (const std::filesystem::path& file : files) validate_case(file, report);
+  return report;
+}
+
+std::string format_validation(const ValidationReport& report) {
+  std::string out = fmt::format("{:<28}  {:<34}  {:<22}  {:>5}  {:<24}  {:>12}  {:>12}  {:>8}  {}\n", "case", "trace",
+                                "schedule", "gpus", "metric", "measured", "predicted", "error", "role");
+  for (const ValidationRow& row : report.rows) {
+    out += fmt::format("{:<28}  {:<34}  {:<22}  {:>5}  {:<24}  {:>12.6g}  {:>12.6g}  {:>+7.1f}%  {}\n", row.case_name,
+                       row.trace, row.schedule, row.gpus, row.metric, row.measured, row.predicted, row.error() * 100,
+                       row.calibrates ? "calibrates" : "predicted");
+  }
+  if (!report.fitted.empty()) out += "\nfitted:\n";
+  for (const FittedValue& value : report.fitted) {
+    out += fmt::format("  {:<28}  {:<28}  {:.6g}\n", value.case_name, value.path, value.value);
+  }
+  std::size_t predicted = 0;
+  for (const ValidationRow& row : report.rows) predicted += row.calibrates ? 0 : 1;
+  out += fmt::format("\n{} predicted numbers: median |error| {:.1f}%, max |error| {:.1f}%\n", predicted,
+                     report.median_abs_error() * 100, report.max_abs_error() * 100);
+  return out;
+}
+
+}  // namespace mgsim

@@ -1,0 +1,77 @@
+// `mgsim validate`: a case calibrates on some measurements and is judged on
+// the others; the shipped set must not get worse.
+
+#include <catch2/catch.hpp>
+
+#include "mgsim/error.hpp"
+#include "mgsim/io/validate.hpp"
+#include "test_sweep_support.hpp"
+
+using namespace mgsim;
+using namespace mgsim::test;
+
+namespace {
+
+const std::string kTrace = MGSIM_SOURCE_DIR "/traces/googlenet-k80.json";
+
+nlohmann::json source() {
+  return {{"url", "u"}, {"table", "t"}, {"hardware", "h"}, {"software", "s"}, {"measured", "m"}};
+}
+
+nlohmann::json row(int gpus, double seconds) {
+  return {{"gpus", gpus}, {"schedule", "single"}, {"iteration_time_s", seconds}, {"source", "paper"}};
+}
+
+/// A case on the GoogleNet/K80 trace over a ring whose alpha is fitted.
+nlohmann::json ring_case(const nlohmann::json& calibrate, const nlohmann::json& predict) {
+  return {{"format", "mgsim-validation"},
+          {"version", 1},
+          {"description", "test"},
+          {"sources", {{"paper", source()}}},
+          {"config",
+           {{"trace", kTrace},
+            {"gpus", {2}},
+            {"collective", "ring"},
+            {"network", {{"alpha_us", 10.0}, {"beta_s_per_byte", 0.0}}}}},
+          {"fit", {"network.alpha_us"}},
+          {"calibrate", calibrate},
+          {"predict", predict}};
+}
+
+}  // namespace
+
+TEST_CASE("Validate fits on the calibrating rows and scores only the predicted ones") {
+  // Single message after the backward, beta 0: t(P) = compute + 2(P-1) alpha,
+  // compute = 0.102667 + 0.205334 s (the trace). t(2) = compute + 2 ms gives
+  // alpha = 1 ms, so t(5) = compute + 8 ms against a measured compute + 8.8 ms:
+  // |error| = 0.8 ms / (compute + 8.8 ms).
+  const double compute = 0.102667 + 0.205334;
+  SweepTempDir dir;
+  const auto file = dir.write_json("case.json", ring_case(nlohmann::json::array({row(2, compute + 2e-3)}),
+                                                          nlohmann::json::array({row(5, compute + 8.8e-3)})));
+  const ValidationReport report = validate(file);
+  REQUIRE(report.rows.size() == 2);
+  CHECK(report.rows[0].calibrates);
+  CHECK(report.fitted[0].value == Approx(1000.0).epsilon(1e-3));
+  CHECK(report.rows[1].predicted == Approx(compute + 8e-3).epsilon(1e-4));
+  CHECK(report.median_abs_error() == Approx(0.8e-3 / (compute + 8.8e-3)).epsilon(0.02));
+}
+
+TEST_CASE("Validate refuses a row whose source the case does not describe") {
+  SweepTempDir dir;
+  nlohmann::json bad = ring_case(nlohmann::json::array({row(2, 0.31)}), nlohmann::json::array({row(5, 0.32)}));
+  bad["predict"][0]["source"] = "blog";
+  const auto file = dir.write_json("case.json", bad);
+  CHECK_THROWS_WITH(validate(file), Catch::Contains("case.json: predict[0].source: expected one of the ids"));
+}
+
+TEST_CASE("The shipped validation set does not regress past its recorded median error") {
+  // Recorded in docs/fidelity.md (mgsim validate validation/); a change to the
+  // model or the set that makes the median prediction error grow fails here.
+  const ValidationReport report = validate(MGSIM_SOURCE_DIR "/validation");
+  std::size_t predicted = 0;
+  for (const ValidationRow& r : report.rows) predicted += r.calibrates ? 0 : 1;
+  CHECK(predicted >= 30);
+  constexpr double kRecordedMedian = 0.027;  // 2.7%: docs/fidelity.md
+  CHECK(report.median_abs_error() <= kRecordedMedian);
+}
