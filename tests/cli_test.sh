@@ -265,4 +265,27 @@ expect_error overflow "malformed JSON" run --config bad/overflow/run.json --form
 make_case duplicate-key "$(sed 's/"gpus_per_node": 1/"gpus_per_node": 1, "gpus_per_node": 2/' <<<"$GOOD_CONFIG")"
 expect_error duplicate-key "given twice" run --config bad/duplicate-key/run.json --format json
 
+
+# ---- interference and speed classes ------------------------------------------------------------------------------
+
+# One slow class: the timeline names each class by its ranks; interference
+# makes the iteration longer than the ideal one (tests/test_rates.cpp has the
+# numbers by hand).
+sed 's|"gpus": \[4, 16, 2048\]|"gpus": [8]|; s|"schedules": \[[^]]*\]|"schedules": ["wfbp"]|' run.json >ideal.json
+sed 's|}$|, "overlap": {"compute_slowdown": 1, "comm_slowdown": 1}, "speed_classes": [{"fraction": 0.25, "speed": 0.5}]}|' \
+  ideal.json >slowed.json
+ideal=$("$MGSIM" run -c ideal.json --format csv | sed -n 2p | cut -d, -f5)
+slowed=$("$MGSIM" run -c slowed.json --format csv --timeline slowed-tl.json | sed -n 2p | cut -d, -f5)
+if awk -v a="$ideal" -v b="$slowed" 'BEGIN { exit !(b > a) }' &&
+   grep -q '"8 GPUs, wfbp: ranks 0-1 at speed 0.5 (2 GPUs)"' slowed-tl.json &&
+   grep -q '"8 GPUs, wfbp: ranks 2-7 at speed 1 (6 GPUs)"' slowed-tl.json; then
+  pass "interference and a slow class lengthen the iteration; the timeline names each class"
+else
+  fail "interference and a slow class lengthen the iteration; the timeline names each class" "ideal $ideal, slowed $slowed"
+fi
+make_case negative-slowdown "${GOOD_CONFIG%\}}, \"overlap\": {\"compute_slowdown\": -0.5}}"
+expect_error negative-slowdown "overlap.compute_slowdown" run --config bad/negative-slowdown/run.json
+make_case too-many-slow "${GOOD_CONFIG%\}}, \"speed_classes\": [{\"fraction\": 0.7, \"speed\": 0.5}, {\"fraction\": 0.6, \"speed\": 0.9}]}"
+expect_error too-many-slow "speed_classes" run --config bad/too-many-slow/run.json
+
 finish
