@@ -14,6 +14,7 @@
 
 #include "commands.hpp"
 #include "mgsim/error.hpp"
+#include "mgsim/io/files.hpp"
 #include "mgsim/io/report.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/profile/curve_fit.hpp"
@@ -89,7 +90,12 @@ ordered_json fit_curve(const FitOptions& options, const std::vector<CurvePoint>&
     std::vector<profile::SizeSample> samples;
     for (const CurvePoint& p : group) samples.push_back({static_cast<double>(p.bytes), p.seconds});
     const profile::PiecewiseOptions fit_options{options.max_ranges, options.min_points, options.tolerance};
-    const profile::PiecewiseFit pw = profile::fit_piecewise(samples, fit_options);
+    profile::PiecewiseFit pw;
+    try {
+      pw = profile::fit_piecewise(samples, fit_options);
+    } catch (const CurveError& error) {
+      throw CurveError(fmt::format("{}: points: {} GPUs: {}", options.curve, gpus, error.what()));
+    }
     const profile::LineFit line = profile::fit_line(pw.samples);
     for (const profile::SizeSample& s : pw.samples) {
       const double t = profile::evaluate(pw, s.bytes);
@@ -171,12 +177,13 @@ void fit(const FitOptions& options) {
   std::vector<profile::CurveSample> fitted;
   const ordered_json result = fit_curve(options, points, fitted);
   const std::string report = options.format == "json" ? result.dump(1) + "\n" : text_report(result);
-  emit(report, options.output);
+  emit(report, options.output, {options.curve});
   if (!options.curve_output.empty()) {
     const nlohmann::json provenance = {
         {"kind", "synthetic"},
         {"derived_from", options.curve},
         {"method", "mgsim fit: a + b*M per size range (breakpoints by BIC), evaluated at the measured sizes"}};
+    check_not_an_input(options.curve_output, {options.curve});
     write_file_atomically(options.curve_output, profile::format_curve_json(fitted, provenance));
   }
 }
@@ -196,7 +203,7 @@ void add_fit_command(CLI::App& app) {
       ->add_option("--tolerance", options->tolerance,
                    "rms relative error each range must meet (more ranges only while one misses it)")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(finite_in(0, 1, true));
   command->add_option("--min-points", options->min_points, "fewest sizes in one range")
       ->capture_default_str()
       ->check(CLI::Range(2, 1000));

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "mgsim/io/files.hpp"
 #include "mgsim/io/report.hpp"
 #include "mgsim/io/run_config.hpp"
 #include "mgsim/io/timeline.hpp"
@@ -25,8 +26,12 @@ void run(const RunOptions& options) {
   const RunConfig config = load_run_config(options.config);
   const Workload workload(load_trace(config.trace));
   const std::string report = format_report(run_config(config, workload), format);
-  if (!options.timeline.empty()) write_file_atomically(options.timeline, timeline_for_config(config, workload));
-  emit(report, options.output);
+  const std::vector<std::filesystem::path> inputs{options.config, config.trace};
+  if (!options.timeline.empty()) {
+    check_not_an_input(options.timeline, inputs);
+    write_file_atomically(options.timeline, timeline_for_config(config, workload));
+  }
+  emit(report, options.output, inputs);
 }
 
 }  // namespace

@@ -1,41 +1,28 @@
 #include "json_reader.hpp"
 
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "mgsim/error.hpp"
+#include "mgsim/io/utf8.hpp"
 
 namespace mgsim {
 namespace {
 
-[[noreturn]] void throw_kind(InputKind kind, const std::string& message) {
-  switch (kind) {
-    case InputKind::trace: throw TraceError(message);
-    case InputKind::curve: throw CurveError(message);
-    case InputKind::config: break;
-  }
-  throw ConfigError(message);
-}
-
-/// A short, single-line rendering of a JSON value for error messages.
+/// A short, single-line rendering of a JSON value for error messages. Arrays
+/// and objects are summarised, not dumped: a dump recurses as deep as the
+/// value nests.
 std::string show(const nlohmann::json& value) {
-  std::string text = value.dump();
-  if (text.size() > 40) text = text.substr(0, 37) + "...";
-  return text;
+  if (value.is_array()) return fmt::format("an array of {} elements", value.size());
+  if (value.is_object()) return fmt::format("an object of {} keys", value.size());
+  return printable(value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), 40);
 }
 
 }  // namespace
 
 nlohmann::json parse_json_file(const std::filesystem::path& file, InputKind kind) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw_kind(kind, fmt::format("{}: cannot read: {}", file.string(), std::strerror(errno)));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
+  const std::string text = read_input_file(file, kind);
   // Keys seen in each open object, to refuse a key given twice (JSON parsers
   // otherwise keep the last one silently).
   std::vector<std::set<std::string>> open_objects;
@@ -44,15 +31,15 @@ nlohmann::json parse_json_file(const std::filesystem::path& file, InputKind kind
     if (event == Event::object_start) open_objects.emplace_back();
     if (event == Event::object_end) open_objects.pop_back();
     if (event == Event::key && !open_objects.back().insert(parsed.get<std::string>()).second) {
-      throw_kind(kind, fmt::format("{}: malformed JSON: key \"{}\" given twice in one object", file.string(),
+      throw_input_error(kind, fmt::format("{}: malformed JSON: key \"{}\" given twice in one object", file.string(),
                                    parsed.get<std::string>()));
     }
     return true;
   };
   try {
-    return nlohmann::json::parse(buffer.str(), refuse_duplicates);
+    return nlohmann::json::parse(text, refuse_duplicates);
   } catch (const nlohmann::json::exception& error) {  // syntax errors and numbers out of range
-    throw_kind(kind, fmt::format("{}: malformed JSON: {}", file.string(), error.what()));
+    throw_input_error(kind, fmt::format("{}: malformed JSON: {}", file.string(), error.what()));
   }
 }
 
@@ -63,7 +50,7 @@ JsonWhere JsonWhere::key(std::string_view name) const {
 JsonWhere JsonWhere::index(std::size_t i) const { return {file, fmt::format("{}[{}]", path, i), kind}; }
 
 void JsonWhere::fail(std::string_view message) const {
-  throw_kind(kind, fmt::format("{}: {}: {}", file, path.empty() ? "(top level)" : path, message));
+  throw_input_error(kind, fmt::format("{}: {}: {}", file, path.empty() ? "(top level)" : path, message));
 }
 
 void JsonWhere::expected(std::string_view what, const nlohmann::json& got) const {
@@ -88,8 +75,8 @@ const nlohmann::json& JsonReader::required(std::string_view key) {
 
 std::string JsonReader::text(std::string_view key) { return read_text(required(key), where_.key(key)); }
 
-double JsonReader::number(std::string_view key, double min, bool min_inclusive) {
-  return read_number(required(key), where_.key(key), min, min_inclusive);
+double JsonReader::number(std::string_view key, double min, bool min_inclusive, double max) {
+  return read_number(required(key), where_.key(key), min, min_inclusive, max);
 }
 
 std::int64_t JsonReader::integer(std::string_view key, std::int64_t min, std::int64_t max) {
@@ -118,10 +105,14 @@ void JsonReader::reject_unknown() const {
   }
 }
 
-double read_number(const nlohmann::json& value, const JsonWhere& where, double min, bool min_inclusive) {
+double read_number(const nlohmann::json& value, const JsonWhere& where, double min, bool min_inclusive, double max) {
   const bool in_range = value.is_number() && std::isfinite(value.get<double>()) &&
-                        (min_inclusive ? value.get<double>() >= min : value.get<double>() > min);
-  if (!in_range) where.expected(fmt::format("a finite number {} {}", min_inclusive ? ">=" : ">", min), value);
+                        (min_inclusive ? value.get<double>() >= min : value.get<double>() > min) &&
+                        value.get<double>() <= max;
+  if (!in_range) {
+    const std::string upper = std::isfinite(max) ? fmt::format(" and <= {}", max) : "";
+    where.expected(fmt::format("a finite number {} {}{}", min_inclusive ? ">=" : ">", min, upper), value);
+  }
   return value.get<double>();
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <set>
 #include <string>
 #include <string_view>
@@ -14,11 +15,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mgsim/io/files.hpp"
+
 namespace mgsim {
 
-enum class InputKind { config, trace, curve };
-
-/// Reads and parses a whole JSON file; throws on unreadable or malformed input.
+/// Reads (read_input_file) and parses a whole JSON file; throws on unreadable or malformed input.
 nlohmann::json parse_json_file(const std::filesystem::path& file, InputKind kind);
 
 /// A position in an input file: its name and the key path inside it.
@@ -44,7 +45,9 @@ class JsonReader {
   const nlohmann::json& required(std::string_view key);
 
   std::string text(std::string_view key);  ///< non-empty string
-  double number(std::string_view key, double min, bool min_inclusive);
+  /// A finite number above `min` (or equal, when `min_inclusive`) and at most `max`.
+  double number(std::string_view key, double min, bool min_inclusive,
+                double max = std::numeric_limits<double>::infinity());
   std::int64_t integer(std::string_view key, std::int64_t min, std::int64_t max);
   JsonReader object(std::string_view key);
   /// The elements of an array key; fails when it is empty and `allow_empty` is false.
@@ -61,7 +64,8 @@ class JsonReader {
 };
 
 /// Typed reads of a value that is not an object member (array elements).
-double read_number(const nlohmann::json& value, const JsonWhere& where, double min, bool min_inclusive);
+double read_number(const nlohmann::json& value, const JsonWhere& where, double min, bool min_inclusive,
+                   double max = std::numeric_limits<double>::infinity());
 std::int64_t read_integer(const nlohmann::json& value, const JsonWhere& where, std::int64_t min, std::int64_t max);
 std::string read_text(const nlohmann::json& value, const JsonWhere& where);
 
