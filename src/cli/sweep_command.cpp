@@ -69,13 +69,14 @@ void sweep(const SweepOptions& options) {
   std::size_t first = 0;
   if (!options.output.empty()) {
     const auto key_of = [&](std::size_t k) { return k < total ? grid.key(shard.run(k)) : std::string(); };
+    const std::filesystem::path csv = output_target(options.output);  // a regular file, through any link
     std::vector<std::filesystem::path> inputs = grid.config().traces;
     inputs.push_back(options.config);
-    check_not_an_input(options.output, inputs);
+    check_not_an_input(csv, inputs);
     const std::string fingerprint = sweep_fingerprint(grid, shard);
-    if (options.resume) check_fingerprint(options.output, fingerprint);
-    file.emplace(options.output, Sweep::header(), options.resume, key_of);
-    write_fingerprint(options.output, fingerprint);
+    if (options.resume) check_fingerprint(csv, fingerprint);
+    file.emplace(csv, Sweep::header(), options.resume, key_of);
+    write_fingerprint(csv, fingerprint);
     first = file->rows_found();
   } else {
     write_stdout(Sweep::header());
