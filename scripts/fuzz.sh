@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (fuzz/, clang with ASan/UBSan) into build-fuzz/
 # and runs each for SECONDS, JOBS targets at a time, from a seed corpus of the
 # shipped and test files. Any crash, sanitizer report, leak, timeout (a hang:
-# one input over 10 s) or out-of-memory fails the script; the reproducer is
+# one input over 60 s) or out-of-memory fails the script; the reproducer is
 # left in build-fuzz/findings/. docs/fuzzing.md.
 #   bash scripts/fuzz.sh [SECONDS=60] [JOBS=2] [TARGET...]
 set -euo pipefail
@@ -35,7 +35,7 @@ run_one() {
   seeds_of "$target" | xargs -r cp -t "$corpus"
   local status=0
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    "build-fuzz/fuzz/fuzz_$target" "$corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    "build-fuzz/fuzz/fuzz_$target" "$corpus" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=2048 \
     -max_len=65536 -print_final_stats=1 -artifact_prefix="$findings/" >"build-fuzz/fuzz_$target.log" 2>&1 || status=$?
   echo "fuzz_$target: $(grep -E '^stat::number_of_executed_units' "build-fuzz/fuzz_$target.log" | awk '{print $2}') runs," \
     "exit $status$( [ $status -eq 0 ] || echo ": see build-fuzz/fuzz_$target.log and $findings/")"
