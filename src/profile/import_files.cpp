@@ -39,7 +39,7 @@ ImportedTrace import_kineto_file(const std::filesystem::path& file, const Kineto
   nlohmann::json document;
   try {
     document = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& error) {
+  } catch (const nlohmann::json::exception& error) {  // syntax errors and numbers out of range (1e600)
     throw TraceError(fmt::format("{}: not valid JSON: {}", file.string(), error.what()));
   }
   return import_kineto(document, file.string(), options);
