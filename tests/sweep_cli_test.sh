@@ -123,8 +123,17 @@ head -n 100 shard2.csv >shard2-cut.csv
 rc=0
 bash "$ROOT/scripts/merge_shards.sh" bad-merge.csv shard1.csv shard2-cut.csv shard3.csv 2>/dev/null || rc=$?
 if [[ $rc == 2 && ! -e bad-merge.csv ]]; then pass "merging an incomplete set of shards fails"; else fail "merging an incomplete set of shards fails" "exit $rc"; fi
+cp shard2.csv.fingerprint shard2-cut.csv.fingerprint  # the sidecar travels with its CSV
 "$MGSIM" sweep --config sweep.json --shard 2/3 --resume --output shard2-cut.csv
 if cmp -s shard2-cut.csv shard2.csv; then pass "a shard resumes"; else fail "a shard resumes"; fi
+cp shard1.csv.fingerprint shard2-cut.csv.fingerprint
+rc=0
+"$MGSIM" sweep --config sweep.json --shard 2/3 --resume --output shard2-cut.csv 2>resume.err || rc=$?
+if [[ $rc == 2 ]] && grep -q "cannot resume: its rows were computed from another configuration" resume.err; then
+  pass "a shard's rows are not resumed as another shard's"
+else
+  fail "a shard's rows are not resumed as another shard's" "exit $rc"
+fi
 
 # ---- bad sweeps: exit 2, one line naming file and key, nothing written -----------------------------------------
 
@@ -167,12 +176,13 @@ expect_error bad-shard '--shard' "{\"trace\": \"t.json\", $NET}" --shard 4/3
 
 # A bad config or another sweep's file never touches an existing output.
 cp one.csv keep.csv
+cp one.csv.fingerprint keep.csv.fingerprint
 rc=0
 "$MGSIM" sweep --config bad/zero-gpus/sweep.json --output keep.csv 2>/dev/null || rc=$?
 "$MGSIM" sweep --config bad/unknown-key/sweep.json --resume --output keep.csv 2>/dev/null || rc=$((rc + $?))
 printf '{"trace": "t.json", "gpus": [4], %s}\n' "$NET" >small.json
 "$MGSIM" sweep --config small.json --resume --output keep.csv 2>resume.err || rc=$((rc + $?))
-if [[ $rc == 6 ]] && cmp -s keep.csv one.csv && grep -q "mgsim: error: keep.csv: cannot resume: line 2 is not this sweep" resume.err; then
+if [[ $rc == 6 ]] && cmp -s keep.csv one.csv && grep -q "mgsim: error: keep.csv: cannot resume: its rows were computed from another configuration" resume.err; then
   pass "a bad config, or resuming another sweep's CSV, leaves the existing file as it was"
 else
   fail "a bad config, or resuming another sweep's CSV, leaves the existing file as it was" "exits summed $rc: $(cat resume.err)"

@@ -115,9 +115,9 @@ TEST_CASE("sweep: bad grids are refused naming the file and the key", "[sweep]")
   CHECK_THAT(error_with("collective", {"ring", "butterfly"}), Contains("collective[1]"));
   CHECK_THAT(error_with("collective", {"ring", "butterfly"}), Contains("butterfly"));
   CHECK_THAT(error_with("network", json::array()), Contains("network: expected a network object or"));
-  CHECK_THAT(error_with("network", {{{"alpha_us", 1}, {"beta_s_per_byte", 1}, {"colour", 1}}}),
+  CHECK_THAT(error_with("network", {{{"alpha_us", 1}, {"beta_s_per_byte", 1e-9}, {"colour", 1}}}),
              Contains("network[0].colour: unknown key"));
-  const json named = {{"name", "x"}, {"alpha_us", 1}, {"beta_s_per_byte", 1}};
+  const json named = {{"name", "x"}, {"alpha_us", 1}, {"beta_s_per_byte", 1e-9}};
   CHECK_THAT(error_with("network", {named, named}), Contains("network[1]: 'x' given twice"));
   CHECK_THAT(error_with("network", nullptr), Contains("network: missing"));
   CHECK_THAT(error_with("schedules", json::array()), Contains("schedules: expected a non-empty array"));

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "mgsim/error.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/profile/curve_fit.hpp"
 #include "mgsim/profile/nccl_calibration.hpp"
@@ -70,7 +71,12 @@ CurveFitReport fit_curve(const std::string& source, const std::vector<CurvePoint
     std::vector<profile::SizeSample> samples;
     for (const CurvePoint& p : group) samples.push_back({static_cast<double>(p.bytes), p.seconds});
     const profile::PiecewiseOptions fit_options{settings.max_ranges, settings.min_points, settings.tolerance};
-    const profile::PiecewiseFit pw = profile::fit_piecewise(samples, fit_options);
+    profile::PiecewiseFit pw;
+    try {
+      pw = profile::fit_piecewise(samples, fit_options);
+    } catch (const CurveError& error) {
+      throw CurveError(fmt::format("{}: points: {} GPUs: {}", source, gpus, error.what()));
+    }
     const profile::LineFit line = profile::fit_line(pw.samples);
     for (const profile::SizeSample& s : pw.samples) {
       const double t = profile::evaluate(pw, s.bytes);

@@ -12,6 +12,7 @@
 
 #include "commands.hpp"
 #include "mgsim/io/calibrate.hpp"
+#include "mgsim/io/files.hpp"
 #include "mgsim/io/report.hpp"
 
 namespace mgsim::cli {
@@ -57,9 +58,11 @@ void calibrate(const CalibrateOptions& options) {
       Calibration::from_files(options.config, options.measurements, split_paths(options.fit));
   const CalibrationResult result = calibration.fit();
   const std::string text = report(calibration, result);
-  if (!options.output.empty())
+  if (!options.output.empty()) {
+    check_not_an_input(options.output, {options.config, options.measurements});
     write_file_atomically(options.output, calibration.config_text(result.values, options.output));
-  emit(text, "");
+  }
+  emit(text, "", {});
 }
 
 }  // namespace

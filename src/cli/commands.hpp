@@ -2,8 +2,10 @@
 // Subcommands of the mgsim executable. Each file in src/cli adds one
 // subcommand to the app; main.cpp lists them once, in kCommands.
 
+#include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -12,8 +14,19 @@ namespace mgsim::cli {
 /// Exit code for bad input: a file, a key, a value or a name.
 inline constexpr int kBadInput = 2;
 
-/// Writes `text` to stdout when `output` is empty, else to that file, whole or not at all.
-void emit(std::string_view text, const std::string& output);
+/// Writes `text` to stdout when `output` is empty, else to that file, whole
+/// or not at all; refuses an `output` that is one of the run's `inputs`.
+void emit(std::string_view text, const std::string& output, const std::vector<std::filesystem::path>& inputs);
+
+/// Writes `text` to stdout and flushes it; throws OutputError when it fails (a full disk, a closed pipe).
+void write_stdout(std::string_view text);
+
+/// Flushes stdout at the end of a command; throws OutputError when an earlier write failed.
+void finish_stdout();
+
+/// A flag's check: a finite number in [min, max], or (min, max] when
+/// `min_inclusive` is false; NaN and infinities are refused.
+CLI::Validator finite_in(double min, double max, bool min_inclusive);
 
 void add_run_command(CLI::App& app);
 void add_list_command(CLI::App& app);

@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "mgsim/app/curve_fit_report.hpp"
 #include "mgsim/error.hpp"
+#include "mgsim/io/files.hpp"
 #include "mgsim/io/report.hpp"
 #include "mgsim/io/trace_io.hpp"
 
@@ -35,18 +36,21 @@ void fit(const FitOptions& options) {
   const std::vector<CurvePoint> points = load_curve(options.curve);
   CurveFitReport result = fit_curve(options.curve, points, options.settings);
   std::string report = options.format == "json" ? "" : format_fit_text(result.result);
+  std::vector<std::filesystem::path> inputs{options.curve};
   if (!options.insitu.empty()) {
+    inputs.emplace_back(options.insitu);
     const nlohmann::ordered_json comparison = compare_insitu(points, options.insitu);
     if (options.format != "json") report += format_insitu_text(comparison);
     result.result["insitu_comparison"] = comparison;
   }
   if (options.format == "json") report = result.result.dump(1) + "\n";
-  emit(report, options.output);
+  emit(report, options.output, inputs);
   if (!options.curve_output.empty()) {
     const nlohmann::json provenance = {
         {"kind", "synthetic"},
         {"derived_from", options.curve},
         {"method", "mgsim fit: a + b*M per size range (breakpoints by BIC), evaluated at the measured sizes"}};
+    check_not_an_input(options.curve_output, inputs);
     write_file_atomically(options.curve_output, format_curve_json(result.fitted, provenance));
   }
 }
@@ -69,7 +73,7 @@ void add_fit_command(CLI::App& app) {
       ->add_option("--tolerance", options->settings.tolerance,
                    "rms relative error each range must meet (more ranges only while one misses it)")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(finite_in(0, 1, true));
   command->add_option("--min-points", options->settings.min_points, "fewest sizes in one range")
       ->capture_default_str()
       ->check(CLI::Range(2, 1000));

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "mgsim/io/files.hpp"
 #include "mgsim/io/report.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/profile/import_files.hpp"
@@ -30,6 +31,7 @@ struct ImportOptions {
 void write_curve(const profile::ImportedCurve& curve, const ImportOptions& options, std::string_view tool) {
   nlohmann::json provenance = curve.provenance;
   provenance["imported_by"] = fmt::format("mgsim import {} {}", tool, options.input);
+  check_not_an_input(options.output, {options.input});
   write_file_atomically(options.output, format_curve_json(curve.points, provenance));
   fmt::print("wrote {}: {} sizes for {} GPUs ({})\n", options.output, curve.points.size(),
              curve.points.empty() ? 0 : curve.points.front().gpus, tool);
@@ -54,6 +56,7 @@ void import_kineto(const ImportOptions& options) {
   for (const std::string& warning : imported.warnings) std::fprintf(stderr, "mgsim: warning: %s\n", warning.c_str());
   nlohmann::json provenance = imported.provenance;
   provenance["imported_by"] = fmt::format("mgsim import kineto {}", options.input);
+  check_not_an_input(options.output, {options.input});
   write_file_atomically(options.output, format_trace_json(imported.trace, provenance));
   double backward = 0;
   for (const Layer& layer : imported.trace.layers) backward += layer.backward_time_s;
@@ -63,7 +66,7 @@ void import_kineto(const ImportOptions& options) {
 
 CLI::App* add_source(CLI::App& parent, const char* name, const char* what, ImportOptions& options) {
   CLI::App* command = parent.add_subcommand(name, what);
-  command->add_option("file", options.input, "the tool's output")->required()->check(CLI::ExistingFile);
+  command->add_option("file", options.input, "the tool's output")->required();
   command->add_option("-o,--output", options.output, "the mgsim file to write")->required();
   return command;
 }

@@ -1,13 +1,20 @@
 // The mgsim command line: a thin front end over mgsim::core. Subcommands come
-// from one table; library errors become one-line messages and exit code 2.
+// from one table. main is the one error boundary: every failure, the
+// library's typed errors, the command-line parser's and any other exception,
+// becomes one line "mgsim: error: ..." on stderr and exit code 2, and so does
+// a failed write to stdout.
 
 #include <array>
 #include <cstdio>
+#include <exception>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "commands.hpp"
 #include "mgsim/error.hpp"
+#include "mgsim/io/utf8.hpp"
 
 namespace {
 
@@ -25,6 +32,26 @@ constexpr std::array kCommands{
     mgsim::cli::add_validate_command,
 };
 
+/// Longest error message printed, in bytes; the rest becomes "...".
+constexpr std::size_t kMaxMessageBytes = 400;
+
+int fail(std::string_view message) {
+  std::fprintf(stderr, "mgsim: error: %s\n", mgsim::printable(message, kMaxMessageBytes).c_str());
+  return mgsim::cli::kBadInput;
+}
+
+/// Refuses an argument (a flag's value, a file name) that is not UTF-8.
+void check_arguments(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view argument = argv[i];
+    if (const auto bad = mgsim::find_invalid_utf8(argument)) {
+      throw mgsim::ConfigError(fmt::format("argument {} ('{}'): byte {}: 0x{:02x}: expected UTF-8 text", i,
+                                             mgsim::printable(argument), *bad + 1,
+                                             static_cast<unsigned char>(argument[*bad])));
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -32,15 +59,16 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   for (const auto add_command : kCommands) add_command(app);
   try {
+    check_arguments(argc, argv);
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& help) {
-    return app.exit(help);
+    mgsim::cli::finish_stdout();
   } catch (const CLI::ParseError& error) {
-    app.exit(error);
-    return mgsim::cli::kBadInput;
-  } catch (const mgsim::Error& error) {
-    std::fprintf(stderr, "mgsim: error: %s\n", error.what());
-    return mgsim::cli::kBadInput;
+    if (error.get_exit_code() == 0) return app.exit(error);  // --help
+    return fail(fmt::format("{} (mgsim --help lists the commands and options)", error.what()));
+  } catch (const std::exception& error) {  // mgsim::Error, and anything a library let escape
+    return fail(error.what());
+  } catch (...) {
+    return fail("unknown failure");
   }
   return 0;
 }

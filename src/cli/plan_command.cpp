@@ -112,10 +112,11 @@ void plan_command(const PlanOptions& o) {
   const std::string where = fmt::format("{} ({}, {} GPUs per node)", cluster.source, cluster.collective,
                                         cluster.settings.gpus_per_node);
   const PlanReport report{&model, &result, std::string(gpu.name), where, timing, limit};
+  const std::vector<std::filesystem::path> inputs{o.cluster, o.trace};
   switch (format) {
-    case ReportFormat::csv: return emit(format_plan_csv(report), o.output);
-    case ReportFormat::json: return emit(format_plan_json(report), o.output);
-    case ReportFormat::table: return emit(format_plan_table(report), o.output);
+    case ReportFormat::csv: return emit(format_plan_csv(report), o.output, inputs);
+    case ReportFormat::json: return emit(format_plan_json(report), o.output, inputs);
+    case ReportFormat::table: return emit(format_plan_table(report), o.output, inputs);
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "commands.hpp"
 #include "mgsim/app/run_set.hpp"
+#include "mgsim/io/files.hpp"
 #include "mgsim/io/report.hpp"
 #include "mgsim/io/run_config.hpp"
 #include "mgsim/io/timeline.hpp"
@@ -28,10 +29,12 @@ void run(const RunOptions& options) {
   const Workload workload(load_trace(config.trace));
   std::vector<RunOutcome> outcomes = execute_run_config(config, workload);
   const std::string report = format_report(rows_of(outcomes), format);
+  const std::vector<std::filesystem::path> inputs{options.config, config.trace};
   if (!options.timeline.empty()) {
+    check_not_an_input(options.timeline, inputs);
     write_file_atomically(options.timeline, format_timeline(workload, timeline_iterations(std::move(outcomes))));
   }
-  emit(report, options.output);
+  emit(report, options.output, inputs);
 }
 
 }  // namespace

@@ -14,6 +14,8 @@
 #include "commands.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/app/sweep_runner.hpp"
+#include "mgsim/io/files.hpp"
+#include "mgsim/app/sweep_fingerprint.hpp"
 
 namespace mgsim::cli {
 namespace {
@@ -58,11 +60,6 @@ class ProgressBar {
   Clock::time_point last_{};
 };
 
-void write_stdout(std::string_view text) {
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  std::fflush(stdout);
-}
-
 void sweep(const SweepOptions& options) {
   const SweepShard shard = SweepShard::parse(options.shard);
   if (options.resume && options.output.empty()) throw ConfigError("--resume: needs --output FILE to resume");
@@ -72,7 +69,14 @@ void sweep(const SweepOptions& options) {
   std::size_t first = 0;
   if (!options.output.empty()) {
     const auto key_of = [&](std::size_t k) { return k < total ? grid.key(shard.run(k)) : std::string(); };
-    file.emplace(options.output, Sweep::header(), options.resume, key_of);
+    const std::filesystem::path csv = output_target(options.output);  // a regular file, through any link
+    std::vector<std::filesystem::path> inputs = grid.config().traces;
+    inputs.push_back(options.config);
+    check_not_an_input(csv, inputs);
+    const std::string fingerprint = sweep_fingerprint(grid, shard);
+    if (options.resume) check_fingerprint(csv, fingerprint);
+    file.emplace(csv, Sweep::header(), options.resume, key_of);
+    write_fingerprint(csv, fingerprint);
     first = file->rows_found();
   } else {
     write_stdout(Sweep::header());

@@ -24,7 +24,7 @@ void add_validate_command(CLI::App& app) {
   command->add_option("path", options->path, "a folder of validation cases (*.json) or one case")
       ->capture_default_str();
   command->add_option("-o,--output", options->output, "write the report to this file instead of stdout");
-  command->callback([options] { emit(format_validation(validate(options->path)), options->output); });
+  command->callback([options] { emit(format_validation(validate(options->path)), options->output, {options->path}); });
 }
 
 }  // namespace mgsim::cli

@@ -40,18 +40,26 @@ struct RooflineArgs {
 };
 
 void add_model_options(CLI::App* command, ModelArgs& a) {
-  command->add_option("--image-size", a.image_size, "vision models: input height = width (default: the model's)");
-  command->add_option("--seq-len", a.seq_len, "text models: tokens (LSTM: time steps) per sample (default: the model's)");
+  command->add_option("--image-size", a.image_size, "vision models: input height = width (default: the model's)")
+      ->check(CLI::Range(1, 1 << 20));
+  command->add_option("--seq-len", a.seq_len, "text models: tokens (LSTM: time steps) per sample (default: the model's)")
+      ->check(CLI::Range(1, 1 << 20));
   command->add_flag("--aux-heads", a.aux_heads, "add GoogLeNet / Inception-v3 auxiliary heads, BERT pre-training heads");
   command->add_option("--precision", a.precision, "fp32, tf32, fp16 or bf16")->capture_default_str();
 }
 
 void add_roofline_options(CLI::App* command, RooflineArgs& r) {
   command->add_option("--gpu", r.gpu, "GPU catalogue entry (see `mgsim zoo list`)")->required();
-  command->add_option("--compute-efficiency", r.compute_efficiency, "fraction of peak FLOP/s (default: the GPU entry's)");
-  command->add_option("--memory-efficiency", r.memory_efficiency, "fraction of peak bandwidth (default: the GPU entry's)");
-  command->add_option("--backward-factor", r.backward_factor, "backward time / forward time per operator")->capture_default_str();
-  command->add_option("--op-overhead-us", r.op_overhead_us, "fixed microseconds per operator and pass")->capture_default_str();
+  command->add_option("--compute-efficiency", r.compute_efficiency, "fraction of peak FLOP/s (default: the GPU entry's)")
+      ->check(finite_in(0, 1, false));
+  command->add_option("--memory-efficiency", r.memory_efficiency, "fraction of peak bandwidth (default: the GPU entry's)")
+      ->check(finite_in(0, 1, false));
+  command->add_option("--backward-factor", r.backward_factor, "backward time / forward time per operator")
+      ->capture_default_str()
+      ->check(finite_in(0, 100, true));
+  command->add_option("--op-overhead-us", r.op_overhead_us, "fixed microseconds per operator and pass")
+      ->capture_default_str()
+      ->check(finite_in(0, 1e6, true));
 }
 
 ModelGraph build(const ModelArgs& a, int batch) {
@@ -111,7 +119,7 @@ void trace(const ModelArgs& a, const RooflineArgs& r, const std::string& output)
   if (a.image_size > 0) t.provenance["image_size"] = a.image_size;
   if (a.seq_len > 0) t.provenance["seq_len"] = a.seq_len;
   t.provenance["command"] = "mgsim zoo trace";
-  emit(format_trace_json(t.trace, t.provenance), output);
+  emit(format_trace_json(t.trace, t.provenance), output, {});
 }
 
 void calibrate_trace(ModelArgs a, const RooflineArgs& r, const std::string& trace_file, const CalibrationOptions& options) {

@@ -7,8 +7,9 @@
 
 #include "analytic_collectives.hpp"
 #include "mgsim/error.hpp"
-#include "mgsim/registry_lookup.hpp"
+#include "mgsim/limits.hpp"
 #include "mgsim/nccl_model.hpp"
+#include "mgsim/registry_lookup.hpp"
 #include "measured_curve.hpp"
 
 namespace mgsim {
@@ -53,7 +54,8 @@ double Collective::allgather_seconds(double, int) const {
 
 SimTime CommCost::allgather(std::int64_t bytes_per_rank) const {
   if (gpus_ <= 1) return 0;
-  return to_ns(collective_->allgather_seconds(static_cast<double>(bytes_per_rank), gpus_));
+  return step_ns(collective_->allgather_seconds(static_cast<double>(bytes_per_rank), gpus_),
+                 [&] { return fmt::format("an all-gather of {} bytes per GPU on {} GPUs", bytes_per_rank, gpus_); });
 }
 
 std::optional<double> CommCost::slope_ns_per_byte() const {
@@ -67,7 +69,8 @@ std::optional<double> CommCost::slope_ns_per_byte() const {
 
 SimTime CommCost::operator()(std::int64_t bytes) const {
   if (gpus_ <= 1) return 0;
-  return to_ns(collective_->allreduce_seconds(static_cast<double>(bytes), gpus_));
+  return step_ns(collective_->allreduce_seconds(static_cast<double>(bytes), gpus_),
+                 [&] { return fmt::format("an all-reduce of {} bytes on {} GPUs", bytes, gpus_); });
 }
 
 }  // namespace mgsim

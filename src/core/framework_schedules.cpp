@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "mgsim/limits.hpp"
 #include "schedules.hpp"
 
 namespace mgsim {
@@ -81,7 +82,9 @@ class Horovod : public Schedule {
 
   Message fused(const CommProblem& problem, int begin, int end, SimTime tick) const {
     const SimTime copies =
-        end - begin > 1 ? to_ns(2.0 * static_cast<double>(problem.bytes_of(begin, end)) * copy_s_per_byte_) : 0;
+        end - begin > 1 ? step_ns(2.0 * static_cast<double>(problem.bytes_of(begin, end)) * copy_s_per_byte_,
+                                  [] { return std::string("horovod: copying a fused buffer"); })
+                        : 0;
     return make_message(problem, begin, end, tick, copies);
   }
 

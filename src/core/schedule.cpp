@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "mgsim/error.hpp"
+#include "mgsim/limits.hpp"
 #include "mgsim/registry_lookup.hpp"
 #include "schedules.hpp"
 
@@ -15,26 +16,32 @@ namespace {
 
 constexpr std::array<ParamSpec, 0> kNoParams{};
 
+/// Largest DDP bucket or Horovod fusion buffer: 1 TiB, past any trace's gradients worth merging.
+constexpr double kMaxBufferMiB = 1 << 20;
+
 constexpr std::array kDdpParams{
-    ParamSpec{"bucket_cap_mb", 25.0, false, "bucket capacity in MiB (PyTorch DDP bucket_cap_mb)"},
+    ParamSpec{"bucket_cap_mb", 25.0, false, "bucket capacity in MiB (PyTorch DDP bucket_cap_mb)", kMaxBufferMiB},
     ParamSpec{"first_bucket_cap_mb", 1.0, false,
               "capacity of the first bucket in MiB; when left out it is 1 MiB with the default bucket_cap_mb and "
-              "equal to bucket_cap_mb otherwise"},
+              "equal to bucket_cap_mb otherwise",
+              kMaxBufferMiB},
 };
 
 constexpr std::array kHorovodParams{
-    ParamSpec{"fusion_threshold_mb", 128.0, false, "fusion buffer size in MiB (HOROVOD_FUSION_THRESHOLD)"},
-    ParamSpec{"cycle_time_ms", 1.0, false, "background cycle time in ms (HOROVOD_CYCLE_TIME)"},
+    ParamSpec{"fusion_threshold_mb", 128.0, false, "fusion buffer size in MiB (HOROVOD_FUSION_THRESHOLD)",
+              kMaxBufferMiB},
+    ParamSpec{"cycle_time_ms", 1.0, false, "background cycle time in ms (HOROVOD_CYCLE_TIME)", kMaxStepSeconds * 1e3},
     ParamSpec{"copy_s_per_byte", 0.0, true,
-              "seconds per byte to copy a fused tensor into and out of the fusion buffer (0: not modelled)"},
+              "seconds per byte to copy a fused tensor into and out of the fusion buffer (0: not modelled)", 1.0},
 };
 
 constexpr std::array kSparseParams{
     ParamSpec{"density", 0.001, false, "fraction rho of each gradient's elements kept by top-k", 1.0},
     ParamSpec{"selection_s", 2.19e-10, true,
-              "top-k selection cost s in t_s(d) = s d log2(d) seconds for d elements (the authors' P102-100 fit)"},
-    ParamSpec{"value_bytes", 4.0, false, "bytes per kept value"},
-    ParamSpec{"index_bytes", 4.0, true, "bytes per kept index"},
+              "top-k selection cost s in t_s(d) = s d log2(d) seconds for d elements (the authors' P102-100 fit)",
+              1.0},
+    ParamSpec{"value_bytes", 4.0, false, "bytes per kept value", 16.0},
+    ParamSpec{"index_bytes", 4.0, true, "bytes per kept index", 16.0},
 };
 
 constexpr std::array kSchedules{
@@ -61,7 +68,7 @@ constexpr std::array kSchedules{
 void check_params(const ScheduleInfo& info, const ParamValues& given) {
   for (const auto& [name, value] : given) {
     const auto spec = std::find_if(info.params.begin(), info.params.end(),
-                                   [&](const ParamSpec& p) { return p.name == name; });
+                                   [&key = name](const ParamSpec& p) { return p.name == key; });
     if (spec == info.params.end()) {
       std::string valid;
       for (const ParamSpec& p : info.params) valid += fmt::format("{}{}", valid.empty() ? "" : ", ", p.name);

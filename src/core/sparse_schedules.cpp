@@ -16,6 +16,7 @@
 
 #include "mgsim/error.hpp"
 #include "mgsim/interpolation.hpp"
+#include "mgsim/limits.hpp"
 #include "schedules.hpp"
 
 namespace mgsim {
@@ -59,7 +60,10 @@ class SparseCosts {
   static Group merge(const Group& a, const Group& b) { return {a.elements + b.elements, a.weighted + b.weighted}; }
 
   /// t_s(d): s d log2(d), or the measured selection curve.
-  SimTime selection(const Group& group) const { return to_ns(selection_seconds(static_cast<double>(group.elements))); }
+  SimTime selection(const Group& group) const {
+    const double d = static_cast<double>(group.elements);
+    return step_ns(selection_seconds(d), [&] { return fmt::format("a top-k selection from {} elements", group.elements); });
+  }
   /// Bytes each GPU contributes: k values and k indices, k = floor(kept elements), at least 1.
   std::int64_t sent_bytes(const Group& group) const {
     const double kept = settings_.layer_density.empty() ? settings_.density * static_cast<double>(group.elements)

@@ -6,12 +6,20 @@
 #include "mgsim/io/trace_io.hpp"
 
 namespace mgsim {
+namespace {
+
+/// Slowest network accepted (docs/limits.md): a latency of a second per
+/// message step, a kilobyte per second of bandwidth or of reduction.
+constexpr double kMaxAlphaUs = 1e6;
+constexpr double kMaxSecondsPerByte = 1e-3;
+
+}  // namespace
 
 Link read_link(JsonReader in) {
   Link link;
-  link.alpha_s = in.number("alpha_us", 0.0, true) * 1e-6;
-  link.beta_s_per_byte = in.number("beta_s_per_byte", 0.0, true);
-  link.gamma_s_per_byte = in.has("gamma_s_per_byte") ? in.number("gamma_s_per_byte", 0.0, true) : 0.0;
+  link.alpha_s = in.number("alpha_us", 0.0, true, kMaxAlphaUs) * 1e-6;
+  link.beta_s_per_byte = in.number("beta_s_per_byte", 0.0, true, kMaxSecondsPerByte);
+  link.gamma_s_per_byte = in.has("gamma_s_per_byte") ? in.number("gamma_s_per_byte", 0.0, true, kMaxSecondsPerByte) : 0.0;
   in.reject_unknown();
   return link;
 }

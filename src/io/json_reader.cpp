@@ -1,38 +1,31 @@
 #include "mgsim/io/json_reader.hpp"
 
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fstream>
+#include <sstream>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "mgsim/error.hpp"
+#include "mgsim/io/utf8.hpp"
 
 namespace mgsim {
 namespace {
 
-[[noreturn]] void throw_kind(InputKind kind, const std::string& message) {
-  switch (kind) {
-    case InputKind::trace: throw TraceError(message);
-    case InputKind::curve: throw CurveError(message);
-    case InputKind::config: break;
-  }
-  throw ConfigError(message);
-}
-
-/// A short, single-line rendering of a JSON value for error messages.
+/// A short, single-line rendering of a JSON value for error messages. Arrays
+/// and objects are summarised, not dumped: a dump recurses as deep as the
+/// value nests.
 std::string show(const nlohmann::json& value) {
-  std::string text = value.dump();
-  if (text.size() > 40) text = text.substr(0, 37) + "...";
-  return text;
+  if (value.is_array()) return fmt::format("an array of {} elements", value.size());
+  if (value.is_object()) return fmt::format("an object of {} keys", value.size());
+  return printable(value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), 40);
 }
 
 // The checks of the typed reads, apart from their messages: the hot path
 // asks them first and builds a value's location only when one fails.
-bool is_number_from(const nlohmann::json& value, double min, bool min_inclusive) {
+bool is_number_from(const nlohmann::json& value, double min, bool min_inclusive, double max) {
   return value.is_number() && std::isfinite(value.get<double>()) &&
-         (min_inclusive ? value.get<double>() >= min : value.get<double>() > min);
+         (min_inclusive ? value.get<double>() >= min : value.get<double>() > min) && value.get<double>() <= max;
 }
 
 bool is_integer_in(const nlohmann::json& value, std::int64_t min, std::int64_t max) {
@@ -45,12 +38,11 @@ bool is_text(const nlohmann::json& value) { return value.is_string() && !value.g
 }  // namespace
 
 nlohmann::json parse_json_file(const std::filesystem::path& file, InputKind kind, const StreamedArray* streamed) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw_kind(kind, fmt::format("{}: cannot read: {}", file.string(), std::strerror(errno)));
+  std::istringstream in(read_input_file(file, kind));
   try {
     return parse_json(in, streamed);
   } catch (const JsonSyntaxError& error) {  // syntax errors, numbers out of range, keys given twice
-    throw_kind(kind, fmt::format("{}: malformed JSON: {}", file.string(), error.what()));
+    throw_input_error(kind, fmt::format("{}: malformed JSON: {}", file.string(), error.what()));
   }
 }
 
@@ -61,7 +53,7 @@ JsonWhere JsonWhere::key(std::string_view name) const {
 JsonWhere JsonWhere::index(std::size_t i) const { return {file, fmt::format("{}[{}]", path, i), kind}; }
 
 void JsonWhere::fail(std::string_view message) const {
-  throw_kind(kind, fmt::format("{}: {}: {}", file, path.empty() ? "(top level)" : path, message));
+  throw_input_error(kind, fmt::format("{}: {}: {}", file, path.empty() ? "(top level)" : path, message));
 }
 
 void JsonWhere::expected(std::string_view what, const nlohmann::json& got) const {
@@ -89,10 +81,10 @@ std::string JsonReader::text(std::string_view key) {
   return is_text(value) ? value.get<std::string>() : read_text(value, where_.key(key));
 }
 
-double JsonReader::number(std::string_view key, double min, bool min_inclusive) {
+double JsonReader::number(std::string_view key, double min, bool min_inclusive, double max) {
   const nlohmann::json& value = required(key);
-  return is_number_from(value, min, min_inclusive) ? value.get<double>()
-                                                   : read_number(value, where_.key(key), min, min_inclusive);
+  return is_number_from(value, min, min_inclusive, max) ? value.get<double>()
+                                                        : read_number(value, where_.key(key), min, min_inclusive, max);
 }
 
 std::int64_t JsonReader::integer(std::string_view key, std::int64_t min, std::int64_t max) {
@@ -122,9 +114,10 @@ void JsonReader::reject_unknown() const {
   }
 }
 
-double read_number(const nlohmann::json& value, const JsonWhere& where, double min, bool min_inclusive) {
-  if (!is_number_from(value, min, min_inclusive)) {
-    where.expected(fmt::format("a finite number {} {}", min_inclusive ? ">=" : ">", min), value);
+double read_number(const nlohmann::json& value, const JsonWhere& where, double min, bool min_inclusive, double max) {
+  if (!is_number_from(value, min, min_inclusive, max)) {
+    const std::string upper = std::isfinite(max) ? fmt::format(" and <= {}", max) : "";
+    where.expected(fmt::format("a finite number {} {}{}", min_inclusive ? ">=" : ">", min, upper), value);
   }
   return value.get<double>();
 }

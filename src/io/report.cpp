@@ -1,6 +1,8 @@
 #include "mgsim/io/report.hpp"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <system_error>
 #include <unistd.h>
@@ -10,6 +12,7 @@
 
 #include "metric_columns.hpp"
 #include "mgsim/error.hpp"
+#include "mgsim/io/files.hpp"
 
 namespace mgsim {
 namespace {
@@ -110,23 +113,23 @@ std::string format_report(const std::vector<RunRow>& rows, ReportFormat format) 
 }
 
 void write_file_atomically(const std::filesystem::path& file, std::string_view text) {
-  const std::filesystem::path temporary = file.string() + fmt::format(".tmp.{}", ::getpid());
+  const std::filesystem::path target = output_target(file);
+  const std::filesystem::path temporary = target.string() + fmt::format(".tmp.{}", ::getpid());
+  const auto fail = [&](const std::string& why) {
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    throw OutputError(fmt::format("{}: cannot write: {}", file.string(), why));
+  };
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) fail(std::strerror(errno));
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
     out.flush();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(temporary, ignored);
-      throw OutputError(fmt::format("{}: cannot write", file.string()));
-    }
+    if (!out) fail(std::strerror(errno));
   }
   std::error_code error;
-  std::filesystem::rename(temporary, file, error);
-  if (error) {
-    std::filesystem::remove(temporary, error);
-    throw OutputError(fmt::format("{}: cannot write: {}", file.string(), error.message()));
-  }
+  std::filesystem::rename(temporary, target, error);
+  if (error) fail(error.message());
 }
 
 }  // namespace mgsim

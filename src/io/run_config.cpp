@@ -69,6 +69,26 @@ std::vector<SpeedShare> read_speed_classes(JsonReader& top) {
   return shares;
 }
 
+/// Builds the cost model and asks it once at every GPU count, so that a model
+/// that cannot answer (a node size that does not divide the count, a curve
+/// without that count, nccl with a gamma) fails here, naming the file and key.
+void check_collective(const RunConfig& config, const JsonWhere& top) {
+  std::unique_ptr<Collective> model;
+  try {
+    model = find_collective(config.collective).make(config.collective_settings);
+  } catch (const Error& error) {
+    top.key(config.collective_settings.curve.empty() ? "network" : "curves").fail(error.what());
+  }
+  const JsonWhere gpus = top.key("gpus");
+  for (std::size_t i = 0; i < config.gpus.size(); ++i) {
+    try {
+      CommCost(*model, config.gpus[i])(1);
+    } catch (const Error& error) {
+      gpus.index(i).fail(error.what());
+    }
+  }
+}
+
 }  // namespace
 
 std::string ScheduleSpec::label() const {
@@ -104,6 +124,7 @@ RunConfig read_run_config(const nlohmann::json& document, const std::filesystem:
   config.message_unit = read_message_unit(top);
   for (ScheduleSpec& spec : config.schedules) spec.unit = config.message_unit;
   top.reject_unknown();
+  check_collective(config, top.where());
   return config;
 }
 

@@ -8,8 +8,9 @@
 
 #include <fmt/format.h>
 
-#include "mgsim/io/json_reader.hpp"
 #include "mgsim/error.hpp"
+#include "mgsim/io/json_reader.hpp"
+#include "mgsim/limits.hpp"
 
 namespace mgsim {
 namespace {
@@ -43,7 +44,7 @@ Layer read_layer(const nlohmann::json& value, const JsonWhere& where) {
     layer.params.push_back(read_integer(*element, at, 1, kMaxTensorElements));
   }
   layer.dtype_bytes = static_cast<int>(in.integer("dtype_bytes", 1, 16));
-  layer.backward_time_s = in.number("backward_time_s", 0.0, true);
+  layer.backward_time_s = in.number("backward_time_s", 0.0, true, kMaxStepSeconds);
   if (in.has("grad_ready_s")) {
     const auto ready = in.array("grad_ready_s");
     if (ready.size() != layer.params.size()) {
@@ -64,8 +65,8 @@ Layer read_layer(const nlohmann::json& value, const JsonWhere& where) {
 CurvePoint read_point(const nlohmann::json& value, const JsonWhere& where, int min_gpus) {
   JsonReader in(value, where);
   const CurvePoint point{static_cast<int>(in.integer("gpus", min_gpus, kIntMax)),
-                         in.integer("bytes", 1, kMaxTensorElements * 16), in.number("seconds", 0.0, false)};
-  if (in.has("spread_s")) in.number("spread_s", 0.0, true);
+                         in.integer("bytes", 1, kMaxMessageBytes), in.number("seconds", 0.0, false, kMaxStepSeconds)};
+  if (in.has("spread_s")) in.number("spread_s", 0.0, true, kMaxStepSeconds);
   in.reject_unknown();
   return point;
 }
@@ -82,6 +83,29 @@ std::vector<CurvePoint> mean_per_size(const std::vector<CurvePoint>& observation
   std::vector<CurvePoint> points;
   for (const auto& [key, total] : by_size) points.push_back({key.first, key.second, total.first / total.second});
   return points;
+}
+
+/// The bounds on a whole trace (docs/limits.md): gradient bytes, tensors,
+/// compute. Summed with a check at every step, so no sum can overflow.
+void check_totals(const Trace& trace, const JsonWhere& top) {
+  std::int64_t bytes = 0, tensors = 0;
+  double compute = trace.forward_time_s;
+  for (const Layer& layer : trace.layers) {
+    compute += layer.backward_time_s;
+    for (std::int64_t elements : layer.params) {
+      bytes += elements * layer.dtype_bytes;
+      if (bytes > kMaxTraceBytes) {
+        top.key("layers").fail(fmt::format("expected at most {} gradient bytes in all", kMaxTraceBytes));
+      }
+      if (++tensors > kMaxTensors) {
+        top.key("layers").fail(fmt::format("expected at most {} gradient tensors in all", kMaxTensors));
+      }
+    }
+  }
+  if (compute > kMaxComputeSeconds) {
+    top.fail(fmt::format("expected forward_time_s + every backward_time_s <= {:g} s (a year), got {:g} s",
+                         kMaxComputeSeconds, compute));
+  }
 }
 
 }  // namespace
@@ -103,7 +127,7 @@ Trace load_trace(const std::filesystem::path& file) {
   read_header(top, "mgsim-trace");
   trace.model = top.text("model");
   trace.batch_size = static_cast<int>(top.integer("batch_size", 1, kIntMax));
-  trace.forward_time_s = top.number("forward_time_s", 0.0, true);
+  trace.forward_time_s = top.number("forward_time_s", 0.0, true, kMaxStepSeconds);
   const nlohmann::json& listed = top.required("layers");  // [] once streamed
   if (trace.layers.empty()) layers_at.expected("a non-empty array", listed);
   if (top.has("insitu_allreduce")) {
@@ -112,17 +136,9 @@ Trace load_trace(const std::filesystem::path& file) {
     }
   }
   top.reject_unknown();
+  check_totals(trace, top.where());
   if (make_profile(trace).compute_time() <= 0) {
     top.where().fail("expected some compute: forward_time_s and every backward_time_s are 0");
-  }
-  std::int64_t bytes = 0;  // summed with a check at every step, so it cannot overflow
-  for (const Layer& layer : trace.layers) {
-    for (std::int64_t elements : layer.params) {
-      bytes += elements * layer.dtype_bytes;
-      if (bytes > kMaxTraceBytes) {
-        top.where().key("layers").fail(fmt::format("expected at most {} gradient bytes in all", kMaxTraceBytes));
-      }
-    }
   }
   return trace;
 }
@@ -163,8 +179,8 @@ std::vector<SelectionPoint> load_selection_curve(const std::filesystem::path& fi
   std::set<std::int64_t> seen;
   for (const auto& [element, at] : top.array("points")) {
     JsonReader in(*element, at);
-    const SelectionPoint point{in.integer("elements", 1, kMaxTensorElements * 1024), in.number("seconds", 0.0, true)};
-    if (in.has("spread_s")) in.number("spread_s", 0.0, true);
+    const SelectionPoint point{in.integer("elements", 1, kMaxTensorElements * 1024), in.number("seconds", 0.0, true, kMaxStepSeconds)};
+    if (in.has("spread_s")) in.number("spread_s", 0.0, true, kMaxStepSeconds);
     in.reject_unknown();
     if (!seen.insert(point.elements).second) at.fail(fmt::format("duplicate point for {} elements", point.elements));
     points.push_back(point);

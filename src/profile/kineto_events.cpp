@@ -8,9 +8,16 @@
 #include <functional>
 
 #include "mgsim/error.hpp"
+#include "mgsim/limits.hpp"
 
 namespace mgsim::profile::kineto {
 namespace {
+
+/// Latest timestamp: 4e15 us, the year 2096 in Kineto's microseconds since
+/// 1970; with a duration of at most a year, every time in ns fits in int64.
+constexpr double kMaxTimestampUs = 4e15;
+/// Integers above 2^53 are not exact in a double.
+constexpr double kExactDoubles = 9007199254740992.0;
 
 std::string lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -25,12 +32,21 @@ class EventReader {
     throw TraceError(fmt::format("{}: traceEvents[{}]: {}", source_, index_, what));
   }
 
-  std::int64_t time_ns(const nlohmann::json& event, const char* key) const {
+  /// A time in microseconds ("ts", "dur") as integer ns: a number in [0, max_us].
+  std::int64_t time_ns(const nlohmann::json& event, const char* key, double max_us) const {
     const auto found = event.find(key);
-    if (found == event.end() || !found->is_number() || !std::isfinite(found->get<double>())) {
-      fail(fmt::format("expected a number \"{}\" (microseconds)", key));
+    if (found == event.end() || !found->is_number() || !(found->get<double>() >= 0 && found->get<double>() <= max_us)) {
+      fail(fmt::format("expected a number \"{}\" in [0, {:g}] (microseconds)", key, max_us));
     }
     return std::llround(found->get<double>() * 1000.0);
+  }
+
+  /// A string field, "" when absent.
+  std::string text(const nlohmann::json& event, const char* key) const {
+    const auto found = event.find(key);
+    if (found == event.end()) return {};
+    if (!found->is_string()) fail(fmt::format("expected a string \"{}\"", key));
+    return found->get<std::string>();
   }
 
   /// pid / tid may be numbers or strings; only equality matters.
@@ -38,7 +54,7 @@ class EventReader {
     const auto found = event.find(key);
     if (found == event.end()) return 0;
     if (found->is_number_integer()) return static_cast<std::uint64_t>(found->get<std::int64_t>());
-    if (found->is_number()) return static_cast<std::uint64_t>(found->get<double>());
+    if (found->is_number()) return std::hash<double>{}(found->get<double>());
     if (found->is_string()) return std::hash<std::string>{}(found->get<std::string>());
     return 0;
   }
@@ -47,7 +63,12 @@ class EventReader {
     if (args == nullptr) return std::nullopt;
     const auto found = args->find(key);
     if (found == args->end()) return std::nullopt;
-    if (found->is_number()) return static_cast<std::int64_t>(found->get<double>());
+    if (found->is_number_integer()) return found->get<std::int64_t>();
+    if (found->is_number()) {  // a whole number written as a float; anything else is not an id
+      const double value = found->get<double>();
+      if (std::abs(value) <= kExactDoubles && value == std::floor(value)) return static_cast<std::int64_t>(value);
+      return std::nullopt;
+    }
     if (found->is_string()) {
       try {
         return std::stoll(found->get<std::string>());
@@ -81,16 +102,15 @@ void by_start(std::vector<Span>& spans) {
 void EventCollector::add(const nlohmann::json& event, std::size_t index) {
   const EventReader in(source_, index);
   if (!event.is_object()) in.fail("expected an object");
-  if (event.value("ph", "") != "X") return;  // only complete events carry durations
+  if (in.text(event, "ph") != "X") return;  // only complete events carry durations
   const auto name_field = event.find("name");
   if (name_field == event.end() || !name_field->is_string()) in.fail("expected a string \"name\"");
   const std::string name = name_field->get<std::string>();
-  const std::string category = lower(event.value("cat", ""));
+  const std::string category = lower(in.text(event, "cat"));
   const auto args_field = event.find("args");
   const nlohmann::json* args = args_field != event.end() && args_field->is_object() ? &*args_field : nullptr;
-  const std::int64_t start = in.time_ns(event, "ts");
-  const std::int64_t end = start + in.time_ns(event, "dur");
-  if (end < start) in.fail("expected \"dur\" >= 0");
+  const std::int64_t start = in.time_ns(event, "ts", kMaxTimestampUs);
+  const std::int64_t end = start + in.time_ns(event, "dur", kMaxComputeSeconds * 1e6);
 
   if (category == "kernel" || category == "gpu_memcpy" || category == "gpu_memset" || category == "memcpy" ||
       category == "memset") {

@@ -18,6 +18,7 @@
 
 #include "kineto_events.hpp"
 #include "mgsim/error.hpp"
+#include "mgsim/io/trace_io.hpp"
 #include "mgsim/profile/importers.hpp"
 #include "mgsim/profile/layer_timing.hpp"
 
@@ -183,7 +184,12 @@ class KinetoImporter {
     ParamInfo param;
     param.elements = 1;
     for (const nlohmann::json& d : (*dims)[0]) {
-      if (!d.is_number_integer() || d.get<std::int64_t>() < 1) fail("AccumulateGrad \"Input Dims\" holds a size < 1");
+      // Checked before multiplying, so the product never passes kMaxTensorElements.
+      if (!d.is_number_integer() || d.get<std::int64_t>() < 1 ||
+          d.get<std::int64_t>() > kMaxTensorElements / param.elements) {
+        fail(fmt::format("AccumulateGrad \"Input Dims\": expected sizes >= 1 making at most {} elements",
+                         kMaxTensorElements));
+      }
       param.elements *= d.get<std::int64_t>();
     }
     const auto types = args->find("Input type");

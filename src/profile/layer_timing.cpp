@@ -6,6 +6,7 @@
 #include <map>
 
 #include "mgsim/error.hpp"
+#include "mgsim/limits.hpp"
 
 namespace mgsim::profile {
 namespace {
@@ -99,6 +100,14 @@ BuiltTrace build_trace(const std::vector<ParamInfo>& params, const TimingSummary
   built.trace.model = model;
   built.trace.batch_size = batch_size;
   built.trace.forward_time_s = summary.forward_ns * 1e-9;
+  // What the trace loader would refuse is refused here, not written (docs/limits.md).
+  const auto check_step = [](double seconds, const std::string& what) {
+    if (!(seconds <= kMaxStepSeconds)) {
+      throw TraceError(fmt::format("{} lasts {:g} s: expected at most {:g} s (docs/limits.md)", what, seconds,
+                                   kMaxStepSeconds));
+    }
+  };
+  check_step(built.trace.forward_time_s, "the forward pass");
   double max_spread = 0.0;
   int partial = 0;
   for (std::size_t g = 0; g < groups.size(); ++g) {
@@ -108,6 +117,7 @@ BuiltTrace build_trace(const std::vector<ParamInfo>& params, const TimingSummary
     layer.name = groups[g].name;
     const double length = groups[g].ready_end_ns - start;
     layer.backward_time_s = length * 1e-9;
+    check_step(layer.backward_time_s, fmt::format("the backward of layer '{}'", layer.name));
     for (const std::size_t p : groups[g].params) {
       layer.params.push_back(params[p].elements);
       layer.dtype_bytes = params[p].dtype_bytes;

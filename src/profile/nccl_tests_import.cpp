@@ -92,7 +92,7 @@ class NcclTestsReader {
   void comment(std::string_view body, int line) {
     const std::vector<std::string_view> words = split_words(body);
     if (words.empty()) return;
-    if (words[0] == "Rank" && words.size() >= 2 && all_digits(words[1])) return device(body, words);
+    if (words[0] == "Rank" && words.size() >= 2 && to_int(words[1])) return device(body, words);
     if (words[0] == "nThread") settings_ = std::string(trim(body));
     if (std::optional<Columns> header = parse_header(words, line)) {
       if (columns_ && columns_->count != header->count) fail(line, "a second column header with other columns");
@@ -121,12 +121,13 @@ class NcclTestsReader {
     if (!keep(words)) return;
     const std::size_t group = options_.columns == NcclTestsColumns::in_place ? 1 : 0;
     check_validation(words, group, line);
-    const std::optional<std::int64_t> size = to_int(words[columns_->size]);
-    if (!size) fail(line, fmt::format("expected a size in bytes, got \"{}\"", words[columns_->size]));
+    const std::optional<std::int64_t> size = message_bytes(words[columns_->size]);
+    if (!size) {
+      fail(line, fmt::format("expected a size in [0, {}] bytes, got \"{}\"", kMaxMessageBytes, words[columns_->size]));
+    }
     const std::int64_t bytes = *size;
-    const std::optional<double> us = to_double(words[columns_->time[group]]);
-    if (!us || !(*us > 0))
-      fail(line, fmt::format("expected a time > 0 (us), got \"{}\"", words[columns_->time[group]]));
+    const std::optional<double> seconds = latency_seconds(words[columns_->time[group]]);
+    if (!seconds) fail(line, fmt::format("expected {}, got \"{}\"", latency_range(), words[columns_->time[group]]));
     if (bytes == 0) {
       ++skipped_empty_;
       return;
@@ -136,7 +137,7 @@ class NcclTestsReader {
                              bytes, seen->second));
     }
     first_line_[bytes] = line;
-    rows_.push_back({line, bytes, *us * 1e-6});
+    rows_.push_back({line, bytes, *seconds});
   }
 
   bool keep(const std::vector<std::string_view>& words) const {

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "mgsim/error.hpp"
+#include "mgsim/io/run_config.hpp"
 #include "mgsim/profile/importers.hpp"
 #include "text_lines.hpp"
 
@@ -103,7 +104,7 @@ class OsuReader {
     const std::size_t comma = text.find(',');
     if (comma == std::string_view::npos) return text;
     const std::optional<std::int64_t> gpus = to_int(text.substr(0, comma));
-    if (!gpus || *gpus < 1) fail(line, fmt::format("expected \"<ranks>,<size> <latency>...\", got \"{}\"", text));
+    if (!gpus || *gpus < 1 || *gpus > kMaxGpus) fail(line, fmt::format("expected \"<ranks>,<size> <latency>...\", got \"{}\"", text));
     if (prefix_gpus_ != 0 && prefix_gpus_ != *gpus)
       fail(line, fmt::format("rank prefix {} after {}", *gpus, prefix_gpus_));
     if (options_.gpus > 0 && options_.gpus != *gpus) {
@@ -118,19 +119,21 @@ class OsuReader {
     if (words.size() != columns_) {
       fail(line, fmt::format("expected {} columns as in the header, got {}: \"{}\"", columns_, words.size(), text));
     }
-    const std::optional<std::int64_t> bytes = to_int(words[*size_column_]);
-    if (!bytes || *bytes < 1) fail(line, fmt::format("expected a size >= 1 byte, got \"{}\"", words[*size_column_]));
-    const std::optional<double> avg = to_double(words[*avg_]);
-    if (!avg || !(*avg > 0)) fail(line, fmt::format("expected a latency > 0 (us), got \"{}\"", words[*avg_]));
+    const std::optional<std::int64_t> bytes = message_bytes(words[*size_column_]);
+    if (!bytes || *bytes < 1) {
+      fail(line, fmt::format("expected a size in [1, {}] bytes, got \"{}\"", kMaxMessageBytes, words[*size_column_]));
+    }
+    const std::optional<double> avg = latency_seconds(words[*avg_]);
+    if (!avg) fail(line, fmt::format("expected {}, got \"{}\"", latency_range(), words[*avg_]));
     if (const auto seen = first_line_.find(*bytes); seen != first_line_.end()) {
       fail(line, fmt::format("size {} already given on line {}", *bytes, seen->second));
     }
     first_line_[*bytes] = line;
-    CurveSample sample{0, *bytes, *avg * 1e-6, std::nullopt};
+    CurveSample sample{0, *bytes, *avg, std::nullopt};
     if (min_ && max_) {
-      const std::optional<double> lo = to_double(words[*min_]), hi = to_double(words[*max_]);
-      if (!lo || !hi || *lo > *hi) fail(line, "expected min latency <= max latency");
-      sample.spread_s = (*hi - *lo) * 1e-6;
+      const std::optional<double> lo = latency_seconds(words[*min_]), hi = latency_seconds(words[*max_]);
+      if (!lo || !hi || *lo > *hi) fail(line, fmt::format("expected min latency <= max latency, each {}", latency_range()));
+      sample.spread_s = *hi - *lo;
     }
     points_.push_back(sample);
   }

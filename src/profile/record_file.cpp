@@ -9,10 +9,10 @@
 #include <fmt/format.h>
 
 #include <charconv>
-#include <fstream>
 #include <sstream>
 
 #include "mgsim/error.hpp"
+#include "mgsim/io/files.hpp"
 #include "mgsim/profile/records.hpp"
 
 namespace mgsim::profile {
@@ -104,8 +104,7 @@ RecordSet read_record_file(std::istream& in, const std::string& source) {
 }
 
 RecordSet read_record_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw TraceError(fmt::format("{}: cannot open the profiler's record file", file.string()));
+  std::istringstream in(read_input_file(file, InputKind::trace));
   return read_record_file(in, file.string());
 }
 

@@ -13,6 +13,8 @@
 #include <fmt/format.h>
 
 #include "mgsim/error.hpp"
+#include "mgsim/io/trace_io.hpp"
+#include "mgsim/limits.hpp"
 
 namespace mgsim::profile {
 
@@ -40,6 +42,23 @@ inline std::optional<double> to_double(std::string_view text) {
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
   return value;
+}
+
+/// A latency in microseconds, as seconds: a number in (0, kMaxStepSeconds] s, or nothing.
+inline std::optional<double> latency_seconds(std::string_view microseconds) {
+  const std::optional<double> us = to_double(microseconds);
+  if (!us || !(*us > 0) || !(*us * 1e-6 <= kMaxStepSeconds)) return std::nullopt;
+  return *us * 1e-6;
+}
+
+/// What latency_seconds accepts, for messages.
+inline std::string latency_range() { return fmt::format("a time in (0, {:g}] us", kMaxStepSeconds * 1e6); }
+
+/// A message size in bytes: an integer in [0, kMaxMessageBytes], or nothing.
+inline std::optional<std::int64_t> message_bytes(std::string_view text) {
+  const std::optional<std::int64_t> bytes = to_int(text);
+  if (!bytes || *bytes < 0 || *bytes > kMaxMessageBytes) return std::nullopt;
+  return bytes;
 }
 
 inline bool all_digits(std::string_view text) {

@@ -59,6 +59,8 @@ class Sweep {
 
   const SweepConfig& config() const { return config_; }
   const std::vector<SweepLink>& links() const { return links_; }
+  /// The loaded traces, in the order of config().traces.
+  const std::vector<Workload>& workloads() const { return workloads_; }
 
  private:
   void check_gpu_counts() const;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <set>
 #include <string>
 #include <string_view>
@@ -14,14 +15,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mgsim/io/files.hpp"
 #include "mgsim/io/json_document.hpp"
 
 namespace mgsim {
 
-enum class InputKind { config, trace, curve };
-
-/// Reads and parses a whole JSON file, refusing keys given twice; throws on
-/// unreadable or malformed input. `streamed`: see parse_json.
+/// Reads (read_input_file: the size limit, a regular file or "-") and parses
+/// a whole JSON file, refusing keys given twice; throws on unreadable or
+/// malformed input. `streamed`: see parse_json.
 nlohmann::json parse_json_file(const std::filesystem::path& file, InputKind kind,
                                const StreamedArray* streamed = nullptr);
 
@@ -48,7 +49,9 @@ class JsonReader {
   const nlohmann::json& required(std::string_view key);
 
   std::string text(std::string_view key);  ///< non-empty string
-  double number(std::string_view key, double min, bool min_inclusive);
+  /// A finite number above `min` (or equal, when `min_inclusive`) and at most `max`.
+  double number(std::string_view key, double min, bool min_inclusive,
+                double max = std::numeric_limits<double>::infinity());
   std::int64_t integer(std::string_view key, std::int64_t min, std::int64_t max);
   JsonReader object(std::string_view key);
   /// The elements of an array key; fails when it is empty and `allow_empty` is false.
@@ -65,7 +68,8 @@ class JsonReader {
 };
 
 /// Typed reads of a value that is not an object member (array elements).
-double read_number(const nlohmann::json& value, const JsonWhere& where, double min, bool min_inclusive);
+double read_number(const nlohmann::json& value, const JsonWhere& where, double min, bool min_inclusive,
+                   double max = std::numeric_limits<double>::infinity());
 std::int64_t read_integer(const nlohmann::json& value, const JsonWhere& where, std::int64_t min, std::int64_t max);
 std::string read_text(const nlohmann::json& value, const JsonWhere& where);
 

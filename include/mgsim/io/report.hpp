@@ -35,7 +35,8 @@ std::string csv_row(const RunRow& row);
 std::string csv_field(const std::string& text);
 
 /// Writes `text` to `file` through a temporary in the same folder and a
-/// rename, so readers never see a partial file. Throws OutputError.
+/// rename, so readers never see a partial file; through a symbolic link it
+/// replaces the link's target (output_target). Throws OutputError.
 void write_file_atomically(const std::filesystem::path& file, std::string_view text);
 
 }  // namespace mgsim

@@ -24,6 +24,8 @@ namespace mgsim {
 inline constexpr std::int64_t kMaxTensorElements = std::int64_t{1} << 36;
 inline constexpr std::int64_t kMaxLayers = 1'000'000;
 inline constexpr std::int64_t kMaxTraceBytes = std::int64_t{1} << 50;
+/// Largest message in a curve file: a whole tensor of the largest element type.
+inline constexpr std::int64_t kMaxMessageBytes = kMaxTensorElements * 16;
 
 Trace load_trace(const std::filesystem::path& file);
 

@@ -1,0 +1,8 @@
+// libFuzzer target: run configs (load_run_config).
+#include "fuzz_input.hpp"
+#include "mgsim/io/run_config.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const auto file = mgsim::fuzz::scratch_file(data, size);
+  return mgsim::fuzz::refuse_or_accept([&] { mgsim::load_run_config(file); });
+}

@@ -1,0 +1,25 @@
+#pragma once
+// Text that enters mgsim (files, flags, file names) must be UTF-8: the JSON
+// writer cannot encode anything else. These helpers find the first byte that
+// is not well-formed UTF-8 and render any text safely inside a one-line
+// error message.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mgsim {
+
+/// Offset of the first byte that is not part of a well-formed UTF-8 sequence
+/// (overlong forms, surrogates and code points past U+10FFFF included).
+std::optional<std::size_t> find_invalid_utf8(std::string_view text);
+
+/// Where `offset` lies in `text`, for a message: "line 3, byte 17: 0xff".
+std::string describe_byte(std::string_view text, std::size_t offset);
+
+/// `text` made safe for a one-line message: invalid UTF-8 and control
+/// characters become \xNN, and text past `max_bytes` becomes "...".
+std::string printable(std::string_view text, std::size_t max_bytes = 200);
+
+}  // namespace mgsim

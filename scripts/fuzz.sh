@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (fuzz/, clang with ASan/UBSan) into build-fuzz/
+# and runs each for SECONDS, JOBS targets at a time, from a seed corpus of the
+# shipped and test files. Any crash, sanitizer report, leak, timeout (a hang:
+# one input over 60 s) or out-of-memory fails the script; the reproducer is
+# left in build-fuzz/findings/. docs/fuzzing.md.
+#   bash scripts/fuzz.sh [SECONDS=60] [JOBS=2] [TARGET...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+jobs=${2:-2}
+shift $(( $# > 2 ? 2 : $# ))
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(config trace curve kineto nccl_tests osu)
+
+cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
+  -DMGSIM_BUILD_FUZZERS=ON \
+  -DMGSIM_BUILD_TESTS=OFF -DMGSIM_BUILD_BENCHMARKS=OFF -DMGSIM_BUILD_PROFILER=OFF >/dev/null
+cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]/#/fuzz_}"
+
+seeds_of() {
+  case "$1" in
+    config) ls configs/*.json tests/data/bad/*/config-* ;;
+    trace) ls traces/googlenet-k80.json tests/data/bad/*/trace-* ;;
+    curve) ls traces/googlenet-k80-allreduce.json tests/data/bad/*/curve-* ;;
+    kineto) ls tests/data/kineto-*.json tests/data/bad/*/kineto-* ;;
+    nccl_tests) ls tests/data/nccl-tests-* tests/data/bad/*/nccl-tests-* ;;
+    osu) ls tests/data/osu-* tests/data/bad/*/osu-* ;;
+  esac 2>/dev/null
+}
+
+run_one() {
+  local target=$1 corpus=build-fuzz/corpus/$1 findings=build-fuzz/findings/$1
+  mkdir -p "$corpus" "$findings"
+  seeds_of "$target" | xargs -r cp -t "$corpus"
+  local status=0
+  ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    "build-fuzz/fuzz/fuzz_$target" "$corpus" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=2048 \
+    -max_len=65536 -print_final_stats=1 -artifact_prefix="$findings/" >"build-fuzz/fuzz_$target.log" 2>&1 || status=$?
+  echo "fuzz_$target: $(grep -E '^stat::number_of_executed_units' "build-fuzz/fuzz_$target.log" | awk '{print $2}') runs," \
+    "exit $status$( [ $status -eq 0 ] || echo ": see build-fuzz/fuzz_$target.log and $findings/")"
+  return $status
+}
+
+failed=0
+pids=()
+for target in "${targets[@]}"; do
+  run_one "$target" &
+  pids+=($!)
+  if [ ${#pids[@]} -ge "$jobs" ]; then
+    wait "${pids[0]}" || failed=1
+    pids=("${pids[@]:1}")
+  fi
+done
+for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+exit $failed

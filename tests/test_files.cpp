@@ -1,0 +1,91 @@
+// Input files are regular files (or "-") read with a size limit; outputs never
+// replace an input, a device or a folder, and go through symbolic links.
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+
+#include "mgsim/error.hpp"
+#include "mgsim/io/files.hpp"
+#include "mgsim/io/report.hpp"
+#include "test_sweep_support.hpp"
+
+namespace {
+
+using mgsim::test::SweepTempDir;
+
+std::string message_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const mgsim::Error& error) {
+    return error.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("read_input_file returns a regular file whole", "[files]") {
+  SweepTempDir dir;
+  const auto file = dir.write("in.json", "{\"a\": 1}\n");
+  CHECK(mgsim::read_input_file(file, mgsim::InputKind::config) == "{\"a\": 1}\n");
+}
+
+TEST_CASE("a device, a FIFO and a folder are refused as inputs without reading or waiting", "[files]") {
+  SweepTempDir dir;
+  const auto fifo = dir.path() / "fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // Opening a FIFO without a writer would block forever; it must be refused at once.
+  CHECK_THAT(message_of([&] { mgsim::read_input_file(fifo, mgsim::InputKind::trace); }),
+             Catch::Contains("expected a regular file (or - for standard input), got a FIFO"));
+  CHECK_THROWS_AS(mgsim::read_input_file(fifo, mgsim::InputKind::trace), mgsim::TraceError);
+  CHECK_THAT(message_of([&] { mgsim::read_input_file("/dev/zero", mgsim::InputKind::config); }),
+             Catch::Contains("/dev/zero: expected a regular file (or - for standard input), got a device"));
+  CHECK_THAT(message_of([&] { mgsim::read_input_file(dir.path(), mgsim::InputKind::curve); }),
+             Catch::Contains("got a folder"));
+  CHECK_THAT(message_of([&] { mgsim::read_input_file(dir.path() / "missing", mgsim::InputKind::curve); }),
+             Catch::Contains("cannot read: No such file or directory"));
+}
+
+TEST_CASE("check_utf8 names the line and byte of the first invalid byte", "[files][utf8]") {
+  CHECK_NOTHROW(mgsim::check_utf8("# caf\xC3\xA9\n", "log.txt", mgsim::InputKind::curve));
+  CHECK(message_of([] { mgsim::check_utf8("ok\n# Ex\xE9mple\n", "log.txt", mgsim::InputKind::curve); }) ==
+        "log.txt: line 2, byte 5: 0xe9: expected UTF-8 text");
+}
+
+TEST_CASE("an output that is an input of the run is refused, also through another name", "[files]") {
+  SweepTempDir dir;
+  const auto input = dir.write("c.json", "{}");
+  std::filesystem::create_symlink(input, dir.path() / "alias.json");
+  CHECK_THROWS_AS(mgsim::check_not_an_input(input, {input}), mgsim::OutputError);
+  CHECK_THROWS_AS(mgsim::check_not_an_input(dir.path() / "alias.json", {input}), mgsim::OutputError);
+  CHECK_NOTHROW(mgsim::check_not_an_input(dir.path() / "new.json", {input}));
+  CHECK_NOTHROW(mgsim::check_not_an_input(input, {"-"}));
+}
+
+TEST_CASE("an output through a symbolic link replaces the link's target and keeps the link", "[files]") {
+  SweepTempDir dir;
+  const auto target = dir.write("target.txt", "old");
+  const auto link = dir.path() / "link.txt";
+  std::filesystem::create_symlink(target, link);
+  mgsim::write_file_atomically(link, "new");
+  CHECK(std::filesystem::is_symlink(link));
+  CHECK(dir.read("target.txt") == "new");
+}
+
+TEST_CASE("an output is never a device, a folder or a dangling link", "[files]") {
+  SweepTempDir dir;
+  std::filesystem::create_symlink(dir.path() / "nowhere", dir.path() / "dangling");
+  CHECK_THAT(message_of([] { mgsim::write_file_atomically("/dev/null", "x"); }),
+             Catch::Contains("/dev/null: is a device, not a regular file: refusing to replace it"));
+  CHECK_THAT(message_of([&] { mgsim::write_file_atomically(dir.path(), "x"); }), Catch::Contains("is a folder"));
+  CHECK_THAT(message_of([&] { mgsim::write_file_atomically(dir.path() / "dangling", "x"); }),
+             Catch::Contains("is a symbolic link to a missing file"));
+  struct stat info {};
+  REQUIRE(::stat("/dev/null", &info) == 0);
+  CHECK(S_ISCHR(info.st_mode));  // still the device
+}

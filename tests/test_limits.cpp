@@ -1,0 +1,86 @@
+// The bounds on physical values (docs/limits.md) that keep every derived time
+// in integer nanoseconds: the loaders refuse a value past its bound with the
+// file and key, and no derived step longer than an hour reaches the engine.
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include "mgsim/error.hpp"
+#include "mgsim/io/trace_io.hpp"
+#include "mgsim/limits.hpp"
+#include "mgsim/schedule.hpp"
+#include "test_support.hpp"
+#include "test_sweep_support.hpp"
+
+namespace {
+
+using mgsim::test::SweepTempDir;
+
+std::string trace_error(const mgsim::Trace& trace) {
+  SweepTempDir dir;
+  const auto file = dir.write_json("t.json", mgsim::test::trace_json(trace));
+  try {
+    mgsim::load_trace(file);
+  } catch (const mgsim::TraceError& error) {
+    return error.what();
+  }
+  return "(accepted)";
+}
+
+}  // namespace
+
+TEST_CASE("the worst iteration the bounds allow still fits in int64 nanoseconds", "[limits]") {
+  // compute <= a year, plus per tensor one collective and one selection of at most an hour each.
+  const double worst_ns = mgsim::kMaxComputeSeconds * 1e9 + 2.0 * static_cast<double>(mgsim::kMaxTensors) *
+                                                                mgsim::kMaxStepSeconds * 1e9;
+  CHECK(worst_ns < static_cast<double>(std::numeric_limits<mgsim::SimTime>::max()));
+}
+
+TEST_CASE("a layer's backward time is at most an hour", "[limits][trace]") {
+  CHECK(trace_error(mgsim::test::make_trace({3600.0}, {10})) == "(accepted)");
+  CHECK_THAT(trace_error(mgsim::test::make_trace({3600.5}, {10})),
+             Catch::Contains("layers[0].backward_time_s: expected a finite number >= 0 and <= 3600, got 3600.5"));
+  CHECK_THAT(trace_error(mgsim::test::make_trace({1.0}, {10}, 1e9)), Catch::Contains("forward_time_s"));
+}
+
+TEST_CASE("an iteration computes at most a year", "[limits][trace]") {
+  // 8,760 layers of an hour are 365 days exactly (accepted); one more layer is refused.
+  const std::vector<std::int64_t> sizes(8761, 1);
+  CHECK(trace_error(mgsim::test::make_trace(std::vector<double>(8760, 3600.0), {sizes.begin(), sizes.end() - 1})) ==
+        "(accepted)");
+  CHECK_THAT(trace_error(mgsim::test::make_trace(std::vector<double>(8761, 3600.0), sizes)),
+             Catch::Contains("expected forward_time_s + every backward_time_s <= 3.1536e+07 s (a year)"));
+}
+
+TEST_CASE("a trace holds at most 2^20 gradient tensors", "[limits][trace]") {
+  mgsim::Trace trace = mgsim::test::make_trace({1e-3}, {1});
+  trace.layers[0].params.assign(static_cast<std::size_t>(mgsim::kMaxTensors), 1);
+  CHECK(trace_error(trace) == "(accepted)");
+  trace.layers[0].params.push_back(1);
+  CHECK_THAT(trace_error(trace), Catch::Contains("layers: expected at most 1048576 gradient tensors in all"));
+}
+
+TEST_CASE("a collective longer than an hour is refused before it becomes nanoseconds", "[limits][collectives]") {
+  // T(M) = a + b M with a = 3600 s: an empty message takes exactly the bound.
+  const mgsim::test::LinearCost hour(3600.0, 1e-9), longer(3600.0, 1.0);
+  CHECK(mgsim::CommCost(hour, 2)(0) == 3'600'000'000'000);
+  try {
+    mgsim::CommCost(longer, 2)(10);  // 3610 s
+    FAIL("accepted");
+  } catch (const mgsim::ConfigError& error) {
+    CHECK_THAT(error.what(), Catch::Contains("an all-reduce of 10 bytes on 2 GPUs takes 3610 s"));
+  }
+  const mgsim::test::LinearCost not_a_number(std::nan(""), 0.0);
+  CHECK_THROWS_AS(mgsim::CommCost(not_a_number, 2)(1), mgsim::ConfigError);
+}
+
+TEST_CASE("schedule parameters have upper bounds that keep byte counts in int64", "[limits][schedules]") {
+  CHECK_THROWS_AS(mgsim::make_schedule("topk", {{"value_bytes", 1e300}}), mgsim::ConfigError);
+  CHECK_THROWS_AS(mgsim::make_schedule("topk", {{"index_bytes", 17}}), mgsim::ConfigError);
+  CHECK_THROWS_AS(mgsim::make_schedule("ddp", {{"bucket_cap_mb", 1e300}}), mgsim::ConfigError);
+  CHECK_THROWS_AS(mgsim::make_schedule("horovod", {{"cycle_time_ms", 1e300}}), mgsim::ConfigError);
+  CHECK_NOTHROW(mgsim::make_schedule("topk", {{"value_bytes", 16}, {"index_bytes", 16}}));
+}
