@@ -48,25 +48,6 @@ void build_dag(Engine& engine, std::int64_t target, int streams) {
   }
 }
 
-/// Engine::run() alone: the DAG is built once and copied, untimed, before each run.
-void BM_EngineRun(benchmark::State& state) {
-  Engine prototype;
-  build_dag(prototype, state.range(0), static_cast<int>(state.range(1)));
-  std::int64_t events = 0;
-  for (auto _ : state) {
-    state.PauseTiming();
-    Engine engine = prototype;
-    state.ResumeTiming();
-    events += engine.run();
-    benchmark::DoNotOptimize(engine.finish(engine.size() - 1));
-    state.PauseTiming();
-    { Engine discard = std::move(engine); }  // free outside the timed region
-    state.ResumeTiming();
-  }
-  state.SetItemsProcessed(events);
-  state.counters["activities"] = prototype.size();
-}
-
 /// A rate model that changes the rate of one running activity at every event:
 /// the one `events` places further in its running list, which alternates
 /// between full and half speed. The worst case for the rate machinery.
@@ -96,8 +77,9 @@ class ChurnModel : public mgsim::RateModel {
   std::size_t events_ = 0;
 };
 
-/// Engine::run() with ChurnModel: rates change at every event.
-void BM_EngineRunRates(benchmark::State& state) {
+/// Engine::run() alone: the DAG is built once and copied, untimed, before
+/// each run; with `churn`, under ChurnModel (a rate change at every event).
+void run_copies(benchmark::State& state, bool churn) {
   Engine prototype;
   build_dag(prototype, state.range(0), static_cast<int>(state.range(1)));
   std::int64_t events = 0;
@@ -105,16 +87,20 @@ void BM_EngineRunRates(benchmark::State& state) {
     state.PauseTiming();
     Engine engine = prototype;
     ChurnModel model;
-    engine.set_rate_model(&model);
+    if (churn) engine.set_rate_model(&model);
     state.ResumeTiming();
     events += engine.run();
     benchmark::DoNotOptimize(engine.finish(engine.size() - 1));
     state.PauseTiming();
-    { Engine discard = std::move(engine); }
+    { Engine discard = std::move(engine); }  // free outside the timed region
     state.ResumeTiming();
   }
   state.SetItemsProcessed(events);
+  state.counters["activities"] = prototype.size();
 }
+
+void BM_EngineRun(benchmark::State& state) { run_copies(state, false); }
+void BM_EngineRunRates(benchmark::State& state) { run_copies(state, true); }
 
 /// add() + depend() + run(): what a caller that builds a fresh DAG pays per event.
 void BM_EngineBuildAndRun(benchmark::State& state) {
