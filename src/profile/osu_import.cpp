@@ -90,6 +90,11 @@ class OsuReader {
     const std::vector<std::string> columns = header_columns(text);
     if (columns.empty() || columns[0] != "Size") return;
     columns_ = columns.size();
+    // A later header replaces an earlier one whole: no column index may outlive it.
+    size_column_.reset();
+    avg_.reset();
+    min_.reset();
+    max_.reset();
     for (std::size_t i = 0; i < columns.size(); ++i) {
       if (columns[i] == "Size") size_column_ = i;
       if (columns[i] == "Avg Latency(us)") avg_ = i;
