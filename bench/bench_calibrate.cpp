@@ -11,27 +11,10 @@
 #include <nlohmann/json.hpp>
 
 #include "mgsim/io/calibrate.hpp"
+#include "mgsim/io/trace_io.hpp"
 #include "synthetic.hpp"
 
 namespace {
-
-nlohmann::json trace_json(const mgsim::Trace& trace) {
-  nlohmann::json layers = nlohmann::json::array();
-  for (const mgsim::Layer& layer : trace.layers) {
-    layers.push_back({{"name", layer.name},
-                      {"params", layer.params},
-                      {"dtype_bytes", layer.dtype_bytes},
-                      {"backward_time_s", layer.backward_time_s},
-                      {"grad_ready_s", layer.grad_ready_s}});
-  }
-  return {{"format", "mgsim-trace"},
-          {"version", 1},
-          {"model", trace.model},
-          {"batch_size", trace.batch_size},
-          {"forward_time_s", trace.forward_time_s},
-          {"provenance", {{"kind", "synthetic"}}},
-          {"layers", layers}};
-}
 
 nlohmann::json config_json(double inter_alpha_us, double inter_beta, double intra_beta) {
   return {{"trace", "trace.json"},
@@ -50,7 +33,7 @@ void BM_Calibrate(benchmark::State& state) {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("mgsim-bench-calibrate-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  write(dir / "trace.json", trace_json(mgsim::bench::synthetic_trace(250)));
+  std::ofstream(dir / "trace.json") << mgsim::format_trace_json(mgsim::bench::synthetic_trace(250), {{"kind", "synthetic"}});
   write(dir / "truth.json", config_json(20.0, 1e-10, 4e-12));
   nlohmann::json rows = nlohmann::json::array();
   for (const char* schedule : {"wfbp", "single", "mgwfbp", "ddp", "horovod"}) {

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mgsim/app/sweep_runner.hpp"
+#include "mgsim/io/trace_io.hpp"
 #include "synthetic.hpp"
 
 namespace {
@@ -22,19 +23,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-json trace_json(const mgsim::Trace& trace) {
-  json layers = json::array();
-  for (const mgsim::Layer& layer : trace.layers) {
-    layers.push_back({{"name", layer.name},
-                      {"params", layer.params},
-                      {"dtype_bytes", layer.dtype_bytes},
-                      {"backward_time_s", layer.backward_time_s},
-                      {"grad_ready_s", layer.grad_ready_s}});
-  }
-  return {{"format", "mgsim-trace"},  {"version", 1},
-          {"model", trace.model},     {"batch_size", trace.batch_size},
-          {"forward_time_s", trace.forward_time_s}, {"provenance", {{"kind", "synthetic"}}},
-          {"layers", layers}};
+/// A synthetic trace as a trace file, through the one trace writer.
+void write_trace(const fs::path& file, const mgsim::Trace& trace) {
+  std::ofstream(file) << mgsim::format_trace_json(trace, {{"kind", "synthetic"}});
 }
 
 void write(const fs::path& file, const json& value) { std::ofstream(file) << value.dump(); }
@@ -47,7 +38,7 @@ class SweepInputs {
     json traces = json::array();
     for (int layers : {50, 100, 150, 200, 250}) {
       const std::string name = "synthetic-" + std::to_string(layers) + ".json";
-      write(folder_ / name, trace_json(mgsim::bench::synthetic_trace(layers, static_cast<std::uint64_t>(layers))));
+      write_trace(folder_ / name, mgsim::bench::synthetic_trace(layers, static_cast<std::uint64_t>(layers)));
       traces.push_back(name);
     }
     write(folder_ / "sweep.json",
@@ -103,7 +94,7 @@ void BM_Sweep100k(benchmark::State& state) {
                  {"collective", {"ring", "tree"}},
                  {"network", networks},
                  {"schedules", {{{"name", "ddp"}, {"bucket_cap_mb", caps}}}}});
-  write(inputs.config().parent_path() / "synthetic-64.json", trace_json(mgsim::bench::synthetic_trace(64, 64)));
+  write_trace(inputs.config().parent_path() / "synthetic-64.json", mgsim::bench::synthetic_trace(64, 64));
   std::size_t runs = 0;
   for (auto _ : state) {
     const mgsim::Sweep sweep(mgsim::load_sweep_config(config));
