@@ -9,10 +9,11 @@
 // arithmetic. Without a rate model every activity runs at full speed and
 // finishes `work` after it starts.
 //
-// Events sit in a binary heap keyed by (time, sequence), so equal times
-// resolve in insertion order and runs are bit-reproducible. An on-finish
-// callback may add activities and dependencies while the engine runs
-// (partners chosen during the run, trigger policies). The engine knows nothing
+// Events sit in an indexed 4-ary heap keyed by (time, sequence), so equal
+// times resolve in insertion order and runs are bit-reproducible. An activity
+// has at most one finish event in the heap: a rate change moves it in place.
+// An on-finish callback may add activities and dependencies while the engine
+// runs (partners chosen during the run, trigger policies). The engine knows nothing
 // of GPUs or collectives: iteration builders (iteration.hpp) make the DAG.
 
 #include <cstdint>
@@ -67,14 +68,14 @@ class Engine {
   /// runs again, after set_work() / set_not_before() where it should differ.
   void rewind();
   void set_work(ActivityId id, SimTime work);
-  void set_not_before(ActivityId id, SimTime not_before) { not_before_[static_cast<std::size_t>(id)] = not_before; }
+  void set_not_before(ActivityId id, SimTime not_before) { node(id).not_before = not_before; }
 
   SimTime now() const { return now_; }
-  SimTime start(ActivityId id) const { return start_[static_cast<std::size_t>(id)]; }
-  SimTime finish(ActivityId id) const { return finish_[static_cast<std::size_t>(id)]; }
-  SimTime work(ActivityId id) const { return work_[static_cast<std::size_t>(id)]; }
-  bool finished(ActivityId id) const { return finish_[static_cast<std::size_t>(id)] >= 0; }
-  int size() const { return static_cast<int>(work_.size()); }
+  SimTime start(ActivityId id) const { return node(id).start; }
+  SimTime finish(ActivityId id) const { return node(id).finish; }
+  SimTime work(ActivityId id) const { return node(id).work; }
+  bool finished(ActivityId id) const { return node(id).finish >= 0; }
+  int size() const { return static_cast<int>(nodes_.size()); }
   int resource_count() const { return static_cast<int>(resource_kind_.size()); }
   int resource_kind(ResourceId r) const { return resource_kind_[static_cast<std::size_t>(r)]; }
   std::span<const ResourceId> resources(ActivityId id) const;
@@ -83,6 +84,18 @@ class Engine {
   __extension__ using Work = __int128;  // remaining work in units of 1/kFullRate ns: no overflow
   static constexpr SimTime kMaxFast = SimTime{1} << 62;  ///< below this, 64-bit arithmetic is exact
 
+  /// What the event loop touches of an activity, in one 48-byte record.
+  struct Node {
+    SimTime work = 0;
+    SimTime not_before = 0;
+    SimTime start = -1;
+    SimTime finish = -1;
+    int waiting_on = 0;   ///< unfinished dependencies; -1 once ready
+    int first_edge = -1;  ///< dependents as linked lists, in insertion order
+    int callback = -1;    ///< index into callbacks_, or -1
+    int heap_slot = -1;   ///< where its finish event sits in heap_, or -1
+  };
+
   /// A start or finish event; 16 bytes, so that the heap stays compact.
   struct Event {
     SimTime time;
@@ -90,30 +103,28 @@ class Engine {
     ActivityId activity;  ///< >= 0: finish of it; < 0: start of ~activity
   };
 
+  Node& node(ActivityId id) { return nodes_[static_cast<std::size_t>(id)]; }
+  const Node& node(ActivityId id) const { return nodes_[static_cast<std::size_t>(id)]; }
   void ready(ActivityId id);
   void activate(ActivityId id);
   void complete(ActivityId id);
   void schedule_finish(ActivityId id);
   void change_rates(ActivityId cause, bool started);
+  /// Queues `activity`'s event at `time`; a finish event already queued moves.
   void push(SimTime time, ActivityId activity);
   Event pop();
+  void place(std::size_t slot, const Event& event);
+  void sift_up(std::size_t slot, const Event& event);
+  void sift_down(std::size_t slot, const Event& event);
 
-  // Activities as parallel arrays: the loop touches waiting_on_ most.
-  std::vector<SimTime> work_;
-  std::vector<SimTime> not_before_;
-  std::vector<SimTime> start_;
-  std::vector<SimTime> finish_;
-  std::vector<int> waiting_on_;
-  std::vector<int> in_degree_;           ///< dependencies as added: what rewind() waits on again
-  std::vector<std::uint32_t> event_of_;  ///< sequence of the activity's live finish event
-  std::vector<int> first_edge_;          ///< dependents as linked lists, in insertion order
+  std::vector<Node> nodes_;
+  std::vector<int> in_degree_;  ///< dependencies as added: what rewind() waits on again
   std::vector<int> last_edge_;
   std::vector<int> edge_next_;
   std::vector<ActivityId> edge_to_;
   std::vector<int> resource_begin_;  ///< activity i runs on resource_list_[begin[i], begin[i+1])
   std::vector<ResourceId> resource_list_;
   std::vector<int> resource_kind_;
-  std::vector<int> callback_of_;  ///< index into callbacks_, or -1
   std::vector<FinishCallback> callbacks_;
   // Only with a rate model: progress bookkeeping of running activities.
   std::vector<Work> remaining_;

@@ -62,6 +62,13 @@ class ReplayDag {
             SimTime start = 0, InterferenceModel* interference = nullptr);
   /// Absolute times (the iteration's `start` included); `events` is left 0.
   Replay collect(const Engine& engine) const;
+  /// Only collect()'s `compute_end` and `iteration_end`: what many-iteration
+  /// runs read, without the per-activity spans.
+  struct Ends {
+    SimTime compute_end = 0;
+    SimTime iteration_end = 0;
+  };
+  Ends ends(const Engine& engine) const;
   /// Rewinds the engine (which holds this DAG and nothing else) to replay the
   /// same iteration from `start`.
   void restart(Engine& engine, SimTime start) const;

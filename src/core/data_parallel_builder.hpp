@@ -33,8 +33,8 @@ class DataParallelBuilder : public IterationBuilder {
   }
 
   IterationTiming collect(const Engine& engine) const override {
-    const Replay timing = dag_->collect(engine);
-    return {start_, timing.iteration_end, timing.compute_end};
+    const ReplayDag::Ends ends = dag_->ends(engine);
+    return {start_, ends.iteration_end, ends.compute_end};
   }
 
   const Plan& plan() const { return plan_; }

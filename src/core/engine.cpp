@@ -23,16 +23,9 @@ ActivityId Engine::add(SimTime work, SimTime not_before, std::span<const Resourc
   for (ResourceId r : resources) {
     if (r < 0 || r >= resource_count()) throw std::invalid_argument("engine: unknown resource");
   }
-  work_.push_back(work);
-  not_before_.push_back(not_before);
-  start_.push_back(-1);
-  finish_.push_back(-1);
-  waiting_on_.push_back(0);
+  nodes_.push_back({.work = work, .not_before = not_before});
   in_degree_.push_back(0);
-  event_of_.push_back(0);
-  first_edge_.push_back(-1);
   last_edge_.push_back(-1);
-  callback_of_.push_back(-1);
   if (resource_begin_.empty()) resource_begin_.push_back(0);
   resource_list_.insert(resource_list_.end(), resources.begin(), resources.end());
   resource_begin_.push_back(static_cast<int>(resource_list_.size()));
@@ -51,83 +44,100 @@ std::span<const ResourceId> Engine::resources(ActivityId id) const {
 }
 
 void Engine::depend(ActivityId later, ActivityId earlier) {
-  if (waiting_on_[at(later)] < 0) throw std::logic_error("engine: a dependency added to a started activity");
+  if (node(later).waiting_on < 0) throw std::logic_error("engine: a dependency added to a started activity");
   if (finished(earlier)) return;
   const int edge = static_cast<int>(edge_to_.size());
   edge_to_.push_back(later);
   edge_next_.push_back(-1);
   if (last_edge_[at(earlier)] < 0) {
-    first_edge_[at(earlier)] = edge;
+    node(earlier).first_edge = edge;
   } else {
     edge_next_[at(last_edge_[at(earlier)])] = edge;
   }
   last_edge_[at(earlier)] = edge;
-  ++waiting_on_[at(later)];
+  ++node(later).waiting_on;
   ++in_degree_[at(later)];
 }
 
 void Engine::on_finish(ActivityId id, FinishCallback callback) {
-  callback_of_[at(id)] = static_cast<int>(callbacks_.size());
+  node(id).callback = static_cast<int>(callbacks_.size());
   callbacks_.push_back(std::move(callback));
 }
 
-void Engine::push(SimTime time, ActivityId activity) {
-  if (activity >= 0) event_of_[at(activity)] = sequence_;
-  const Event event{time, sequence_++, activity};
-  std::size_t hole = heap_.size();
-  heap_.push_back(event);
-  while (hole > 0) {
-    const std::size_t parent = (hole - 1) / kArity;
-    if (!earlier(event, heap_[parent])) break;
-    heap_[hole] = heap_[parent];
-    hole = parent;
-  }
-  heap_[hole] = event;
+void Engine::place(std::size_t slot, const Event& event) {
+  heap_[slot] = event;
+  if (event.activity >= 0) node(event.activity).heap_slot = static_cast<int>(slot);
 }
 
-Engine::Event Engine::pop() {
-  const Event top = heap_.front();
-  const Event last = heap_.back();
-  heap_.pop_back();
+void Engine::sift_up(std::size_t slot, const Event& event) {
+  while (slot > 0) {
+    const std::size_t parent = (slot - 1) / kArity;
+    if (!earlier(event, heap_[parent])) break;
+    place(slot, heap_[parent]);
+    slot = parent;
+  }
+  place(slot, event);
+}
+
+void Engine::sift_down(std::size_t slot, const Event& event) {
   const std::size_t n = heap_.size();
-  if (n == 0) return top;
-  std::size_t hole = 0;
-  for (std::size_t child; (child = hole * kArity + 1) < n;) {
+  for (std::size_t child; (child = slot * kArity + 1) < n;) {
     std::size_t best = child;
     for (std::size_t c = child + 1; c < std::min(child + kArity, n); ++c) {
       if (earlier(heap_[c], heap_[best])) best = c;
     }
-    if (!earlier(heap_[best], last)) break;
-    heap_[hole] = heap_[best];
-    hole = best;
+    if (!earlier(heap_[best], event)) break;
+    place(slot, heap_[best]);
+    slot = best;
   }
-  heap_[hole] = last;
+  place(slot, event);
+}
+
+void Engine::push(SimTime time, ActivityId activity) {
+  const Event event{time, sequence_++, activity};
+  const int queued = activity >= 0 ? node(activity).heap_slot : -1;
+  if (queued < 0) {
+    heap_.push_back(event);
+    sift_up(heap_.size() - 1, event);
+  } else if (earlier(event, heap_[at(queued)])) {
+    sift_up(at(queued), event);
+  } else {
+    sift_down(at(queued), event);
+  }
+}
+
+Engine::Event Engine::pop() {
+  const Event top = heap_.front();
+  if (top.activity >= 0) node(top.activity).heap_slot = -1;
+  const Event last = heap_.back();
+  heap_.pop_back();
+  if (!heap_.empty()) sift_down(0, last);
   return top;
 }
 
 void Engine::ready(ActivityId id) {
-  const auto i = at(id);
-  waiting_on_[i] = -1;
+  Node& n = node(id);
+  n.waiting_on = -1;
   if (rate_model_ == nullptr) {
-    start_[i] = std::max(now_, not_before_[i]);
-    push(start_[i] + work_[i], id);
-  } else if (not_before_[i] > now_) {
-    push(not_before_[i], ~id);
+    n.start = std::max(now_, n.not_before);
+    push(n.start + n.work, id);
+  } else if (n.not_before > now_) {
+    push(n.not_before, ~id);
   } else {
     activate(id);
   }
 }
 
 void Engine::activate(ActivityId id) {
-  if (remaining_.size() < work_.size()) {
-    remaining_.resize(work_.size());
-    rate_.resize(work_.size());
-    since_.resize(work_.size());
+  if (remaining_.size() < nodes_.size()) {
+    remaining_.resize(nodes_.size());
+    rate_.resize(nodes_.size());
+    since_.resize(nodes_.size());
   }
   const auto i = at(id);
-  start_[i] = now_;
+  node(id).start = now_;
   change_rates(id, true);
-  remaining_[i] = static_cast<Work>(work_[i]) * kFullRate;
+  remaining_[i] = static_cast<Work>(node(id).work) * kFullRate;
   rate_[i] = rate_model_->rate(*this, id);
   since_[i] = now_;
   schedule_finish(id);
@@ -148,7 +158,7 @@ void Engine::change_rates(ActivityId cause, bool started) {
   rate_model_->update(*this, cause, started, changed_);
   for (ActivityId id : changed_) {
     const auto i = at(id);
-    if (id == cause || start_[i] < 0 || finished(id)) continue;
+    if (id == cause || node(id).start < 0 || finished(id)) continue;
     const Rate rate = rate_model_->rate(*this, id);
     if (rate == rate_[i]) continue;
     const SimTime elapsed = now_ - since_[i];
@@ -161,17 +171,17 @@ void Engine::change_rates(ActivityId cause, bool started) {
 }
 
 void Engine::complete(ActivityId id) {
-  finish_[at(id)] = now_;
+  node(id).finish = now_;
   ++finished_;
   if (rate_model_ != nullptr) change_rates(id, false);
   const ActivityId added_from = size();
-  if (const int callback = callback_of_[at(id)]; callback >= 0) callbacks_[at(callback)](*this, id);
-  for (int e = first_edge_[at(id)]; e >= 0; e = edge_next_[at(e)]) {
+  if (const int callback = node(id).callback; callback >= 0) callbacks_[at(callback)](*this, id);
+  for (int e = node(id).first_edge; e >= 0; e = edge_next_[at(e)]) {
     const ActivityId next = edge_to_[at(e)];
-    if (--waiting_on_[at(next)] == 0) ready(next);
+    if (--node(next).waiting_on == 0) ready(next);
   }
   for (ActivityId added = added_from; added < size(); ++added) {
-    if (waiting_on_[at(added)] == 0) ready(added);
+    if (node(added).waiting_on == 0) ready(added);
   }
 }
 
@@ -179,14 +189,14 @@ std::int64_t Engine::run() {
   if (ran_) throw std::logic_error("engine: run() called twice");
   ran_ = true;
   for (ActivityId id = 0; id < size(); ++id) {
-    if (waiting_on_[at(id)] == 0) ready(id);
+    if (node(id).waiting_on == 0) ready(id);
   }
   while (!heap_.empty()) {
     const Event event = pop();
     now_ = event.time;
     if (event.activity < 0) {
       activate(~event.activity);
-    } else if (event.sequence == event_of_[at(event.activity)]) {
+    } else {
       complete(event.activity);
     }
   }
@@ -196,13 +206,17 @@ std::int64_t Engine::run() {
 
 void Engine::set_work(ActivityId id, SimTime work) {
   if (work < 0) throw std::invalid_argument("engine: an activity's work must be >= 0");
-  work_[at(id)] = work;
+  node(id).work = work;
 }
 
 void Engine::rewind() {
-  std::fill(start_.begin(), start_.end(), -1);
-  std::fill(finish_.begin(), finish_.end(), -1);
-  waiting_on_ = in_degree_;
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    Node& n = nodes_[i];
+    n.start = -1;
+    n.finish = -1;
+    n.waiting_on = in_degree_[i];
+    n.heap_slot = -1;
+  }
   heap_.clear();
   now_ = 0;
   finished_ = 0;
@@ -211,12 +225,12 @@ void Engine::rewind() {
 }
 
 void Engine::clear() {
-  for (auto* v : {&work_, &not_before_, &start_, &finish_, &since_}) v->clear();
-  for (auto* v : {&waiting_on_, &in_degree_, &first_edge_, &last_edge_, &edge_next_, &edge_to_, &resource_begin_, &resource_list_,
-                  &resource_kind_, &callback_of_, &changed_}) {
+  nodes_.clear();
+  for (auto* v : {&in_degree_, &last_edge_, &edge_next_, &edge_to_, &resource_begin_, &resource_list_, &resource_kind_,
+                  &changed_}) {
     v->clear();
   }
-  event_of_.clear();
+  since_.clear();
   callbacks_.clear();
   remaining_.clear();
   rate_.clear();

@@ -152,17 +152,23 @@ void ReplayDag::restart(Engine& engine, SimTime start) const {
   for (std::size_t m = 0; m < messages_.size(); ++m) engine.set_not_before(messages_[m], start + message_not_before_[m]);
 }
 
+ReplayDag::Ends ReplayDag::ends(const Engine& engine) const {
+  Ends ends;
+  for (const Stream& stream : streams_) ends.compute_end = std::max(ends.compute_end, engine.finish(stream.last));
+  ends.iteration_end = std::max(ends.compute_end, messages_.empty() ? 0 : engine.finish(messages_.back()));
+  return ends;
+}
+
 Replay ReplayDag::collect(const Engine& engine) const {
   Replay result;
-  for (const Stream& stream : streams_) {
-    result.compute.push_back(spans_of(engine, stream));
-    result.compute_end = std::max(result.compute_end, engine.finish(stream.last));
-  }
+  for (const Stream& stream : streams_) result.compute.push_back(spans_of(engine, stream));
   for (ActivityId id : messages_) {
     result.message_start.push_back(engine.start(id));
     result.message_end.push_back(engine.finish(id));
   }
-  result.iteration_end = std::max(result.compute_end, messages_.empty() ? 0 : result.message_end.back());
+  const Ends timing = ends(engine);
+  result.compute_end = timing.compute_end;
+  result.iteration_end = timing.iteration_end;
   return result;
 }
 
