@@ -1,10 +1,11 @@
 // libmgsim_cupti.so: a CUPTI injection library for `mgsim profile layers`.
 // Loaded into an unmodified CUDA process by the driver (CUDA_INJECTION64_PATH)
 // and by NVTX (NVTX_INJECTION64_PATH), it records with the CUPTI activity API
-//   - GPU work: kernels, memcpys, memsets (stream, start, end, correlation id),
+//   - GPU work: kernels (with their names: NCCL's are communication, not
+//     compute), memcpys, memsets (stream, start, end, correlation id),
 //   - the runtime and driver API calls that launched them (thread, start),
-//   - NVTX marks (thread, time, name): the helper's iteration and
-//     gradient-ready markers,
+//   - NVTX marks (thread, time, name): the helper's iteration,
+//     gradient-ready and all-reduce markers,
 // and at process exit writes them to $MGSIM_CUPTI_RECORDS in the text format
 // read by mgsim::profile::read_record_file (docs/profiling.md). It computes
 // nothing: attribution happens in mgsim, where it is tested without a GPU.
@@ -36,6 +37,7 @@ struct Work {
   std::uint32_t correlation, device, stream;
   std::uint64_t start, end;
   char what;  // K kernel, C memcpy, S memset
+  std::string name;  // kernels only (CUPTI's, often mangled)
 };
 struct Call {
   std::uint32_t correlation, thread;
@@ -80,17 +82,18 @@ void keep(Store& s, const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
     case CUPTI_ACTIVITY_KIND_KERNEL: {
       const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-      s.work.push_back({k->correlationId, k->deviceId, k->streamId, k->start, k->end, 'K'});
+      s.work.push_back({k->correlationId, k->deviceId, k->streamId, k->start, k->end, 'K',
+                        k->name != nullptr ? k->name : "unknown"});
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
-      s.work.push_back({m->correlationId, m->deviceId, m->streamId, m->start, m->end, 'C'});
+      s.work.push_back({m->correlationId, m->deviceId, m->streamId, m->start, m->end, 'C', {}});
       break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
-      s.work.push_back({m->correlationId, m->deviceId, m->streamId, m->start, m->end, 'S'});
+      s.work.push_back({m->correlationId, m->deviceId, m->streamId, m->start, m->end, 'S', {}});
       break;
     }
     case CUPTI_ACTIVITY_KIND_RUNTIME:
@@ -143,7 +146,7 @@ void write_records() {
     std::fprintf(stderr, "mgsim-cupti: cannot write %s\n", path);
     return;
   }
-  std::fprintf(out, "# mgsim-cupti-records 1\n");
+  std::fprintf(out, "# mgsim-cupti-records 2\n");
   // The driver is loaded in any process that injected us; look it up rather than link it.
   using GetVersion = CUresult (*)(int*);
   int driver = 0;
@@ -158,8 +161,9 @@ void write_records() {
   std::unordered_set<std::uint32_t> launched;
   for (const Work& w : s.work) {
     launched.insert(w.correlation);
-    std::fprintf(out, "A\t%u\t%u\t%u\t%llu\t%llu\t%c\n", w.correlation, w.device, w.stream,
-                 static_cast<unsigned long long>(w.start), static_cast<unsigned long long>(w.end), w.what);
+    std::fprintf(out, "A\t%u\t%u\t%u\t%llu\t%llu\t%c%s%s\n", w.correlation, w.device, w.stream,
+                 static_cast<unsigned long long>(w.start), static_cast<unsigned long long>(w.end), w.what,
+                 w.what == 'K' ? "\t" : "", w.name.c_str());
   }
   for (const Call& c : s.calls) {
     if (launched.count(c.correlation) == 0) continue;

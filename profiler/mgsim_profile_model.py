@@ -9,12 +9,20 @@ NVTX, the moments the profiler needs:
   mgsim:iter:end:<k>       after loss.backward() returned (the optimizer step is not measured)
   mgsim:grad:<i>           parameter i's gradient was accumulated
                            (Tensor.register_post_accumulate_grad_hook)
+  mgsim:comm:<bytes>       under DDP (WORLD_SIZE > 1): DDP's comm hook is about
+                           to launch the all-reduce of a bucket of <bytes>
 
 and writes a description of the parameters (name, owning module, element
 count, bytes per gradient element) with the software versions to --describe.
 mgsim runs it with CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH set to
 libmgsim_cupti.so, which records the GPU work and these markers; the model
 code is not changed. Run alone, it trains and describes, and records nothing.
+
+With WORLD_SIZE > 1 in the environment (RANK, LOCAL_RANK, MASTER_ADDR and
+MASTER_PORT set as torchrun sets them; `mgsim profile layers --gpus N` starts
+the N processes itself), the model trains under DistributedDataParallel over
+NCCL, one GPU per process, and its all-reduces are marked: mgsim reads their
+NCCL kernels' durations as in-situ observations (docs/profiling.md).
 
 Models: a torchvision model name (resnet50, vgg16, ...), a Hugging Face
 transformers model id or local path (bert-base-uncased, gpt2; built from its
@@ -129,9 +137,34 @@ def add_markers(torch, params, state):
     return hook_kind
 
 
-def train(torch, model, step, params, args):
+def world_size():
+    return int(os.environ.get("WORLD_SIZE", "1"))
+
+
+def distribute(torch, model, device, state):
+    """Wraps the model in DDP with a comm hook that is DDP's default all-reduce
+    (average of the bucket) plus a marker before each launch."""
+    import torch.distributed as dist
+    dist.init_process_group("nccl")
+    size = dist.get_world_size()
+    mark = torch.cuda.nvtx.mark
+
+    def allreduce_hook(_, bucket):
+        tensor = bucket.buffer().div_(size)
+        if state["measuring"]:
+            mark("mgsim:comm:%d" % (tensor.numel() * tensor.element_size()))
+        return dist.all_reduce(tensor, async_op=True).get_future().then(lambda fut: fut.value()[0])
+
+    ddp = torch.nn.parallel.DistributedDataParallel(model, device_ids=[device.index])
+    ddp.register_comm_hook(None, allreduce_hook)
+    return ddp
+
+
+def train(torch, model, step, params, args, device):
     state = {"measuring": False}
     hook_kind = add_markers(torch, params, state)
+    if world_size() > 1:
+        model = distribute(torch, model, device, state)
     optimizer = torch.optim.SGD([p for _, _, p in params], lr=1e-3)
     dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(args.precision)
     scaler = None
@@ -162,6 +195,8 @@ def train(torch, model, step, params, args):
         optimizer.zero_grad(set_to_none=True)
     torch.cuda.synchronize()
     flush_recorder()
+    if world_size() > 1:
+        torch.distributed.destroy_process_group()
     return hook_kind
 
 
@@ -189,7 +224,7 @@ def main(argv):
     torch.cuda.set_device(device)
     model, step, source = build(torch, args, device)
     params = describe_parameters(model)
-    hook_kind = train(torch, model, step, params, args)
+    hook_kind = train(torch, model, step, params, args, device)
     props = torch.cuda.get_device_properties(device)
     provenance = {
         "framework": "PyTorch %s" % torch.__version__,
@@ -216,6 +251,7 @@ def main(argv):
         "precision": args.precision,
         "warmup": args.warmup,
         "iterations": args.iterations,
+        "world_size": world_size(),
         "params": [{"name": n, "layer": layer, "elements": p.numel(), "dtype_bytes": p.element_size()}
                    for n, layer, p in params],
         "provenance": provenance,

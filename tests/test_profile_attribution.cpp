@@ -45,6 +45,17 @@ struct Records {
   void grad(int param, std::int64_t time, std::uint64_t thread = kAutograd) {
     set.markers.push_back({MarkerKind::grad_ready, time, thread, param});
   }
+  /// An NCCL kernel launched by `thread`.
+  void collective(std::uint64_t thread, std::int64_t launch, std::uint32_t stream, std::int64_t start,
+                  std::int64_t end) {
+    set.launches.push_back({next, thread, launch});
+    set.activities.push_back({next, 0, stream, start, end, true});
+    ++next;
+  }
+  /// The comm hook's marker before it launches an all-reduce of `bytes`.
+  void comm(std::int64_t bytes, std::int64_t time, std::uint64_t thread = kAutograd) {
+    set.markers.push_back({MarkerKind::comm_launch, time, thread, 0, bytes});
+  }
 };
 
 /// One iteration starting at `t0`: forward kernels from t0+10, backward
@@ -291,7 +302,7 @@ TEST_CASE("profile: a whole profile is written and loads back as a trace", "[pro
   Records r;
   simple_iteration(r, 0, 1000);
   simple_iteration(r, 1, 5000);
-  const LayerProfile profile = assemble_layer_profile(model, r.set, "mgsim profile layers --model toy");
+  const LayerProfile profile = assemble_layer_profile(model, {&r.set, 1}, "mgsim profile layers --model toy");
   // Ready 30 (fc1.weight), 70 (fc1.bias), 80 (fc2.weight) in both iterations.
   // fc1 finishes at 70, fc2 at 80: the backward runs fc1 (0..70) then fc2
   // (70..80), so in forward order fc2 comes first and fc1 last.
@@ -322,6 +333,102 @@ TEST_CASE("profile: a whole profile is written and loads back as a trace", "[pro
   nlohmann::json wrong = description;
   wrong["params"][0]["elements"] = 0;
   CHECK_THROWS_WITH(parse_model_description(wrong, "model.json"), Catch::Contains("params[0].elements"));
+}
+
+/// simple_iteration() under DDP: the comm hook marks a 4040-byte all-reduce
+/// at t0+133 and launches its NCCL kernel at t0+135 from the autograd thread,
+/// on stream 9, running [t0+150, t0+150+`kernel`].
+void ddp_iteration(Records& r, int i, std::int64_t t0, std::int64_t kernel, std::int64_t bytes = 4040) {
+  simple_iteration(r, i, t0);
+  r.comm(bytes, t0 + 133);
+  r.collective(kAutograd, t0 + 135, 9, t0 + 150, t0 + 150 + kernel);
+}
+
+TEST_CASE("profile: a collective kernel is never compute, and times the message its comm marker names", "[profile]") {
+  Records r;
+  ddp_iteration(r, 0, 1000, 250);
+  AttributionNotes notes;
+  const auto timings = attribute_iterations(r.set, 3, notes);
+  REQUIRE(timings.size() == 1);
+  // p1's marker (1140) follows the NCCL launch (1135, kernel ends 1400): were
+  // it compute, p1 would be ready at 1400 - 1120 = 280 on stream 9. Without
+  // it the last launch before the marker is still the one at 1130: 70.
+  CHECK(timings[0].ready_ns[1] == 70);
+  CHECK(timings[0].backward_ns == 80);
+  REQUIRE(timings[0].messages.size() == 1);
+  CHECK(timings[0].messages[0].bytes == 4040);
+  CHECK(timings[0].messages[0].duration_ns == 250);
+
+  // A comm marker whose thread launches no collective after it is counted, not timed.
+  r.comm(8, 1180);
+  AttributionNotes more;
+  CHECK(attribute_iterations(r.set, 3, more)[0].messages.size() == 1);
+  CHECK(more.comm_markers_without_kernel == 1);
+}
+
+TEST_CASE("profile: under DDP each all-reduce is observed in situ at its shortest rank's duration", "[profile]") {
+  const nlohmann::json description = {
+      {"format", "mgsim-profile-model"},
+      {"version", 1},
+      {"model", "toy"},
+      {"batch_size", 8},
+      {"precision", "fp32"},
+      {"warmup", 1},
+      {"iterations", 2},
+      {"world_size", 2},
+      {"params",
+       {{{"name", "fc1.weight"}, {"layer", "fc1"}, {"elements", 1000}, {"dtype_bytes", 4}},
+        {{"name", "fc1.bias"}, {"layer", "fc1"}, {"elements", 10}, {"dtype_bytes", 4}},
+        {{"name", "fc2.weight"}, {"layer", "fc2"}, {"elements", 500}, {"dtype_bytes", 4}}}},
+      {"provenance", {{"gpu", "none (synthetic records)"}}}};
+  const ModelDescription model = parse_model_description(description, "model.json");
+  std::vector<Records> ranks(2);
+  ddp_iteration(ranks[0], 0, 1000, 250);  // rank 0 waited for rank 1: 250
+  ddp_iteration(ranks[0], 1, 5000, 300);
+  ddp_iteration(ranks[1], 0, 1000, 180);  // rank 1 arrived last: 180, the message's own cost
+  ddp_iteration(ranks[1], 1, 5000, 310, 16);  // a different message: rank 0's 300 stands
+  const std::vector<RecordSet> sets = {ranks[0].set, ranks[1].set};
+  const LayerProfile profile = assemble_layer_profile(model, sets, "mgsim profile layers --model toy --gpus 2");
+  REQUIRE(profile.trace.insitu_allreduce.size() == 2);
+  CHECK(profile.trace.insitu_allreduce[0].gpus == 2);
+  CHECK(profile.trace.insitu_allreduce[0].bytes == 4040);
+  CHECK(profile.trace.insitu_allreduce[0].seconds == Approx(180e-9));
+  CHECK(profile.trace.insitu_allreduce[1].seconds == Approx(300e-9));
+  CHECK(profile.provenance["world_size"] == 2);
+  // Rank 0's backward is the trace: p1 ready at 70, p2 at 80, as without DDP.
+  CHECK(profile.trace.layers[0].backward_time_s == Approx(10e-9));
+
+  // One process: the same records give no observations (an all-reduce needs two).
+  nlohmann::json single = description;
+  single.erase("world_size");
+  CHECK(assemble_layer_profile(parse_model_description(single, "model.json"), {sets.data(), 1}, "x")
+            .trace.insitu_allreduce.empty());
+}
+
+TEST_CASE("profile: NCCL kernels are told apart by name, mangled or not", "[profile]") {
+  CHECK(is_collective_kernel("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"));
+  CHECK(is_collective_kernel("_Z40ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE"));
+  CHECK(is_collective_kernel("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)"));
+  CHECK_FALSE(is_collective_kernel("_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEE"));
+  CHECK_FALSE(is_collective_kernel("volta_sgemm_128x64_nn"));
+  CHECK_FALSE(is_collective_kernel("my_nccl_wrapper_kernel"));
+
+  std::istringstream v2(
+      "# mgsim-cupti-records 2\n"
+      "A\t1\t0\t7\t10\t20\tK\t_Z40ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE\n"
+      "A\t2\t0\t7\t20\t30\tK\tvolta_sgemm_128x64_nn\n"
+      "A\t3\t0\t7\t30\t40\tC\n"
+      "M\t5\t12\tmgsim:comm:1048576\n");
+  const RecordSet r = read_record_file(v2, "rec.tsv");
+  REQUIRE(r.activities.size() == 3);
+  CHECK(r.activities[0].collective);
+  CHECK_FALSE(r.activities[1].collective);
+  CHECK_FALSE(r.activities[2].collective);
+  REQUIRE(r.markers.size() == 1);
+  CHECK(r.markers[0].kind == MarkerKind::comm_launch);
+  CHECK(r.markers[0].bytes == 1048576);
+  CHECK_FALSE(parse_marker_name("mgsim:comm:0"));
+  CHECK_FALSE(parse_marker_name("mgsim:comm:12x"));
 }
 
 TEST_CASE("profile: all-reduce repetitions become a curve of medians and spreads", "[profile]") {

@@ -8,10 +8,14 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -47,6 +51,7 @@ struct LayersOptions {
   int warmup = 5;
   int iterations = 20;
   int device = 0;
+  int gpus = 1;
   int seq_len = 128;
   std::string python = "python3";
   std::string output;
@@ -80,8 +85,8 @@ fs::path profiler_file(const char* name) {
   return file;
 }
 
-/// Runs a program with extra environment variables; returns its exit status.
-int run_program(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env) {
+/// Starts a program with extra environment variables; returns its pid.
+pid_t start_program(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env) {
   std::vector<std::string> env_strings(extra_env);
   for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
   std::vector<char*> args, env;
@@ -93,9 +98,30 @@ int run_program(const std::vector<std::string>& argv, const std::vector<std::str
   if (posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), env.data()) != 0) {
     throw ProfilerError(fmt::format("cannot start {}", argv[0]));
   }
+  return pid;
+}
+
+/// Runs a program to its end; returns its exit status.
+int run_program(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env) {
+  const pid_t pid = start_program(argv, extra_env);
   int status = 0;
   if (waitpid(pid, &status, 0) < 0) throw ProfilerError(fmt::format("lost {}", argv[0]));
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/// A TCP port on the loopback that nothing listens on now, for the
+/// processes' rendezvous (MASTER_PORT).
+int free_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  const bool found = fd >= 0 && bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+                     getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
+  if (fd >= 0) close(fd);
+  if (!found) throw ProfilerError("cannot find a free loopback port for the processes' rendezvous");
+  return ntohs(address.sin_port);
 }
 
 /// A fresh folder for the run's intermediate files, removed afterwards.
@@ -124,38 +150,78 @@ void warn(const std::vector<std::string>& warnings) {
 
 void profile_layers(const LayersOptions& o, const std::string& command) {
   const profile::CudaDevices devices = profile::probe_cuda_devices();
-  if (o.device >= static_cast<int>(devices.names.size())) {
-    throw profile::DeviceError(
-        fmt::format("no CUDA GPU found (device {} asked, {} present)", o.device, devices.names.size()));
+  const int present = static_cast<int>(devices.names.size());
+  if (o.device + o.gpus > present) {
+    throw profile::DeviceError(fmt::format("no CUDA GPU found (devices {}..{} asked, {} present)", o.device,
+                                           o.device + o.gpus - 1, present));
   }
   const fs::path injection = profiler_file("libmgsim_cupti.so");
   const fs::path helper = profiler_file("mgsim_profile_model.py");
   const WorkDir work;
-  const fs::path records = work.path() / "records.tsv", description = work.path() / "model.json";
-  const std::vector<std::string> argv = {o.python,       helper.string(),
-                                         "--model",      o.model,
-                                         "--batch",      std::to_string(o.batch_size),
-                                         "--precision",  o.precision,
-                                         "--warmup",     std::to_string(o.warmup),
-                                         "--iterations", std::to_string(o.iterations),
-                                         "--device",     std::to_string(o.device),
-                                         "--seq-len",    std::to_string(o.seq_len),
-                                         "--describe",   description.string()};
-  const int status =
-      run_program(argv, {"CUDA_INJECTION64_PATH=" + injection.string(), "NVTX_INJECTION64_PATH=" + injection.string(),
-                         "MGSIM_CUPTI_RECORDS=" + records.string()});
-  if (status != 0) throw ProfilerError(fmt::format("the training helper failed with exit status {}", status));
-  const profile::LayerProfile result = profile::assemble_layer_profile(profile::read_model_description(description),
-                                                                       profile::read_record_file(records), command);
+  const std::string port = std::to_string(o.gpus > 1 ? free_port() : 0);
+  // One process per GPU; rank r writes records.r.tsv and model.r.json.
+  const auto rank_file = [&](const char* stem, int rank, const char* ext) {
+    return work.path() / fmt::format("{}.{}.{}", stem, rank, ext);
+  };
+  std::vector<std::string> argv;
+  std::vector<pid_t> running;
+  for (int rank = 0; rank < o.gpus; ++rank) {
+    argv = {o.python,
+            helper.string(),
+            "--model",
+            o.model,
+            "--batch",
+            std::to_string(o.batch_size),
+            "--precision",
+            o.precision,
+            "--warmup",
+            std::to_string(o.warmup),
+            "--iterations",
+            std::to_string(o.iterations),
+            "--device",
+            std::to_string(o.device + rank),
+            "--seq-len",
+            std::to_string(o.seq_len),
+            "--describe",
+            rank_file("model", rank, "json").string()};
+    std::vector<std::string> env = {"CUDA_INJECTION64_PATH=" + injection.string(),
+                                    "NVTX_INJECTION64_PATH=" + injection.string(),
+                                    "MGSIM_CUPTI_RECORDS=" + rank_file("records", rank, "tsv").string()};
+    if (o.gpus > 1) {
+      env.insert(env.end(), {fmt::format("RANK={}", rank), fmt::format("LOCAL_RANK={}", rank),
+                             fmt::format("WORLD_SIZE={}", o.gpus), "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + port});
+    }
+    running.push_back(start_program(argv, env));
+  }
+  // A rank that fails leaves the others waiting for it at the rendezvous: stop them.
+  int failed = 0;
+  for (std::size_t left = running.size(); left > 0; --left) {
+    int status = 0;
+    const pid_t pid = waitpid(-1, &status, 0);
+    if (pid < 0) throw ProfilerError(fmt::format("lost {}", o.python));
+    std::erase(running, pid);
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (code != 0 && failed == 0) {
+      failed = code;
+      for (const pid_t other : running) kill(other, SIGTERM);
+    }
+  }
+  if (failed != 0) throw ProfilerError(fmt::format("the training helper failed with exit status {}", failed));
+  std::vector<profile::RecordSet> records;
+  for (int rank = 0; rank < o.gpus; ++rank) records.push_back(profile::read_record_file(rank_file("records", rank, "tsv")));
+  const profile::LayerProfile result = profile::assemble_layer_profile(
+      profile::read_model_description(rank_file("model", 0, "json")), records, command);
   warn(result.warnings);
   nlohmann::json provenance = result.provenance;
   provenance["helper_command"] = fmt::format("{}", fmt::join(argv, " "));
   write_file_atomically(o.output, format_trace_json(result.trace, provenance));
   double backward = 0;
   for (const Layer& layer : result.trace.layers) backward += layer.backward_time_s;
-  fmt::print("wrote {}: {} layers, forward {:.3f} ms, backward {:.3f} ms (medians of {} iterations)\n", o.output,
+  fmt::print("wrote {}: {} layers, forward {:.3f} ms, backward {:.3f} ms (medians of {} iterations)", o.output,
              result.trace.layers.size(), result.trace.forward_time_s * 1e3, backward * 1e3,
              result.provenance["statistics"]["iterations"].get<int>());
+  if (o.gpus > 1) fmt::print(", {} all-reduces observed in situ on {} GPUs", result.trace.insitu_allreduce.size(), o.gpus);
+  fmt::print("\n");
 }
 
 void profile_allreduce(const AllreduceOptions& o, const std::string& command) {
@@ -226,15 +292,19 @@ void add_profile_command(CLI::App& app) {
   l->add_option("--iterations", layers->iterations, "measured iterations")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
-  l->add_option("--device", layers->device, "CUDA device index")->capture_default_str();
+  l->add_option("--device", layers->device, "CUDA device index (the first, with --gpus)")->capture_default_str();
+  l->add_option("--gpus", layers->gpus,
+                "train on N GPUs under DDP (one process each) and record the all-reduces in situ")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
   l->add_option("--seq-len", layers->seq_len, "sequence length for transformers models")->capture_default_str();
   l->add_option("--python", layers->python, "Python with PyTorch")->capture_default_str();
   l->add_option("-o,--output", layers->output, "trace file to write")->required();
   l->callback([layers] {
-    profile_layers(
-        *layers, fmt::format("mgsim profile layers --model {} --batch {} --precision {} --warmup {} "
-                             "--iterations {}",
-                             layers->model, layers->batch_size, layers->precision, layers->warmup, layers->iterations));
+    profile_layers(*layers, fmt::format("mgsim profile layers --model {} --batch {} --precision {} --warmup {} "
+                                        "--iterations {} --gpus {}",
+                                        layers->model, layers->batch_size, layers->precision, layers->warmup,
+                                        layers->iterations, layers->gpus));
   });
 
   CLI::App* a = command->add_subcommand("allreduce", "NCCL all-reduce latency over message sizes -> curve");

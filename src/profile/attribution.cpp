@@ -26,22 +26,32 @@ struct Window {
   std::int64_t end = 0;
 };
 
-/// Launches that started GPU work, sorted by their CPU start.
-std::vector<Launch> index_launches(const RecordSet& records, AttributionNotes& notes) {
+/// Launches that started GPU work, sorted by their CPU start; those of
+/// collective kernels apart from the compute ones.
+struct Launches {
+  std::vector<Launch> compute;
+  std::vector<Launch> collective;
+};
+
+Launches index_launches(const RecordSet& records, AttributionNotes& notes) {
   std::unordered_map<std::uint64_t, std::vector<const GpuActivity*>> work;
   for (const GpuActivity& activity : records.activities) work[activity.correlation].push_back(&activity);
-  std::vector<Launch> launches;
+  Launches launches;
   for (const LaunchCall& call : records.launches) {
     const auto found = work.find(call.correlation);
     if (found == work.end()) continue;
-    launches.push_back({&call, std::move(found->second)});
+    const bool collective = std::any_of(found->second.begin(), found->second.end(),
+                                        [](const GpuActivity* a) { return a->collective; });
+    (collective ? launches.collective : launches.compute).push_back({&call, std::move(found->second)});
     work.erase(found);
   }
   for (const auto& [correlation, orphans] : work) notes.activities_without_launch += static_cast<int>(orphans.size());
-  std::sort(launches.begin(), launches.end(), [](const Launch& a, const Launch& b) {
-    if (a.call->start_ns != b.call->start_ns) return a.call->start_ns < b.call->start_ns;
-    return a.call->correlation < b.call->correlation;
-  });
+  for (std::vector<Launch>* list : {&launches.compute, &launches.collective}) {
+    std::sort(list->begin(), list->end(), [](const Launch& a, const Launch& b) {
+      if (a.call->start_ns != b.call->start_ns) return a.call->start_ns < b.call->start_ns;
+      return a.call->correlation < b.call->correlation;
+    });
+  }
   return launches;
 }
 
@@ -50,7 +60,7 @@ std::vector<Window> find_windows(const std::vector<Marker>& markers, Attribution
   constexpr std::int64_t kUnset = std::numeric_limits<std::int64_t>::min();
   std::map<int, std::array<std::int64_t, 3>> bounds;
   for (const Marker& marker : markers) {
-    if (marker.kind == MarkerKind::grad_ready) continue;
+    if (marker.kind == MarkerKind::grad_ready || marker.kind == MarkerKind::comm_launch) continue;
     auto& b = bounds.try_emplace(marker.index, std::array<std::int64_t, 3>{kUnset, kUnset, kUnset}).first->second;
     b[static_cast<int>(marker.kind)] = marker.time_ns;
   }
@@ -148,6 +158,24 @@ class IterationAttributor {
     slot = std::max<std::int64_t>(0, ready.value_or(backward_start_) - backward_start_);
   }
 
+  /// A comm marker: the first collective launch of its thread at or after
+  /// it carries the message (DDP's comm hook launches it right away).
+  void communicate(const Marker& marker, const std::vector<Launch>& collective) {
+    const auto first = std::find_if(collective.begin(), collective.end(), [&](const Launch& l) {
+      return l.call->thread == marker.thread && l.call->start_ns >= marker.time_ns;
+    });
+    if (first == collective.end()) {
+      ++notes_.comm_markers_without_kernel;
+      return;
+    }
+    std::int64_t start = std::numeric_limits<std::int64_t>::max(), end = std::numeric_limits<std::int64_t>::min();
+    for (const GpuActivity* a : first->work) {
+      start = std::min(start, a->start_ns);
+      end = std::max(end, a->end_ns);
+    }
+    timing_.messages.push_back({marker.bytes, end - start});
+  }
+
   IterationTiming finish() {
     for (const auto& ready : timing_.ready_ns) {
       if (ready) timing_.backward_ns = std::max(timing_.backward_ns, *ready);
@@ -167,31 +195,37 @@ class IterationAttributor {
 
 std::vector<IterationTiming> attribute_iterations(const RecordSet& records, int parameter_count,
                                                   AttributionNotes& notes) {
-  const std::vector<Launch> launches = index_launches(records, notes);
+  const Launches launches = index_launches(records, notes);
   const std::vector<Window> windows = find_windows(records.markers, notes);
   std::vector<IterationAttributor> attributors;
   attributors.reserve(windows.size());
-  for (const Window& window : windows) attributors.emplace_back(launches, window, parameter_count, notes);
+  for (const Window& window : windows) attributors.emplace_back(launches.compute, window, parameter_count, notes);
 
-  std::vector<const Marker*> grads;
+  std::vector<const Marker*> marks;
   for (const Marker& marker : records.markers) {
-    if (marker.kind == MarkerKind::grad_ready) grads.push_back(&marker);
+    if (marker.kind == MarkerKind::grad_ready || marker.kind == MarkerKind::comm_launch) marks.push_back(&marker);
   }
-  std::stable_sort(grads.begin(), grads.end(),
+  std::stable_sort(marks.begin(), marks.end(),
                    [](const Marker* a, const Marker* b) { return a->time_ns < b->time_ns; });
-  for (const Marker* grad : grads) {
-    if (grad->index < 0 || grad->index >= parameter_count) {
+  for (const Marker* mark : marks) {
+    const bool grad = mark->kind == MarkerKind::grad_ready;
+    if (grad && (mark->index < 0 || mark->index >= parameter_count)) {
       ++notes.unknown_parameters;
       continue;
     }
     const auto window = std::find_if(windows.begin(), windows.end(), [&](const Window& w) {
-      return w.backward <= grad->time_ns && grad->time_ns <= w.end;
+      return w.backward <= mark->time_ns && mark->time_ns <= w.end;
     });
     if (window == windows.end()) {
       ++notes.stray_markers;
       continue;
     }
-    attributors[static_cast<std::size_t>(window - windows.begin())].mark(*grad);
+    IterationAttributor& attributor = attributors[static_cast<std::size_t>(window - windows.begin())];
+    if (grad) {
+      attributor.mark(*mark);
+    } else {
+      attributor.communicate(*mark, launches.collective);
+    }
   }
 
   std::vector<IterationTiming> timings;

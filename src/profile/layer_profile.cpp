@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "mgsim/io/json_reader.hpp"
 #include "mgsim/error.hpp"
+#include "mgsim/io/run_config.hpp"
 #include "mgsim/io/trace_io.hpp"
 
 namespace mgsim::profile {
@@ -27,11 +30,39 @@ nlohmann::json notes_json(const AttributionNotes& notes) {
           {"markers_matched_against_all_threads", notes.markers_any_thread},
           {"duplicate_markers", notes.duplicate_markers},
           {"markers_outside_backward", notes.stray_markers},
-          {"markers_of_unknown_parameters", notes.unknown_parameters}};
+          {"markers_of_unknown_parameters", notes.unknown_parameters},
+          {"comm_markers_without_collective_kernel", notes.comm_markers_without_kernel}};
+}
+
+/// Per all-reduce of rank 0's iterations, the shortest duration any rank
+/// saw for it: ranks agree on a message when they timed the same iteration
+/// and launched the same size at the same place in it.
+std::vector<CurvePoint> insitu_observations(std::span<const std::vector<IterationTiming>> ranks, int world_size) {
+  std::vector<CurvePoint> points;
+  if (world_size < 2) return points;
+  for (const IterationTiming& timing : ranks.front()) {
+    for (std::size_t m = 0; m < timing.messages.size(); ++m) {
+      std::int64_t shortest = timing.messages[m].duration_ns;
+      for (const std::vector<IterationTiming>& other : ranks.subspan(1)) {
+        const auto same = std::find_if(other.begin(), other.end(),
+                                       [&](const IterationTiming& t) { return t.iteration == timing.iteration; });
+        if (same != other.end() && m < same->messages.size() && same->messages[m].bytes == timing.messages[m].bytes) {
+          shortest = std::min(shortest, same->messages[m].duration_ns);
+        }
+      }
+      points.push_back({world_size, timing.messages[m].bytes, static_cast<double>(shortest) * 1e-9});
+    }
+  }
+  return points;
 }
 
 std::vector<std::string> warnings_of(const AttributionNotes& notes, const BuiltTrace& built, int complete, int asked) {
   std::vector<std::string> w;
+  if (notes.comm_markers_without_kernel > 0) {
+    w.push_back(fmt::format("{} all-reduces marked by the comm hook launched no NCCL kernel after the marker: "
+                            "not observed",
+                            notes.comm_markers_without_kernel));
+  }
   if (complete < asked) w.push_back(fmt::format("{} of {} measured iterations were complete", complete, asked));
   if (notes.markers_any_thread > 0) {
     w.push_back(
@@ -67,6 +98,7 @@ ModelDescription parse_model_description(const nlohmann::json& document, const s
   d.precision = top.text("precision");
   d.warmup = static_cast<int>(top.integer("warmup", 0, 1 << 20));
   d.iterations = static_cast<int>(top.integer("iterations", 1, 1 << 20));
+  if (top.has("world_size")) d.world_size = static_cast<int>(top.integer("world_size", 1, kMaxGpus));
   for (const auto& [element, where] : top.array("params")) d.params.push_back(read_param(*element, where));
   const nlohmann::json& provenance = top.required("provenance");
   if (!provenance.is_object()) top.where().key("provenance").expected("an object", provenance);
@@ -79,27 +111,41 @@ ModelDescription read_model_description(const std::filesystem::path& file) {
   return parse_model_description(parse_json_file(file, InputKind::trace), file.string());
 }
 
-LayerProfile assemble_layer_profile(const ModelDescription& description, const RecordSet& records,
+LayerProfile assemble_layer_profile(const ModelDescription& description, std::span<const RecordSet> ranks,
                                     const std::string& command) {
+  if (ranks.empty()) throw TraceError("no record file to attribute");
   const int count = static_cast<int>(description.params.size());
   AttributionNotes notes;
-  const std::vector<IterationTiming> timings = attribute_iterations(records, count, notes);
-  const TimingSummary summary = summarize(timings, count);
+  std::vector<std::vector<IterationTiming>> timings;
+  for (const RecordSet& records : ranks) {
+    AttributionNotes rank_notes;
+    timings.push_back(attribute_iterations(records, count, timings.empty() ? notes : rank_notes));
+  }
+  const TimingSummary summary = summarize(timings.front(), count);
   BuiltTrace built = build_trace(description.params, summary, description.model, description.batch_size);
 
   LayerProfile profile;
-  profile.warnings = warnings_of(notes, built, static_cast<int>(timings.size()), description.iterations);
+  profile.warnings = warnings_of(notes, built, static_cast<int>(timings.front().size()), description.iterations);
   profile.trace = std::move(built.trace);
+  profile.trace.insitu_allreduce = insitu_observations(timings, description.world_size);
   nlohmann::json provenance = description.provenance.is_object() ? description.provenance : nlohmann::json::object();
   provenance["kind"] = "measured";
   provenance["tool"] = "mgsim profile layers (CUPTI activity API + NVTX gradient-ready markers)";
   provenance["precision"] = description.precision;
   provenance["warmup_iterations"] = description.warmup;
   provenance["gradient_ready"] =
-      "end of the last GPU work launched before each parameter's marker, by the marker's thread, on that work's stream";
+      "end of the last GPU work launched before each parameter's marker, by the marker's thread, on that work's "
+      "stream; collective (NCCL) kernels excluded";
+  if (description.world_size > 1) {
+    provenance["world_size"] = description.world_size;
+    provenance["backward_times"] = "rank 0's, trained under DDP: they include its interference with the all-reduces";
+    provenance["insitu_allreduce"] =
+        "per all-reduce launched by DDP's comm hook in a measured iteration: the NCCL kernel's duration (start to "
+        "end), the shortest over the ranks";
+  }
   provenance["statistics"] = built.stats;
   provenance["attribution"] = notes_json(notes);
-  if (!records.info.empty()) provenance["recorder"] = records.info;
+  if (!ranks.front().info.empty()) provenance["recorder"] = ranks.front().info;
   provenance["mgsim_command"] = command;
   profile.provenance = std::move(provenance);
   return profile;

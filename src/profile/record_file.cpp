@@ -1,7 +1,7 @@
 // The record file of the CUPTI injection library (docs/profiling.md):
-//   # mgsim-cupti-records 1
+//   # mgsim-cupti-records 2              (version 1: no kernel names)
 //   I <key> <value>                                     facts (device names, driver, CUDA)
-//   A <correlation> <device> <stream> <start> <end> <what>   GPU work
+//   A <correlation> <device> <stream> <start> <end> <what> [<kernel name>]   GPU work
 //   L <correlation> <thread> <start>                    an API call
 //   M <thread> <time> <name>                            an NVTX mark
 // Fields are tab-separated, times integer ns.
@@ -18,7 +18,7 @@
 namespace mgsim::profile {
 namespace {
 
-constexpr std::string_view kHeader = "# mgsim-cupti-records 1";
+constexpr std::string_view kHeader = "# mgsim-cupti-records ";
 
 std::vector<std::string_view> split_tabs(std::string_view line) {
   std::vector<std::string_view> fields;
@@ -40,8 +40,9 @@ bool parse_int(std::string_view text, T& value) {
 /// Parses one record line into `records`; returns false when it is malformed.
 bool parse_line(std::string_view line, RecordSet& records) {
   const std::vector<std::string_view> f = split_tabs(line);
-  if (f[0] == "A" && f.size() == 7) {
+  if (f[0] == "A" && (f.size() == 7 || f.size() == 8)) {
     GpuActivity a;
+    a.collective = f.size() == 8 && f[6] == "K" && is_collective_kernel(f[7]);
     return parse_int(f[1], a.correlation) && parse_int(f[2], a.device) && parse_int(f[3], a.stream) &&
            parse_int(f[4], a.start_ns) && parse_int(f[5], a.end_ns) && a.end_ns >= a.start_ns &&
            (records.activities.push_back(a), true);
@@ -71,7 +72,21 @@ bool parse_line(std::string_view line, RecordSet& records) {
 
 }  // namespace
 
+bool is_collective_kernel(std::string_view name) {
+  if (name.starts_with("_Z")) {  // a mangled name: _Z<length><name>...
+    name.remove_prefix(2);
+    while (!name.empty() && name.front() >= '0' && name.front() <= '9') name.remove_prefix(1);
+  }
+  return name.starts_with("nccl");
+}
+
 std::optional<Marker> parse_marker_name(const std::string& name) {
+  if (constexpr std::string_view comm = "mgsim:comm:"; name.starts_with(comm)) {
+    Marker marker;
+    marker.kind = MarkerKind::comm_launch;
+    if (!parse_int(std::string_view(name).substr(comm.size()), marker.bytes) || marker.bytes <= 0) return std::nullopt;
+    return marker;
+  }
   static constexpr std::pair<std::string_view, MarkerKind> kPrefixes[] = {
       {"mgsim:iter:begin:", MarkerKind::iteration_begin},
       {"mgsim:iter:backward:", MarkerKind::backward_begin},
@@ -90,8 +105,9 @@ std::optional<Marker> parse_marker_name(const std::string& name) {
 
 RecordSet read_record_file(std::istream& in, const std::string& source) {
   std::string line;
-  if (!std::getline(in, line) || line != kHeader) {
-    throw TraceError(fmt::format("{}: line 1: expected \"{}\", got \"{}\"", source, kHeader, line));
+  if (!std::getline(in, line) || (line != fmt::format("{}1", kHeader) && line != fmt::format("{}2", kHeader))) {
+    throw TraceError(fmt::format("{}: line 1: expected \"{}1\" or \"{}2\", got \"{}\"", source, kHeader, kHeader,
+                                 line.substr(0, 120)));
   }
   RecordSet records;
   for (int number = 2; std::getline(in, line); ++number) {

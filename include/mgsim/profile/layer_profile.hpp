@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@ struct ModelDescription {
   std::string precision;
   int warmup = 0;
   int iterations = 0;
+  int world_size = 1;             ///< processes (GPUs) of the run: > 1 trains under DDP
   std::vector<ParamInfo> params;  ///< the framework's parameter order; marker i is params[i]
   nlohmann::json provenance;      ///< framework, versions, GPU, command, date (free-form)
 };
@@ -37,9 +39,13 @@ struct LayerProfile {
   std::vector<std::string> warnings;  ///< one line each
 };
 
-/// Attributes the records, takes medians and builds the trace. `command` is
-/// the mgsim command line that ran the profile, for provenance.
-LayerProfile assemble_layer_profile(const ModelDescription& description, const RecordSet& records,
+/// Attributes the records, takes medians and builds the trace. `ranks` holds
+/// one RecordSet per process, rank 0 first: rank 0's backward gives the
+/// trace; with world_size > 1 every all-reduce the iterations launched
+/// becomes an in-situ observation, the shortest of the ranks' kernel
+/// durations for that message (the last rank to arrive waits for nobody).
+/// `command` is the mgsim command line that ran the profile, for provenance.
+LayerProfile assemble_layer_profile(const ModelDescription& description, std::span<const RecordSet> ranks,
                                     const std::string& command);
 
 }  // namespace mgsim::profile

@@ -10,7 +10,9 @@
 //
 // The rule (docs/profiling.md): the gradient of a parameter is ready on the
 // GPU at the end of the last GPU work launched, by the thread that emitted its
-// marker, before the marker, on the stream of that work.
+// marker, before the marker, on the stream of that work. Collective kernels
+// (NCCL's) are never compute: they are read apart, as the in-situ durations
+// of the messages the training loop sent (one "comm" marker each).
 
 #include <cstdint>
 #include <filesystem>
@@ -18,6 +20,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mgsim::profile {
@@ -30,7 +33,12 @@ struct GpuActivity {
   std::uint32_t stream = 0;
   std::int64_t start_ns = 0;
   std::int64_t end_ns = 0;
+  bool collective = false;  ///< a collective kernel (NCCL's): communication, not compute
 };
+
+/// Whether a kernel of this name is a collective library's (NCCL, RCCL:
+/// "ncclKernel_AllReduce_RING_LL_Sum_float", "ncclDevKernel_AllReduce_Sum_f32_RING_LL").
+bool is_collective_kernel(std::string_view name);
 
 /// A CUDA runtime or driver API call made on a CPU thread.
 struct LaunchCall {
@@ -44,13 +52,15 @@ enum class MarkerKind {
   backward_begin,   ///< before loss.backward()
   iteration_end,    ///< after the backward pass (the optimizer step is not measured)
   grad_ready,       ///< a parameter's gradient was accumulated (CPU side)
+  comm_launch,      ///< the training loop is about to launch an all-reduce of `bytes` (DDP comm hook)
 };
 
 struct Marker {
   MarkerKind kind = MarkerKind::grad_ready;
   std::int64_t time_ns = 0;
   std::uint64_t thread = 0;
-  int index = 0;  ///< iteration number, or the parameter index for grad_ready
+  int index = 0;  ///< iteration number, the parameter index for grad_ready; unused for comm_launch
+  std::int64_t bytes = 0;  ///< comm_launch: the message's size
 };
 
 struct RecordSet {
@@ -68,6 +78,14 @@ struct IterationTiming {
   /// Per parameter: when its gradient was ready, from the start of the
   /// backward on the GPU; empty when the iteration had no marker for it.
   std::vector<std::optional<std::int64_t>> ready_ns;
+  /// The all-reduces the iteration launched, in launch order: each comm
+  /// marker's size and the duration of the first collective work its thread
+  /// launched after it (first start to last end).
+  struct Message {
+    std::int64_t bytes = 0;
+    std::int64_t duration_ns = 0;
+  };
+  std::vector<Message> messages;
 };
 
 /// What attribution had to work around; each count is reported, never hidden.
@@ -77,8 +95,9 @@ struct AttributionNotes {
   int markers_without_work = 0;       ///< no GPU work launched before them in the backward: ready at its start
   int markers_any_thread = 0;         ///< their thread launched nothing: matched against every thread
   int duplicate_markers = 0;          ///< a parameter marked twice in one iteration: the last one counts
-  int stray_markers = 0;              ///< gradient markers outside every backward window (ignored)
+  int stray_markers = 0;              ///< gradient or comm markers outside every backward window (ignored)
   int unknown_parameters = 0;         ///< gradient markers with an index >= the parameter count (ignored)
+  int comm_markers_without_kernel = 0;  ///< comm markers with no collective work launched after them (ignored)
 };
 
 /// Per measured iteration (those with all three boundary markers, in
