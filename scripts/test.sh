@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds, runs the whole test suite, then runs it again
 # in a build with AddressSanitizer and UndefinedBehaviorSanitizer (any report
-# fails), then fuzzes every parser for 60 s, two targets at a time (docs/fuzzing.md).
+# fails), then fuzzes every parser for 30 s, two targets at a time (docs/fuzzing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -11,4 +11,4 @@ cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DMGSIM_SANITIZE=ON -DMGSI
 cmake --build build-sanitize -j"$(nproc)"
 (cd build-sanitize && ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   ctest --output-on-failure -j"$(nproc)")
-bash scripts/fuzz.sh 60 2
+bash scripts/fuzz.sh 30 2
