@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -222,8 +223,12 @@ std::vector<int> omgs_rule_groups(const CommProblem& problem, const SparseCosts&
 ///  (4) A first pass keeping one state per boundary (the least bound) finds a
 ///      feasible plan, usually close to the optimum; its end tightens U for
 ///      the exact pass.
-/// Pareto sets are sorted stably, so among states with equal (S, E) the first
-/// found is kept whether or not others were pruned.
+///  (5) Along a Pareto set (S rising, E falling), E - S falls: past the first
+///      state whose channel is free when the next group's exchange is ready,
+///      the exchange waits for the selections, so S and E of the next state
+///      both rise: those states are dominated and not extended.
+/// Among states with equal (S, E) the first found is kept whether or not
+/// others were pruned.
 class Omgs : public SparseSchedule {
  public:
   using SparseSchedule::SparseSchedule;
@@ -375,10 +380,19 @@ class Omgs : public SparseSchedule {
                                            earliest + exchange) > static_cast<double>(bound)) {
           break;  // (2)
         }
+        // Exchange ready at S + lag; past the first state whose channel is
+        // free by then, S and E both grow along the Pareto set (5).
+        const SimTime lag = selection > 0 ? std::max(group_ready, layer_end + selection) : group_ready;
         const auto& from = front[static_cast<std::size_t>(g)];
+        if (from.empty() || lower_bound(bounds, k, from.front().shift + selection,
+                                        std::max(from.back().channel_free, from.front().shift + lag) + exchange) >
+                                static_cast<double>(bound)) {
+          continue;  // (1) for the least S and E of the set
+        }
         for (std::size_t i = 0; i < from.size(); ++i) {
           const State next = step(from[i], group_ready, layer_end, selection, exchange, g, static_cast<int>(i));
           if (bound_of(next) <= static_cast<double>(bound)) candidates.push_back(next);  // (1)
+          if (from[i].shift + lag >= from[i].channel_free) break;  // (5)
         }
       }
       if (!keep_one) {
@@ -433,8 +447,10 @@ class Omgs : public SparseSchedule {
   /// The Pareto set of `states`, reordered in place: by S, each with a lower
   /// E, less the states that (3) drops at this boundary's `reach`.
   static std::vector<State> pareto(std::vector<State>& states, SimTime reach) {
-    std::stable_sort(states.begin(), states.end(), [](const State& a, const State& b) {
-      return a.shift != b.shift ? a.shift < b.shift : a.channel_free < b.channel_free;
+    // By (S, E), then in the order found (later group starts first).
+    std::sort(states.begin(), states.end(), [](const State& a, const State& b) {
+      return std::tie(a.shift, a.channel_free, b.from_boundary, a.from_state) <
+             std::tie(b.shift, b.channel_free, a.from_boundary, b.from_state);
     });
     std::vector<State> kept;
     for (const State& s : states) {
