@@ -67,6 +67,24 @@ void BM_OptimalAtScale(benchmark::State& state) {
   state.counters["messages"] = static_cast<double>(messages);
 }
 
+/// Exact `omgs` (default density and selection cost) at scale: range(0)
+/// layers, range(1) GPUs, ring. Counts the messages of the plan.
+void BM_OmgsAtScale(benchmark::State& state) {
+  const mgsim::Workload workload(mgsim::bench::synthetic_trace(static_cast<int>(state.range(0))));
+  const int gpus = static_cast<int>(state.range(1));
+  const auto ring = mgsim::find_collective("ring").make(mgsim::bench::ring_settings());
+  const mgsim::GpuClass classes[] = {{gpus, workload.profile}};
+  const mgsim::CommProblem problem = mgsim::make_problem(classes, workload.layout, mgsim::CommCost(*ring, gpus));
+  const auto schedule = mgsim::make_schedule("omgs", {});
+  std::size_t messages = 0;
+  for (auto _ : state) {
+    const mgsim::Plan plan = schedule->plan(problem);
+    messages = plan.size();
+    benchmark::DoNotOptimize(plan.data());
+  }
+  state.counters["messages"] = static_cast<double>(messages);
+}
+
 void BM_Simulate(benchmark::State& state, const char* schedule_name) {
   const mgsim::Workload workload(mgsim::bench::synthetic_trace(static_cast<int>(state.range(0))));
   const auto collective = mgsim::find_collective("ring").make(mgsim::bench::ring_settings());
@@ -114,6 +132,12 @@ BENCHMARK(BM_OptimalAtScale)
     ->ArgsProduct({{10'000, 100'000}, {8, 64, 2048}, {1}})
     ->Args({10'000, 64, 0})
     ->Args({10'000, 2048, 0})
+    ->Unit(benchmark::kMillisecond);
+
+BENCHMARK(BM_OmgsAtScale)
+    ->ArgNames({"layers", "gpus"})
+    ->ArgsProduct({{1'000}, {64, 256, 2048}})
+    ->Args({10'000, 2048})
     ->Unit(benchmark::kMillisecond);
 
 #define MGSIM_SIMULATE_BENCH(name) \

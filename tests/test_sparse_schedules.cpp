@@ -3,6 +3,7 @@
 // schedules.
 
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include <catch2/catch.hpp>
@@ -33,11 +34,19 @@ SimTime end_of(const CommProblem& problem, const Plan& plan) {
   return evaluate_closed_form(problem, plan).iteration_end;
 }
 
+/// Selection seconds of a top-k over d elements.
+using SelectionLaw = std::function<double(double)>;
+
+/// s d log2 d, the default law (docs/sparse.md).
+SelectionLaw d_log_d(double s) {
+  return [s](double d) { return d > 1 ? s * d * std::log2(d) : 0.0; };
+}
+
 /// The sparse message of backward-order layers [first, last), from docs/domain.md
 /// section 3 directly: k = floor(rho d) (at least 1) values and indices per GPU,
-/// all-gathered; selection s d log2 d.
-Message sparse_message(const CommProblem& problem, int first, int last, double rho, double s, int value_bytes,
-                       int index_bytes) {
+/// all-gathered; selection by `law`.
+Message sparse_message(const CommProblem& problem, int first, int last, double rho, const SelectionLaw& law,
+                       int value_bytes, int index_bytes) {
   Message m;
   m.begin = problem.layer_begin(first);
   m.end = problem.layer_begin(last);
@@ -46,12 +55,12 @@ Message sparse_message(const CommProblem& problem, int first, int last, double r
   m.bytes = problem.bytes_of(m.begin, m.end);
   m.sent_bytes = k * (value_bytes + index_bytes);
   m.duration = problem.cost.allgather(m.sent_bytes);
-  m.selection = d > 1 ? to_ns(s * static_cast<double>(d) * std::log2(static_cast<double>(d))) : 0;
+  m.selection = to_ns(law(static_cast<double>(d)));
   return m;
 }
 
 /// Best iteration end over all 2^(L-1) contiguous groupings of sparse messages.
-SimTime exhaustive_sparse(const CommProblem& problem, double rho, double s) {
+SimTime exhaustive_sparse(const CommProblem& problem, double rho, const SelectionLaw& law) {
   const int n = problem.layer_count();
   SimTime best = std::numeric_limits<SimTime>::max();
   for (std::uint32_t mask = 0; mask < (1u << (n - 1)); ++mask) {
@@ -59,7 +68,7 @@ SimTime exhaustive_sparse(const CommProblem& problem, double rho, double s) {
     int first = 0;
     for (int u = 1; u <= n; ++u) {
       if (u == n || (mask & (1u << (u - 1)))) {
-        plan.push_back(sparse_message(problem, first, u, rho, s, 4, 4));
+        plan.push_back(sparse_message(problem, first, u, rho, law, 4, 4));
         first = u;
       }
     }
@@ -118,14 +127,34 @@ TEST_CASE("OMGS equals exhaustive search over contiguous groupings") {
   const CollectiveSettings settings{{link, link}, 1, {}, ""};
   for (std::string_view model : {"ring", "recursive-doubling"}) {
     const auto collective = find_collective(model).make(settings);
-    for (int trial = 0; trial < 40; ++trial) {
-      const Setup setup(random_trace(rng, 14), *collective, 16 << (trial % 8));  // 16..2048 GPUs
+    for (int trial = 0; trial < 80; ++trial) {
+      // 16..2048 GPUs; half the traces with per-tensor ready offsets.
+      const Setup setup(random_trace(rng, 14, trial % 4 >= 2), *collective, 16 << (trial % 8));
       const double rho = trial % 2 ? 0.01 : 0.3;
       const double s = trial % 3 ? 2.19e-10 : 2e-8;
       const ParamValues params{{"density", rho}, {"selection_s", s}};
       INFO(model << " trial " << trial);
-      CHECK(end_of(setup.problem, plan_with("omgs", setup.problem, params)) == exhaustive_sparse(setup.problem, rho, s));
+      CHECK(end_of(setup.problem, plan_with("omgs", setup.problem, params)) ==
+            exhaustive_sparse(setup.problem, rho, d_log_d(s)));
     }
+  }
+}
+
+TEST_CASE("OMGS with a measured selection curve equals exhaustive search") {
+  // One curve point above every group's size: selection is proportional to d,
+  // y d / x (docs/sparse.md), so merging never costs extra selection.
+  std::mt19937_64 rng(17);
+  const Link link{45.25e-6, 1e-9, 2.5e-9};
+  const auto ring = find_collective("ring").make({{link, link}, 1, {}, ""});
+  for (int trial = 0; trial < 40; ++trial) {
+    const double per_element = trial % 2 ? 5e-9 : 2e-10;
+    const SparseOptions curve{{}, {{100'000'000, per_element * 1e8}}};
+    const SelectionLaw law = [&](double d) { return d > 1 ? per_element * 1e8 * d / 1e8 : 0.0; };
+    const Setup setup(random_trace(rng, 14, true), *ring, 16 << (trial % 8));
+    const ParamValues params{{"density", 0.01}};
+    INFO("trial " << trial);
+    CHECK(end_of(setup.problem, make_schedule("omgs", params, curve)->plan(setup.problem)) ==
+          exhaustive_sparse(setup.problem, 0.01, law));
   }
 }
 

@@ -5,10 +5,12 @@
 // backward order here (u = 0 is the last layer).
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <numeric>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -183,29 +185,50 @@ std::vector<int> omgs_rule_groups(const CommProblem& problem, const SparseCosts&
 /// only ever hurt when they grow, so each layer boundary keeps the Pareto set
 /// of (S, E) over all groupings of the layers before it.
 ///
-/// Two prunings keep the sets small and the search exact. U is the iteration
-/// end of a feasible plan (the best of the OMGS rule, LAGS and TopK, costed by
-/// the same step as the search), so the optimum is <= U. With s d log2 d
-/// selection (superadditive: merging never selects faster, and llround loses
-/// under 2 ns a layer) every layer u still to come adds at least
-/// floor(u) = max(0, sel(u) - 2) to S; with a measured curve floor = 0.
-///  (1) A grouping ends no earlier than max(compute_end + S + floors of the
-///      layers after k, E) of any state on its way at boundary k (S and E
-///      only grow), so a state whose bound exceeds U cannot lead to the
-///      optimum and is not kept, nor is anything it would have dominated
+/// Whatever groups follow boundary k, the iteration then ends at
+/// max(S + alpha, E + beta): beta is the sum of their exchanges, and
+/// alpha - beta <= reach(k), the latest end or ready time of a layer after k
+/// (or the end of the backward) plus the most selection time those layers can
+/// add. With s d log2 d selection (superadditive; llround moves each group
+/// under 1 ns) that is the selection of all of them as one group plus 1 ns a
+/// layer; with a measured curve reach is not used. The prunings below only
+/// drop states that end strictly later than some other plan whatever follows,
+/// so the search finds the plan the plain Pareto search finds.
+///  (1) U is the iteration end of a feasible plan (the best of the OMGS rule,
+///      LAGS, TopK and pass (4)). Whatever groups follow a state at boundary
+///      k, it ends no earlier than max(S + their selections + max(end of the
+///      backward, min(end, ready) of the last layer + the last group's
+///      exchange), E + their exchanges) (the last group is exchanged after
+///      its selection), so for every lambda in [0, 1] no earlier than
+///      lambda S + (1 - lambda) E + W_lambda(k), where W_lambda(k) is the
+///      least of lambda (their selections + max(...)) + (1 - lambda) (their
+///      exchanges) over the groupings of the layers after k: a shortest path,
+///      found from the last boundary back for lambda = 0, 1/8, ..., 1. Only
+///      groups that could be in a plan ending by U are taken (their exchange,
+///      and compute_end + their selection + the floors of the other layers,
+///      within U; floors: with s d log2 d selection, superadditive with
+///      llround losing under 2 ns a layer, each layer adds at least
+///      max(0, sel(u) - 2); with a measured curve 0). A state whose bound
+///      exceeds U is not kept, nor is anything it would have dominated
 ///      (their bounds are no lower).
 ///  (2) When the selection time never decreases with a group's elements (s d
-///      log2 d, or a non-decreasing curve) and the all-gather never decreases
-///      with its bytes (every model's does), a last group [g, k) gives
-///      S >= floors before g + sel(g..k-1), and ends no earlier than
-///      max(ready of layer k-1, end of layer k-1 + sel when sel > 0) +
-///      exch(g..k-1). That bound only grows as g falls (superadditivity
-///      again): once it exceeds U, no earlier g is tried.
-///  (3) A first pass keeping one state per boundary (the least bound) finds a
+///      log2 d, or a non-decreasing curve), a last group [g, k) leaves
+///      S >= floors before g + sel(g..k-1) and E >= max(ready of layer k-1,
+///      end of layer k-1 + sel when sel > 0) + exch(g..k-1) (an exchange never
+///      shrinks with more bytes); the bound (1) of that state only grows as g
+///      falls: once it exceeds U, no earlier g is tried.
+///  (3) In a Pareto set sorted by S, a state B followed by A (more S, less E)
+///      with S_A + reach(k) < E_B ends later than A whatever follows: B's
+///      channel stays the bottleneck. B is dropped.
+///  (4) A first pass keeping one state per boundary (the least bound) finds a
 ///      feasible plan, usually close to the optimum; its end tightens U for
 ///      the exact pass.
-/// Pareto sets are sorted stably, so among states with equal (S, E) the first
-/// found is kept whether or not others were pruned.
+///  (5) Along a Pareto set (S rising, E falling), E - S falls: past the first
+///      state whose channel is free when the next group's exchange is ready,
+///      the exchange waits for the selections, so S and E of the next state
+///      both rise: those states are dominated and not extended.
+/// Among states with equal (S, E) the first found is kept whether or not
+/// others were pruned.
 class Omgs : public SparseSchedule {
  public:
   using SparseSchedule::SparseSchedule;
@@ -221,20 +244,16 @@ class Omgs : public SparseSchedule {
     for (const std::vector<int>& heuristic : {omgs_rule_groups(problem, costs), per_layer, std::vector<int>{n}}) {
       bound = std::min(bound, end_of(problem, costs, ready, heuristic));
     }
-    std::vector<SimTime> floor_before{0};  // sum of floor(u) over u < k
-    for (int u = 0; u < n; ++u) {
-      const SimTime own = costs.selection(costs.layer(u));
-      const SimTime floor = settings_.selection_curve.empty() ? std::max<SimTime>(0, own - 2) : 0;
-      floor_before.push_back(floor_before.back() + floor);
-    }
-    const Bounds bounds{ready, floor_before, selection_never_decreases()};
-    const auto greedy = fronts(problem, costs, bounds, bound, true);
+    const Bounds bounds = bounds_of(problem, costs, ready, bound);
+    const auto greedy = fronts(problem, costs, ready, bounds, bound, true);
     if (!greedy.back().empty()) bound = std::min(bound, end_of(greedy.back().front(), problem.compute_end));
-    const auto front = fronts(problem, costs, bounds, bound, false);
+    const auto front = fronts(problem, costs, ready, bounds, bound, false);
     return costs.plan(group_ends(front, problem.compute_end));
   }
 
  private:
+  static constexpr SimTime kNever = std::numeric_limits<SimTime>::max() / 4;
+
   struct State {
     SimTime shift;         ///< selection compute so far
     SimTime channel_free;  ///< end of the last message so far
@@ -242,35 +261,112 @@ class Omgs : public SparseSchedule {
     int from_state;
   };
 
-  /// What the prunings need besides the bound: layer ready times, the sums of
-  /// selection floors before each boundary, whether (2) applies.
+  /// The weights lambda = i / kSteps, i = 0..kSteps, of bound (1): binary
+  /// fractions, so that lambda x for integer nanoseconds x is exact in double.
+  static constexpr int kSteps = 8;
+  using Weighted = std::array<double, kSteps + 1>;
+
+  /// What the prunings need besides U, per boundary k = 0..n.
   struct Bounds {
-    const std::vector<SimTime>& ready;
-    const std::vector<SimTime>& floor_before;
-    bool monotone;
+    std::vector<SimTime> floor_before;  ///< sum of the selection floors of the layers before k
+    std::vector<Weighted> future;       ///< W_lambda(k) of (1), infinite when no grouping is within U
+    std::vector<SimTime> reach;         ///< reach(k); kNever with a measured selection curve
+    bool monotone;                      ///< selection never decreases with elements: (2) applies
   };
+
+  /// The bound (1) of a state at boundary k with selections `shift` and the channel free at `channel_free`.
+  static double lower_bound(const Bounds& bounds, int k, SimTime shift, SimTime channel_free) {
+    const Weighted& future = bounds.future[static_cast<std::size_t>(k)];
+    double end = 0;
+    for (int i = 0; i <= kSteps; ++i) {
+      const double lambda = static_cast<double>(i) / kSteps;
+      end = std::max(end, lambda * static_cast<double>(shift) + (1 - lambda) * static_cast<double>(channel_free) +
+                              future[static_cast<std::size_t>(i)]);
+    }
+    return end;
+  }
 
   static SimTime end_of(const State& state, SimTime compute_end) {
     return std::max(compute_end + state.shift, state.channel_free);
   }
 
-  /// The set of states at every boundary: the Pareto set, or with `keep_one`
-  /// only the state of least bound (ties: less S), a greedy pass (3).
-  static std::vector<std::vector<State>> fronts(const CommProblem& problem, const SparseCosts& costs,
-                                                const Bounds& bounds, SimTime bound, bool keep_one) {
+  Bounds bounds_of(const CommProblem& problem, const SparseCosts& costs, const std::vector<SimTime>& ready,
+                   SimTime bound) const {
     const int n = problem.layer_count();
-    const std::vector<SimTime>& ready = bounds.ready;
+    const bool formula = settings_.selection_curve.empty();
+    Bounds bounds{{0}, {}, std::vector<SimTime>(static_cast<std::size_t>(n) + 1, kNever), selection_never_decreases()};
+    for (int u = 0; u < n; ++u) {
+      const SimTime own = costs.selection(costs.layer(u));
+      bounds.floor_before.push_back(bounds.floor_before.back() + (formula ? std::max<SimTime>(0, own - 2) : 0));
+    }
+    bounds.future = future_costs(problem, costs, ready, bounds, bound);
+    if (formula) {
+      Group after;
+      SimTime latest = problem.compute_end;
+      bounds.reach.back() = latest;
+      for (int k = n - 1; k >= 0; --k) {
+        after = SparseCosts::merge(after, costs.layer(k));
+        latest = std::max({latest, problem.layer_end[static_cast<std::size_t>(k)], ready[static_cast<std::size_t>(k)]});
+        const SimTime most = costs.selection(after);
+        bounds.reach[static_cast<std::size_t>(k)] = latest + most + most / 1'000'000'000'000 + (n - k) + 2;
+      }
+    }
+    return bounds;
+  }
+
+  /// W_lambda(k) of (1) for every boundary, from the last back: a shortest
+  /// path over the groups [k, g) that pass the test of (1).
+  static std::vector<Weighted> future_costs(const CommProblem& problem, const SparseCosts& costs,
+                                            const std::vector<SimTime>& ready, const Bounds& bounds, SimTime bound) {
+    const int n = problem.layer_count();
     const std::vector<SimTime>& floor_before = bounds.floor_before;
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    Weighted none;
+    none.fill(kInf);
+    std::vector<Weighted> future(static_cast<std::size_t>(n) + 1, none);
+    for (int i = 0; i <= kSteps; ++i) {
+      future.back()[static_cast<std::size_t>(i)] = static_cast<double>(i) / kSteps * static_cast<double>(problem.compute_end);
+    }
+    const SimTime last_start = n > 0 ? std::min(problem.layer_end.back(), ready.back()) : 0;
+    for (int k = n - 1; k >= 0; --k) {
+      Weighted& least = future[static_cast<std::size_t>(k)];
+      Group group;
+      for (int g = k + 1; g <= n; ++g) {
+        group = SparseCosts::merge(group, costs.layer(g - 1));
+        const SimTime exchange = costs.exchange(group);
+        const SimTime selection = costs.selection(group);
+        const SimTime outside = floor_before[static_cast<std::size_t>(k)] + floor_before.back() - floor_before[static_cast<std::size_t>(g)];
+        if (exchange > bound) break;
+        if (problem.compute_end + outside + selection > bound) {
+          if (bounds.monotone) break;
+          continue;
+        }
+        // After the last group: its selection, then its exchange, or the end of the backward.
+        const double tail = g == n ? static_cast<double>(std::max(problem.compute_end, last_start + exchange)) : 0;
+        for (int i = 0; i <= kSteps; ++i) {
+          const double lambda = static_cast<double>(i) / kSteps;
+          const double rest = g == n ? lambda * tail : future[static_cast<std::size_t>(g)][static_cast<std::size_t>(i)];
+          const double here = lambda * static_cast<double>(selection) + (1 - lambda) * static_cast<double>(exchange) + rest;
+          least[static_cast<std::size_t>(i)] = std::min(least[static_cast<std::size_t>(i)], here);
+        }
+      }
+    }
+    return future;
+  }
+
+  /// The set of states at every boundary: the Pareto set, or with `keep_one`
+  /// only the state of least bound (ties: less S), a greedy pass (4).
+  static std::vector<std::vector<State>> fronts(const CommProblem& problem, const SparseCosts& costs,
+                                                const std::vector<SimTime>& ready, const Bounds& bounds, SimTime bound,
+                                                bool keep_one) {
+    const int n = problem.layer_count();
     std::vector<std::vector<State>> front(static_cast<std::size_t>(n) + 1);
     front[0].push_back({0, 0, -1, -1});
     std::vector<State> candidates;
     for (int k = 1; k <= n; ++k) {
       candidates.clear();
       const SimTime layer_end = problem.layer_end[static_cast<std::size_t>(k - 1)];
-      const SimTime floors_after = floor_before.back() - floor_before[static_cast<std::size_t>(k)];
-      const auto lower_bound = [&](const State& s) {
-        return std::max(problem.compute_end + s.shift + floors_after, s.channel_free);
-      };
+      const auto bound_of = [&](const State& s) { return lower_bound(bounds, k, s.shift, s.channel_free); };
       Group group;
       SimTime group_ready = 0;
       for (int g = k - 1; g >= 0; --g) {
@@ -280,22 +376,31 @@ class Omgs : public SparseSchedule {
         const SimTime exchange = costs.exchange(group);
         const SimTime earliest =
             std::max(ready[static_cast<std::size_t>(k - 1)], selection > 0 ? layer_end + selection : 0);
-        if (bounds.monotone &&
-            std::max(problem.compute_end + floor_before[g] + selection + floors_after, earliest + exchange) > bound) {
+        if (bounds.monotone && lower_bound(bounds, k, bounds.floor_before[static_cast<std::size_t>(g)] + selection,
+                                           earliest + exchange) > static_cast<double>(bound)) {
           break;  // (2)
         }
+        // Exchange ready at S + lag; past the first state whose channel is
+        // free by then, S and E both grow along the Pareto set (5).
+        const SimTime lag = selection > 0 ? std::max(group_ready, layer_end + selection) : group_ready;
         const auto& from = front[static_cast<std::size_t>(g)];
+        if (from.empty() || lower_bound(bounds, k, from.front().shift + selection,
+                                        std::max(from.back().channel_free, from.front().shift + lag) + exchange) >
+                                static_cast<double>(bound)) {
+          continue;  // (1) for the least S and E of the set
+        }
         for (std::size_t i = 0; i < from.size(); ++i) {
           const State next = step(from[i], group_ready, layer_end, selection, exchange, g, static_cast<int>(i));
-          if (lower_bound(next) <= bound) candidates.push_back(next);  // (1)
+          if (bound_of(next) <= static_cast<double>(bound)) candidates.push_back(next);  // (1)
+          if (from[i].shift + lag >= from[i].channel_free) break;  // (5)
         }
       }
       if (!keep_one) {
-        front[static_cast<std::size_t>(k)] = pareto(candidates);
+        front[static_cast<std::size_t>(k)] = pareto(candidates, bounds.reach[static_cast<std::size_t>(k)]);
       } else if (!candidates.empty()) {
-        front[static_cast<std::size_t>(k)] = {*std::min_element(
-            candidates.begin(), candidates.end(), [&](const State& a, const State& b) {
-              return std::pair(lower_bound(a), a.shift) < std::pair(lower_bound(b), b.shift);
+        front[static_cast<std::size_t>(k)] = {
+            *std::min_element(candidates.begin(), candidates.end(), [&](const State& a, const State& b) {
+              return std::pair(bound_of(a), a.shift) < std::pair(bound_of(b), b.shift);
             })};
       }
     }
@@ -339,14 +444,19 @@ class Omgs : public SparseSchedule {
                           [](const InterpolationPoint& a, const InterpolationPoint& b) { return a.y < b.y; });
   }
 
-  /// The Pareto set of `states`, reordered in place: by S, each with a lower E.
-  static std::vector<State> pareto(std::vector<State>& states) {
-    std::stable_sort(states.begin(), states.end(), [](const State& a, const State& b) {
-      return a.shift != b.shift ? a.shift < b.shift : a.channel_free < b.channel_free;
+  /// The Pareto set of `states`, reordered in place: by S, each with a lower
+  /// E, less the states that (3) drops at this boundary's `reach`.
+  static std::vector<State> pareto(std::vector<State>& states, SimTime reach) {
+    // By (S, E), then in the order found (later group starts first).
+    std::sort(states.begin(), states.end(), [](const State& a, const State& b) {
+      return std::tie(a.shift, a.channel_free, b.from_boundary, a.from_state) <
+             std::tie(b.shift, b.channel_free, a.from_boundary, b.from_state);
     });
     std::vector<State> kept;
     for (const State& s : states) {
-      if (kept.empty() || s.channel_free < kept.back().channel_free) kept.push_back(s);
+      if (!kept.empty() && s.channel_free >= kept.back().channel_free) continue;
+      while (!kept.empty() && reach < kNever && s.shift + reach < kept.back().channel_free) kept.pop_back();  // (3)
+      kept.push_back(s);
     }
     return kept;
   }
