@@ -46,13 +46,12 @@ std::span<const ResourceId> Engine::resources(ActivityId id) const {
 void Engine::depend(ActivityId later, ActivityId earlier) {
   if (node(later).waiting_on < 0) throw std::logic_error("engine: a dependency added to a started activity");
   if (finished(earlier)) return;
-  const int edge = static_cast<int>(edge_to_.size());
-  edge_to_.push_back(later);
-  edge_next_.push_back(-1);
+  const int edge = static_cast<int>(edges_.size());
+  edges_.push_back({later, -1});
   if (last_edge_[at(earlier)] < 0) {
     node(earlier).first_edge = edge;
   } else {
-    edge_next_[at(last_edge_[at(earlier)])] = edge;
+    edges_[at(last_edge_[at(earlier)])].next = edge;
   }
   last_edge_[at(earlier)] = edge;
   ++node(later).waiting_on;
@@ -111,13 +110,22 @@ Engine::Event Engine::pop() {
   if (top.activity >= 0) node(top.activity).heap_slot = -1;
   const Event last = heap_.back();
   heap_.pop_back();
-  if (!heap_.empty()) sift_down(0, last);
+  if (!heap_.empty()) {
+    sift_down(0, last);
+    prefetch_dependent(heap_.front());
+  }
   return top;
+}
+
+void Engine::prefetch_dependent(const Event& next) {
+  if (next.activity < 0) return;
+  if (const int edge = node(next.activity).first_edge; edge >= 0) __builtin_prefetch(&node(edges_[at(edge)].to));
 }
 
 void Engine::ready(ActivityId id) {
   Node& n = node(id);
   n.waiting_on = -1;
+  if (n.first_edge >= 0) __builtin_prefetch(&edges_[at(n.first_edge)]);  // read when it finishes
   if (rate_model_ == nullptr) {
     n.start = std::max(now_, n.not_before);
     push(n.start + n.work, id);
@@ -129,24 +137,22 @@ void Engine::ready(ActivityId id) {
 }
 
 void Engine::activate(ActivityId id) {
-  if (remaining_.size() < nodes_.size()) {
-    remaining_.resize(nodes_.size());
-    rate_.resize(nodes_.size());
-    since_.resize(nodes_.size());
-  }
-  const auto i = at(id);
-  node(id).start = now_;
+  Node& n = node(id);
+  n.start = now_;
   change_rates(id, true);
-  remaining_[i] = static_cast<Work>(node(id).work) * kFullRate;
-  rate_[i] = rate_model_->rate(*this, id);
-  since_[i] = now_;
-  schedule_finish(id);
+  if (free_progress_.empty()) {
+    free_progress_.push_back(static_cast<int>(progress_.size()));
+    progress_.emplace_back();
+  }
+  n.progress = free_progress_.back();
+  free_progress_.pop_back();
+  progress_[at(n.progress)] = {static_cast<Work>(n.work) * kFullRate, now_, rate_model_->rate(*this, id)};
+  schedule_finish(id, progress_[at(n.progress)]);
 }
 
-void Engine::schedule_finish(ActivityId id) {
-  const auto i = at(id);
-  const Work remaining = remaining_[i];
-  const Rate rate = rate_[i];
+void Engine::schedule_finish(ActivityId id, const Progress& progress) {
+  const Work remaining = progress.remaining;
+  const Rate rate = progress.rate;
   // 64-bit division whenever the remaining work fits: 128-bit division is slow.
   const SimTime left = remaining <= kMaxFast ? (static_cast<SimTime>(remaining) + rate - 1) / rate
                                              : static_cast<SimTime>((remaining + rate - 1) / rate);
@@ -157,27 +163,33 @@ void Engine::change_rates(ActivityId cause, bool started) {
   changed_.clear();
   rate_model_->update(*this, cause, started, changed_);
   for (ActivityId id : changed_) {
-    const auto i = at(id);
-    if (id == cause || node(id).start < 0 || finished(id)) continue;
+    const int slot = node(id).progress;
+    if (id == cause || slot < 0) continue;  // not running, or its rate is set by activate()
+    Progress& p = progress_[at(slot)];
     const Rate rate = rate_model_->rate(*this, id);
-    if (rate == rate_[i]) continue;
-    const SimTime elapsed = now_ - since_[i];
-    const Work done = elapsed <= kMaxFast / kFullRate ? Work{elapsed * rate_[i]} : static_cast<Work>(elapsed) * rate_[i];
-    remaining_[i] = std::max<Work>(0, remaining_[i] - done);
-    since_[i] = now_;
-    rate_[i] = rate;
-    schedule_finish(id);
+    if (rate == p.rate) continue;
+    const SimTime elapsed = now_ - p.since;
+    const Work done = elapsed <= kMaxFast / kFullRate ? Work{elapsed * p.rate} : static_cast<Work>(elapsed) * p.rate;
+    p.remaining = std::max<Work>(0, p.remaining - done);
+    p.since = now_;
+    p.rate = rate;
+    schedule_finish(id, p);
   }
 }
 
 void Engine::complete(ActivityId id) {
-  node(id).finish = now_;
+  Node& n = node(id);
+  n.finish = now_;
   ++finished_;
+  if (n.progress >= 0) {
+    free_progress_.push_back(n.progress);
+    n.progress = -1;
+  }
   if (rate_model_ != nullptr) change_rates(id, false);
   const ActivityId added_from = size();
   if (const int callback = node(id).callback; callback >= 0) callbacks_[at(callback)](*this, id);
-  for (int e = node(id).first_edge; e >= 0; e = edge_next_[at(e)]) {
-    const ActivityId next = edge_to_[at(e)];
+  for (int e = node(id).first_edge; e >= 0; e = edges_[at(e)].next) {
+    const ActivityId next = edges_[at(e)].to;
     if (--node(next).waiting_on == 0) ready(next);
   }
   for (ActivityId added = added_from; added < size(); ++added) {
@@ -216,8 +228,11 @@ void Engine::rewind() {
     n.finish = -1;
     n.waiting_on = in_degree_[i];
     n.heap_slot = -1;
+    n.progress = -1;
   }
   heap_.clear();
+  progress_.clear();
+  free_progress_.clear();
   now_ = 0;
   finished_ = 0;
   sequence_ = 0;
@@ -226,14 +241,13 @@ void Engine::rewind() {
 
 void Engine::clear() {
   nodes_.clear();
-  for (auto* v : {&in_degree_, &last_edge_, &edge_next_, &edge_to_, &resource_begin_, &resource_list_, &resource_kind_,
-                  &changed_}) {
+  for (auto* v : {&in_degree_, &last_edge_, &resource_begin_, &resource_list_, &resource_kind_, &changed_,
+                  &free_progress_}) {
     v->clear();
   }
-  since_.clear();
+  edges_.clear();
   callbacks_.clear();
-  remaining_.clear();
-  rate_.clear();
+  progress_.clear();
   heap_.clear();
   now_ = 0;
   finished_ = 0;
