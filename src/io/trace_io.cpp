@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "mgsim/io/json_text.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/json_reader.hpp"
 #include "mgsim/limits.hpp"
@@ -208,7 +209,7 @@ std::string format_trace_json(const Trace& trace, const nlohmann::ordered_json& 
     if (!layer.grad_ready_s.empty()) l["grad_ready_s"] = layer.grad_ready_s;
     out["layers"].push_back(std::move(l));
   }
-  return out.dump(1) + "\n";
+  return json_text(out, 1) + "\n";
 }
 
 std::string format_curve_json(std::vector<CurveSample> points, const nlohmann::ordered_json& provenance) {
@@ -227,7 +228,7 @@ std::string format_curve_json(std::vector<CurveSample> points, const nlohmann::o
     if (p.spread_s) point["spread_s"] = *p.spread_s;
     out["points"].push_back(std::move(point));
   }
-  return out.dump(1) + "\n";
+  return json_text(out, 1) + "\n";
 }
 
 }  // namespace mgsim
