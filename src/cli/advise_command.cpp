@@ -39,7 +39,8 @@ void add_advise_command(CLI::App& app) {
       ->required();
   command->add_option("-f,--format", options->format, "table, csv or json")->capture_default_str();
   command->add_option("-o,--output", options->output, "file to write instead of stdout (-: stdout)");
-  add_examples(command, {"mgsim advise -c configs/googlenet-k80-ring.json", "mgsim advise -c configs/googlenet-k80-ring.json --format json -o advice.json"});
+  add_examples(command, {"mgsim advise -c configs/googlenet-k80-ring.json",
+                         "mgsim advise -c configs/googlenet-k80-ring.json --format json -o advice.json"});
   command->callback([options] { advise_command(*options); });
 }
 

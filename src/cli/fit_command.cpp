@@ -88,7 +88,8 @@ void add_fit_command(CLI::App& app) {
   command->add_option("-o,--output", options->output, "write the report to this file instead of stdout (-: stdout)");
   command->add_option("--curve-out", options->curve_output,
                       "write the piecewise fit, evaluated at the measured sizes, as a curve file");
-  add_examples(command, {"mgsim fit traces/googlenet-k80-allreduce.json", "mgsim fit traces/googlenet-k80-allreduce.json --format json -o fit.json --curve-out fitted-curve.json"});
+  add_examples(command, {"mgsim fit traces/googlenet-k80-allreduce.json",
+                         "mgsim fit traces/googlenet-k80-allreduce.json --format json -o fit.json --curve-out fitted-curve.json"});
   command->callback([options] { fit(*options); });
 }
 

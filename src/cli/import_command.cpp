@@ -80,14 +80,16 @@ void add_import_command(CLI::App& app) {
   auto options = std::make_shared<ImportOptions>();
   CLI::App* command = app.add_subcommand("import", "convert nccl-tests, OSU or PyTorch profiler output to mgsim files");
   command->require_subcommand(1);
-  add_examples(command, {"mgsim import nccl-tests all_reduce_perf.txt -o curve.json", "mgsim import kineto trace.json --model resnet50 --batch 64 -o resnet50.json"});
+  add_examples(command, {"mgsim import nccl-tests all_reduce_perf.txt -o curve.json",
+                         "mgsim import kineto trace.json --model resnet50 --batch 64 -o resnet50.json"});
 
   CLI::App* nccl = add_source(*command, "nccl-tests", "nccl-tests all_reduce_perf output -> curve", *options);
   nccl->add_flag("--in-place", options->in_place, "use the in-place columns (default: out-of-place)");
   nccl->add_option("--gpus", options->gpus, "ranks (default: count the '# Rank' lines)")->check(CLI::Range(2, 1 << 20));
   nccl->add_option("--type", options->data_type, "keep only rows of this data type (e.g. float)");
   nccl->add_option("--redop", options->reduction, "keep only rows of this reduction (e.g. sum)");
-  add_examples(nccl, {"mgsim import nccl-tests all_reduce_perf.txt -o curve.json", "mgsim import nccl-tests all_reduce_perf.txt --in-place --type float -o - | mgsim fit -"});
+  add_examples(nccl, {"mgsim import nccl-tests all_reduce_perf.txt -o curve.json",
+                      "mgsim import nccl-tests all_reduce_perf.txt --in-place --type float -o - | mgsim fit -"});
   nccl->callback([options] { import_nccl_tests(*options); });
 
   CLI::App* osu = add_source(*command, "osu", "OSU osu_allreduce output -> curve", *options);

@@ -56,7 +56,7 @@ void check_arguments(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"mgsim: trace-driven simulator of data-parallel training on GPU clusters"};
+  CLI::App app{"mgsim: trace-driven simulator of data-parallel training on GPU clusters", "mgsim"};
   app.set_version_flag("--version", fmt::format("mgsim {}", mgsim::version()), "print mgsim's version and exit");
   app.require_subcommand(1);
   for (const auto add_command : kCommands) add_command(app);

@@ -231,7 +231,8 @@ void add_profile_command(CLI::App& app) {
                                          "measure per-layer backward times or all-reduce curves on this "
                                          "node's GPUs (needs a CUDA GPU)");
   command->require_subcommand(1);
-  add_examples(command, {"mgsim profile layers --model resnet50 --batch 64 -o resnet50.json", "mgsim profile allreduce -o allreduce.json"});
+  add_examples(command, {"mgsim profile layers --model resnet50 --batch 64 -o resnet50.json",
+                         "mgsim profile allreduce -o allreduce.json"});
 
   CLI::App* l = command->add_subcommand("layers", "per-layer backward times of a PyTorch model -> trace");
   l->add_option("--model", layers->model, "torchvision or transformers model name, or module:function")->required();

@@ -46,7 +46,9 @@ void add_run_command(CLI::App& app) {
   command->add_option("-f,--format", options->format, "table, csv or json")->capture_default_str();
   command->add_option("-o,--output", options->output, "file to write instead of stdout (-: stdout)");
   command->add_option("--timeline", options->timeline, "also write the simulated iterations as a Chrome trace (Perfetto)");
-  add_examples(command, {"mgsim run -c configs/googlenet-k80-measured.json", "mgsim run -c configs/googlenet-k80-ring.json --format csv -o ring.csv", "mgsim run -c configs/googlenet-k80-insitu.json --timeline tl.json  # open tl.json in ui.perfetto.dev"});
+  add_examples(command, {"mgsim run -c configs/googlenet-k80-measured.json",
+                         "mgsim run -c configs/googlenet-k80-ring.json --format csv -o ring.csv",
+                         "mgsim run -c configs/googlenet-k80-insitu.json --timeline tl.json  # open tl.json in ui.perfetto.dev"});
   command->callback([options] { run(*options); });
 }
 

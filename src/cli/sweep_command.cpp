@@ -108,7 +108,8 @@ void add_sweep_command(CLI::App& app) {
   command->add_flag("--resume", options->resume, "keep the complete rows already in --output and run the rest");
   command->add_option("--shard", options->shard, "run only slice i of n (1 <= i <= n): every n-th run from run i-1")
       ->capture_default_str();
-  add_examples(command, {"mgsim sweep -c configs/sweep-bench.json -o bench.csv", "mgsim sweep -c configs/sweep-bench.json -o bench-1.csv --shard 1/4 --resume"});
+  add_examples(command, {"mgsim sweep -c configs/sweep-bench.json -o bench.csv",
+                         "mgsim sweep -c configs/sweep-bench.json -o bench-1.csv --shard 1/4 --resume"});
   command->callback([options] { sweep(*options); });
 }
 

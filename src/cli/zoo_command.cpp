@@ -178,7 +178,8 @@ void add_calibrate_command(CLI::App* zoo) {
 void add_zoo_command(CLI::App& app) {
   CLI::App* zoo = app.add_subcommand("zoo", "model zoo and GPU catalogue: list, show, synthetic traces, calibration");
   zoo->require_subcommand(1);
-  add_examples(zoo, {"mgsim zoo list", "mgsim zoo trace --model resnet50 --gpu h100 --batch 64 -o resnet50-h100.json"});
+  add_examples(zoo, {"mgsim zoo list",
+                     "mgsim zoo trace --model resnet50 --gpu h100 --batch 64 -o resnet50-h100.json"});
   CLI::App* list_command = zoo->add_subcommand("list", "list the zoo's models and GPUs");
   list_command->callback(list);
   add_examples(list_command, {"mgsim zoo list"});
