@@ -8,8 +8,8 @@
 #   usage: MGSIM_BUILD_DIR=<build-dir> install_test.sh <path-to-mgsim> <repo-root>
 set -euo pipefail
 
-source "$(dirname "$0")/cli_lib.sh" "$@"
 BUILD=$(realpath "${MGSIM_BUILD_DIR:?set MGSIM_BUILD_DIR to the build folder}")
+source "$(dirname "$0")/cli_lib.sh" "$@"
 PREFIX=$WORK/prefix
 
 cmake --install "$BUILD" --prefix "$PREFIX" >install.log 2>&1 || { cat install.log; exit 1; }
