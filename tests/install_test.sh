@@ -58,6 +58,38 @@ elif [[ -f $BUILD/mgsim.1 ]]; then
   fail "the man page has every subcommand's help, with its examples"
 fi
 
+# Where each binary finds the profiler: the installed one the installed files, the
+# built one the build tree's. A fake CUDA driver (one GPU) gets `mgsim profile
+# layers` past the device probe; a fake Python records what it was given and fails.
+if [[ -f $BUILD/profiler/libmgsim_cupti.so ]]; then
+  mkdir -p fakecuda
+  cat >fakecuda/driver.cpp <<'CPP'
+#include <cstdio>
+extern "C" {
+int cuInit(unsigned) { return 0; }
+int cuDriverGetVersion(int* version) { *version = 13000; return 0; }
+int cuDeviceGetCount(int* count) { *count = 1; return 0; }
+int cuDeviceGet(int* device, int ordinal) { *device = ordinal; return 0; }
+int cuDeviceGetName(char* name, int length, int) { std::snprintf(name, length, "fake GPU"); return 0; }
+}
+CPP
+  "$compiler" -shared -fPIC -o fakecuda/libcuda.so.1 fakecuda/driver.cpp
+  printf '#!/bin/sh\nprintf "%%s\\n%%s\\n" "$1" "$CUDA_INJECTION64_PATH" >"%s/helper-args"\nexit 3\n' "$WORK" >fake-python
+  chmod +x fake-python
+  for binary in "$INSTALLED:$PREFIX/libexec/mgsim" "$MGSIM:$BUILD/profiler"; do
+    rm -f helper-args
+    out=$(LD_LIBRARY_PATH=$WORK/fakecuda "${binary%%:*}" profile layers --model m --batch 1 --python "$WORK/fake-python" \
+          -o profiled.json 2>&1) || true
+    dir=$(realpath "${binary#*:}")
+    if [[ $out == "mgsim: error: the training helper failed with exit status 3" &&
+          $(cat helper-args 2>/dev/null) == "$dir/mgsim_profile_model.py"$'\n'"$dir/libmgsim_cupti.so" ]]; then
+      pass "${binary%%:*} runs the profiler in ${binary#*:}"
+    else
+      fail "${binary%%:*} runs the profiler in ${binary#*:}" "$out; $(cat helper-args 2>/dev/null | tr '\n' ' ')"
+    fi
+  done
+fi
+
 # Completion, as bash calls it: COMP_WORDS and COMP_CWORD in, COMPREPLY out.
 complete_words() {  # complete_words WORD... : the completions of the last word
   (
