@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "mgsim/io/json_text.hpp"
+#include "mgsim/version.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/json_reader.hpp"
 #include "mgsim/limits.hpp"
@@ -199,6 +200,7 @@ std::string format_trace_json(const Trace& trace, const nlohmann::ordered_json& 
   out["batch_size"] = trace.batch_size;
   out["forward_time_s"] = trace.forward_time_s;
   out["provenance"] = provenance;
+  out["provenance"]["mgsim_version"] = std::string(version());  // the mgsim that wrote the file
   out["layers"] = nlohmann::ordered_json::array();
   for (const Layer& layer : trace.layers) {
     nlohmann::ordered_json l;
@@ -222,6 +224,7 @@ std::string format_curve_json(std::vector<CurveSample> points, const nlohmann::o
   out["version"] = 1;
   out["collective"] = "allreduce";
   out["provenance"] = provenance;
+  out["provenance"]["mgsim_version"] = std::string(version());  // the mgsim that wrote the file
   out["points"] = nlohmann::ordered_json::array();
   for (const CurveSample& p : points) {
     nlohmann::ordered_json point = {{"gpus", p.gpus}, {"bytes", p.bytes}, {"seconds", p.seconds}};
