@@ -3,14 +3,16 @@
 # without reconfiguring. The version is `git describe` of SOURCE_DIR without
 # the tag's leading "v" ("0.2.0-12-g4da70c9"); with no v* tag it is
 # FALLBACK_VERSION-g<commit> ("0.1.0-g4da70c9"); "-dirty" marks uncommitted
-# changes; outside a git checkout (a source tarball) or without git it is
-# FALLBACK_VERSION, the project() version. The file is rewritten only when the
+# changes; outside a git checkout of mgsim (a source tarball) or without git
+# it is FALLBACK_VERSION, the project() version. The file is rewritten only when the
 # version changes, so an unchanged tree rebuilds nothing.
 #   cmake -DSOURCE_DIR=... -DOUTPUT=... -DFALLBACK_VERSION=... -P version.cmake
 
 set(version "${FALLBACK_VERSION}")
 find_package(Git QUIET)
-if(GIT_FOUND)
+# Only mgsim's own checkout: a source tarball unpacked inside another git
+# repository must not take that repository's version.
+if(GIT_FOUND AND EXISTS "${SOURCE_DIR}/.git")
   execute_process(COMMAND "${GIT_EXECUTABLE}" describe --tags --match "v[0-9]*" --always --dirty --abbrev=7
                   WORKING_DIRECTORY "${SOURCE_DIR}" OUTPUT_VARIABLE described RESULT_VARIABLE status
                   OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
