@@ -2,7 +2,8 @@
 # Acceptance check: every shipped config's output is byte-identical to the
 # goldens in tests/golden/<config>/. A run config is checked in every report
 # format (table, csv, json) and with --timeline (the Chrome trace and the
-# table printed beside it); a sweep config by its CSV.
+# table printed beside it); a sweep config by its CSV. mgsim's version in them
+# is replaced by VERSION (normalize_version).
 #   usage: check_outputs.sh <path-to-mgsim>            compare (CTest: golden_outputs)
 #          check_outputs.sh <path-to-mgsim> --update   rewrite the goldens (only for an intended change)
 set -euo pipefail
@@ -18,6 +19,18 @@ GOLDEN=$ROOT/tests/golden
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/mgsim-check-outputs.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
+# The goldens hold "VERSION" where outputs carry mgsim's version (the JSON
+# field "mgsim_version", the CSV line "# mgsim VERSION format N"), so they do
+# not change with every commit; any other difference, the format version
+# included, still fails.
+VERSION=$("$MGSIM" --version)
+VERSION=${VERSION#mgsim }
+VERSION_RE=$(printf '%s' "$VERSION" | sed 's/[][\\.*^$/]/\\&/g')
+normalize_version() {
+  sed -i -e "s/\"mgsim_version\": \"$VERSION_RE\"/\"mgsim_version\": \"VERSION\"/" \
+    -e "1s/^# mgsim $VERSION_RE format /# mgsim VERSION format /" "$@"
+}
+
 # Writes a config's outputs into folder $2; a config `mgsim run` refuses is taken as a sweep config.
 produce() {
   local config=$1 out=$2
@@ -30,6 +43,7 @@ produce() {
     rm -f "$out/table.txt"
     "$MGSIM" sweep -c "$config" -j 2 -o "$out/sweep.csv" >/dev/null
   fi
+  normalize_version "$out"/*
 }
 
 FAILURES=0

@@ -59,7 +59,8 @@ def _debian_has_matplotlib():
 
 def read_rows(path):
     with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
+        # The first line, "# mgsim VERSION format N", is a comment (docs/output-format.md).
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
     if not rows:
         sys.exit(f"plot_sweep: {path}: no rows")
     for key in ("schedule", "gpus"):

@@ -46,6 +46,14 @@ run_ok "calibrate writes the fitted config" "$MGSIM" calibrate --config base.jso
   --fit network.alpha_us,network.beta_s_per_byte -o fitted.json
 run_ok "the fitted config runs" "$MGSIM" run --config fitted.json
 if grep -q '"alpha_us": 20,' fitted.json; then fail "calibrate moved alpha_us"; else pass "calibrate moved alpha_us"; fi
+"$MGSIM" calibrate --config base.json --measurements m.json --fit network.alpha_us,network.beta_s_per_byte \
+  >report.txt 2>/dev/null
+if "$MGSIM" calibrate --config base.json --measurements m.json --fit network.alpha_us,network.beta_s_per_byte \
+     -o - >stdout.json 2>stderr.txt && cmp -s stdout.json fitted.json && cmp -s stderr.txt report.txt; then
+  pass "calibrate -o - prints the fitted config on stdout, the report on stderr"
+else
+  fail "calibrate -o - prints the fitted config on stdout, the report on stderr" "$(head -c 300 stderr.txt)"
+fi
 keys=$(grep -o '^  "[a-z_]*"' fitted.json | tr -d ' "' | tr '\n' ' ')
 if [[ $keys == "trace gpus collective network schedules " ]]; then
   pass "the fitted config keeps the base config's key order"
@@ -75,7 +83,7 @@ bad "a GPU count the config cannot run" "m16.json: measurements[0]: the config c
 # message_unit: a run row says which unit ran; a bad unit is refused.
 sed 's/"gpus": \[4\]/"gpus": [4], "message_unit": "layer"/' base.json >layer.json
 out=$("$MGSIM" run -c layer.json --format csv 2>&1)
-if [[ $(printf '%s\n' "$out" | head -1) == *",message_unit" && $(printf '%s\n' "$out" | sed -n 2p) == *",layer" ]]; then
+if [[ $(printf '%s\n' "$out" | sed -n 2p) == *",message_unit" && $(printf '%s\n' "$out" | sed -n 3p) == *",layer" ]]; then
   pass "csv rows say which message unit ran"
 else
   fail "csv rows say which message unit ran" "$out"

@@ -50,6 +50,9 @@ make_case unknown-collective "${GOOD_CONFIG/\"ring\"/\"butterfly\"}"
 make_case good "$GOOD_CONFIG"
 grep -q -- '-0.003' bad/negative-time/t.json || { echo "FAIL: test setup (negative-time trace)"; exit 1; }
 
+VERSION=$("$MGSIM" --version)
+VERSION=${VERSION#mgsim }
+
 # ---- (a) --format json ---------------------------------------------------------------------------------------
 
 check_json() {  # prints nothing and returns 0 when $1 holds the expected 18 results
@@ -70,7 +73,9 @@ for r in results:
 pairs = {(r["schedule"], r["gpus"]) for r in results}
 want = {(s, g) for s in sys.argv[2].split() for g in (4, 16, 2048)}
 assert pairs == want, "schedule x gpus pairs differ: %r" % sorted(pairs ^ want)
-' "$1" "${SCHEDULES[*]}"
+assert data["format_version"] == 1, data.get("format_version")
+assert data["mgsim_version"] == sys.argv[3], (data.get("mgsim_version"), sys.argv[3])
+' "$1" "${SCHEDULES[*]}" "$VERSION"
   else
     local n
     n=$(grep -c '"schedule":' "$1" || true)
@@ -99,17 +104,19 @@ fi
 rc=0
 "$MGSIM" run --config run.json --format csv >csv.out 2>csv.err || rc=$?
 lines=$(wc -l <csv.out)
-header=$(head -n 1 csv.out)
+header=$(sed -n 2p csv.out)
 if [[ $rc != 0 ]]; then
   fail "(b) run --format csv exits 0" "exit $rc: $(head -c 300 csv.err)"
-elif [[ $lines != 19 ]]; then
-  fail "(b) run --format csv prints a header and 18 rows" "got $lines lines"
+elif [[ $lines != 20 ]]; then
+  fail "(b) run --format csv prints a version line, a header and 18 rows" "got $lines lines"
+elif [[ $(head -n 1 csv.out) != "# mgsim $VERSION format 1" ]]; then
+  fail "(b) run --format csv starts with '# mgsim $VERSION format 1'" "$(head -n 1 csv.out)"
 elif [[ $header != *schedule* || $header != *gpus* || $header != *iteration_time_s* ]]; then
   fail "(b) run --format csv header names the columns" "$header"
-elif [[ $(tail -n +2 csv.out | awk -F, '{print NF}' | sort -u) != $(awk -F, '{print NF}' <<<"$header") ]]; then
+elif [[ $(tail -n +3 csv.out | awk -F, '{print NF}' | sort -u) != $(awk -F, '{print NF}' <<<"$header") ]]; then
   fail "(b) run --format csv rows have as many fields as the header"
 else
-  pass "(b) run --format csv: header plus 18 rows"
+  pass "(b) run --format csv: version line, header, 18 rows"
 fi
 
 # ---- (c) --output FILE ---------------------------------------------------------------------------------------
@@ -252,7 +259,7 @@ expect_error measured-16-gpus "$CURVE" run --config measured/run.json --format j
 # The shipped measured config, at its own GPU counts, runs.
 rc=0
 "$MGSIM" run --config "$ROOT/configs/googlenet-k80-measured.json" --format csv >measured.out 2>measured.err || rc=$?
-if [[ $rc == 0 && $(wc -l <measured.out) == 19 ]]; then
+if [[ $rc == 0 && $(wc -l <measured.out) == 20 ]]; then
   pass "(g) the shipped measured config runs at 2, 4 and 8 GPUs"
 else
   fail "(g) the shipped measured config runs at 2, 4 and 8 GPUs" "exit $rc: $(head -c 300 measured.err)"
@@ -274,8 +281,8 @@ expect_error duplicate-key "given twice" run --config bad/duplicate-key/run.json
 sed 's|"gpus": \[4, 16, 2048\]|"gpus": [8]|; s|"schedules": \[[^]]*\]|"schedules": ["wfbp"]|' run.json >ideal.json
 sed 's|}$|, "overlap": {"compute_slowdown": 1, "comm_slowdown": 1}, "speed_classes": [{"fraction": 0.25, "speed": 0.5}]}|' \
   ideal.json >slowed.json
-ideal=$("$MGSIM" run -c ideal.json --format csv | sed -n 2p | cut -d, -f5)
-slowed=$("$MGSIM" run -c slowed.json --format csv --timeline slowed-tl.json | sed -n 2p | cut -d, -f5)
+ideal=$("$MGSIM" run -c ideal.json --format csv | sed -n 3p | cut -d, -f5)
+slowed=$("$MGSIM" run -c slowed.json --format csv --timeline slowed-tl.json | sed -n 3p | cut -d, -f5)
 if awk -v a="$ideal" -v b="$slowed" 'BEGIN { exit !(b > a) }' &&
    grep -q '"8 GPUs, wfbp: ranks 0-1 at speed 0.5 (2 GPUs)"' slowed-tl.json &&
    grep -q '"8 GPUs, wfbp: ranks 2-7 at speed 1 (6 GPUs)"' slowed-tl.json; then
@@ -287,5 +294,72 @@ make_case negative-slowdown "${GOOD_CONFIG%\}}, \"overlap\": {\"compute_slowdown
 expect_error negative-slowdown "overlap.compute_slowdown" run --config bad/negative-slowdown/run.json
 make_case too-many-slow "${GOOD_CONFIG%\}}, \"speed_classes\": [{\"fraction\": 0.7, \"speed\": 0.5}, {\"fraction\": 0.6, \"speed\": 0.9}]}"
 expect_error too-many-slow "speed_classes" run --config bad/too-many-slow/run.json
+
+# ---- (h) version, help examples, -o - ---------------------------------------------------------------------------
+
+rc=0
+"$MGSIM" --version >version.out 2>version.err || rc=$?
+if [[ $rc == 0 && $(wc -l <version.out) == 1 && $(cat version.out) =~ ^mgsim\ [0-9]+\.[0-9]+\.[0-9]+ && ! -s version.err ]]; then
+  pass "(h) mgsim --version: $(cat version.out)"
+else
+  fail "(h) mgsim --version prints one line 'mgsim X.Y.Z...'" "exit $rc: $(cat version.out version.err)"
+fi
+
+# Every subcommand, nested ones included, as listed under "Subcommands:" in its parent's --help.
+subcommands_of() {  # subcommands_of WORDS...: the subcommands `mgsim WORDS... --help` lists
+  "$MGSIM" "$@" --help | awk '/^[A-Za-z].*:$/ { section = $0; next } section == "Subcommands:" && /^  [^ -]/ { print $1 }'
+}
+without_example=()
+count=0
+check_examples() {  # check_examples WORDS...
+  local sub
+  for sub in $(subcommands_of "$@"); do
+    count=$((count + 1))
+    "$MGSIM" "$@" "$sub" --help | grep -A1 '^Examples:$' | grep -q "^  mgsim $* *$sub" || without_example+=("$* $sub")
+    check_examples "$@" "$sub"
+  done
+}
+check_examples
+if [[ $count -ge 18 && ${#without_example[@]} == 0 ]]; then
+  pass "(h) all $count subcommands' --help end with an example of that subcommand"
+else
+  fail "(h) every subcommand's --help has an example" "$count subcommands; without: ${without_example[*]}"
+fi
+
+# -o - is standard output, for every command that takes -o.
+same_as_stdout() {  # same_as_stdout NAME EXPECTED-FILE ARGS...: ARGS with -o - print EXPECTED-FILE's bytes
+  local name=$1 expected=$2
+  shift 2
+  rc=0
+  "$MGSIM" "$@" -o - >dash.out 2>dash.err || rc=$?
+  if [[ $rc == 0 ]] && cmp -s dash.out "$expected" && [[ ! -e ./- ]]; then
+    pass "(h) $name -o - writes to stdout what -o FILE writes"
+  else
+    fail "(h) $name -o - writes to stdout what -o FILE writes" "exit $rc: $(head -c 300 dash.err)"
+  fi
+}
+same_as_stdout "run --format json" json.out run --config run.json --format json
+"$MGSIM" zoo trace --model resnet50 --gpu h100 --batch 8 -o zoo.json >/dev/null
+same_as_stdout "zoo trace" zoo.json zoo trace --model resnet50 --gpu h100 --batch 8
+"$MGSIM" import nccl-tests "$ROOT/tests/data/nccl-tests-allreduce-8gpu-new.txt" -o nccl.json >/dev/null
+same_as_stdout "import nccl-tests" nccl.json import nccl-tests "$ROOT/tests/data/nccl-tests-allreduce-8gpu-new.txt"
+"$MGSIM" advise -c run.json --format csv -o advise.csv >/dev/null
+same_as_stdout "advise --format csv" advise.csv advise -c run.json --format csv
+"$MGSIM" fit "$ROOT/traces/googlenet-k80-allreduce.json" --format json -o fit.json >/dev/null
+same_as_stdout "fit --format json" fit.json fit "$ROOT/traces/googlenet-k80-allreduce.json" --format json
+# A curve imported to stdout fits as the file does (an input named - is standard input).
+if "$MGSIM" import nccl-tests "$ROOT/tests/data/nccl-tests-allreduce-8gpu-new.txt" -o - | "$MGSIM" fit - >piped.txt &&
+   "$MGSIM" fit nccl.json | sed '1s/^curve nccl.json$/curve -/' | diff -q - piped.txt >/dev/null; then
+  pass "(h) import -o - | fit - fits the imported curve"
+else
+  fail "(h) import -o - | fit - fits the imported curve"
+fi
+rc=0
+"$MGSIM" run --config "$WORK/no-such-config.json" -o - >dash.out 2>dash.err || rc=$?
+if [[ $rc == 2 && ! -s dash.out && $(wc -l <dash.err) == 1 && $(cat dash.err) == "mgsim: error: "*no-such-config.json* ]]; then
+  pass "(h) bad input with -o -: exit 2, one error line, nothing on stdout"
+else
+  fail "(h) bad input with -o -: exit 2, one error line, nothing on stdout" "exit $rc: $(head -c 300 dash.err)"
+fi
 
 finish

@@ -31,7 +31,7 @@ else
   fail "memory limit below every plan" "$(cat err.txt)"
 fi
 
-if "$MGSIM" "${PLAN[@]}" --format csv -o frontier.csv 2>err.txt && head -1 frontier.csv | grep -q '^model,gpus,point,time_s,memory_bytes'; then
+if "$MGSIM" "${PLAN[@]}" --format csv -o frontier.csv 2>err.txt && sed -n 2p frontier.csv | grep -q '^model,gpus,point,time_s,memory_bytes'; then
   pass "csv to a file"
 else
   fail "csv to a file" "$(cat err.txt)"

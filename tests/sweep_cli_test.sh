@@ -38,13 +38,13 @@ rc=0
 "$MGSIM" sweep --config sweep.json --threads 7 >stdout.csv 2>stdout.err || rc=$?
 if [[ $rc != 0 ]]; then
   fail "sweep exits 0" "exit $rc: $(head -c 300 one.err all.err stdout.err)"
-elif [[ $(wc -l <one.csv) != $((ROWS + 1)) ]]; then
-  fail "sweep writes a header and one row per run" "$(wc -l <one.csv) lines"
+elif [[ $(wc -l <one.csv) != $((ROWS + 2)) || $(head -n 1 one.csv) != "# mgsim "*" format 1" ]]; then
+  fail "sweep writes a version line, a header and one row per run" "$(wc -l <one.csv) lines: $(head -n 1 one.csv)"
 elif ! cmp -s one.csv all.csv || ! cmp -s one.csv stdout.csv; then
   fail "the CSV is identical for 1, 7 and all threads, to a file or to stdout"
 elif [[ -s one.out || -s one.err || -s all.err ]]; then
   fail "sweep --output prints nothing (no progress bar when stderr is not a terminal)"
-elif [[ $(cut -d, -f1 one.csv | tail -n +2 | awk '$1 != NR - 1' | wc -l) != 0 ]]; then
+elif [[ $(cut -d, -f1 one.csv | tail -n +3 | awk '$1 != NR - 1' | wc -l) != 0 ]]; then
   fail "the run column counts 0, 1, 2, ..."
 else
   pass "the CSV is identical for 1, 7 and all threads ($ROWS rows); silent on a non-terminal"
@@ -62,7 +62,7 @@ fi
 
 size=$(wc -c <one.csv)
 resumed_ok=1
-for cut in 0 10 $(head -n 1 one.csv | wc -c) 1000 $((size / 3)) $((size / 2 + 7)) $((size - 1)) "$size"; do
+for cut in 0 10 $(head -n 1 one.csv | wc -c) $(head -n 2 one.csv | wc -c) 1000 $((size / 3)) $((size / 2 + 7)) $((size - 1)) "$size"; do
   head -c "$cut" one.csv >cut.csv
   rc=0
   "$MGSIM" sweep --config sweep.json --resume --output cut.csv 2>cut.err || rc=$?
@@ -72,6 +72,20 @@ for cut in 0 10 $(head -n 1 one.csv | wc -c) 1000 $((size / 3)) $((size / 2 + 7)
   fi
 done
 [[ $resumed_ok == 1 ]] && pass "a CSV cut at any byte (mid-header, mid-row, complete) resumes into the whole CSV"
+
+# ---- resume: refused for a CSV another mgsim version wrote ---------------------------------------------------
+
+head -c $((size / 2)) one.csv | sed '1s/^# mgsim [^ ]* /# mgsim 0.0.1-gdeadbee /' >old.csv
+cp one.csv.fingerprint old.csv.fingerprint
+cp old.csv old.csv.orig
+rc=0
+"$MGSIM" sweep --config sweep.json --resume --output old.csv 2>old.err || rc=$?
+if [[ $rc == 2 && $(wc -l <old.err) == 1 && $(cat old.err) == *"cannot resume: written by another mgsim version ('# mgsim 0.0.1-gdeadbee format 1'"* ]] &&
+   cmp -s old.csv old.csv.orig; then
+  pass "resuming a CSV of another mgsim version is refused, naming both versions; the file is untouched"
+else
+  fail "resuming a CSV of another mgsim version is refused" "exit $rc: $(head -c 300 old.err)"
+fi
 
 # ---- resume: a sweep killed while it runs --------------------------------------------------------------------
 
@@ -99,7 +113,7 @@ for _ in $(seq 1 600); do
 done
 kill -KILL "$pid" 2>/dev/null || true
 wait "$pid" 2>/dev/null || true
-killed_at=$(($(wc -l <slow.csv) - 1))
+killed_at=$(($(wc -l <slow.csv) - 2))
 rc=0
 "$MGSIM" sweep --config slow.json --resume --output slow.csv 2>slow.err || rc=$?
 if [[ $rc == 0 ]] && cmp -s slow.csv slow-full.csv; then
@@ -114,7 +128,7 @@ for i in 1 2 3; do "$MGSIM" sweep --config sweep.json --shard "$i/3" --output "s
 wait
 rc=0
 bash "$ROOT/scripts/merge_shards.sh" merged.csv shard3.csv shard1.csv shard2.csv 2>merge.err || rc=$?
-if [[ $rc == 0 ]] && cmp -s merged.csv one.csv && [[ $(cat shard*.csv | wc -l) == $((ROWS + 3)) ]]; then
+if [[ $rc == 0 ]] && cmp -s merged.csv one.csv && [[ $(cat shard*.csv | wc -l) == $((ROWS + 6)) ]]; then
   pass "3 shards run as 3 processes merge into the unsharded CSV"
 else
   fail "3 shards merge into the unsharded CSV" "exit $rc: $(head -c 300 merge.err)"
@@ -203,7 +217,7 @@ elif [[ $HAVE_PYTHON == 1 ]]; then
   if why=$(python3 - timeline.json run.csv 2>&1 <<'EOF'
 import csv, json, sys
 events = json.load(open(sys.argv[1]))["traceEvents"]
-rows = list(csv.DictReader(open(sys.argv[2])))
+rows = list(csv.DictReader(line for line in open(sys.argv[2]) if not line.startswith("#")))
 for e in events:
     assert e["ph"] in ("X", "M", "i"), e
     assert isinstance(e["pid"], int) and isinstance(e["tid"], int), e
@@ -264,7 +278,7 @@ rc=0
 "$MGSIM" advise --config run.json >advice.txt 2>advise.err || rc=$?
 "$MGSIM" advise --config run.json --format csv --output advice.csv 2>>advise.err || rc=$?
 if [[ $rc == 0 ]] && grep -q "bucket_cap_mb" advice.txt && grep -q "fusion_threshold_mb" advice.txt &&
-  [[ $(wc -l <advice.csv) == 7 ]]; then
+  [[ $(wc -l <advice.csv) == 8 ]]; then
   pass "advise prints a table and writes CSV (2 GPU counts x DDP cap, Horovod threshold and cycle)"
 else
   fail "advise prints a table and writes CSV" "exit $rc: $(head -c 300 advise.err)"

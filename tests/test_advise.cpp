@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mgsim/app/sweep_advice.hpp"
+#include "mgsim/version.hpp"
 #include "test_support.hpp"
 
 using namespace mgsim;
@@ -117,10 +118,13 @@ TEST_CASE("advise: the report comes as a table, CSV or JSON", "[advise]") {
   CHECK(table.find("0.25") != std::string::npos);
   CHECK(table.find("128 (default)") != std::string::npos);
   const std::string csv = format_advice(advice, "four", "ring", ReportFormat::csv);
-  CHECK(std::count(csv.begin(), csv.end(), '\n') == 4);
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 5);  // version line, header, 3 rows
+  CHECK(csv.starts_with("# mgsim "));
   CHECK(csv.find("four,ring,2,ddp,bucket_cap_mb,0.25,0,0.050000000,25,0.070000000,0.4,0.050000000,0\n") !=
         std::string::npos);
   const auto json = nlohmann::json::parse(format_advice(advice, "four", "ring", ReportFormat::json));
   CHECK(json.at("advice").size() == 3);
   CHECK(json.at("advice")[1].at("best_is_default") == true);
+  CHECK(json.at("mgsim_version") == std::string(version()));
+  CHECK(json.at("format_version") == kReportFormatVersion);
 }

@@ -5,6 +5,7 @@
 
 #include "mgsim/error.hpp"
 #include "mgsim/io/trace_io.hpp"
+#include "mgsim/version.hpp"
 #include "test_sweep_support.hpp"
 
 using namespace mgsim;
@@ -54,4 +55,21 @@ TEST_CASE("a written curve loads back exactly, sorted by GPU count then size", "
 TEST_CASE("the writers refuse a provenance without a kind", "[trace_io]") {
   CHECK_THROWS_AS(format_trace_json(Trace{}, {{"note", "no kind"}}), OutputError);
   CHECK_THROWS_AS(format_curve_json({}, nlohmann::ordered_json::array()), OutputError);
+}
+
+TEST_CASE("written traces and curves name the mgsim that wrote them, in their provenance", "[trace_io]") {
+  // A provenance copied from an older file gets this writer's version, not the old one.
+  const nlohmann::ordered_json provenance = {{"kind", "synthetic"}, {"mgsim_version", "0.0.1-gdeadbee"}};
+  Trace trace;
+  trace.model = "one";
+  trace.batch_size = 1;
+  trace.forward_time_s = 1e-3;
+  trace.layers = {{"fc", {10}, 4, 1e-3, {}}};
+  const auto written_trace = nlohmann::ordered_json::parse(format_trace_json(trace, provenance));
+  const auto written_curve = nlohmann::ordered_json::parse(format_curve_json({{2, 8, 2e-5, std::nullopt}}, provenance));
+  for (const auto& written : {written_trace, written_curve}) {
+    CHECK(written.at("provenance").at("mgsim_version") == std::string(version()));
+    CHECK(written.at("provenance").at("kind") == "synthetic");
+    CHECK(written.at("version") == 1);
+  }
 }

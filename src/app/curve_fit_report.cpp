@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "mgsim/io/json_text.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/profile/curve_fit.hpp"
@@ -141,17 +142,17 @@ std::string format_fit_text(const ordered_json& result) {
                        percent(c["single_line"]));
     for (const char* model : {"ring", "tree"}) {
       out +=
-          fmt::format("  {} at this P: \"network\": {} ({})\n", model, c[model]["network"].dump(), percent(c[model]));
+          fmt::format("  {} at this P: \"network\": {} ({})\n", model, json_text(c[model]["network"], -1), percent(c[model]));
     }
   }
   const ordered_json& all = result["all_gpu_counts"];
   out += "\nOne model for every GPU count of the curve (paste into a run config):\n";
   for (const char* model : {"ring", "tree"}) {
-    out += fmt::format("  \"collective\": \"{}\", \"network\": {}\n      {}\n", model, all[model]["network"].dump(),
+    out += fmt::format("  \"collective\": \"{}\", \"network\": {}\n      {}\n", model, json_text(all[model]["network"], -1),
                        percent(all[model]));
   }
   out += fmt::format("  \"collective\": \"nccl\", \"gpus_per_node\": {}, \"network\": {}\n      {}\n",
-                     all["nccl"]["gpus_per_node"].get<int>(), all["nccl"]["network"].dump(), percent(all["nccl"]));
+                     all["nccl"]["gpus_per_node"].get<int>(), json_text(all["nccl"]["network"], -1), percent(all["nccl"]));
   return out;
 }
 

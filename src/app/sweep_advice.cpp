@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include "mgsim/io/json_text.hpp"
 #include <nlohmann/json.hpp>
 
 namespace mgsim {
@@ -68,7 +69,7 @@ std::string format_table(const std::vector<KnobAdvice>& advice, std::string_view
 }
 
 std::string format_csv(const std::vector<KnobAdvice>& advice, std::string_view model, std::string_view collective) {
-  std::string out =
+  std::string out = csv_preamble() +
       "model,collective,gpus,schedule,parameter,best_value,best_is_default,best_iteration_time_s,default_value,"
       "default_iteration_time_s,default_loss,optimal_iteration_time_s,gap_to_optimal\n";
   for (const KnobAdvice& a : advice) {
@@ -100,7 +101,9 @@ std::string format_json(const std::vector<KnobAdvice>& advice, std::string_view 
                     {"gap_to_optimal", a.gap_to_optimal()},
                     {"tried", tried}});
   }
-  return nlohmann::json{{"advice", rows}}.dump(2) + "\n";
+  nlohmann::json report = {{"advice", rows}};
+  stamp_report(report);
+  return json_text(report, 2) + "\n";
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "mgsim/error.hpp"
+#include "mgsim/io/utf8.hpp"
 
 namespace mgsim {
 namespace {
@@ -161,9 +162,17 @@ std::size_t SweepFile::resume(const std::string& header, const RowKey& key_of) {
   buffer << in.rdbuf();
   const std::string text = buffer.str();
   if (header.starts_with(text)) return 0;  // interrupted while writing the header: start afresh
+  const std::string_view version_line = std::string_view(header).substr(0, header.find('\n') + 1);
+  if (!text.starts_with(header) && text.starts_with("# mgsim ") && !text.starts_with(version_line)) {
+    throw_output(file_, fmt::format("cannot resume: written by another mgsim version ('{}'; this is '{}'): its rows "
+                                    "and new ones would mix (remove the file or write elsewhere)",
+                                    printable(text.substr(0, text.find('\n')), 80),
+                                    version_line.substr(0, version_line.size() - 1)));
+  }
   if (!text.starts_with(header)) {
     throw_output(file_, "cannot resume: its header is not this sweep's (remove the file or write elsewhere)");
   }
+  const auto header_lines = static_cast<std::size_t>(std::count(header.begin(), header.end(), '\n'));
   std::size_t rows = 0;
   std::size_t at = header.size();
   for (std::size_t end; (end = text.find('\n', at)) != std::string::npos; at = end + 1, ++rows) {
@@ -172,7 +181,7 @@ std::size_t SweepFile::resume(const std::string& header, const RowKey& key_of) {
     if (!std::string_view(text).substr(at, end - at).starts_with(key)) {
       throw_output(file_, fmt::format("cannot resume: line {} is not this sweep's (it should start with \"{}\"): "
                                       "another sweep's or shard's file?",
-                                      rows + 2, key));
+                                      header_lines + rows + 1, key));
     }
   }
   if (at < text.size() && ::truncate(file_.c_str(), static_cast<off_t>(at)) != 0) {

@@ -38,7 +38,9 @@ void add_advise_command(CLI::App& app) {
   command->add_option("-c,--config", options->config, "run config (JSON, see docs/config.md); its schedules are not used")
       ->required();
   command->add_option("-f,--format", options->format, "table, csv or json")->capture_default_str();
-  command->add_option("-o,--output", options->output, "write to this file instead of stdout");
+  command->add_option("-o,--output", options->output, "file to write instead of stdout (-: stdout)");
+  add_examples(command, {"mgsim advise -c configs/googlenet-k80-ring.json",
+                         "mgsim advise -c configs/googlenet-k80-ring.json --format json -o advice.json"});
   command->callback([options] { advise_command(*options); });
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -58,6 +59,11 @@ void calibrate(const CalibrateOptions& options) {
       Calibration::from_files(options.config, options.measurements, split_paths(options.fit));
   const CalibrationResult result = calibration.fit();
   const std::string text = report(calibration, result);
+  if (options.output == kStdout) {  // the config is the output; the report goes beside it, on stderr
+    write_stdout(calibration.config_text(result.values, "-"));
+    std::fputs(text.c_str(), stderr);
+    return;
+  }
   if (!options.output.empty()) {
     check_not_an_input(options.output, {options.config, options.measurements});
     write_file_atomically(options.output, calibration.config_text(result.values, options.output));
@@ -79,7 +85,8 @@ void add_calibrate_command(CLI::App& app) {
                    "comma-separated dotted paths of numbers in the config, e.g. "
                    "network.alpha_us,network.beta_s_per_byte")
       ->required();
-  command->add_option("-o,--output", options->output, "write the config with the fitted values to this file");
+  command->add_option("-o,--output", options->output, "write the config with the fitted values to this file (-: stdout, the report then on stderr)");
+  add_examples(command, {"mgsim calibrate -c base.json -m measured.json --fit network.alpha_us,network.beta_s_per_byte -o fitted.json"});
   command->callback([options] { calibrate(*options); });
 }
 

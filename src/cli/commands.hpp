@@ -3,6 +3,7 @@
 // subcommand to the app; main.cpp lists them once, in kCommands.
 
 #include <filesystem>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,8 +15,11 @@ namespace mgsim::cli {
 /// Exit code for bad input: a file, a key, a value or a name.
 inline constexpr int kBadInput = 2;
 
-/// Writes `text` to stdout when `output` is empty, else to that file, whole
-/// or not at all; refuses an `output` that is one of the run's `inputs`.
+/// The `-o` value that means standard output, as an input named "-" means standard input.
+inline constexpr std::string_view kStdout = "-";
+
+/// Writes `text` to stdout when `output` is empty or "-", else to that file,
+/// whole or not at all; refuses an `output` that is one of the run's `inputs`.
 void emit(std::string_view text, const std::string& output, const std::vector<std::filesystem::path>& inputs);
 
 /// Writes `text` to stdout and flushes it; throws OutputError when it fails (a full disk, a closed pipe).
@@ -23,6 +27,10 @@ void write_stdout(std::string_view text);
 
 /// Flushes stdout at the end of a command; throws OutputError when an earlier write failed.
 void finish_stdout();
+
+/// Ends a subcommand's --help with "Examples:" and these command lines;
+/// every subcommand has at least one (tests/cli_test.sh checks it).
+void add_examples(CLI::App* command, std::initializer_list<std::string_view> command_lines);
 
 /// A flag's check: a finite number in [min, max], or (min, max] when
 /// `min_inclusive` is false; NaN and infinities are refused.

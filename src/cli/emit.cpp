@@ -27,7 +27,7 @@ void finish_stdout() {
 }
 
 void emit(std::string_view text, const std::string& output, const std::vector<std::filesystem::path>& inputs) {
-  if (output.empty()) {
+  if (output.empty() || output == kStdout) {
     write_stdout(text);
   } else {
     check_not_an_input(output, inputs);

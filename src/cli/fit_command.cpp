@@ -14,6 +14,7 @@
 #include "mgsim/app/curve_fit_report.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/files.hpp"
+#include "mgsim/io/json_text.hpp"
 #include "mgsim/io/report.hpp"
 #include "mgsim/io/trace_io.hpp"
 
@@ -43,7 +44,10 @@ void fit(const FitOptions& options) {
     if (options.format != "json") report += format_insitu_text(comparison);
     result.result["insitu_comparison"] = comparison;
   }
-  if (options.format == "json") report = result.result.dump(1) + "\n";
+  if (options.format == "json") {
+    stamp_report(result.result);
+    report = json_text(result.result, 1) + "\n";
+  }
   emit(report, options.output, inputs);
   if (!options.curve_output.empty()) {
     const nlohmann::json provenance = {
@@ -81,9 +85,11 @@ void add_fit_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(1, 1 << 20));
   command->add_option("-f,--format", options->format, "text or json")->capture_default_str();
-  command->add_option("-o,--output", options->output, "write the report to this file instead of stdout");
+  command->add_option("-o,--output", options->output, "write the report to this file instead of stdout (-: stdout)");
   command->add_option("--curve-out", options->curve_output,
                       "write the piecewise fit, evaluated at the measured sizes, as a curve file");
+  add_examples(command, {"mgsim fit traces/googlenet-k80-allreduce.json",
+                         "mgsim fit traces/googlenet-k80-allreduce.json --format json -o fit.json --curve-out fitted-curve.json"});
   command->callback([options] { fit(*options); });
 }
 

@@ -1,5 +1,5 @@
-// `mgsim import nccl-tests|osu|kineto FILE -o OUT`: other tools' outputs as
-// mgsim curve and trace files (docs/profiling.md).
+// `mgsim import nccl-tests|osu|kineto FILE [-o OUT]`: other tools' outputs as
+// mgsim curve and trace files (docs/profiling.md), written to OUT or stdout.
 
 #include <fmt/format.h>
 
@@ -28,11 +28,14 @@ struct ImportOptions {
   int skip_steps = 0;
 };
 
+/// Whether the output goes to a file (then a summary line goes to stdout).
+bool writes_file(const ImportOptions& options) { return !options.output.empty() && options.output != kStdout; }
+
 void write_curve(const profile::ImportedCurve& curve, const ImportOptions& options, std::string_view tool) {
   nlohmann::json provenance = curve.provenance;
   provenance["imported_by"] = fmt::format("mgsim import {} {}", tool, options.input);
-  check_not_an_input(options.output, {options.input});
-  write_file_atomically(options.output, format_curve_json(curve.points, provenance));
+  emit(format_curve_json(curve.points, provenance), options.output, {options.input});
+  if (!writes_file(options)) return;
   fmt::print("wrote {}: {} sizes for {} GPUs ({})\n", options.output, curve.points.size(),
              curve.points.empty() ? 0 : curve.points.front().gpus, tool);
 }
@@ -56,8 +59,8 @@ void import_kineto(const ImportOptions& options) {
   for (const std::string& warning : imported.warnings) std::fprintf(stderr, "mgsim: warning: %s\n", warning.c_str());
   nlohmann::json provenance = imported.provenance;
   provenance["imported_by"] = fmt::format("mgsim import kineto {}", options.input);
-  check_not_an_input(options.output, {options.input});
-  write_file_atomically(options.output, format_trace_json(imported.trace, provenance));
+  emit(format_trace_json(imported.trace, provenance), options.output, {options.input});
+  if (!writes_file(options)) return;
   double backward = 0;
   for (const Layer& layer : imported.trace.layers) backward += layer.backward_time_s;
   fmt::print("wrote {}: {} layers, forward {:.3f} ms, backward {:.3f} ms\n", options.output,
@@ -67,7 +70,7 @@ void import_kineto(const ImportOptions& options) {
 CLI::App* add_source(CLI::App& parent, const char* name, const char* what, ImportOptions& options) {
   CLI::App* command = parent.add_subcommand(name, what);
   command->add_option("file", options.input, "the tool's output")->required();
-  command->add_option("-o,--output", options.output, "the mgsim file to write")->required();
+  command->add_option("-o,--output", options.output, "the mgsim file to write (default or -: stdout)");
   return command;
 }
 
@@ -77,17 +80,22 @@ void add_import_command(CLI::App& app) {
   auto options = std::make_shared<ImportOptions>();
   CLI::App* command = app.add_subcommand("import", "convert nccl-tests, OSU or PyTorch profiler output to mgsim files");
   command->require_subcommand(1);
+  add_examples(command, {"mgsim import nccl-tests all_reduce_perf.txt -o curve.json",
+                         "mgsim import kineto trace.json --model resnet50 --batch 64 -o resnet50.json"});
 
   CLI::App* nccl = add_source(*command, "nccl-tests", "nccl-tests all_reduce_perf output -> curve", *options);
   nccl->add_flag("--in-place", options->in_place, "use the in-place columns (default: out-of-place)");
   nccl->add_option("--gpus", options->gpus, "ranks (default: count the '# Rank' lines)")->check(CLI::Range(2, 1 << 20));
   nccl->add_option("--type", options->data_type, "keep only rows of this data type (e.g. float)");
   nccl->add_option("--redop", options->reduction, "keep only rows of this reduction (e.g. sum)");
+  add_examples(nccl, {"mgsim import nccl-tests all_reduce_perf.txt -o curve.json",
+                      "mgsim import nccl-tests all_reduce_perf.txt --in-place --type float -o - | mgsim fit -"});
   nccl->callback([options] { import_nccl_tests(*options); });
 
   CLI::App* osu = add_source(*command, "osu", "OSU osu_allreduce output -> curve", *options);
   osu->add_option("--gpus", options->gpus, "ranks (required unless rows carry an 'N,' prefix)")
       ->check(CLI::Range(2, 1 << 20));
+  add_examples(osu, {"mgsim import osu osu_allreduce.txt --gpus 8 -o osu-8.json"});
   osu->callback([options] { import_osu(*options); });
 
   CLI::App* kineto = add_source(*command, "kineto", "PyTorch profiler Chrome trace (JSON) -> trace", *options);
@@ -97,6 +105,7 @@ void add_import_command(CLI::App& app) {
       ->check(CLI::Range(1, 1 << 30));
   kineto->add_option("--skip-steps", options->skip_steps, "ProfilerStep windows to drop first (warm-up)")
       ->check(CLI::Range(0, 1 << 20));
+  add_examples(kineto, {"mgsim import kineto trace.json --model resnet50 --batch 64 --skip-steps 1 -o resnet50.json"});
   kineto->callback([options] { import_kineto(*options); });
 }
 

@@ -24,7 +24,9 @@ void list() {
 }  // namespace
 
 void add_list_command(CLI::App& app) {
-  app.add_subcommand("list", "list schedules (with parameters) and collectives")->callback(list);
+  CLI::App* command = app.add_subcommand("list", "list schedules (with parameters) and collectives");
+  command->callback(list);
+  add_examples(command, {"mgsim list"});
 }
 
 }  // namespace mgsim::cli

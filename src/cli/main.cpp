@@ -15,6 +15,7 @@
 #include "commands.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/utf8.hpp"
+#include "mgsim/version.hpp"
 
 namespace {
 
@@ -55,7 +56,8 @@ void check_arguments(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"mgsim: trace-driven simulator of data-parallel training on GPU clusters"};
+  CLI::App app{"mgsim: trace-driven simulator of data-parallel training on GPU clusters", "mgsim"};
+  app.set_version_flag("--version", fmt::format("mgsim {}", mgsim::version()), "print mgsim's version and exit");
   app.require_subcommand(1);
   for (const auto add_command : kCommands) add_command(app);
   try {
@@ -63,7 +65,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
     mgsim::cli::finish_stdout();
   } catch (const CLI::ParseError& error) {
-    if (error.get_exit_code() == 0) return app.exit(error);  // --help
+    if (error.get_exit_code() == 0) return app.exit(error);  // --help, --version
     return fail(fmt::format("{} (mgsim --help lists the commands and options)", error.what()));
   } catch (const std::exception& error) {  // mgsim::Error, and anything a library let escape
     return fail(error.what());

@@ -140,7 +140,9 @@ void add_plan_command(CLI::App& app) {
   command->add_option("--frontier-bound", o->frontier_bound, "most points per frontier table entry")->capture_default_str();
   command->add_flag("--allow-replication", o->allow_replication, "also try operators computed redundantly (split product below gpus)");
   command->add_option("-f,--format", o->format, "table, csv or json")->capture_default_str();
-  command->add_option("-o,--output", o->output, "write to this file instead of stdout");
+  command->add_option("-o,--output", o->output, "file to write instead of stdout (-: stdout)");
+  add_examples(command, {"mgsim plan --model bert-large --gpus 16 --memory-limit 40GiB",
+                         "mgsim plan --model gpt2-xl --gpus 64 --batch 3 --cluster configs/cluster-h100-ndr.json --format csv -o plan.csv"});
   command->callback([o] { plan_command(*o); });
 }
 

@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -66,12 +67,26 @@ struct AllreduceOptions {
   std::string output;
 };
 
-/// Where the CUDA parts are: $MGSIM_PROFILER_DIR, else the build folder
-/// CMake compiled in (only when it built them).
+/// Where the CUDA parts are: $MGSIM_PROFILER_DIR, else the first folder of
+/// MGSIM_PROFILER_DIRS (relative to this executable's folder, set by
+/// profiler/CMakeLists.txt only when it built them) that exists: the
+/// installed layout, then the build tree's.
 fs::path profiler_dir() {
   if (const char* dir = std::getenv("MGSIM_PROFILER_DIR"); dir != nullptr && *dir != '\0') return dir;
-#ifdef MGSIM_PROFILER_DIR
-  return MGSIM_PROFILER_DIR;
+#ifdef MGSIM_PROFILER_DIRS
+  std::error_code error;
+  const fs::path executable = fs::read_symlink("/proc/self/exe", error);
+  if (error) throw ProfilerError(fmt::format("cannot find this executable (/proc/self/exe): {}", error.message()));
+  std::string tried;
+  std::stringstream candidates(MGSIM_PROFILER_DIRS);
+  for (std::string relative; std::getline(candidates, relative, ':');) {
+    const fs::path dir = (executable.parent_path() / relative).lexically_normal();
+    if (fs::is_directory(dir, error)) return dir;
+    tried += (tried.empty() ? "" : ", ") + dir.string();
+  }
+  throw ProfilerError(fmt::format("the CUDA profiler's folder is not where it was installed or built ({}); "
+                                  "set MGSIM_PROFILER_DIR",
+                                  tried));
 #else
   throw ProfilerError(
       "this mgsim was built without the CUDA profiler (CMake found no CUDA toolkit with CUPTI); "
@@ -214,7 +229,8 @@ void profile_layers(const LayersOptions& o, const std::string& command) {
   warn(result.warnings);
   nlohmann::json provenance = result.provenance;
   provenance["helper_command"] = fmt::format("{}", fmt::join(argv, " "));
-  write_file_atomically(o.output, format_trace_json(result.trace, provenance));
+  emit(format_trace_json(result.trace, provenance), o.output, {});
+  if (o.output == kStdout) return;
   double backward = 0;
   for (const Layer& layer : result.trace.layers) backward += layer.backward_time_s;
   fmt::print("wrote {}: {} layers, forward {:.3f} ms, backward {:.3f} ms (medians of {} iterations)", o.output,
@@ -268,8 +284,8 @@ void profile_allreduce(const AllreduceOptions& o, const std::string& command) {
                                {"date", profile::today_utc()},
                                {"mgsim_command", command}};
   for (const auto& [key, value] : output.info) provenance[key] = value;
-  write_file_atomically(o.output, format_curve_json(profile::summarize_bench(output), provenance));
-  fmt::print("wrote {}: {} sizes on {} GPUs\n", o.output, profile::summarize_bench(output).size(), gpus);
+  emit(format_curve_json(profile::summarize_bench(output), provenance), o.output, {});
+  if (o.output != kStdout) fmt::print("wrote {}: {} sizes on {} GPUs\n", o.output, profile::summarize_bench(output).size(), gpus);
 }
 
 }  // namespace
@@ -281,6 +297,8 @@ void add_profile_command(CLI::App& app) {
                                          "measure per-layer backward times or all-reduce curves on this "
                                          "node's GPUs (needs a CUDA GPU)");
   command->require_subcommand(1);
+  add_examples(command, {"mgsim profile layers --model resnet50 --batch 64 -o resnet50.json",
+                         "mgsim profile allreduce -o allreduce.json"});
 
   CLI::App* l = command->add_subcommand("layers", "per-layer backward times of a PyTorch model -> trace");
   l->add_option("--model", layers->model, "torchvision or transformers model name, or module:function")->required();
@@ -299,7 +317,8 @@ void add_profile_command(CLI::App& app) {
       ->check(CLI::Range(1, 1024));
   l->add_option("--seq-len", layers->seq_len, "sequence length for transformers models")->capture_default_str();
   l->add_option("--python", layers->python, "Python with PyTorch")->capture_default_str();
-  l->add_option("-o,--output", layers->output, "trace file to write")->required();
+  l->add_option("-o,--output", layers->output, "trace file to write (-: stdout)")->required();
+  add_examples(l, {"mgsim profile layers --model resnet50 --batch 64 --precision bf16 -o resnet50.json"});
   l->callback([layers] {
     profile_layers(*layers, fmt::format("mgsim profile layers --model {} --batch {} --precision {} --warmup {} "
                                         "--iterations {} --gpus {}",
@@ -315,7 +334,8 @@ void add_profile_command(CLI::App& app) {
   a->add_option("--repetitions", allreduce->repetitions, "timed repetitions per size")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
-  a->add_option("-o,--output", allreduce->output, "curve file to write")->required();
+  a->add_option("-o,--output", allreduce->output, "curve file to write (-: stdout)")->required();
+  add_examples(a, {"mgsim profile allreduce --gpus 4 --max-bytes 268435456 -o node-4gpu.json"});
   a->callback([allreduce] {
     profile_allreduce(*allreduce, fmt::format("mgsim profile allreduce --gpus {} --min-bytes {} --max-bytes {}",
                                               allreduce->gpus, allreduce->min_bytes, allreduce->max_bytes));

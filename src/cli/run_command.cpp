@@ -44,8 +44,11 @@ void add_run_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand("run", "predict iteration time and scaling for every schedule and GPU count");
   command->add_option("-c,--config", options->config, "run config (JSON, see docs/config.md)")->required();
   command->add_option("-f,--format", options->format, "table, csv or json")->capture_default_str();
-  command->add_option("-o,--output", options->output, "write to this file instead of stdout");
+  command->add_option("-o,--output", options->output, "file to write instead of stdout (-: stdout)");
   command->add_option("--timeline", options->timeline, "also write the simulated iterations as a Chrome trace (Perfetto)");
+  add_examples(command, {"mgsim run -c configs/googlenet-k80-measured.json",
+                         "mgsim run -c configs/googlenet-k80-ring.json --format csv -o ring.csv",
+                         "mgsim run -c configs/googlenet-k80-insitu.json --timeline tl.json  # open tl.json in ui.perfetto.dev"});
   command->callback([options] { run(*options); });
 }
 

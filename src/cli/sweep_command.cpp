@@ -60,8 +60,9 @@ class ProgressBar {
   Clock::time_point last_{};
 };
 
-void sweep(const SweepOptions& options) {
+void sweep(SweepOptions options) {
   const SweepShard shard = SweepShard::parse(options.shard);
+  if (options.output == kStdout) options.output.clear();
   if (options.resume && options.output.empty()) throw ConfigError("--resume: needs --output FILE to resume");
   const Sweep grid(load_sweep_config(options.config));  // validates everything before any output
   const std::size_t total = shard.size(grid.size());
@@ -100,13 +101,15 @@ void add_sweep_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand("sweep", "run a grid of traces, GPU counts, networks, collectives and "
                                                   "schedules into one CSV (docs/sweeps.md)");
   command->add_option("-c,--config", options->config, "sweep config (JSON, see docs/sweeps.md)")->required();
-  command->add_option("-o,--output", options->output, "CSV file, written as rows finish (default: stdout)");
+  command->add_option("-o,--output", options->output, "CSV file, written as rows finish (default or -: stdout)");
   command->add_option("-j,--threads", options->threads, "worker threads (0: one per hardware thread)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   command->add_flag("--resume", options->resume, "keep the complete rows already in --output and run the rest");
   command->add_option("--shard", options->shard, "run only slice i of n (1 <= i <= n): every n-th run from run i-1")
       ->capture_default_str();
+  add_examples(command, {"mgsim sweep -c configs/sweep-bench.json -o bench.csv",
+                         "mgsim sweep -c configs/sweep-bench.json -o bench-1.csv --shard 1/4 --resume"});
   command->callback([options] { sweep(*options); });
 }
 

@@ -23,7 +23,8 @@ void add_validate_command(CLI::App& app) {
       "validate", "calibrate and predict the validation cases; predicted vs measured, median and max error");
   command->add_option("path", options->path, "a folder of validation cases (*.json) or one case")
       ->capture_default_str();
-  command->add_option("-o,--output", options->output, "write the report to this file instead of stdout");
+  command->add_option("-o,--output", options->output, "write the report to this file instead of stdout (-: stdout)");
+  add_examples(command, {"mgsim validate", "mgsim validate validation/dgx1-v100-resnet50.json -o report.txt"});
   command->callback([options] { emit(format_validation(validate(options->path)), options->output, {options->path}); });
 }
 

@@ -1,4 +1,4 @@
-// Checks of flag values shared by the subcommands.
+// Checks of flag values and help text shared by the subcommands.
 
 #include <charconv>
 #include <cmath>
@@ -8,6 +8,12 @@
 #include "commands.hpp"
 
 namespace mgsim::cli {
+
+void add_examples(CLI::App* command, std::initializer_list<std::string_view> command_lines) {
+  std::string text = "Examples:";
+  for (const std::string_view line : command_lines) text += fmt::format("\n  {}", line);
+  command->footer(text);
+}
 
 CLI::Validator finite_in(double min, double max, bool min_inclusive) {
   return CLI::Validator(

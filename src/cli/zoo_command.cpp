@@ -148,7 +148,8 @@ void add_trace_command(CLI::App* zoo) {
   command->add_option("--batch", o->model.batch, "samples per GPU")->capture_default_str();
   add_model_options(command, o->model);
   add_roofline_options(command, o->roofline);
-  command->add_option("-o,--output", o->output, "write to this file instead of stdout");
+  command->add_option("-o,--output", o->output, "file to write instead of stdout (-: stdout)");
+  add_examples(command, {"mgsim zoo trace --model resnet50 --gpu h100 --precision bf16 --batch 64 -o resnet50-h100.json"});
   command->callback([o] { trace(o->model, o->roofline, o->output); });
 }
 
@@ -168,6 +169,7 @@ void add_calibrate_command(CLI::App* zoo) {
   command->add_flag("--fit-overhead", o->options.fit_overhead, "also fit a fixed time per operator");
   command->add_flag("--owner-only", o->options.owner_only,
                     "compare each measured layer with its own operator only (profilers that time one layer's backward call)");
+  add_examples(command, {"mgsim zoo calibrate --trace traces/googlenet-k80.json --model googlenet-bvlc --aux-heads --gpu k80 --owner-only"});
   command->callback([o] { calibrate_trace(o->model, o->roofline, o->trace, o->options); });
 }
 
@@ -176,12 +178,17 @@ void add_calibrate_command(CLI::App* zoo) {
 void add_zoo_command(CLI::App& app) {
   CLI::App* zoo = app.add_subcommand("zoo", "model zoo and GPU catalogue: list, show, synthetic traces, calibration");
   zoo->require_subcommand(1);
-  zoo->add_subcommand("list", "list the zoo's models and GPUs")->callback(list);
+  add_examples(zoo, {"mgsim zoo list",
+                     "mgsim zoo trace --model resnet50 --gpu h100 --batch 64 -o resnet50-h100.json"});
+  CLI::App* list_command = zoo->add_subcommand("list", "list the zoo's models and GPUs");
+  list_command->callback(list);
+  add_examples(list_command, {"mgsim zoo list"});
   auto show_args = std::make_shared<ModelArgs>();
   CLI::App* show_command = zoo->add_subcommand("show", "print a model's operators with shapes, FLOPs and bytes");
   show_command->add_option("--model", show_args->model, "model name")->required();
   show_command->add_option("--batch", show_args->batch, "samples")->capture_default_str();
   add_model_options(show_command, *show_args);
+  add_examples(show_command, {"mgsim zoo show --model resnet50 --batch 64"});
   show_command->callback([show_args] { show(*show_args); });
   add_trace_command(zoo);
   add_calibrate_command(zoo);

@@ -7,6 +7,7 @@
 #include <limits>
 #include <nlopt.hpp>
 
+#include "mgsim/io/json_text.hpp"
 #include "mgsim/io/config_parts.hpp"
 #include "mgsim/io/json_reader.hpp"
 #include "measurements.hpp"
@@ -320,7 +321,7 @@ std::string Calibration::config_text(std::span<const double> values, const std::
       }
     }
   }
-  return document.dump(2) + "\n";
+  return json_text(document, 2) + "\n";
 }
 
 }  // namespace mgsim

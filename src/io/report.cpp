@@ -13,12 +13,14 @@
 #include "metric_columns.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/files.hpp"
+#include "mgsim/io/json_text.hpp"
+#include "mgsim/version.hpp"
 
 namespace mgsim {
 namespace {
 
 std::string format_csv(const std::vector<RunRow>& rows) {
-  std::string out = csv_header();
+  std::string out = csv_preamble() + csv_header();
   for (const RunRow& row : rows) out += csv_row(row);
   return out;
 }
@@ -33,7 +35,9 @@ std::string format_json(const std::vector<RunRow>& rows) {
     result["message_unit"] = to_string(row.unit);
     results.push_back(std::move(result));
   }
-  return nlohmann::json{{"results", results}}.dump(2) + "\n";
+  nlohmann::json report = {{"results", results}};
+  stamp_report(report);
+  return json_text(report, 2) + "\n";
 }
 
 /// One line of the table: the cell of every metric it shows, the schedule
@@ -80,6 +84,8 @@ std::string csv_field(const std::string& text) {
   for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
   return quoted + "\"";
 }
+
+std::string csv_preamble() { return fmt::format("# mgsim {} format {}\n", version(), kReportFormatVersion); }
 
 std::string csv_header() {
   std::string header = "model,schedule,collective";

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include "mgsim/io/json_text.hpp"
 #include <nlohmann/json.hpp>
 
 namespace mgsim {
@@ -100,10 +101,11 @@ std::string format_timeline(const Workload& workload, std::span<const IterationT
                 {"collectives", "exposed communication"});
     add_communication(events, pid, workload, iteration);
   }
-  const json document = {{"traceEvents", std::move(events)},
-                         {"displayTimeUnit", "ms"},
-                         {"otherData", {{"generator", "mgsim"}, {"model", workload.trace.model}}}};
-  return document.dump(1) + "\n";
+  json document = {{"traceEvents", std::move(events)},
+                   {"displayTimeUnit", "ms"},
+                   {"otherData", {{"generator", "mgsim"}, {"model", workload.trace.model}}}};
+  stamp_report(document["otherData"]);
+  return json_text(document, 1) + "\n";
 }
 
 }  // namespace mgsim

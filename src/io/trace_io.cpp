@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "mgsim/io/json_text.hpp"
+#include "mgsim/version.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/json_reader.hpp"
 #include "mgsim/limits.hpp"
@@ -198,6 +200,7 @@ std::string format_trace_json(const Trace& trace, const nlohmann::ordered_json& 
   out["batch_size"] = trace.batch_size;
   out["forward_time_s"] = trace.forward_time_s;
   out["provenance"] = provenance;
+  out["provenance"]["mgsim_version"] = std::string(version());  // the mgsim that wrote the file
   out["layers"] = nlohmann::ordered_json::array();
   for (const Layer& layer : trace.layers) {
     nlohmann::ordered_json l;
@@ -208,7 +211,7 @@ std::string format_trace_json(const Trace& trace, const nlohmann::ordered_json& 
     if (!layer.grad_ready_s.empty()) l["grad_ready_s"] = layer.grad_ready_s;
     out["layers"].push_back(std::move(l));
   }
-  return out.dump(1) + "\n";
+  return json_text(out, 1) + "\n";
 }
 
 std::string format_curve_json(std::vector<CurveSample> points, const nlohmann::ordered_json& provenance) {
@@ -221,13 +224,14 @@ std::string format_curve_json(std::vector<CurveSample> points, const nlohmann::o
   out["version"] = 1;
   out["collective"] = "allreduce";
   out["provenance"] = provenance;
+  out["provenance"]["mgsim_version"] = std::string(version());  // the mgsim that wrote the file
   out["points"] = nlohmann::ordered_json::array();
   for (const CurveSample& p : points) {
     nlohmann::ordered_json point = {{"gpus", p.gpus}, {"bytes", p.bytes}, {"seconds", p.seconds}};
     if (p.spread_s) point["spread_s"] = *p.spread_s;
     out["points"].push_back(std::move(point));
   }
-  return out.dump(1) + "\n";
+  return json_text(out, 1) + "\n";
 }
 
 }  // namespace mgsim

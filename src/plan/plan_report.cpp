@@ -4,6 +4,8 @@
 #include <map>
 
 #include <fmt/format.h>
+#include "mgsim/io/json_text.hpp"
+#include "mgsim/io/report.hpp"
 #include <nlohmann/json.hpp>
 
 namespace mgsim::plan {
@@ -101,7 +103,7 @@ std::string format_plan_table(const PlanReport& r) {
 
 std::string format_plan_csv(const PlanReport& r) {
   const CostModel& m = *r.model;
-  std::string out = "model,gpus,point,time_s,memory_bytes,fits_memory_limit,strategies\n";
+  std::string out = csv_preamble() + "model,gpus,point,time_s,memory_bytes,fits_memory_limit,strategies\n";
   for (std::size_t i = 0; i < r.result->frontier.size(); ++i) {
     const PlanPoint& p = r.result->frontier[i];
     const std::string fits = r.memory_limit ? (p.cost.memory <= *r.memory_limit ? "yes" : "no") : "";
@@ -148,7 +150,8 @@ std::string format_plan_json(const PlanReport& r) {
       doc["chosen"] = nullptr;
     }
   }
-  return doc.dump(1) + "\n";
+  stamp_report(doc);
+  return json_text(doc, 1) + "\n";
 }
 
 }  // namespace mgsim::plan

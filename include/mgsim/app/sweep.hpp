@@ -53,8 +53,9 @@ class Sweep {
   std::string key(std::size_t index) const;
   /// Run `index` as a CSV line (with its newline), in the columns of header().
   std::string row(std::size_t index) const;
-  /// The sweep's CSV header: run,trace,network,gpus_per_node, then the
-  /// columns of `mgsim run --format csv` (csv_header()).
+  /// The sweep's CSV header: the version line (csv_preamble()), then
+  /// run,trace,network,gpus_per_node and the columns of
+  /// `mgsim run --format csv` (csv_header()).
   static std::string header();
 
   const SweepConfig& config() const { return config_; }

@@ -27,6 +27,10 @@ ReportFormat parse_report_format(std::string_view name);
 
 std::string format_report(const std::vector<RunRow>& rows, ReportFormat format);
 
+/// The first line of every CSV report: "# mgsim VERSION format N" and a
+/// newline (mgsim/version.hpp). Readers skip it as a comment: pandas with
+/// comment="#", gnuplot by default (docs/output-format.md).
+std::string csv_preamble();
 /// The CSV columns of a row, shared by `mgsim run --format csv` and sweeps.
 std::string csv_header();
 /// One CSV line (with its newline) for a row.
