@@ -96,6 +96,7 @@ fs::path profiler_file(const char* name) {
 }
 
 /// Runs a program with extra environment variables; returns its exit status.
+/// Its stdout goes to stderr: stdout carries only what mgsim writes (`-o -`).
 int run_program(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env) {
   std::vector<std::string> env_strings(extra_env);
   for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
@@ -104,10 +105,13 @@ int run_program(const std::vector<std::string>& argv, const std::vector<std::str
   for (const std::string& e : env_strings) env.push_back(const_cast<char*>(e.c_str()));
   args.push_back(nullptr);
   env.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
   pid_t pid = 0;
-  if (posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), env.data()) != 0) {
-    throw ProfilerError(fmt::format("cannot start {}", argv[0]));
-  }
+  const int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), env.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) throw ProfilerError(fmt::format("cannot start {}", argv[0]));
   int status = 0;
   if (waitpid(pid, &status, 0) < 0) throw ProfilerError(fmt::format("lost {}", argv[0]));
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
