@@ -222,8 +222,9 @@ void profile_allreduce(const AllreduceOptions& o, const std::string& command) {
                                {"date", profile::today_utc()},
                                {"mgsim_command", command}};
   for (const auto& [key, value] : output.info) provenance[key] = value;
-  emit(format_curve_json(profile::summarize_bench(output), provenance), o.output, {});
-  if (o.output != kStdout) fmt::print("wrote {}: {} sizes on {} GPUs\n", o.output, profile::summarize_bench(output).size(), gpus);
+  const std::vector<CurveSample> curve = profile::summarize_bench(output);
+  emit(format_curve_json(curve, provenance), o.output, {});
+  if (o.output != kStdout) fmt::print("wrote {}: {} sizes on {} GPUs\n", o.output, curve.size(), gpus);
 }
 
 }  // namespace
