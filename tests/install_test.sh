@@ -60,7 +60,8 @@ fi
 
 # Where each binary finds the profiler: the installed one the installed files, the
 # built one the build tree's. A fake CUDA driver (one GPU) gets `mgsim profile
-# layers` past the device probe; a fake Python records what it was given and fails.
+# layers` past the device probe; a fake Python prints a line, records what it
+# was given and fails.
 if [[ -f $BUILD/profiler/libmgsim_cupti.so ]]; then
   mkdir -p fakecuda
   cat >fakecuda/driver.cpp <<'CPP'
@@ -74,14 +75,17 @@ int cuDeviceGetName(char* name, int length, int) { std::snprintf(name, length, "
 }
 CPP
   "$compiler" -shared -fPIC -o fakecuda/libcuda.so.1 fakecuda/driver.cpp
-  printf '#!/bin/sh\nprintf "%%s\\n%%s\\n" "$1" "$CUDA_INJECTION64_PATH" >"%s/helper-args"\nexit 3\n' "$WORK" >fake-python
+  printf '#!/bin/sh\necho from-the-helper\nprintf "%%s\\n%%s\\n" "$1" "$CUDA_INJECTION64_PATH" >"%s/helper-args"\nexit 3\n' \
+    "$WORK" >fake-python
   chmod +x fake-python
   for binary in "$INSTALLED:$PREFIX/libexec/mgsim" "$MGSIM:$BUILD/profiler"; do
     rm -f helper-args
-    out=$(LD_LIBRARY_PATH=$WORK/fakecuda "${binary%%:*}" profile layers --model m --batch 1 --python "$WORK/fake-python" \
-          -o profiled.json 2>&1) || true
+    LD_LIBRARY_PATH=$WORK/fakecuda "${binary%%:*}" profile layers --model m --batch 1 --python "$WORK/fake-python" \
+      -o - >profile.out 2>profile.err || true
+    out=$(tr '\n' ' ' <profile.err)
     dir=$(realpath "${binary#*:}")
-    if [[ $out == "mgsim: error: the training helper failed with exit status 3" &&
+    # The helper's stdout goes to stderr: with -o -, stdout is mgsim's alone.
+    if [[ $out == "from-the-helper mgsim: error: the training helper failed with exit status 3 " && ! -s profile.out &&
           $(cat helper-args 2>/dev/null) == "$dir/mgsim_profile_model.py"$'\n'"$dir/libmgsim_cupti.so" ]]; then
       pass "${binary%%:*} runs the profiler in ${binary#*:}"
     else

@@ -40,7 +40,9 @@ std::pair<SimTime, SimTime> compare(const Workload& workload, const Collective& 
 Trace random_trace(std::mt19937_64& rng) {
   std::uniform_int_distribution<int> layers(2, 64), tensors(1, 2);
   std::uniform_real_distribution<double> log_time(std::log(1e-5), std::log(1e-2)), log_size(std::log(1e2), std::log(1e7));
-  Trace trace{"random", 32, 0.0, {}};
+  Trace trace;
+  trace.model = "random";
+  trace.batch_size = 32;
   for (int l = layers(rng); l > 0; --l) {
     Layer layer{"l", {}, 4, std::exp(log_time(rng)), {}};
     for (int t = tensors(rng); t > 0; --t) layer.params.push_back(static_cast<std::int64_t>(std::exp(log_size(rng))));

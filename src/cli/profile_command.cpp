@@ -101,6 +101,7 @@ fs::path profiler_file(const char* name) {
 }
 
 /// Starts a program with extra environment variables; returns its pid.
+/// Its stdout goes to stderr: stdout carries only what mgsim writes (`-o -`).
 pid_t start_program(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env) {
   std::vector<std::string> env_strings(extra_env);
   for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
@@ -109,10 +110,13 @@ pid_t start_program(const std::vector<std::string>& argv, const std::vector<std:
   for (const std::string& e : env_strings) env.push_back(const_cast<char*>(e.c_str()));
   args.push_back(nullptr);
   env.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
   pid_t pid = 0;
-  if (posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), env.data()) != 0) {
-    throw ProfilerError(fmt::format("cannot start {}", argv[0]));
-  }
+  const int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), env.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) throw ProfilerError(fmt::format("cannot start {}", argv[0]));
   return pid;
 }
 
@@ -284,8 +288,9 @@ void profile_allreduce(const AllreduceOptions& o, const std::string& command) {
                                {"date", profile::today_utc()},
                                {"mgsim_command", command}};
   for (const auto& [key, value] : output.info) provenance[key] = value;
-  emit(format_curve_json(profile::summarize_bench(output), provenance), o.output, {});
-  if (o.output != kStdout) fmt::print("wrote {}: {} sizes on {} GPUs\n", o.output, profile::summarize_bench(output).size(), gpus);
+  const std::vector<CurveSample> curve = profile::summarize_bench(output);
+  emit(format_curve_json(curve, provenance), o.output, {});
+  if (o.output != kStdout) fmt::print("wrote {}: {} sizes on {} GPUs\n", o.output, curve.size(), gpus);
 }
 
 }  // namespace
