@@ -51,6 +51,8 @@ RunMetrics measure(const Workload& workload, int gpus, const Iteration& iteratio
   metrics.iteration = timing.iteration_end;
   metrics.compute = timing.compute_end;
   metrics.single_gpu = workload.profile.compute_time();
+  metrics.mean_iteration = metrics.p50_iteration = metrics.p99_iteration = timing.iteration_end;
+  metrics.wait = timing.wait;
   metrics.messages = static_cast<int>(plan.size());
   for (const Message& message : plan) {
     metrics.comm_busy += message.duration;
