@@ -362,4 +362,28 @@ else
   fail "(h) bad input with -o -: exit 2, one error line, nothing on stdout" "exit $rc: $(head -c 300 dash.err)"
 fi
 
+# ---- variability -------------------------------------------------------------------------------------------------
+
+# The same seed gives the same bytes; the statistics columns are there, and
+# without variability they are the nominal iteration's.
+sed 's|}$|, "variability": {"law": "lognormal", "median_s": 0.0005, "sigma": 1, "per": "layer", "seed": 3}, "iterations": 40}|' \
+  ideal.json >noisy.json
+"$MGSIM" run -c ideal.json --format csv >ideal.csv
+"$MGSIM" run -c noisy.json --format csv >noisy1.csv
+"$MGSIM" run -c noisy.json --format csv >noisy2.csv
+csv_value() {  # csv_value FILE COLUMN: COLUMN's value in FILE's first row (after the '# mgsim' line)
+  awk -F, -v name="$2" '/^#/ { next } !c { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c; exit }' "$1"
+}
+if cmp -s noisy1.csv noisy2.csv &&
+   awk -v m="$(csv_value noisy1.csv mean_iteration_time_s)" -v t="$(csv_value noisy1.csv iteration_time_s)" \
+     'BEGIN { exit !(m > t) }' &&
+   [[ $(csv_value ideal.csv mean_iteration_time_s) == $(csv_value ideal.csv iteration_time_s) &&
+      $(csv_value ideal.csv p99_iteration_time_s) == $(csv_value ideal.csv iteration_time_s) &&
+      $(csv_value ideal.csv wait_s) == 0.000000000 ]]; then
+  pass "variability: the same seed gives the same bytes; without it the statistics are the nominal iteration's"
+else
+  fail "variability: the same seed gives the same bytes; without it the statistics are the nominal iteration's" \
+    "$(head -c 400 noisy1.csv)"
+fi
+
 finish

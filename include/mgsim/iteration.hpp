@@ -6,7 +6,7 @@
 // iteration's timing back after the engine has run. simulate() runs many
 // iterations, one engine run each, in one engine that builders clear or
 // rewind (so memory grows with ranks x layers, not with iterations), hands every builder the
-// one seeded random source, and summarises the iteration times. Builders
+// one seeded random source, and summarises the iteration times and waits. Builders
 // come from one table, like schedules and collectives; new ones (stragglers,
 // Non-blocking SGD, gossip) are added there.
 
@@ -22,6 +22,7 @@
 #include "mgsim/rate_model.hpp"
 #include "mgsim/schedule.hpp"
 #include "mgsim/simulation.hpp"
+#include "mgsim/variability.hpp"
 
 namespace mgsim {
 
@@ -30,6 +31,9 @@ struct IterationTiming {
   SimTime start = 0;
   SimTime end = 0;          ///< the last rank's end: the next iteration starts here
   SimTime compute_end = 0;  ///< the slowest rank's end of compute
+  /// Mean over ranks of the time from a rank's own end of compute to
+  /// compute_end: how long ranks that finished wait for the slowest.
+  SimTime wait = 0;
   SimTime duration() const { return end - start; }
 };
 
@@ -40,6 +44,7 @@ struct BuildContext {
   const Collective& collective;
   const Schedule& schedule;
   Overlap overlap;
+  Variability variability = {};  ///< none: every iteration is the nominal one
 };
 
 class IterationBuilder {
@@ -75,6 +80,7 @@ struct IterationStats {
   SimTime p99 = 0;
   SimTime min = 0;
   SimTime max = 0;
+  SimTime wait = 0;  ///< mean over iterations of IterationTiming::wait, rounded
 };
 
 struct SimulationResult {

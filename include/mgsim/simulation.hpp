@@ -29,7 +29,10 @@ struct Placement {
   CommProblem problem;
 };
 
-/// `profile` with every time divided by `speed` (rounded once); speed 1 returns it unchanged.
+/// `time` divided by `speed`, rounded to the nanosecond; speed 1 returns it unchanged.
+SimTime scaled_time(SimTime time, double speed);
+
+/// `profile` with every time scaled_time()d; speed 1 returns it unchanged.
 ComputeProfile scaled_profile(const ComputeProfile& profile, double speed);
 
 /// The outcome of one run; every metric derives from these integers.
@@ -44,6 +47,12 @@ struct RunMetrics {
   int messages = 0;
   std::int64_t bytes = 0;       ///< gradient bytes communicated per GPU (the dense equivalent)
   std::int64_t sent_bytes = 0;  ///< bytes each GPU contributes: `bytes` dense, values + indices sparse
+  // Over many iterations (docs/variability.md); without variability they are
+  // the nominal iteration's: `iteration` three times and its wait.
+  SimTime mean_iteration = 0;  ///< mean iteration time, rounded to the nanosecond
+  SimTime p50_iteration = 0;   ///< nearest-rank median
+  SimTime p99_iteration = 0;   ///< nearest-rank 99th percentile
+  SimTime wait = 0;            ///< mean time a GPU waits, its compute done, for the slowest one's
 
   double iteration_time_s() const { return to_seconds(iteration); }
   double compute_s() const { return to_seconds(compute); }
@@ -54,6 +63,8 @@ struct RunMetrics {
   double throughput() const { return gpus * static_cast<double>(batch_size) / iteration_time_s(); }
   double speedup() const { return gpus * scaling_efficiency(); }
   double scaling_efficiency() const { return static_cast<double>(single_gpu) / static_cast<double>(iteration); }
+  /// P * batch / mean iteration time: the samples per second over many iterations.
+  double mean_throughput() const { return gpus * static_cast<double>(batch_size) / to_seconds(mean_iteration); }
 };
 
 /// One iteration on identical GPUs: the schedule's plan and the engine's timing of it.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "mgsim/iteration.hpp"
 #include "mgsim/simulation.hpp"
 
 namespace mgsim {
@@ -21,11 +22,21 @@ std::string class_name(const Cluster& cluster, int speed_class) {
 
 RunOutcome execute_run(const Workload& workload, const std::string& collective_name, const Collective& collective,
                        const std::string& schedule_label, const Schedule& schedule, const Cluster& cluster,
-                       Overlap overlap) {
+                       Overlap overlap, const Variability& variability, int iterations) {
   RunOutcome outcome{{workload.trace.model, schedule_label, collective_name, {}},
                      replay_iteration(workload, collective, schedule, cluster, overlap),
                      {}};
-  outcome.row.metrics = measure(workload, cluster.size(), outcome.iteration);
+  RunMetrics& metrics = outcome.row.metrics;
+  metrics = measure(workload, cluster.size(), outcome.iteration);
+  if (!variability.none()) {
+    const auto builder =
+        find_builder("data-parallel").make({workload, cluster, collective, schedule, overlap, variability}, {});
+    const IterationStats stats = simulate(*builder, variability.seed, iterations).stats;
+    metrics.mean_iteration = stats.mean;
+    metrics.p50_iteration = stats.p50;
+    metrics.p99_iteration = stats.p99;
+    metrics.wait = stats.wait;
+  }
   for (int c = 0; c < cluster.class_count(); ++c) outcome.class_names.push_back(class_name(cluster, c));
   return outcome;
 }
@@ -40,7 +51,8 @@ std::vector<RunOutcome> execute_run_config(const RunConfig& config, const Worklo
     for (std::size_t s = 0; s < schedules.size(); ++s) {
       outcomes.push_back(
           execute_run(workload, config.collective, *collective, config.schedules[s].label(), *schedules[s],
-                      Cluster::with_shares(gpus, config.gpus_per_node, config.speed_classes), config.overlap));
+                      Cluster::with_shares(gpus, config.gpus_per_node, config.speed_classes), config.overlap,
+                      config.variability, config.iterations));
       outcomes.back().row.unit = config.schedules[s].unit;
     }
   }

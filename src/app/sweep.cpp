@@ -114,7 +114,8 @@ RunRow Sweep::run(std::size_t index) const {
   const Workload& workload = workloads_[at.trace];
   const SweepLink& link = links_[at.link];
   RunRow row = execute_run(workload, link.collective, *link.model, config_.schedules[at.schedule].label(),
-                           *schedules_[at.schedule], Cluster::homogeneous(config_.gpus[at.gpus]))
+                           *schedules_[at.schedule], Cluster::homogeneous(config_.gpus[at.gpus]), {},
+                           config_.variability, config_.iterations)
                    .row;
   row.unit = config_.schedules[at.schedule].unit;
   return row;

@@ -4,11 +4,20 @@
 #include <array>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "data_parallel_builder.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/registry_lookup.hpp"
 
 namespace mgsim {
+namespace {
+
+/// Latest start of an iteration: 2^62 ns (146 years), so that one more
+/// iteration (at most a year of compute plus an hour per delay) stays in int64.
+constexpr SimTime kMaxRunTime = SimTime{1} << 62;
+
+}  // namespace
 
 std::span<const BuilderInfo> builder_registry() {
   static const std::array<BuilderInfo, 1> table{{
@@ -37,6 +46,8 @@ IterationStats iteration_stats(std::span<const IterationTiming> iterations) {
   const auto n = static_cast<SimTime>(durations.size());
   SimTime sum = 0;
   for (SimTime d : durations) sum += d;
+  SimTime waited = 0;  // at most the sum of the durations
+  for (const IterationTiming& timing : iterations) waited += timing.wait;
   // Nearest rank: the smallest value with at least q of the sample at or below it.
   const auto rank = [&](int percent) { return durations[static_cast<std::size_t>((n * percent + 99) / 100 - 1)]; };
   stats.iterations = static_cast<int>(n);
@@ -46,6 +57,7 @@ IterationStats iteration_stats(std::span<const IterationTiming> iterations) {
   stats.p99 = rank(99);
   stats.min = durations.front();
   stats.max = durations.back();
+  stats.wait = (waited + n / 2) / n;
   return stats;
 }
 
@@ -57,6 +69,10 @@ SimulationResult simulate(IterationBuilder& builder, std::uint64_t seed, int ite
   result.iterations.reserve(static_cast<std::size_t>(iterations));
   SimTime start = 0;
   for (int i = 0; i < iterations; ++i) {
+    if (start > kMaxRunTime) {
+      throw ConfigError(fmt::format("{} iterations pass {} years of simulated time; ask for fewer", iterations,
+                                    to_seconds(kMaxRunTime) / (365.0 * 24 * 3600)));
+    }
     builder.build(engine, random, start);
     engine.run();
     result.iterations.push_back(builder.collect(engine));

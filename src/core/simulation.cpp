@@ -7,9 +7,13 @@ namespace mgsim {
 Workload::Workload(Trace trace_in)
     : trace(std::move(trace_in)), layout(make_layout(trace)), profile(make_profile(trace)) {}
 
+SimTime scaled_time(SimTime time, double speed) {
+  return speed == 1.0 ? time : std::llround(static_cast<double>(time) / speed);
+}
+
 ComputeProfile scaled_profile(const ComputeProfile& profile, double speed) {
   if (speed == 1.0) return profile;
-  const auto scale = [speed](SimTime t) { return std::llround(static_cast<double>(t) / speed); };
+  const auto scale = [speed](SimTime t) { return scaled_time(t, speed); };
   ComputeProfile scaled = profile;
   scaled.forward = scale(profile.forward);
   for (SimTime& t : scaled.backward) t = scale(t);
@@ -51,6 +55,8 @@ RunMetrics measure(const Workload& workload, int gpus, const Iteration& iteratio
   metrics.iteration = timing.iteration_end;
   metrics.compute = timing.compute_end;
   metrics.single_gpu = workload.profile.compute_time();
+  metrics.mean_iteration = metrics.p50_iteration = metrics.p99_iteration = timing.iteration_end;
+  metrics.wait = timing.wait;
   metrics.messages = static_cast<int>(plan.size());
   for (const Message& message : plan) {
     metrics.comm_busy += message.duration;

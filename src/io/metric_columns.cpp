@@ -43,6 +43,21 @@ constexpr std::array kColumns{
                  "(the table shows MB)",
                  [](const RunMetrics& m) { return MetricValue{m.sent_bytes}; }, "{}",
                  {"sent (MB)", 9, "{:>9.3f}", 1e-6}},
+    MetricColumn{"mean_iteration_time_s",
+                 "mean iteration time over the config's iterations, seconds (iteration_time_s without variability)",
+                 [](const RunMetrics& m) { return MetricValue{to_seconds(m.mean_iteration)}; }, "{:.9f}",
+                 {"mean (ms)", 10, "{:>10.3f}", 1e3}},
+    MetricColumn{"p50_iteration_time_s", "median (nearest-rank) iteration time, seconds",
+                 [](const RunMetrics& m) { return MetricValue{to_seconds(m.p50_iteration)}; }, "{:.9f}", {}},
+    MetricColumn{"p99_iteration_time_s", "99th percentile (nearest-rank) iteration time, seconds",
+                 [](const RunMetrics& m) { return MetricValue{to_seconds(m.p99_iteration)}; }, "{:.9f}",
+                 {"p99 (ms)", 10, "{:>10.3f}", 1e3}},
+    MetricColumn{"mean_throughput_samples_per_s", "P * batch / mean iteration time, samples per second",
+                 [](const RunMetrics& m) { return MetricValue{m.mean_throughput()}; }, "{:.6g}", {}},
+    MetricColumn{"wait_s",
+                 "mean time a GPU, its compute done, waits for the slowest GPU's compute per iteration, seconds",
+                 [](const RunMetrics& m) { return MetricValue{to_seconds(m.wait)}; }, "{:.9f}",
+                 {"wait (ms)", 10, "{:>10.3f}", 1e3}},
 };
 
 }  // namespace

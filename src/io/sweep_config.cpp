@@ -173,6 +173,10 @@ SweepConfig load_sweep_config(const std::filesystem::path& file) {
   read_schedules(top, config);
   const MessageUnit unit = read_message_unit(top);
   for (ScheduleSpec& spec : config.schedules) spec.unit = unit;
+  if (top.has("variability")) {
+    config.variability = read_variability(top.object("variability"), *std::min_element(config.gpus.begin(), config.gpus.end()));
+  }
+  config.iterations = read_iterations(top);
   top.reject_unknown();
   return config;
 }

@@ -24,11 +24,15 @@ struct RunOutcome {
   std::vector<std::string> class_names;  ///< per speed class, parallel to iteration.replay.compute
 };
 
-/// Plans and replays one run on `cluster`, once, and measures it.
-/// `collective_name` and `schedule_label` only label the row.
+/// Plans and replays one run on `cluster`, once, and measures it; with
+/// variability, also simulates `iterations` iterations from a random source
+/// seeded by its seed (every run of a config draws the same numbers) and
+/// reports their statistics. `collective_name` and `schedule_label` only
+/// label the row; the iteration kept (for a timeline) is the nominal one.
 RunOutcome execute_run(const Workload& workload, const std::string& collective_name, const Collective& collective,
                        const std::string& schedule_label, const Schedule& schedule, const Cluster& cluster,
-                       Overlap overlap = {});
+                       Overlap overlap = {}, const Variability& variability = {},
+                       int iterations = kDefaultIterations);
 
 /// A speed class as timelines name it: "GPU class 0 (64 GPUs)" on a
 /// homogeneous cluster, "ranks 0-6 at speed 0.7 (7 GPUs)" otherwise.
