@@ -367,6 +367,7 @@ class Omgs : public SparseSchedule {
       candidates.clear();
       const SimTime layer_end = problem.layer_end[static_cast<std::size_t>(k - 1)];
       const auto bound_of = [&](const State& s) { return lower_bound(bounds, k, s.shift, s.channel_free); };
+      const double limit = static_cast<double>(bound) + 1;  // room for double rounding of huge times
       Group group;
       SimTime group_ready = 0;
       for (int g = k - 1; g >= 0; --g) {
@@ -377,7 +378,7 @@ class Omgs : public SparseSchedule {
         const SimTime earliest =
             std::max(ready[static_cast<std::size_t>(k - 1)], selection > 0 ? layer_end + selection : 0);
         if (bounds.monotone && lower_bound(bounds, k, bounds.floor_before[static_cast<std::size_t>(g)] + selection,
-                                           earliest + exchange) > static_cast<double>(bound)) {
+                                           earliest + exchange) > limit) {
           break;  // (2)
         }
         // Exchange ready at S + lag; past the first state whose channel is
@@ -386,12 +387,12 @@ class Omgs : public SparseSchedule {
         const auto& from = front[static_cast<std::size_t>(g)];
         if (from.empty() || lower_bound(bounds, k, from.front().shift + selection,
                                         std::max(from.back().channel_free, from.front().shift + lag) + exchange) >
-                                static_cast<double>(bound)) {
+                                limit) {
           continue;  // (1) for the least S and E of the set
         }
         for (std::size_t i = 0; i < from.size(); ++i) {
           const State next = step(from[i], group_ready, layer_end, selection, exchange, g, static_cast<int>(i));
-          if (bound_of(next) <= static_cast<double>(bound)) candidates.push_back(next);  // (1)
+          if (bound_of(next) <= limit) candidates.push_back(next);  // (1)
           if (from[i].shift + lag >= from[i].channel_free) break;  // (5)
         }
       }
