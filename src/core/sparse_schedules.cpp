@@ -363,8 +363,11 @@ class Omgs : public SparseSchedule {
     std::vector<std::vector<State>> front(static_cast<std::size_t>(n) + 1);
     front[0].push_back({0, 0, -1, -1});
     std::vector<State> candidates;
+    std::vector<State> buffer;
+    std::vector<std::size_t> runs;  // candidates from one set: sorted by S (5)
     for (int k = 1; k <= n; ++k) {
       candidates.clear();
+      runs.assign(1, 0);
       const SimTime layer_end = problem.layer_end[static_cast<std::size_t>(k - 1)];
       const auto bound_of = [&](const State& s) { return lower_bound(bounds, k, s.shift, s.channel_free); };
       const double limit = static_cast<double>(bound) + 1;  // room for double rounding of huge times
@@ -395,9 +398,10 @@ class Omgs : public SparseSchedule {
           if (bound_of(next) <= limit) candidates.push_back(next);  // (1)
           if (from[i].shift + lag >= from[i].channel_free) break;  // (5)
         }
+        runs.push_back(candidates.size());
       }
       if (!keep_one) {
-        front[static_cast<std::size_t>(k)] = pareto(candidates, bounds.reach[static_cast<std::size_t>(k)]);
+        front[static_cast<std::size_t>(k)] = pareto(candidates, runs, buffer, bounds.reach[static_cast<std::size_t>(k)]);
       } else if (!candidates.empty()) {
         front[static_cast<std::size_t>(k)] = {
             *std::min_element(candidates.begin(), candidates.end(), [&](const State& a, const State& b) {
@@ -445,14 +449,31 @@ class Omgs : public SparseSchedule {
                           [](const InterpolationPoint& a, const InterpolationPoint& b) { return a.y < b.y; });
   }
 
-  /// The Pareto set of `states`, reordered in place: by S, each with a lower
-  /// E, less the states that (3) drops at this boundary's `reach`.
-  static std::vector<State> pareto(std::vector<State>& states, SimTime reach) {
-    // By (S, E), then in the order found (later group starts first).
-    std::sort(states.begin(), states.end(), [](const State& a, const State& b) {
-      return std::tie(a.shift, a.channel_free, b.from_boundary, a.from_state) <
-             std::tie(b.shift, b.channel_free, a.from_boundary, b.from_state);
-    });
+  /// Order of candidates: by (S, E), then as found (later group starts first).
+  static bool before(const State& a, const State& b) {
+    return std::tie(a.shift, a.channel_free, b.from_boundary, a.from_state) <
+           std::tie(b.shift, b.channel_free, a.from_boundary, b.from_state);
+  }
+
+  /// The Pareto set of `states`, made of the sorted runs that start at
+  /// `runs` (and end at the next; the last entry is the end): by S, each
+  /// with a lower E, less the states that (3) drops at this boundary's
+  /// `reach`. `states`, `runs` and `buffer` are scratch.
+  static std::vector<State> pareto(std::vector<State>& states, std::vector<std::size_t>& runs,
+                                   std::vector<State>& buffer, SimTime reach) {
+    buffer.resize(states.size());
+    while (runs.size() > 2) {  // merge pairs of runs
+      std::size_t out = 1;
+      for (std::size_t r = 0; r + 1 < runs.size(); r += 2) {
+        const auto first = states.begin() + static_cast<std::ptrdiff_t>(runs[r]);
+        const auto middle = states.begin() + static_cast<std::ptrdiff_t>(runs[r + 1]);
+        const auto last = r + 2 < runs.size() ? states.begin() + static_cast<std::ptrdiff_t>(runs[r + 2]) : middle;
+        std::merge(first, middle, middle, last, buffer.begin() + static_cast<std::ptrdiff_t>(runs[r]), before);
+        runs[out++] = runs[std::min(r + 2, runs.size() - 1)];
+      }
+      runs.resize(out);
+      states.swap(buffer);
+    }
     std::vector<State> kept;
     for (const State& s : states) {
       if (!kept.empty() && s.channel_free >= kept.back().channel_free) continue;
