@@ -300,7 +300,8 @@ class Omgs : public SparseSchedule {
                    SimTime bound) const {
     const int n = problem.layer_count();
     const bool formula = settings_.selection_curve.empty();
-    Bounds bounds{{0}, {}, {}, std::vector<SimTime>(static_cast<std::size_t>(n) + 1, kNever), selection_never_decreases()};
+    Bounds bounds{
+        {0}, {}, {}, std::vector<SimTime>(static_cast<std::size_t>(n) + 1, kNever), selection_never_decreases()};
     for (int u = 0; u < n; ++u) {
       const SimTime own = costs.selection(costs.layer(u));
       bounds.floor_before.push_back(bounds.floor_before.back() + (formula ? std::max<SimTime>(0, own - 2) : 0));
@@ -333,7 +334,8 @@ class Omgs : public SparseSchedule {
     future.assign(static_cast<std::size_t>(n) + 1, none);
     bounds.first_ready.assign(static_cast<std::size_t>(n) + 1, static_cast<double>(problem.compute_end));
     for (int i = 0; i <= kSteps; ++i) {
-      future.back()[static_cast<std::size_t>(i)] = static_cast<double>(i) / kSteps * static_cast<double>(problem.compute_end);
+      future.back()[static_cast<std::size_t>(i)] =
+          static_cast<double>(i) / kSteps * static_cast<double>(problem.compute_end);
     }
     const SimTime last_start = n > 0 ? std::min(problem.layer_end.back(), ready.back()) : 0;
     for (int k = n - 1; k >= 0; --k) {
@@ -346,7 +348,8 @@ class Omgs : public SparseSchedule {
         group_ready = std::max(group_ready, ready[static_cast<std::size_t>(g - 1)]);
         const SimTime exchange = costs.exchange(group);
         const SimTime selection = costs.selection(group);
-        const SimTime outside = floor_before[static_cast<std::size_t>(k)] + floor_before.back() - floor_before[static_cast<std::size_t>(g)];
+        const SimTime outside =
+            floor_before[static_cast<std::size_t>(k)] + floor_before.back() - floor_before[static_cast<std::size_t>(g)];
         if (exchange > bound) break;
         if (problem.compute_end + outside + selection > bound) {
           if (bounds.monotone) break;
@@ -355,12 +358,14 @@ class Omgs : public SparseSchedule {
         // After the last group: its selection, then its exchange, or the end of the backward.
         const double tail = g == n ? static_cast<double>(std::max(problem.compute_end, last_start + exchange)) : 0;
         // The group's exchange is ready this long after the selections before it.
-        const SimTime lag = selection > 0 ? std::max(group_ready, problem.layer_end[static_cast<std::size_t>(g - 1)] + selection) : group_ready;
+        const SimTime end = problem.layer_end[static_cast<std::size_t>(g - 1)];
+        const SimTime lag = selection > 0 ? std::max(group_ready, end + selection) : group_ready;
         for (int i = 0; i <= kSteps; ++i) {
           const auto at = static_cast<std::size_t>(i);
           const double lambda = static_cast<double>(i) / kSteps;
           const double rest = g == n ? lambda * tail : future[static_cast<std::size_t>(g)][at];
-          const double here = lambda * static_cast<double>(selection) + (1 - lambda) * static_cast<double>(exchange) + rest;
+          const double here =
+              lambda * static_cast<double>(selection) + (1 - lambda) * static_cast<double>(exchange) + rest;
           least[at] = std::min(least[at], here);
           first[at] = std::min(first[at], here + (1 - lambda) * static_cast<double>(lag));
         }
@@ -416,7 +421,8 @@ class Omgs : public SparseSchedule {
         runs.push_back(candidates.size());
       }
       if (!keep_one) {
-        front[static_cast<std::size_t>(k)] = pareto(candidates, runs, buffer, bounds.reach[static_cast<std::size_t>(k)]);
+        front[static_cast<std::size_t>(k)] =
+            pareto(candidates, runs, buffer, bounds.reach[static_cast<std::size_t>(k)]);
       } else if (!candidates.empty()) {
         front[static_cast<std::size_t>(k)] = {
             *std::min_element(candidates.begin(), candidates.end(), [&](const State& a, const State& b) {
