@@ -384,7 +384,7 @@ class Omgs : public SparseSchedule {
     front[0].push_back({0, 0, -1, -1});
     std::vector<State> candidates;
     std::vector<State> buffer;
-    std::vector<std::size_t> runs;  // candidates from one set: sorted by S (5)
+    std::vector<std::size_t> runs;  // where each set's candidates start: S rises along a set
     for (int k = 1; k <= n; ++k) {
       candidates.clear();
       runs.assign(1, 0);
