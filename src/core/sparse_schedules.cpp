@@ -203,7 +203,12 @@ std::vector<int> omgs_rule_groups(const CommProblem& problem, const SparseCosts&
 ///      lambda S + (1 - lambda) E + W_lambda(k), where W_lambda(k) is the
 ///      least of lambda (their selections + max(...)) + (1 - lambda) (their
 ///      exchanges) over the groupings of the layers after k: a shortest path,
-///      found from the last boundary back for lambda = 0, 1/8, ..., 1. Only
+///      found from the last boundary back for lambda = 0, 1/8, ..., 1. The
+///      channel also cannot start the first group [k, g) before S + its lag
+///      (its ready time, or the end of layer g-1 + its selection), so the
+///      state ends no earlier than S + V(k), V(k) the most over lambda of the
+///      least of lambda (selections + max(...)) + (1 - lambda) (lag of the
+///      first group + exchanges). Only
 ///      groups that could be in a plan ending by U are taken (their exchange,
 ///      and compute_end + their selection + the floors of the other layers,
 ///      within U; floors: with s d log2 d selection, superadditive with
@@ -270,6 +275,7 @@ class Omgs : public SparseSchedule {
   struct Bounds {
     std::vector<SimTime> floor_before;  ///< sum of the selection floors of the layers before k
     std::vector<Weighted> future;       ///< W_lambda(k) of (1), infinite when no grouping is within U
+    std::vector<double> first_ready;    ///< V(k) of (1)
     std::vector<SimTime> reach;         ///< reach(k); kNever with a measured selection curve
     bool monotone;                      ///< selection never decreases with elements: (2) applies
   };
@@ -277,7 +283,7 @@ class Omgs : public SparseSchedule {
   /// The bound (1) of a state at boundary k with selections `shift` and the channel free at `channel_free`.
   static double lower_bound(const Bounds& bounds, int k, SimTime shift, SimTime channel_free) {
     const Weighted& future = bounds.future[static_cast<std::size_t>(k)];
-    double end = 0;
+    double end = static_cast<double>(shift) + bounds.first_ready[static_cast<std::size_t>(k)];
     for (int i = 0; i <= kSteps; ++i) {
       const double lambda = static_cast<double>(i) / kSteps;
       end = std::max(end, lambda * static_cast<double>(shift) + (1 - lambda) * static_cast<double>(channel_free) +
@@ -294,12 +300,13 @@ class Omgs : public SparseSchedule {
                    SimTime bound) const {
     const int n = problem.layer_count();
     const bool formula = settings_.selection_curve.empty();
-    Bounds bounds{{0}, {}, std::vector<SimTime>(static_cast<std::size_t>(n) + 1, kNever), selection_never_decreases()};
+    Bounds bounds{
+        {0}, {}, {}, std::vector<SimTime>(static_cast<std::size_t>(n) + 1, kNever), selection_never_decreases()};
     for (int u = 0; u < n; ++u) {
       const SimTime own = costs.selection(costs.layer(u));
       bounds.floor_before.push_back(bounds.floor_before.back() + (formula ? std::max<SimTime>(0, own - 2) : 0));
     }
-    bounds.future = future_costs(problem, costs, ready, bounds, bound);
+    future_costs(problem, costs, ready, bound, bounds);
     if (formula) {
       Group after;
       SimTime latest = problem.compute_end;
@@ -314,28 +321,35 @@ class Omgs : public SparseSchedule {
     return bounds;
   }
 
-  /// W_lambda(k) of (1) for every boundary, from the last back: a shortest
-  /// path over the groups [k, g) that pass the test of (1).
-  static std::vector<Weighted> future_costs(const CommProblem& problem, const SparseCosts& costs,
-                                            const std::vector<SimTime>& ready, const Bounds& bounds, SimTime bound) {
+  /// W_lambda(k) and V(k) of (1) for every boundary, from the last back: a
+  /// shortest path over the groups [k, g) that pass the test of (1).
+  static void future_costs(const CommProblem& problem, const SparseCosts& costs, const std::vector<SimTime>& ready,
+                           SimTime bound, Bounds& bounds) {
     const int n = problem.layer_count();
     const std::vector<SimTime>& floor_before = bounds.floor_before;
     constexpr double kInf = std::numeric_limits<double>::infinity();
     Weighted none;
     none.fill(kInf);
-    std::vector<Weighted> future(static_cast<std::size_t>(n) + 1, none);
+    std::vector<Weighted>& future = bounds.future;
+    future.assign(static_cast<std::size_t>(n) + 1, none);
+    bounds.first_ready.assign(static_cast<std::size_t>(n) + 1, static_cast<double>(problem.compute_end));
     for (int i = 0; i <= kSteps; ++i) {
-      future.back()[static_cast<std::size_t>(i)] = static_cast<double>(i) / kSteps * static_cast<double>(problem.compute_end);
+      future.back()[static_cast<std::size_t>(i)] =
+          static_cast<double>(i) / kSteps * static_cast<double>(problem.compute_end);
     }
     const SimTime last_start = n > 0 ? std::min(problem.layer_end.back(), ready.back()) : 0;
     for (int k = n - 1; k >= 0; --k) {
       Weighted& least = future[static_cast<std::size_t>(k)];
+      Weighted first = none;  // the same with the first group's ready time (1 - lambda) (V)
       Group group;
+      SimTime group_ready = 0;
       for (int g = k + 1; g <= n; ++g) {
         group = SparseCosts::merge(group, costs.layer(g - 1));
+        group_ready = std::max(group_ready, ready[static_cast<std::size_t>(g - 1)]);
         const SimTime exchange = costs.exchange(group);
         const SimTime selection = costs.selection(group);
-        const SimTime outside = floor_before[static_cast<std::size_t>(k)] + floor_before.back() - floor_before[static_cast<std::size_t>(g)];
+        const SimTime outside =
+            floor_before[static_cast<std::size_t>(k)] + floor_before.back() - floor_before[static_cast<std::size_t>(g)];
         if (exchange > bound) break;
         if (problem.compute_end + outside + selection > bound) {
           if (bounds.monotone) break;
@@ -343,15 +357,21 @@ class Omgs : public SparseSchedule {
         }
         // After the last group: its selection, then its exchange, or the end of the backward.
         const double tail = g == n ? static_cast<double>(std::max(problem.compute_end, last_start + exchange)) : 0;
+        // The group's exchange is ready this long after the selections before it.
+        const SimTime end = problem.layer_end[static_cast<std::size_t>(g - 1)];
+        const SimTime lag = selection > 0 ? std::max(group_ready, end + selection) : group_ready;
         for (int i = 0; i <= kSteps; ++i) {
+          const auto at = static_cast<std::size_t>(i);
           const double lambda = static_cast<double>(i) / kSteps;
-          const double rest = g == n ? lambda * tail : future[static_cast<std::size_t>(g)][static_cast<std::size_t>(i)];
-          const double here = lambda * static_cast<double>(selection) + (1 - lambda) * static_cast<double>(exchange) + rest;
-          least[static_cast<std::size_t>(i)] = std::min(least[static_cast<std::size_t>(i)], here);
+          const double rest = g == n ? lambda * tail : future[static_cast<std::size_t>(g)][at];
+          const double here =
+              lambda * static_cast<double>(selection) + (1 - lambda) * static_cast<double>(exchange) + rest;
+          least[at] = std::min(least[at], here);
+          first[at] = std::min(first[at], here + (1 - lambda) * static_cast<double>(lag));
         }
       }
+      bounds.first_ready[static_cast<std::size_t>(k)] = *std::max_element(first.begin(), first.end());
     }
-    return future;
   }
 
   /// The set of states at every boundary: the Pareto set, or with `keep_one`
@@ -363,10 +383,14 @@ class Omgs : public SparseSchedule {
     std::vector<std::vector<State>> front(static_cast<std::size_t>(n) + 1);
     front[0].push_back({0, 0, -1, -1});
     std::vector<State> candidates;
+    std::vector<State> buffer;
+    std::vector<std::size_t> runs;  // where each set's candidates start: S rises along a set
     for (int k = 1; k <= n; ++k) {
       candidates.clear();
+      runs.assign(1, 0);
       const SimTime layer_end = problem.layer_end[static_cast<std::size_t>(k - 1)];
       const auto bound_of = [&](const State& s) { return lower_bound(bounds, k, s.shift, s.channel_free); };
+      const double limit = static_cast<double>(bound) + 1;  // room for double rounding of huge times
       Group group;
       SimTime group_ready = 0;
       for (int g = k - 1; g >= 0; --g) {
@@ -377,7 +401,7 @@ class Omgs : public SparseSchedule {
         const SimTime earliest =
             std::max(ready[static_cast<std::size_t>(k - 1)], selection > 0 ? layer_end + selection : 0);
         if (bounds.monotone && lower_bound(bounds, k, bounds.floor_before[static_cast<std::size_t>(g)] + selection,
-                                           earliest + exchange) > static_cast<double>(bound)) {
+                                           earliest + exchange) > limit) {
           break;  // (2)
         }
         // Exchange ready at S + lag; past the first state whose channel is
@@ -386,17 +410,19 @@ class Omgs : public SparseSchedule {
         const auto& from = front[static_cast<std::size_t>(g)];
         if (from.empty() || lower_bound(bounds, k, from.front().shift + selection,
                                         std::max(from.back().channel_free, from.front().shift + lag) + exchange) >
-                                static_cast<double>(bound)) {
+                                limit) {
           continue;  // (1) for the least S and E of the set
         }
         for (std::size_t i = 0; i < from.size(); ++i) {
           const State next = step(from[i], group_ready, layer_end, selection, exchange, g, static_cast<int>(i));
-          if (bound_of(next) <= static_cast<double>(bound)) candidates.push_back(next);  // (1)
+          if (bound_of(next) <= limit) candidates.push_back(next);  // (1)
           if (from[i].shift + lag >= from[i].channel_free) break;  // (5)
         }
+        runs.push_back(candidates.size());
       }
       if (!keep_one) {
-        front[static_cast<std::size_t>(k)] = pareto(candidates, bounds.reach[static_cast<std::size_t>(k)]);
+        front[static_cast<std::size_t>(k)] =
+            pareto(candidates, runs, buffer, bounds.reach[static_cast<std::size_t>(k)]);
       } else if (!candidates.empty()) {
         front[static_cast<std::size_t>(k)] = {
             *std::min_element(candidates.begin(), candidates.end(), [&](const State& a, const State& b) {
@@ -444,14 +470,31 @@ class Omgs : public SparseSchedule {
                           [](const InterpolationPoint& a, const InterpolationPoint& b) { return a.y < b.y; });
   }
 
-  /// The Pareto set of `states`, reordered in place: by S, each with a lower
-  /// E, less the states that (3) drops at this boundary's `reach`.
-  static std::vector<State> pareto(std::vector<State>& states, SimTime reach) {
-    // By (S, E), then in the order found (later group starts first).
-    std::sort(states.begin(), states.end(), [](const State& a, const State& b) {
-      return std::tie(a.shift, a.channel_free, b.from_boundary, a.from_state) <
-             std::tie(b.shift, b.channel_free, a.from_boundary, b.from_state);
-    });
+  /// Order of candidates: by (S, E), then as found (later group starts first).
+  static bool before(const State& a, const State& b) {
+    return std::tie(a.shift, a.channel_free, b.from_boundary, a.from_state) <
+           std::tie(b.shift, b.channel_free, a.from_boundary, b.from_state);
+  }
+
+  /// The Pareto set of `states`, made of the sorted runs that start at
+  /// `runs` (and end at the next; the last entry is the end): by S, each
+  /// with a lower E, less the states that (3) drops at this boundary's
+  /// `reach`. `states`, `runs` and `buffer` are scratch.
+  static std::vector<State> pareto(std::vector<State>& states, std::vector<std::size_t>& runs,
+                                   std::vector<State>& buffer, SimTime reach) {
+    buffer.resize(states.size());
+    while (runs.size() > 2) {  // merge pairs of runs
+      std::size_t out = 1;
+      for (std::size_t r = 0; r + 1 < runs.size(); r += 2) {
+        const auto first = states.begin() + static_cast<std::ptrdiff_t>(runs[r]);
+        const auto middle = states.begin() + static_cast<std::ptrdiff_t>(runs[r + 1]);
+        const auto last = r + 2 < runs.size() ? states.begin() + static_cast<std::ptrdiff_t>(runs[r + 2]) : middle;
+        std::merge(first, middle, middle, last, buffer.begin() + static_cast<std::ptrdiff_t>(runs[r]), before);
+        runs[out++] = runs[std::min(r + 2, runs.size() - 1)];
+      }
+      runs.resize(out);
+      states.swap(buffer);
+    }
     std::vector<State> kept;
     for (const State& s : states) {
       if (!kept.empty() && s.channel_free >= kept.back().channel_free) continue;
