@@ -24,6 +24,11 @@ std::string lower(std::string text) {
   return text;
 }
 
+/// NCCL's kernels (ncclKernel_AllReduce_..., ncclDevKernel_..., all-to-all
+/// as ncclDevKernel_SendRecv): communication, launched from the autograd
+/// thread by DDP's hooks, not compute.
+bool is_communication(const std::string& kernel) { return lower(kernel.substr(0, 4)) == "nccl"; }
+
 class EventReader {
  public:
   EventReader(const std::string& source, std::size_t index) : source_(source), index_(index) {}
@@ -114,6 +119,10 @@ void EventCollector::add(const nlohmann::json& event, std::size_t index) {
 
   if (category == "kernel" || category == "gpu_memcpy" || category == "gpu_memset" || category == "memcpy" ||
       category == "memset") {
+    if (category == "kernel" && is_communication(name)) {
+      events_.communication.push_back({name, start, end});
+      return;
+    }
     const auto correlation = EventReader::arg_int(args, "correlation");
     if (!correlation) {
       ++events_.activities_without_correlation;
@@ -147,6 +156,8 @@ void EventCollector::add(const nlohmann::json& event, std::size_t index) {
 }
 
 Events EventCollector::take() && {
+  std::stable_sort(events_.communication.begin(), events_.communication.end(),
+                   [](const CommKernel& a, const CommKernel& b) { return a.start_ns < b.start_ns; });
   by_start(events_.operators);
   by_start(events_.modules);
   by_start(events_.steps);

@@ -25,8 +25,16 @@ struct Span {
   nlohmann::json inputs = nlohmann::json::object();
 };
 
+/// A communication kernel (NCCL): kept out of the compute records.
+struct CommKernel {
+  std::string name;
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;
+};
+
 struct Events {
-  RecordSet records;            ///< GPU work and launching calls (no markers yet)
+  RecordSet records;            ///< GPU work but communication, and launching calls (no markers yet)
+  std::vector<CommKernel> communication;  ///< kernels named nccl*, by start time
   std::vector<Span> operators;  ///< cpu_op, by start time
   std::vector<Span> modules;    ///< python_function "nn.Module: X", by start time
   std::vector<Span> steps;      ///< "ProfilerStep#N", by start time
