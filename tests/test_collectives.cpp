@@ -87,6 +87,30 @@ TEST_CASE("measured curve interpolates between sizes and never across GPU counts
                                                           Contains("2, 4"));
 }
 
+TEST_CASE("measured all-gather curve prices the sparse schedules' all-gathers") {
+  CollectiveSettings settings = flat_settings();
+  settings.curve = {{2, 100, 1.0}};
+  settings.curve_source = "curves";
+  const auto without = find_collective("measured").make(settings);
+  CHECK_THROWS_WITH(without->allgather_seconds(100, 2), Contains("no measured all-gather curve"));
+  settings.allgather_curve = {{2, 1000, 1e-3}, {2, 3000, 3e-3}};  // bytes per rank
+  const auto with = find_collective("measured").make(settings);
+  CHECK(with->allgather_seconds(2000, 2) == Approx(2e-3));  // halfway
+  CHECK(with->allreduce_seconds(100, 2) == Approx(1.0));    // the all-reduce table is its own
+  CHECK_THROWS_WITH(with->allgather_seconds(2000, 4),
+                    Contains("measured all-gather curve has no data for 4 GPUs (it has 2)"));
+}
+
+TEST_CASE("bus bandwidth follows nccl-tests' factors") {
+  // 1 GB in 1 s over 8 ranks: all-reduce 2(8-1)/8 = 1.75 GB/s; reduce-scatter
+  // (8-1)/8 = 0.875; all-gather of 1 GB per rank gathers 8 GB: 8 x 0.875 = 7.
+  CHECK(bus_bandwidth(CurveCollective::allreduce, 1e9, 1.0, 8) == Approx(1.75e9));
+  CHECK(bus_bandwidth(CurveCollective::reducescatter, 1e9, 1.0, 8) == Approx(0.875e9));
+  CHECK(bus_bandwidth(CurveCollective::allgather, 1e9, 1.0, 8) == Approx(7e9));
+  CHECK(curve_collective_named("allgather") == CurveCollective::allgather);
+  CHECK_FALSE(curve_collective_named("broadcast").has_value());
+}
+
 TEST_CASE("measured collective without points is a config error") {
   CHECK_THROWS_AS(find_collective("measured").make(flat_settings()), ConfigError);
 }
