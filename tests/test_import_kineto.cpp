@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "mgsim/error.hpp"
+#include "mgsim/io/trace_io.hpp"
 #include "mgsim/profile/import_files.hpp"
 
 namespace {
@@ -66,6 +67,29 @@ TEST_CASE("import: kineto per-layer times from AccumulateGrad, kernels and modul
   // Both ProfilerStep windows last 1000 us.
   REQUIRE(imported.step_time_s.has_value());
   CHECK(*imported.step_time_s == Approx(1e-3));
+}
+
+TEST_CASE("import: NCCL all-reduces named by record_param_comms become in-situ observations", "[import]") {
+  // PyTorch >= 2.1 wraps each collective in a record_param_comms operator.
+  // Around the launch of the first NCCL kernel (thread 300, 1250 us; the
+  // kernel runs 150 us): an all-reduce of 84 floats over 2 ranks.
+  nlohmann::json document = sample();
+  document["traceEvents"].push_back({{"ph", "X"}, {"cat", "cpu_op"}, {"name", "record_param_comms"}, {"pid", 42},
+                                     {"tid", 300}, {"ts", 1249}, {"dur", 6},
+                                     {"args", {{"Collective name", "allreduce"}, {"In msg nelems", 84},
+                                               {"dtype", "Float"}, {"Group size", 2}}}});
+  const ImportedTrace imported = import(document);
+  REQUIRE(imported.trace.insitu_allreduce.size() == 1);
+  CHECK(imported.trace.insitu_allreduce[0].gpus == 2);
+  CHECK(imported.trace.insitu_allreduce[0].bytes == 336);
+  CHECK(imported.trace.insitu_allreduce[0].seconds == Approx(150e-6));
+  CHECK(imported.provenance["communication_kernels"]["insitu_allreduce"] == 1);
+  // Written with the trace, they read back as its in-situ observations.
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "mgsim-test-insitu.json";
+  std::ofstream(file) << format_trace_json(imported.trace, {{"kind", "measured"}});
+  CHECK(load_trace(file).insitu_allreduce.size() == 1);
+  std::filesystem::remove(file);
+  CHECK(import(sample()).trace.insitu_allreduce.empty());  // no record_param_comms: sizes unknown
 }
 
 TEST_CASE("import: a gzip-compressed kineto trace reads as the plain one", "[import]") {

@@ -221,6 +221,12 @@ std::string format_trace_json(const Trace& trace, const nlohmann::ordered_json& 
     if (!layer.grad_ready_s.empty()) l["grad_ready_s"] = layer.grad_ready_s;
     out["layers"].push_back(std::move(l));
   }
+  if (!trace.insitu_allreduce.empty()) {
+    out["insitu_allreduce"] = nlohmann::ordered_json::array();
+    for (const CurvePoint& p : trace.insitu_allreduce) {
+      out["insitu_allreduce"].push_back({{"gpus", p.gpus}, {"bytes", p.bytes}, {"seconds", p.seconds}});
+    }
+  }
   return out.dump(1) + "\n";
 }
 

@@ -285,6 +285,7 @@ class KinetoImporter {
     }
     double communication_s = 0;
     for (const kineto::CommKernel& k : events_.communication) communication_s += static_cast<double>(k.end_ns - k.start_ns) * 1e-9;
+    out.trace.insitu_allreduce = insitu_allreduces();
     if (!events_.communication.empty()) {
       out.warnings.push_back(fmt::format("{} communication kernels (nccl*, {:.3f} ms in all) kept out of the "
                                          "compute times: DDP's all-reduces, not part of the model's backward",
@@ -312,7 +313,9 @@ class KinetoImporter {
                       {"communication_kernels",
                        {{"count", events_.communication.size()},
                         {"total_s", communication_s},
-                        {"note", "NCCL kernels, left out of the compute times"}}},
+                        {"insitu_allreduce", out.trace.insitu_allreduce.size()},
+                        {"note", "NCCL kernels, left out of the compute times; all-reduces whose size a "
+                                 "record_param_comms event gives are in-situ observations"}}},
                       {"backward_nodes_from", nodes_.empty() || nodes_.front().evaluate != nodes_.front().inner
                                                   ? "autograd::engine::evaluate_function events (PyTorch >= 1.10)"
                                                   : "node operators without evaluate_function (PyTorch 1.8, 1.9)"},
@@ -322,6 +325,29 @@ class KinetoImporter {
                         {"kernels_without_launch", notes.activities_without_launch}}}};
     out.provenance.update(facts_);
     return out;
+  }
+
+  /// The NCCL all-reduce kernels whose message a record_param_comms operator
+  /// around their launch names (PyTorch >= 2.1): one in-situ observation
+  /// each, the kernel's duration (docs/trace-format.md, "insitu").
+  std::vector<CurvePoint> insitu_allreduces() const {
+    std::map<std::uint64_t, const LaunchCall*> launch_of;
+    for (const LaunchCall& l : events_.records.launches) launch_of.emplace(l.correlation, &l);
+    std::vector<CurvePoint> points;
+    for (const kineto::CommKernel& k : events_.communication) {
+      if (!k.correlation) continue;
+      const auto launch = launch_of.find(static_cast<std::uint64_t>(*k.correlation));
+      if (launch == launch_of.end()) continue;
+      for (const kineto::CommCall& call : events_.comm_calls) {
+        const LaunchCall& l = *launch->second;
+        if (call.thread != l.thread || l.start_ns < call.start_ns || l.start_ns > call.end_ns) continue;
+        if (call.collective == "allreduce" && call.bytes > 0 && call.group_size >= 1 && k.end_ns > k.start_ns) {
+          points.push_back({call.group_size, call.bytes, static_cast<double>(k.end_ns - k.start_ns) * 1e-9});
+        }
+        break;
+      }
+    }
+    return points;
   }
 
   std::string source_;

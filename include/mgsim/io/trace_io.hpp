@@ -47,7 +47,7 @@ std::vector<CurvePoint> load_curve(const std::filesystem::path& file);
 /// Points of a top-k selection-time curve file, in file order.
 std::vector<SelectionPoint> load_selection_curve(const std::filesystem::path& file);
 
-/// A trace file, grad_ready_s included, with `provenance` (an object with
+/// A trace file, grad_ready_s and insitu_allreduce included, with `provenance` (an object with
 /// "kind", kept in its key order) saying where the numbers came from.
 /// Throws OutputError when provenance has no "kind".
 std::string format_trace_json(const Trace& trace, const nlohmann::ordered_json& provenance);
