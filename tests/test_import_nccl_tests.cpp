@@ -101,6 +101,17 @@ TEST_CASE("import: a real 16-rank H100 log, rank count from the device list, bus
   CHECK(busbw_gbs(curve.collective, curve.points.back()) == Approx(338.82).epsilon(5e-4));
 }
 
+TEST_CASE("import: Open MPI's warnings inside the device list are skipped", "[import]") {
+  const ImportedCurve curve = import_nccl_tests_file(kData + "nccl-tests-allreduce-16gpu-h100-hgx-mpirun-noise.txt", {});
+  // 8 B .. 16 GiB: 32 sizes; 16 ranks on bm-h100-01 and -02.
+  REQUIRE(curve.points.size() == 32);
+  CHECK(curve.points.front().gpus == 16);
+  CHECK(curve.provenance["hosts"] == 2);
+  CHECK(curve.points[5].seconds == Approx(94.40e-6));  // the 256 B outlier
+  // "17179869184 ... 68652 250.24 469.21".
+  CHECK(busbw_gbs(curve.collective, curve.points.back()) == Approx(469.21).epsilon(5e-4));
+}
+
 TEST_CASE("import: mpirun --tag-output lines, older columns, ranks from NCCL's nranks", "[import]") {
   const ImportedCurve curve = import_nccl_tests_file(kData + "nccl-tests-allreduce-16gpu-p4d-mpirun-tagged.txt", {});
   // Every line "[1,R]<stdout>:"; rows 8 B .. 1 GiB (28); "nranks 16" in the Init COMPLETE lines.

@@ -83,6 +83,12 @@ TEST_CASE("import: real osu_allgather and osu_allreduce outputs, the table endin
   CHECK(ar.collective == CurveCollective::allreduce);
   CHECK(ar.points.front().seconds == Approx(3.90e-6));
   CHECK(ar.points.back().seconds == Approx(7403.33e-6));
+  // The same cluster with Open MPI 4 / UCX: faster at 1 MiB (3730.69 us).
+  const ImportedCurve ucx = import_osu_file(kData + "osu-allreduce-64rank-alaska-openmpi-v5.6.2.txt", {64});
+  REQUIRE(ucx.points.size() == 19);
+  CHECK(ucx.points[12].bytes == 16384);
+  CHECK(ucx.points[12].seconds == Approx(158.16e-6));
+  CHECK(ucx.points.back().seconds == Approx(3730.69e-6));
 }
 
 TEST_CASE("import: osu_reduce_scatter is its own curve kind; nothing is read after the table", "[import]") {
