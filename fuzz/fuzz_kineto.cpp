@@ -6,7 +6,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto file = mgsim::fuzz::scratch_file(data, size);
   return mgsim::fuzz::refuse_or_accept([&] {
-    const auto imported = mgsim::profile::import_kineto_file(file, {"fuzz", 8, 0});
+    const auto imported = mgsim::profile::import_kineto_file(file, {"fuzz", 8, 0, {}, {}});
     mgsim::format_trace_json(imported.trace, imported.provenance);
   });
 }

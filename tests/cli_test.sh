@@ -349,7 +349,7 @@ same_as_stdout "advise --format csv" advise.csv advise -c run.json --format csv
 same_as_stdout "fit --format json" fit.json fit "$ROOT/traces/googlenet-k80-allreduce.json" --format json
 # A curve imported to stdout fits as the file does (an input named - is standard input).
 if "$MGSIM" import nccl-tests "$ROOT/tests/data/nccl-tests-allreduce-8gpu-new.txt" -o - | "$MGSIM" fit - >piped.txt &&
-   "$MGSIM" fit nccl.json | sed '1s/^curve nccl.json$/curve -/' | diff -q - piped.txt >/dev/null; then
+   "$MGSIM" fit nccl.json | sed '1s/^curve nccl.json /curve - /' | diff -q - piped.txt >/dev/null; then
   pass "(h) import -o - | fit - fits the imported curve"
 else
   fail "(h) import -o - | fit - fits the imported curve"

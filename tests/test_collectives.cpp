@@ -13,7 +13,7 @@ namespace {
 
 CollectiveSettings flat_settings() {
   const Link link{2.0, 0.5, 0.25};
-  return {{link, link}, 1, {}, ""};
+  return {{link, link}, 1, {}, "", {}};
 }
 
 double cost(std::string_view name, double bytes, int gpus, const CollectiveSettings& settings = flat_settings()) {
@@ -53,7 +53,7 @@ TEST_CASE("pipelined double binary tree matches 2 log2P a + 2 M b + M g") {
 
 TEST_CASE("hierarchical: intra reduce-scatter, inter ring of M/g, intra all-gather") {
   // intra alpha 1, beta 0.25, gamma 0.125; inter alpha 2, beta 0.5, gamma 0.25; g = 4, M = 8.
-  const CollectiveSettings settings{{{1.0, 0.25, 0.125}, {2.0, 0.5, 0.25}}, 4, {}, ""};
+  const CollectiveSettings settings{{{1.0, 0.25, 0.125}, {2.0, 0.5, 0.25}}, 4, {}, "", {}};
   // P = 8 (2 nodes): share = 6. RS = 3*1 + 6*0.375 = 5.25; AG = 3 + 6*0.25 = 4.5;
   // inter ring of 2 B over 2 nodes = 2*1*2 + 2*(1/2)*2*0.5 + (1/2)*2*0.25 = 5.25.
   CHECK(cost("hierarchical", 8, 8, settings) == Approx(15.0));
@@ -62,12 +62,12 @@ TEST_CASE("hierarchical: intra reduce-scatter, inter ring of M/g, intra all-gath
   // P = 2 < g: a partial node of 2, share = 4: RS = 1 + 4*0.375 = 2.5, AG = 1 + 4*0.25 = 2.
   CHECK(cost("hierarchical", 8, 2, settings) == Approx(4.5));
   // P = 12 is not a multiple of 8 GPUs per node.
-  const CollectiveSettings eight{settings.network, 8, {}, ""};
+  const CollectiveSettings eight{settings.network, 8, {}, "", {}};
   CHECK_THROWS_AS(cost("hierarchical", 8, 12, eight), ConfigError);
 }
 
 TEST_CASE("flat models on a two-level network use the inter-node link") {
-  const CollectiveSettings settings{{{100.0, 100.0, 100.0}, {2.0, 0.5, 0.25}}, 1, {}, ""};
+  const CollectiveSettings settings{{{100.0, 100.0, 100.0}, {2.0, 0.5, 0.25}}, 1, {}, "", {}};
   CHECK(cost("ring", 8, 4, settings) == Approx(19.5));
 }
 
@@ -85,6 +85,30 @@ TEST_CASE("measured curve interpolates between sizes and never across GPU counts
   CHECK(curve->allreduce_seconds(1000, 4) == Approx(3.0));  // one point: flat
   CHECK_THROWS_WITH(curve->allreduce_seconds(100, 8), Contains("curve.json") && Contains("8 GPUs") &&
                                                           Contains("2, 4"));
+}
+
+TEST_CASE("measured all-gather curve prices the sparse schedules' all-gathers") {
+  CollectiveSettings settings = flat_settings();
+  settings.curve = {{2, 100, 1.0}};
+  settings.curve_source = "curves";
+  const auto without = find_collective("measured").make(settings);
+  CHECK_THROWS_WITH(without->allgather_seconds(100, 2), Contains("no measured all-gather curve"));
+  settings.allgather_curve = {{2, 1000, 1e-3}, {2, 3000, 3e-3}};  // bytes per rank
+  const auto with = find_collective("measured").make(settings);
+  CHECK(with->allgather_seconds(2000, 2) == Approx(2e-3));  // halfway
+  CHECK(with->allreduce_seconds(100, 2) == Approx(1.0));    // the all-reduce table is its own
+  CHECK_THROWS_WITH(with->allgather_seconds(2000, 4),
+                    Contains("measured all-gather curve has no data for 4 GPUs (it has 2)"));
+}
+
+TEST_CASE("bus bandwidth follows nccl-tests' factors") {
+  // 1 GB in 1 s over 8 ranks: all-reduce 2(8-1)/8 = 1.75 GB/s; reduce-scatter
+  // (8-1)/8 = 0.875; all-gather of 1 GB per rank gathers 8 GB: 8 x 0.875 = 7.
+  CHECK(bus_bandwidth(CurveCollective::allreduce, 1e9, 1.0, 8) == Approx(1.75e9));
+  CHECK(bus_bandwidth(CurveCollective::reducescatter, 1e9, 1.0, 8) == Approx(0.875e9));
+  CHECK(bus_bandwidth(CurveCollective::allgather, 1e9, 1.0, 8) == Approx(7e9));
+  CHECK(curve_collective_named("allgather") == CurveCollective::allgather);
+  CHECK_FALSE(curve_collective_named("broadcast").has_value());
 }
 
 TEST_CASE("measured collective without points is a config error") {

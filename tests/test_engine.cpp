@@ -57,7 +57,7 @@ TEST_CASE("a dependency cycle is reported, not hung on") {
 TEST_CASE("engine reproduces the closed form to the nanosecond for every schedule") {
   std::mt19937_64 rng(42);
   const Link link{45.25e-6, 1.24e-10, 2.5e-9};
-  const CollectiveSettings settings{{link, {5e-6, 2e-11, 1e-11}}, 4, {}, ""};
+  const CollectiveSettings settings{{link, {5e-6, 2e-11, 1e-11}}, 4, {}, "", {}};
   for (std::string_view model : {"ring", "tree", "hierarchical"}) {
     const auto collective = find_collective(model).make(settings);
     for (int trial = 0; trial < 30; ++trial) {

@@ -10,8 +10,10 @@
 #include <map>
 #include <random>
 
+#include "mgsim/app/curve_fit_report.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/trace_io.hpp"
+#include "mgsim/profile/import_files.hpp"
 #include "mgsim/profile/curve_fit.hpp"
 #include "mgsim/nccl_model.hpp"
 #include "mgsim/profile/nccl_calibration.hpp"
@@ -121,6 +123,42 @@ TEST_CASE("fit: ring and tree alpha-beta recovered over several GPU counts", "[f
   const AlphaBetaFit f = fit_alpha_beta(falling, AlphaBetaModel::ring);
   CHECK(f.beta_s_per_byte == 0.0);
   CHECK(f.alpha_s > 0.0);
+}
+
+TEST_CASE("fit: every range's busbw reads against the nccl-tests log's own column", "[fit]") {
+  const std::string log = std::string(MGSIM_SOURCE_DIR) + "/tests/data/nccl-tests-allreduce-16gpu-h100-a3mega.txt";
+  const ImportedCurve imported = import_nccl_tests_file(log, {});
+  CurveFile curve{imported.collective, {}};
+  for (const CurveSample& p : imported.points) curve.points.push_back({p.gpus, p.bytes, p.seconds});
+  const auto result = fit_curve("a3mega", curve, {}).result;
+  const auto& ranges = result["gpu_counts"][0]["piecewise"]["ranges"];
+  const auto& last = ranges.back();
+  REQUIRE(last["to_bytes"].get<double>() == 8589934592.0);
+  // The log's busbw at 8 GiB is 338.82 GB/s; the fitted line is off the
+  // measured time by at most the range's max relative error.
+  const double error = last["max_rel_error"].get<double>();
+  CHECK(last["busbw_gb_per_s_at_to_bytes"].get<double>() == Approx(338.82).epsilon(error + 0.005));
+  for (const auto& r : ranges) CHECK(r["busbw_gb_per_s_at_to_bytes"].get<double>() > 0);
+  CHECK(format_fit_text(result).find("busbw (GB/s)") != std::string::npos);
+}
+
+TEST_CASE("fit: a model past 25% rms error gets a warning, not a config to paste", "[fit]") {
+  // Ring with alpha 10 us, beta 1 ns/B at P = 2, 4: fits exactly.
+  CurveFile ring;
+  for (int p : {2, 4}) {
+    for (double b : sizes()) {
+      ring.points.push_back({p, static_cast<std::int64_t>(b), 2 * (p - 1) * 10e-6 + 2.0 * (p - 1) / p * b * 1e-9});
+    }
+  }
+  const std::string good = format_fit_text(fit_curve("ring.json", ring, {}).result);
+  CHECK(good.find("\"collective\": \"ring\", \"network\"") != std::string::npos);
+  // Latency falling 100-fold with size: no alpha-beta model comes near it.
+  CurveFile falling;
+  for (int i = 0; i < 8; ++i) falling.points.push_back({2, std::int64_t{4} << (2 * i), 100e-6 / (1 << i)});
+  const std::string bad = format_fit_text(fit_curve("falling.json", falling, {}).result);
+  CHECK(bad.find("\"collective\": \"ring\"") == std::string::npos);
+  CHECK(bad.find("ring: alpha") != std::string::npos);
+  CHECK(bad.find("warning: rms error above 25%") != std::string::npos);
 }
 
 TEST_CASE("fit: curve files written by mgsim load back", "[fit]") {

@@ -6,9 +6,14 @@
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <fstream>
+#include <functional>
+
+#include <fmt/format.h>
 
 #include "mgsim/error.hpp"
+#include "mgsim/io/trace_io.hpp"
 #include "mgsim/profile/import_files.hpp"
 
 namespace {
@@ -24,11 +29,11 @@ nlohmann::json sample() {
 }
 
 ImportedTrace import(const nlohmann::json& document, int skip = 0) {
-  return import_kineto(document, "trace.json", {"two-linear", 64, skip});
+  return import_kineto(document, "trace.json", {"two-linear", 64, skip, {}, {}});
 }
 
 TEST_CASE("import: kineto per-layer times from AccumulateGrad, kernels and modules", "[import]") {
-  const ImportedTrace imported = import_kineto_file(kSample, {"two-linear", 64, 0});
+  const ImportedTrace imported = import_kineto_file(kSample, {"two-linear", 64, 0, {}, {}});
   const Trace& t = imported.trace;
   // Step base B. Forward GPU work starts at B+30, the first backward kernel
   // (launched by SumBackward0) at B+210: forward 180 us.
@@ -55,7 +60,137 @@ TEST_CASE("import: kineto per-layer times from AccumulateGrad, kernels and modul
   CHECK(imported.provenance["statistics"]["iterations"] == 2);
   CHECK(imported.provenance["statistics"]["backward_spread_s"].get<double>() == Approx(4e-6));
   CHECK(imported.provenance["hardware"][0] == "Example GPU");
-  CHECK(imported.warnings.empty());
+  // The two ncclDevKernel_AllReduce kernels (150 us each) are communication, not compute.
+  REQUIRE(imported.warnings.size() == 1);
+  CHECK_THAT(imported.warnings[0], Catch::Contains("2 communication kernels (nccl*, 0.300 ms in all)"));
+  CHECK(imported.provenance["communication_kernels"]["count"] == 2);
+  // Both ProfilerStep windows last 1000 us.
+  REQUIRE(imported.step_time_s.has_value());
+  CHECK(*imported.step_time_s == Approx(1e-3));
+}
+
+TEST_CASE("import: NCCL all-reduces named by record_param_comms become in-situ observations", "[import]") {
+  // PyTorch >= 2.1 wraps each collective in a record_param_comms operator.
+  // Around the launch of the first NCCL kernel (thread 300, 1250 us; the
+  // kernel runs 150 us): an all-reduce of 84 floats over 2 ranks.
+  nlohmann::json document = sample();
+  document["traceEvents"].push_back({{"ph", "X"}, {"cat", "cpu_op"}, {"name", "record_param_comms"}, {"pid", 42},
+                                     {"tid", 300}, {"ts", 1249}, {"dur", 6},
+                                     {"args", {{"Collective name", "allreduce"}, {"In msg nelems", 84},
+                                               {"dtype", "Float"}, {"Group size", 2}}}});
+  const ImportedTrace imported = import(document);
+  REQUIRE(imported.trace.insitu_allreduce.size() == 1);
+  CHECK(imported.trace.insitu_allreduce[0].gpus == 2);
+  CHECK(imported.trace.insitu_allreduce[0].bytes == 336);
+  CHECK(imported.trace.insitu_allreduce[0].seconds == Approx(150e-6));
+  CHECK(imported.provenance["communication_kernels"]["insitu_allreduce"] == 1);
+  // Written with the trace, they read back as its in-situ observations.
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "mgsim-test-insitu.json";
+  std::ofstream(file) << format_trace_json(imported.trace, {{"kind", "measured"}});
+  CHECK(load_trace(file).insitu_allreduce.size() == 1);
+  std::filesystem::remove(file);
+  CHECK(import(sample()).trace.insitu_allreduce.empty());  // no record_param_comms: sizes unknown
+}
+
+TEST_CASE("import: a gzip-compressed kineto trace reads as the plain one", "[import]") {
+  // kineto-two-linear-steps.json.gz is the .json compressed (gzip -9n).
+  const Trace plain = import_kineto_file(kSample, {"two-linear", 64, 0, {}, {}}).trace;
+  const Trace packed = import_kineto_file(kSample + ".gz", {"two-linear", 64, 0, {}, {}}).trace;
+  REQUIRE(packed.layers.size() == plain.layers.size());
+  CHECK(packed.layers[1].params == plain.layers[1].params);
+  CHECK(packed.layers[0].backward_time_s == plain.layers[0].backward_time_s);
+  const std::filesystem::path cut = std::filesystem::temp_directory_path() / "mgsim-test-cut.json.gz";
+  {
+    std::ifstream in(kSample + ".gz", std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  }
+  CHECK_THROWS_WITH(import_kineto_file(cut, {"two-linear", 64, 0, {}, {}}),
+                    Catch::Contains("mgsim-test-cut.json.gz: gzip data is truncated"));
+  std::filesystem::remove(cut);
+}
+
+/// The sample without the events `drop` selects.
+nlohmann::json without(const std::function<bool(const std::string&)>& drop) {
+  nlohmann::json document = sample();
+  auto& events = document["traceEvents"];
+  events.erase(std::remove_if(events.begin(), events.end(),
+                              [&](const nlohmann::json& e) { return drop(e.value("name", "")); }),
+               events.end());
+  return document;
+}
+
+TEST_CASE("import: a folder of per-rank traces imports each rank, ordered by distributedInfo", "[import]") {
+  const std::filesystem::path folder = std::filesystem::temp_directory_path() / "mgsim-test-ranks";
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder);
+  for (const int rank : {1, 0}) {
+    nlohmann::json document = sample();
+    document["distributedInfo"] = {{"rank", rank}, {"world_size", 2}};
+    std::ofstream(folder / fmt::format("a{}.json", 1 - rank)) << document.dump();
+  }
+  std::ofstream(folder / "notes.txt") << "not a trace";
+  const std::vector<RankTrace> ranks = import_kineto_folder(folder, {"two-linear", 64, 0, {}, {}});
+  REQUIRE(ranks.size() == 2);
+  CHECK(ranks[0].rank == 0);
+  CHECK(ranks[0].file.filename() == "a1.json");
+  CHECK(ranks[1].imported.provenance["world_size"] == 2);
+  CHECK(ranks[1].imported.trace.layers[1].params == std::vector<std::int64_t>{64, 4});
+  std::filesystem::remove(folder / "a1.json");
+  std::ofstream(folder / "b.json") << [] {
+    nlohmann::json document = sample();
+    document["distributedInfo"] = {{"rank", 1}};
+    return document.dump();
+  }();
+  CHECK_THROWS_WITH(import_kineto_folder(folder, {"two-linear", 64, 0, {}, {}}),
+                    Catch::Contains("b.json: rank 1 is given twice"));
+  std::filesystem::remove_all(folder);
+}
+
+TEST_CASE("import: PyTorch 1.8/1.9 traces, without evaluate_function wrappers, give the same layers", "[import]") {
+  // Before PyTorch 1.10 the autograd nodes ran without the
+  // "autograd::engine::evaluate_function: X" span around them.
+  const ImportedTrace bare =
+      import(without([](const std::string& name) { return name.starts_with("autograd::engine::evaluate_function"); }));
+  const ImportedTrace wrapped = import(sample());
+  REQUIRE(bare.trace.layers.size() == 2);
+  for (std::size_t l = 0; l < 2; ++l) {
+    CHECK(bare.trace.layers[l].name == wrapped.trace.layers[l].name);
+    CHECK(bare.trace.layers[l].params == wrapped.trace.layers[l].params);
+  }
+  CHECK(bare.trace.forward_time_s == Approx(wrapped.trace.forward_time_s));
+  CHECK(bare.provenance["backward_nodes_from"] == "node operators without evaluate_function (PyTorch 1.8, 1.9)");
+}
+
+TEST_CASE("import: kineto without record_shapes takes the parameter sizes from a list", "[import]") {
+  nlohmann::json no_shapes = sample();
+  for (auto& e : no_shapes["traceEvents"]) {
+    if (e.contains("args")) e["args"].erase("Input Dims");
+  }
+  // Sequential(Linear(8,16), ReLU, Linear(16,4)) in state_dict order:
+  // 16x8 weight, 16 bias, 4x16 weight, 4 bias = 212 parameters.
+  KinetoOptions options{"two-linear", 64, 0, {128, 16, 64, 4}, "sizes.txt"};
+  const ImportedTrace imported = import_kineto(no_shapes, "trace.json", options);
+  std::int64_t total = 0;
+  for (const Layer& layer : imported.trace.layers) {
+    for (const std::int64_t p : layer.params) total += p;
+  }
+  CHECK(total == 212);
+  CHECK(imported.trace.layers[0].params == std::vector<std::int64_t>{128, 16});
+  CHECK(imported.trace.layers[1].params == std::vector<std::int64_t>{64, 4});
+  options.param_elements = {128, 16, 64};
+  CHECK_THROWS_WITH(import_kineto(no_shapes, "trace.json", options),
+                    Catch::Contains("the first step accumulates 4 gradients, but sizes.txt lists 3 parameter tensors"));
+  CHECK_THROWS_WITH(import(no_shapes), Catch::Contains("give them with --zoo MODEL or --param-sizes FILE"));
+
+  const std::filesystem::path list = std::filesystem::temp_directory_path() / "mgsim-test-sizes.txt";
+  std::ofstream(list) << "# name elements\n0.weight 128\n0.bias 16\n\n2.weight 64\n2.bias 4\n";
+  CHECK(read_param_sizes(list) == std::vector<std::int64_t>{128, 16, 64, 4});
+  std::ofstream(list) << "0.weight 128\n0.bias sixteen\n";
+  CHECK_THROWS_WITH(read_param_sizes(list), Catch::Contains("mgsim-test-sizes.txt: line 2: expected a tensor's element "
+                                                            "count in [1, 68719476736] at the end of the line, got "
+                                                            "\"sixteen\""));
+  std::filesystem::remove(list);
 }
 
 TEST_CASE("import: kineto warm-up steps can be skipped", "[import]") {
@@ -91,7 +226,7 @@ TEST_CASE("import: kineto half-precision gradients are 2 bytes", "[import]") {
 TEST_CASE("import: a kineto file read as a stream gives what the whole document gives", "[import]") {
   // import_kineto_file hands the events over one by one while parsing;
   // import_kineto reads them from a document parsed whole by nlohmann.
-  const Trace streamed = import_kineto_file(kSample, {"two-linear", 64, 0}).trace;
+  const Trace streamed = import_kineto_file(kSample, {"two-linear", 64, 0, {}, {}}).trace;
   const Trace whole = import(sample()).trace;
   REQUIRE(streamed.layers.size() == whole.layers.size());
   CHECK(streamed.forward_time_s == whole.forward_time_s);
@@ -114,15 +249,12 @@ TEST_CASE("import: malformed kineto traces are refused", "[import]") {
     if (e.contains("args")) e["args"].erase("Input Dims");
   }
   CHECK_THROWS_WITH(import(no_shapes), Catch::Contains("record_shapes=True"));
-  nlohmann::json forward_only = sample();
-  auto& events = forward_only["traceEvents"];
-  events.erase(std::remove_if(events.begin(), events.end(),
-                              [](const nlohmann::json& e) {
-                                return e.value("name", "").starts_with("autograd::engine::evaluate_function");
-                              }),
-               events.end());
+  const nlohmann::json forward_only = without([](const std::string& name) {
+    return name.starts_with("autograd::engine::evaluate_function") || name.find("Backward") != std::string::npos ||
+           name == "torch::autograd::AccumulateGrad";
+  });
   CHECK_THROWS_WITH(import(forward_only), Catch::Contains("no AccumulateGrad"));
-  CHECK_THROWS_WITH(import_kineto(sample(), "trace.json", {"m", 0, 0}), Catch::Contains("batch size"));
+  CHECK_THROWS_WITH(import_kineto(sample(), "trace.json", {"m", 0, 0, {}, {}}), Catch::Contains("batch size"));
 }
 
 }  // namespace

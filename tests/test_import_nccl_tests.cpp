@@ -1,10 +1,12 @@
 // `mgsim import nccl-tests`: all_reduce_perf output in the newer column set
-// (root, #wrong) and the older one (no root, error), both column groups, and
-// malformed outputs. The sample files in tests/data are synthetic, written in
-// the documented layout (tests/data/README.md); the expected numbers below
-// are read off those files by eye.
+// (root, #wrong) and the older one (no root, error), both column groups,
+// launcher tags, multi-collective logs, the rank count, and malformed
+// outputs. The `-8gpu-new` and `-2gpu-old` samples are synthetic; the others
+// are real runs (tests/data/README.md). Expected numbers are read off the
+// files by eye; bus bandwidths are checked against the log's own busbw column.
 
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <sstream>
 
 #include "mgsim/error.hpp"
@@ -79,6 +81,116 @@ TEST_CASE("import: nccl-tests rows without checks, --gpus, type and redop filter
   CHECK(parse(rows, filter).points[0].gpus == 16);
 }
 
+/// busbw in GB/s, as nccl-tests prints it, of one imported point.
+double busbw_gbs(CurveCollective collective, const CurveSample& p) {
+  return bus_bandwidth(collective, static_cast<double>(p.bytes), p.seconds, p.gpus) / 1e9;
+}
+
+TEST_CASE("import: a real 16-rank H100 log, rank count from the device list, busbw as in the log", "[import]") {
+  const ImportedCurve curve = import_nccl_tests_file(kData + "nccl-tests-allreduce-16gpu-h100-a3mega.txt", {});
+  // 8 B .. 8 GiB doubling: 31 sizes; 16 "# Rank" lines on 2 hosts.
+  REQUIRE(curve.points.size() == 31);
+  CHECK(curve.collective == CurveCollective::allreduce);
+  CHECK(curve.points.front().gpus == 16);
+  CHECK(curve.points.front().seconds == Approx(135.8e-6));
+  CHECK(curve.provenance["hosts"] == 2);
+  CHECK(curve.provenance["ranks_from"] == "the '# Rank' lines of the device list");
+  // Rows "1073741824 ... 6759.0 158.86 297.86" and "8589934592 ... 47535 180.71 338.82":
+  // busbw = M / t x 2(16-1)/16, to the log's two decimals.
+  CHECK(busbw_gbs(curve.collective, curve.points[27]) == Approx(297.86).epsilon(5e-4));
+  CHECK(busbw_gbs(curve.collective, curve.points.back()) == Approx(338.82).epsilon(5e-4));
+}
+
+TEST_CASE("import: Open MPI's warnings inside the device list are skipped", "[import]") {
+  const ImportedCurve curve = import_nccl_tests_file(kData + "nccl-tests-allreduce-16gpu-h100-hgx-mpirun-noise.txt", {});
+  // 8 B .. 16 GiB: 32 sizes; 16 ranks on bm-h100-01 and -02.
+  REQUIRE(curve.points.size() == 32);
+  CHECK(curve.points.front().gpus == 16);
+  CHECK(curve.provenance["hosts"] == 2);
+  CHECK(curve.points[5].seconds == Approx(94.40e-6));  // the 256 B outlier
+  // "17179869184 ... 68652 250.24 469.21".
+  CHECK(busbw_gbs(curve.collective, curve.points.back()) == Approx(469.21).epsilon(5e-4));
+}
+
+TEST_CASE("import: mpirun --tag-output lines, older columns, ranks from NCCL's nranks", "[import]") {
+  const ImportedCurve curve = import_nccl_tests_file(kData + "nccl-tests-allreduce-16gpu-p4d-mpirun-tagged.txt", {});
+  // Every line "[1,R]<stdout>:"; rows 8 B .. 1 GiB (28); "nranks 16" in the Init COMPLETE lines.
+  REQUIRE(curve.points.size() == 28);
+  CHECK(curve.points.front().gpus == 16);
+  CHECK(curve.provenance["ranks_from"].get<std::string>().find("nranks") != std::string::npos);
+  CHECK(curve.points[6].bytes == 512);
+  CHECK(curve.points[6].seconds == Approx(374.7e-6));
+  CHECK(curve.provenance["hardware"][0] == "A100-SXM4-40GB");
+  // "1073741824 268435456 float sum 61556 17.44 32.71": busbw 32.71 GB/s.
+  CHECK(busbw_gbs(curve.collective, curve.points.back()) == Approx(32.71).epsilon(5e-4));
+}
+
+TEST_CASE("import: srun -l prefixed lines and a single-process run ranked by its header", "[import]") {
+  const ImportedCurve curve = import_nccl_tests_file(kData + "nccl-tests-allreduce-16gpu-h100-srun-prefixed.txt", {});
+  // " 0: " before every line; 8 MiB .. 8 GiB (11 sizes); #wrong is N/A.
+  REQUIRE(curve.points.size() == 11);
+  CHECK(curve.points.front().gpus == 16);
+  CHECK(curve.points.front().seconds == Approx(215.3e-6));
+  CHECK(busbw_gbs(curve.collective, curve.points.front()) == Approx(73.04).epsilon(1e-3));
+  CHECK(busbw_gbs(curve.collective, curve.points.back()) == Approx(155.57).epsilon(5e-4));
+
+  const ImportedCurve node = import_nccl_tests_file(kData + "nccl-tests-allreduce-8gpu-h100-nvls.txt", {});
+  REQUIRE(node.points.size() == 6);
+  CHECK(node.points.front().gpus == 8);
+  // "4294967296 ... 15870 270.63 473.60": x 2(8-1)/8.
+  CHECK(busbw_gbs(node.collective, node.points.back()) == Approx(473.60).epsilon(5e-4));
+  // Without its device list the count comes from "# nThread 1 nGpus 8" (one process).
+  std::ifstream file(kData + "nccl-tests-allreduce-8gpu-h100-nvls.txt");
+  std::string text, line;
+  while (std::getline(file, line)) {
+    if (line.find("#  Rank") == std::string::npos) text += line + "\n";
+  }
+  const ImportedCurve headed = parse(text);
+  CHECK(headed.points.front().gpus == 8);
+  CHECK(headed.provenance["ranks_from"] == "the header's nThread x nGpus (one process)");
+}
+
+TEST_CASE("import: a log of several collectives imports the one asked for, as its own curve kind", "[import]") {
+  const std::string log = kData + "nccl-tests-2gpu-rtx5090-allgather-reducescatter.txt";
+  CHECK_THROWS_WITH(import_nccl_tests_file(log, {}),
+                    Catch::Contains("no all_reduce_perf section (the log holds all_gather_perf_mpi, "
+                                    "reduce_scatter_perf_mpi): choose one with --collective"));
+  NcclTestsOptions gather;
+  gather.collective = CurveCollective::allgather;
+  const ImportedCurve ag = import_nccl_tests_file(log, gather);
+  REQUIRE(ag.points.size() == 8);
+  CHECK(ag.collective == CurveCollective::allgather);
+  CHECK(ag.points.front().gpus == 2);
+  // size 1048576 is what both ranks gather: 524288 bytes from each.
+  CHECK(ag.points.front().bytes == 524288);
+  CHECK(ag.points.front().seconds == Approx(2197.40e-6));
+  // "67108864 ... 13425.9 5.00 2.50": busbw = P x bytes / t x (P-1)/P.
+  CHECK(busbw_gbs(ag.collective, ag.points[6]) == Approx(2.50).epsilon(2e-3));
+
+  NcclTestsOptions scatter;
+  scatter.collective = CurveCollective::reducescatter;
+  const ImportedCurve rs = import_nccl_tests_file(log, scatter);
+  REQUIRE(rs.points.size() == 8);
+  CHECK(rs.points.front().bytes == 1048576);
+  CHECK(rs.points.front().seconds == Approx(2678.52e-6));
+  CHECK(busbw_gbs(rs.collective, rs.points.back()) == Approx(2.73).epsilon(2e-3));
+  CHECK(rs.provenance["tool"] == "nccl-tests reduce_scatter_perf_mpi");
+
+  // The rows say which collective and how many ranks they are: no other label fits.
+  gather.gpus = 4;
+  CHECK_THROWS_WITH(import_nccl_tests_file(log, gather),
+                    Catch::Contains("count 131072 of float is 524288 bytes x 4 ranks, not the size 1048576"));
+  NcclTestsOptions wrong;
+  wrong.collective = CurveCollective::allgather;
+  CHECK_THROWS_WITH(import_nccl_tests_file(kData + "nccl-tests-allreduce-16gpu-h100-a3mega.txt", wrong),
+                    Catch::Contains("these are not all_gather_perf rows of 16 ranks"));
+  NcclTestsOptions eight;
+  eight.gpus = 8;
+  CHECK_THROWS_WITH(import_nccl_tests_file(kData + "nccl-tests-allreduce-16gpu-h100-a3mega.txt", eight),
+                    // Row 524288: busbw 5.64 / algbw 3.01 = 1.873, against 2(8-1)/8 = 1.750.
+                    Catch::Contains("line 47: busbw / algbw is 1.873, but all_reduce_perf over 8 ranks gives 1.750"));
+}
+
 TEST_CASE("import: malformed nccl-tests outputs are refused with file and line", "[import]") {
   const std::string row = "  8  2  float  sum  -1  12.00  0.00  0.00  0  11.00  0.00  0.00  0\n";
   CHECK_THROWS_WITH(parse("# nothing here\n"), Catch::Contains("sample.txt: no column header"));
@@ -94,7 +206,11 @@ TEST_CASE("import: malformed nccl-tests outputs are refused with file and line",
   const std::string header_only = "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n";
   CHECK_THROWS_WITH(parse(header_only + row), Catch::Contains("give --gpus"));
   CHECK_THROWS_WITH(parse("#  Rank  0 Group 0 Pid 1 on h device 0 [0x01] G\n" + header_only + row),
-                    Catch::Contains("1 rank: an all-reduce curve needs at least 2"));
+                    Catch::Contains("1 rank (from the '# Rank' lines of the device list): a collective curve needs "
+                                    "at least 2"));
+  CHECK_THROWS_WITH(parse(std::string(kHeader) + "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2\n" +
+                          "h:1:1 [0] NCCL INFO comm 0x1 rank 1 nranks 3\n"),
+                    Catch::Contains("line 5: nranks 3 after nranks 2"));
   CHECK_THROWS_AS(import_nccl_tests_file(kData + "no-such-file.txt", {}), CurveError);
 }
 

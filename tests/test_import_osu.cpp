@@ -57,8 +57,54 @@ TEST_CASE("import: osu_allreduce -f output gives the spread of min and max", "[i
   CHECK(curve.provenance["tool"] == "OSU MPI-CUDA Allreduce Latency Test v7.1");
 }
 
+TEST_CASE("import: real osu_allgather and osu_allreduce outputs, the table ending before the shell's lines",
+          "[import]") {
+  // `time mpirun -np 64 ... osu_allgather`: the command before the title, the
+  // shell's real/user/sys and the harness's marker after the table.
+  const ImportedCurve gke = import_osu_file(kData + "osu-allgather-64rank-gke-v5.8.txt", {64});
+  REQUIRE(gke.points.size() == 21);  // 1 B .. 1 MiB
+  CHECK(gke.collective == CurveCollective::allgather);
+  CHECK(gke.points.front().bytes == 1);
+  CHECK(gke.points.front().seconds == Approx(256153.75e-6));
+  CHECK(gke.points.back().bytes == 1048576);
+  CHECK(gke.points.back().seconds == Approx(5553244.52e-6));
+  CHECK(gke.provenance["tool"] == "OSU MPI Allgather Latency Test v5.8");
+
+  const ImportedCurve impi = import_osu_file(kData + "osu-allgather-64rank-alaska-impi-v5.6.2.txt", {64});
+  REQUIRE(impi.points.size() == 21);
+  CHECK(impi.points.front().seconds == Approx(18.19e-6));
+  CHECK(impi.points.back().seconds == Approx(196016.56e-6));
+  const ImportedCurve ompi = import_osu_file(kData + "osu-allgather-64rank-alaska-openmpi-v5.6.2.txt", {64});
+  REQUIRE(ompi.points.size() == 21);
+  CHECK(ompi.points[7].bytes == 128);
+  CHECK(ompi.points[7].seconds == Approx(20.23e-6));
+  const ImportedCurve ar = import_osu_file(kData + "osu-allreduce-64rank-alaska-impi-v5.6.2.txt", {64});
+  REQUIRE(ar.points.size() == 19);  // 4 B .. 1 MiB
+  CHECK(ar.collective == CurveCollective::allreduce);
+  CHECK(ar.points.front().seconds == Approx(3.90e-6));
+  CHECK(ar.points.back().seconds == Approx(7403.33e-6));
+  // The same cluster with Open MPI 4 / UCX: faster at 1 MiB (3730.69 us).
+  const ImportedCurve ucx = import_osu_file(kData + "osu-allreduce-64rank-alaska-openmpi-v5.6.2.txt", {64});
+  REQUIRE(ucx.points.size() == 19);
+  CHECK(ucx.points[12].bytes == 16384);
+  CHECK(ucx.points[12].seconds == Approx(158.16e-6));
+  CHECK(ucx.points.back().seconds == Approx(3730.69e-6));
+}
+
+TEST_CASE("import: osu_reduce_scatter is its own curve kind; nothing is read after the table", "[import]") {
+  const std::string rs = "# OSU MPI Reduce_scatter Latency Test v5.6.3\n# Size       Avg Latency(us)\n4  1.06\n8  1.18\n";
+  CHECK(parse(rs, 2).collective == CurveCollective::reducescatter);
+  CHECK(parse(std::string(kTop) + "4  1.0\n8  1.5\n\nreal\t0m3s\nuser@host:~$ exit\n", 2).points.size() == 2);
+  CHECK_THROWS_WITH(parse(std::string(kTop) + "4  1.0\nreal 0m3s\n8  1.5\n", 2),
+                    Catch::Contains("osu.txt: line 5: the table ended at line 4: one table per file"));
+  CHECK_THROWS_WITH(parse(std::string(kTop) + "4  1.0\n\n" + kTop + "4  1.0\n", 2),
+                    Catch::Contains("line 5: the table ended at line 4"));
+}
+
 TEST_CASE("import: malformed osu outputs are refused with file and line", "[import]") {
-  CHECK_THROWS_WITH(parse("# OSU MPI Broadcast Latency Test v7.0\n"), Catch::Contains("is not osu_allreduce"));
+  CHECK_THROWS_WITH(parse("# OSU MPI Broadcast Latency Test v7.0\n"),
+                    Catch::Contains("is not osu_allreduce, osu_allgather or osu_reduce_scatter"));
+  CHECK_THROWS_WITH(parse("# OSU MPI Non-blocking Allreduce Latency Test v7.0\n"), Catch::Contains("is not osu_allreduce"));
   CHECK_THROWS_WITH(parse("# Size   Avg Latency(us)\n4   1.0\n", 2), Catch::Contains("no \"# OSU"));
   CHECK_THROWS_WITH(parse("# OSU MPI Allreduce Latency Test v5.4.0\n4   1.0\n", 2),
                     Catch::Contains("no column header"));

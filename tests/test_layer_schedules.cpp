@@ -147,7 +147,7 @@ TEST_CASE("optimal chooses the groups of the plain O(L^2) search, ties included"
   // on random traces with and without ready offsets, at 4..4096 GPUs.
   std::mt19937_64 rng(14);
   const Link link{45.25e-6, 9.934e-10, 2.5e-9};
-  const CollectiveSettings settings{{link, link}, 4, {}, ""};
+  const CollectiveSettings settings{{link, link}, 4, {}, "", {}};
   const auto ring = find_collective("ring").make(settings);
   const auto tree = find_collective("tree").make(settings);
   const auto hierarchical = find_collective("hierarchical").make(settings);
@@ -168,7 +168,7 @@ TEST_CASE("optimal chooses the groups of the plain O(L^2) search, ties included"
 TEST_CASE("optimal is never slower than any other schedule") {
   std::mt19937_64 rng(7);
   const Link link{45.25e-6, 1.24e-10, 2.5e-9};
-  const CollectiveSettings settings{{link, link}, 1, {}, ""};
+  const CollectiveSettings settings{{link, link}, 1, {}, "", {}};
   const std::vector<std::pair<std::string_view, ParamValues>> others{
       {"wfbp", {}}, {"single", {}}, {"mgwfbp", {}}, {"ddp", {}}, {"ddp", {{"bucket_cap_mb", 2}}},
       {"horovod", {}}, {"horovod", {{"fusion_threshold_mb", 4}, {"cycle_time_ms", 0.3}}}};

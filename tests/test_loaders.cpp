@@ -584,6 +584,31 @@ TEST_CASE("config loader loads the curves of collective measured", "[loaders][co
   CHECK_THAT(loaded.collective_settings.curve_source, Catch::Contains("c.json"));
 }
 
+TEST_CASE("config loader takes all-gather curves for the sparse schedules, refuses reduce-scatter ones",
+          "[loaders][config][curve]") {
+  TempDir dir;
+  dir.write("curves/c.json", valid_curve());
+  json gather = valid_curve();
+  gather["collective"] = "allgather";
+  dir.write("curves/ag.json", gather);
+  json config = valid_config();
+  config.erase("network");
+  config["collective"] = "measured";
+  config["curves"] = {"curves/c.json", "curves/ag.json"};
+  const mgsim::RunConfig loaded = mgsim::load_run_config(dir.write("run.json", config));
+  CHECK(loaded.collective_settings.curve.size() == 3);
+  CHECK(loaded.collective_settings.allgather_curve.size() == 3);
+  // An all-gather curve is not an all-reduce curve, wherever one is asked for.
+  require_error<mgsim::CurveError>([&] { mgsim::load_curve(dir.path() / "curves/ag.json"); },
+                                   {"ag.json", "expected an \"allreduce\" curve here, got \"allgather\""});
+  json scatter = valid_curve();
+  scatter["collective"] = "reducescatter";
+  dir.write("curves/rs.json", scatter);
+  config["curves"] = {"curves/rs.json"};
+  require_error<mgsim::ConfigError>([&] { mgsim::load_run_config(dir.write("run.json", config)); },
+                                    {"rs.json is a reduce-scatter curve: no schedule uses one"});
+}
+
 TEST_CASE("config loader loads the shipped configs", "[loaders][config]") {
   for (const char* name : {"googlenet-k80-ring.json", "googlenet-k80-measured.json"}) {
     INFO(name);

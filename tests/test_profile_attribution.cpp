@@ -397,6 +397,16 @@ TEST_CASE("profile: under DDP each all-reduce is observed in situ at its shortes
   CHECK(profile.provenance["world_size"] == 2);
   // Rank 0's backward is the trace: p1 ready at 70, p2 at 80, as without DDP.
   CHECK(profile.trace.layers[0].backward_time_s == Approx(10e-9));
+  // The observations are written with the trace and read back as a curve.
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "mgsim-test-ddp-profile-trace.json";
+  {
+    std::ofstream out(file);
+    out << format_trace_json(profile.trace, profile.provenance);
+  }
+  const Trace loaded = load_trace(file);
+  std::filesystem::remove(file);
+  REQUIRE(loaded.insitu_allreduce.size() == 2);
+  CHECK(loaded.insitu_allreduce[0].seconds == Approx(180e-9));
 
   // One process: the same records give no observations (an all-reduce needs two).
   nlohmann::json single = description;

@@ -124,7 +124,7 @@ TEST_CASE("OMGS rule follows the published test step by step") {
 TEST_CASE("OMGS equals exhaustive search over contiguous groupings") {
   std::mt19937_64 rng(99);
   const Link link{45.25e-6, 1e-9, 2.5e-9};
-  const CollectiveSettings settings{{link, link}, 1, {}, ""};
+  const CollectiveSettings settings{{link, link}, 1, {}, "", {}};
   for (std::string_view model : {"ring", "recursive-doubling"}) {
     const auto collective = find_collective(model).make(settings);
     for (int trial = 0; trial < 80; ++trial) {
@@ -203,11 +203,16 @@ TEST_CASE("bad sparse parameters are config errors") {
   CHECK_NOTHROW(make_schedule("omgs", {{"density", 1}, {"selection_s", 0}, {"index_bytes", 0}}));
 }
 
-TEST_CASE("sparse schedules refuse measured all-reduce curves") {
-  const CollectiveSettings settings{{}, 1, {{4, 100, 1e-3}}, "curve.json"};
+TEST_CASE("sparse schedules refuse measured all-reduce curves without an all-gather curve") {
+  CollectiveSettings settings{{}, 1, {{4, 100, 1e-3}}, "curve.json", {}};
   const auto measured = find_collective("measured").make(settings);
   const Setup setup(make_trace({1, 1}, {4, 2}), *measured, 4);
   CHECK_THROWS_AS(plan_with("lags", setup.problem, {}), ConfigError);
+  // With a measured all-gather curve at 4 GPUs the all-gathers have a price.
+  settings.allgather_curve = {{4, 1, 1e-4}, {4, 1 << 20, 1e-3}};
+  const auto with_gather = find_collective("measured").make(settings);
+  const Setup priced(make_trace({1, 1}, {4, 2}), *with_gather, 4);
+  CHECK_NOTHROW(plan_with("lags", priced.problem, {}));
 }
 
 TEST_CASE("per-layer densities override the global one, and a merged group keeps their sum") {

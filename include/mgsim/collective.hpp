@@ -30,19 +30,38 @@ struct Network {
   Link inter;  ///< between nodes
 };
 
-/// One measured all-reduce latency.
+/// One measured collective latency (of the operation its curve names).
 struct CurvePoint {
   int gpus = 0;
   std::int64_t bytes = 0;
   double seconds = 0.0;
 };
 
+/// The operation a measured curve times (docs/trace-format.md, "Curve").
+/// `bytes` of a point is the message of an all-reduce, the part each rank
+/// contributes to an all-gather, the whole vector each rank reduces in a
+/// reduce-scatter.
+enum class CurveCollective { allreduce, allgather, reducescatter };
+
+/// "allreduce", "allgather", "reducescatter": the names in curve files.
+std::string_view curve_collective_name(CurveCollective collective);
+/// The collective of that name, or nothing.
+std::optional<CurveCollective> curve_collective_named(std::string_view name);
+
+/// nccl-tests' bus bandwidth of one point, bytes per second
+/// (docs/profiling.md): algbw x 2(P-1)/P for an all-reduce, x (P-1)/P for an
+/// all-gather and a reduce-scatter, with algbw the size nccl-tests prints
+/// (an all-gather's whole output, P x `bytes`) over the time.
+double bus_bandwidth(CurveCollective collective, double bytes, double seconds, int gpus);
+
 /// Everything a cost model may be built from.
 struct CollectiveSettings {
   Network network;
   int gpus_per_node = 1;
-  std::vector<CurvePoint> curve;  ///< only the `measured` model uses it
+  std::vector<CurvePoint> curve;  ///< all-reduce points; only the `measured` model uses them
   std::string curve_source;       ///< where the points came from, for messages
+  /// All-gather points (bytes per rank) for the sparse schedules; only `measured` uses them.
+  std::vector<CurvePoint> allgather_curve;
 };
 
 class Collective {
@@ -53,7 +72,7 @@ class Collective {
   virtual double allreduce_seconds(double bytes, int gpus) const = 0;
   /// Seconds to all-gather `bytes_per_rank` from each of `gpus` >= 2 ranks
   /// (the exchange of sparsified gradients). Throws ConfigError for models
-  /// that have none (measured all-reduce curves).
+  /// that have none (a measured model given no all-gather curve).
   virtual double allgather_seconds(double bytes_per_rank, int gpus) const;
   /// Whether allreduce_seconds is a + b * bytes (a, b >= 0) at this P, up to
   /// floating-point rounding: planners then search along that line instead

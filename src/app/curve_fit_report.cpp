@@ -29,15 +29,20 @@ std::string human_bytes(double bytes) {
 
 ordered_json errors(double rms, double max) { return {{"rms_rel_error", rms}, {"max_rel_error", max}}; }
 
-ordered_json piecewise_json(const profile::PiecewiseFit& fit) {
+/// Each range with the bus bandwidth of its fitted line at its largest size
+/// (nccl-tests' busbw, bus_bandwidth()).
+ordered_json piecewise_json(const profile::PiecewiseFit& fit, CurveCollective collective, int gpus) {
   ordered_json ranges = ordered_json::array(), breakpoints = ordered_json::array();
   for (std::size_t r = 0; r < fit.ranges.size(); ++r) {
     const profile::SizeRange& range = fit.ranges[r];
+    const double at_end = range.fit.a_s + range.fit.b_s_per_byte * range.to_bytes;
     ranges.push_back({{"from_bytes", range.from_bytes},
                       {"to_bytes", range.to_bytes},
                       {"points", range.last - range.first + 1},
                       {"a_s", range.fit.a_s},
                       {"b_s_per_byte", range.fit.b_s_per_byte},
+                      {"busbw_gb_per_s_at_to_bytes",
+                       at_end > 0 ? bus_bandwidth(collective, range.to_bytes, at_end, gpus) / 1e9 : 0.0},
                       {"rms_rel_error", range.fit.rms_rel_error},
                       {"max_rel_error", range.fit.max_rel_error}});
     if (r > 0) breakpoints.push_back({{"after_bytes", fit.ranges[r - 1].to_bytes}, {"before_bytes", range.from_bytes}});
@@ -62,8 +67,9 @@ ordered_json alpha_beta_json(const profile::AlphaBetaFit& fit) {
 
 }  // namespace
 
-CurveFitReport fit_curve(const std::string& source, const std::vector<CurvePoint>& points,
-                         const CurveFitSettings& settings) {
+CurveFitReport fit_curve(const std::string& source, const CurveFile& curve, const CurveFitSettings& settings) {
+  const std::vector<CurvePoint>& points = curve.points;
+  const bool allreduce = curve.collective == CurveCollective::allreduce;
   std::vector<CurveSample> fitted;
   std::map<int, std::vector<CurvePoint>> by_gpus;
   for (const CurvePoint& p : points) by_gpus[p.gpus].push_back(p);
@@ -85,25 +91,28 @@ CurveFitReport fit_curve(const std::string& source, const std::vector<CurvePoint
     }
     ordered_json single = {{"a_s", line.a_s}, {"b_s_per_byte", line.b_s_per_byte}};
     single.update(errors(line.rms_rel_error, line.max_rel_error));
-    counts.push_back({{"gpus", gpus},
-                      {"points", group.size()},
-                      {"piecewise", piecewise_json(pw)},
-                      {"single_line", single},
-                      {"ring", alpha_beta_json(profile::fit_alpha_beta(group, profile::AlphaBetaModel::ring))},
-                      {"tree", alpha_beta_json(profile::fit_alpha_beta(group, profile::AlphaBetaModel::tree))}});
+    ordered_json count = {{"gpus", gpus},
+                          {"points", group.size()},
+                          {"piecewise", piecewise_json(pw, curve.collective, gpus)},
+                          {"single_line", single}};
+    if (allreduce) {
+      count["ring"] = alpha_beta_json(profile::fit_alpha_beta(group, profile::AlphaBetaModel::ring));
+      count["tree"] = alpha_beta_json(profile::fit_alpha_beta(group, profile::AlphaBetaModel::tree));
+    }
+    counts.push_back(std::move(count));
   }
+  ordered_json result = {{"curve", source}, {"collective", curve_collective_name(curve.collective)}, {"gpu_counts", counts}};
+  if (!allreduce) return {std::move(result), std::move(fitted)};
   NcclParams base;
   base.gpus_per_node = settings.gpus_per_node;
   const profile::NcclCalibration nccl = profile::calibrate_nccl(points, base);
   ordered_json nccl_json = {{"gpus_per_node", settings.gpus_per_node},
                             {"network", network_json(nccl.extra_latency_us, nccl.beta_s_per_byte)}};
   nccl_json.update(errors(nccl.rms_rel_error, nccl.max_rel_error));
-  ordered_json result = {{"curve", source},
-                         {"gpu_counts", counts},
-                         {"all_gpu_counts",
-                          {{"ring", alpha_beta_json(profile::fit_alpha_beta(points, profile::AlphaBetaModel::ring))},
-                           {"tree", alpha_beta_json(profile::fit_alpha_beta(points, profile::AlphaBetaModel::tree))},
-                           {"nccl", nccl_json}}}};
+  result["all_gpu_counts"] = {
+      {"ring", alpha_beta_json(profile::fit_alpha_beta(points, profile::AlphaBetaModel::ring))},
+      {"tree", alpha_beta_json(profile::fit_alpha_beta(points, profile::AlphaBetaModel::tree))},
+      {"nccl", nccl_json}};
   return {std::move(result), std::move(fitted)};
 }
 
@@ -116,22 +125,39 @@ std::string percent(const ordered_json& fit) {
 
 }  // namespace
 
+namespace {
+
+/// A fitted model: the ready-to-paste `pasted` text when its rms error is at
+/// most kPasteableRmsError, else `label` and its numbers with a warning.
+std::string model_line(const std::string& label, const std::string& pasted, const ordered_json& fit) {
+  if (fit["rms_rel_error"].get<double>() <= kPasteableRmsError) return fmt::format("{}\n      {}\n", pasted, percent(fit));
+  const ordered_json& network = fit["network"];
+  return fmt::format("{}: alpha {:g} us, beta {:g} s/B\n      {}\n      warning: rms error above {:g}%: this model "
+                     "does not fit the curve; not a config to use\n",
+                     label, network["alpha_us"].get<double>(), network["beta_s_per_byte"].get<double>(), percent(fit),
+                     kPasteableRmsError * 100);
+}
+
+}  // namespace
+
 std::string format_fit_text(const ordered_json& result) {
-  std::string out = fmt::format("curve {}\n", result["curve"].get<std::string>());
+  std::string out =
+      fmt::format("curve {} ({})\n", result["curve"].get<std::string>(), result["collective"].get<std::string>());
   for (const ordered_json& c : result["gpu_counts"]) {
     const ordered_json& pw = c["piecewise"];
     out += fmt::format("\nP = {} ({} sizes): a + b*M per size range: {} ranges, each within {:g}% rms ({})\n",
                        c["gpus"].get<int>(), c["points"].get<int>(), pw["ranges"].size(),
                        pw["tolerance"].get<double>() * 100, percent(pw));
-    out += fmt::format("  {:<22} {:>6} {:>12} {:>12} {:>11} {:>9} {:>9}\n", "range", "points", "a (us)", "b (s/B)",
-                       "1/b (GB/s)", "rms err", "max err");
+    out += fmt::format("  {:<22} {:>6} {:>12} {:>12} {:>11} {:>13} {:>9} {:>9}\n", "range", "points", "a (us)",
+                       "b (s/B)", "1/b (GB/s)", "busbw (GB/s)", "rms err", "max err");
     for (const ordered_json& r : pw["ranges"]) {
       const double b = r["b_s_per_byte"].get<double>();
-      out += fmt::format("  {:<22} {:>6} {:>12.3f} {:>12.4e} {:>11} {:>8.1f}% {:>8.1f}%\n",
+      out += fmt::format("  {:<22} {:>6} {:>12.3f} {:>12.4e} {:>11} {:>13.3g} {:>8.1f}% {:>8.1f}%\n",
                          human_bytes(r["from_bytes"].get<double>()) + " .. " + human_bytes(r["to_bytes"].get<double>()),
                          r["points"].get<int>(), r["a_s"].get<double>() * 1e6, b,
                          b > 0 ? fmt::format("{:.3g}", 1e-9 / b) : std::string("-"),
-                         r["rms_rel_error"].get<double>() * 100, r["max_rel_error"].get<double>() * 100);
+                         r["busbw_gb_per_s_at_to_bytes"].get<double>(), r["rms_rel_error"].get<double>() * 100,
+                         r["max_rel_error"].get<double>() * 100);
     }
     for (const ordered_json& bp : pw["breakpoints"]) {
       out += fmt::format("  breakpoint between {} and {}\n", human_bytes(bp["after_bytes"].get<double>()),
@@ -141,18 +167,25 @@ std::string format_fit_text(const ordered_json& result) {
                        c["single_line"]["a_s"].get<double>() * 1e6, c["single_line"]["b_s_per_byte"].get<double>(),
                        percent(c["single_line"]));
     for (const char* model : {"ring", "tree"}) {
-      out +=
-          fmt::format("  {} at this P: \"network\": {} ({})\n", model, json_text(c[model]["network"], -1), percent(c[model]));
+      if (!c.contains(model)) continue;
+      out += "  " + model_line(fmt::format("{} at this P", model),
+                               fmt::format("{} at this P: \"network\": {}", model, json_text(c[model]["network"], -1)), c[model]);
     }
+  }
+  out += "  (busbw: nccl-tests' bus bandwidth of each range's line at its largest size)\n";
+  if (!result.contains("all_gpu_counts")) {
+    return out + "\nThe ring, tree and nccl models are all-reduce models: not fitted to this curve.\n";
   }
   const ordered_json& all = result["all_gpu_counts"];
   out += "\nOne model for every GPU count of the curve (paste into a run config):\n";
   for (const char* model : {"ring", "tree"}) {
-    out += fmt::format("  \"collective\": \"{}\", \"network\": {}\n      {}\n", model, json_text(all[model]["network"], -1),
-                       percent(all[model]));
+    out += "  " + model_line(model,
+                             fmt::format("\"collective\": \"{}\", \"network\": {}", model, json_text(all[model]["network"], -1)),
+                             all[model]);
   }
-  out += fmt::format("  \"collective\": \"nccl\", \"gpus_per_node\": {}, \"network\": {}\n      {}\n",
-                     all["nccl"]["gpus_per_node"].get<int>(), json_text(all["nccl"]["network"], -1), percent(all["nccl"]));
+  out += "  " + model_line("nccl", fmt::format("\"collective\": \"nccl\", \"gpus_per_node\": {}, \"network\": {}",
+                                       all["nccl"]["gpus_per_node"].get<int>(), json_text(all["nccl"]["network"], -1)),
+                           all["nccl"]);
   return out;
 }
 

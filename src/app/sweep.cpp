@@ -24,7 +24,7 @@ std::vector<SweepLink> make_links(const SweepConfig& config) {
     }
     for (const auto& [label, network] : networks) {
       for (int gpus_per_node : config.gpus_per_node) {
-        CollectiveSettings settings{network, gpus_per_node, {}, {}};
+        CollectiveSettings settings{network, gpus_per_node, {}, {}, {}};
         if (info.needs_curve) settings.curve = config.curve, settings.curve_source = config.curve_source;
         links.push_back({name, label, gpus_per_node, info.make(settings)});
       }

@@ -1,8 +1,10 @@
-// `mgsim fit CURVE`: fits a measured all-reduce curve (docs/profiling.md):
-// a + b*M per size range with breakpoints found from the data, alpha and beta
-// of the ring and tree models, and the `nccl` model's bandwidth and latency;
-// prints ready-to-paste "network" objects and can write the piecewise fit as
-// a curve file for collective "measured". The fitting: mgsim/app/curve_fit_report.hpp.
+// `mgsim fit CURVE...`: fits measured curves, each on its own
+// (docs/profiling.md): a + b*M per size range with breakpoints found from the
+// data and the bus bandwidth of each range, and for all-reduce curves alpha
+// and beta of the ring and tree models and the `nccl` model's bandwidth and
+// latency; prints ready-to-paste "network" objects for the models that fit
+// and can write the piecewise fit of one curve as a curve file for
+// collective "measured". The fitting: mgsim/app/curve_fit_report.hpp.
 
 #include <fmt/format.h>
 
@@ -22,7 +24,7 @@ namespace mgsim::cli {
 namespace {
 
 struct FitOptions {
-  std::string curve;
+  std::vector<std::string> curves;
   std::string insitu;
   CurveFitSettings settings;
   std::string format = "text";
@@ -34,28 +36,42 @@ void fit(const FitOptions& options) {
   if (options.format != "text" && options.format != "json") {
     throw ConfigError(fmt::format("--format: expected text or json, got '{}'", options.format));
   }
-  const std::vector<CurvePoint> points = load_curve(options.curve);
-  CurveFitReport result = fit_curve(options.curve, points, options.settings);
-  std::string report = options.format == "json" ? "" : format_fit_text(result.result);
-  std::vector<std::filesystem::path> inputs{options.curve};
+  if (options.curves.size() > 1 && (!options.insitu.empty() || !options.curve_output.empty())) {
+    throw ConfigError("--insitu and --curve-out take one curve; give one file");
+  }
+  std::vector<std::filesystem::path> inputs(options.curves.begin(), options.curves.end());
+  std::string report;
+  nlohmann::ordered_json results = nlohmann::ordered_json::array();
+  CurveFitReport result;
+  CurveFile curve;
+  for (const std::string& file : options.curves) {
+    curve = load_curve_file(file);
+    result = fit_curve(file, curve, options.settings);
+    if (options.format != "json") report += (report.empty() ? "" : "\n") + format_fit_text(result.result);
+    results.push_back(result.result);
+  }
   if (!options.insitu.empty()) {
     inputs.emplace_back(options.insitu);
-    const nlohmann::ordered_json comparison = compare_insitu(points, options.insitu);
+    if (curve.collective != CurveCollective::allreduce) {
+      throw ConfigError(fmt::format("--insitu: the in-situ observations are all-reduces; {} is an {} curve",
+                                    options.curves.front(), curve_collective_name(curve.collective)));
+    }
+    const nlohmann::ordered_json comparison = compare_insitu(curve.points, options.insitu);
     if (options.format != "json") report += format_insitu_text(comparison);
-    result.result["insitu_comparison"] = comparison;
+    results.back()["insitu_comparison"] = comparison;
   }
   if (options.format == "json") {
-    stamp_report(result.result);
-    report = json_text(result.result, 1) + "\n";
+    for (nlohmann::ordered_json& fitted : results) stamp_report(fitted);
+    report = json_text(results.size() == 1 ? results.front() : results, 1) + "\n";
   }
   emit(report, options.output, inputs);
   if (!options.curve_output.empty()) {
     const nlohmann::json provenance = {
         {"kind", "synthetic"},
-        {"derived_from", options.curve},
+        {"derived_from", options.curves.front()},
         {"method", "mgsim fit: a + b*M per size range (breakpoints by BIC), evaluated at the measured sizes"}};
     check_not_an_input(options.curve_output, inputs);
-    write_file_atomically(options.curve_output, format_curve_json(result.fitted, provenance));
+    write_file_atomically(options.curve_output, format_curve_json(result.fitted, provenance, curve.collective));
   }
 }
 
@@ -64,9 +80,12 @@ void fit(const FitOptions& options) {
 void add_fit_command(CLI::App& app) {
   auto options = std::make_shared<FitOptions>();
   CLI::App* command = app.add_subcommand("fit",
-                                         "fit a measured all-reduce curve: a + b*M per size range, ring/tree "
-                                         "alpha-beta, the nccl model");
-  command->add_option("curve", options->curve, "curve file, or a trace with in-situ observations (docs/trace-format.md)")
+                                         "fit measured curves: a + b*M per size range with bus bandwidths, "
+                                         "ring/tree alpha-beta, the nccl model");
+  command
+      ->add_option("curves", options->curves,
+                   "curve files (all-reduce, all-gather, reduce-scatter), or traces with in-situ observations "
+                   "(docs/trace-format.md); each is fitted on its own")
       ->required();
   command->add_option("--insitu", options->insitu,
                       "a trace with in-situ observations: also compare them with the curve, side by side");

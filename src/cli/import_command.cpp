@@ -3,15 +3,20 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 
 #include "commands.hpp"
+#include "mgsim/error.hpp"
 #include "mgsim/io/files.hpp"
 #include "mgsim/io/report.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/profile/import_files.hpp"
+#include "mgsim/zoo/models.hpp"
 
 namespace mgsim::cli {
 namespace {
@@ -21,11 +26,14 @@ struct ImportOptions {
   std::string output;
   int gpus = 0;
   bool in_place = false;
+  std::string collective = "all_reduce";
   std::string data_type;
   std::string reduction;
   std::string model;
   int batch_size = 0;
   int skip_steps = 0;
+  std::string zoo_model;
+  std::string param_sizes;
 };
 
 /// Whether the output goes to a file (then a summary line goes to stdout).
@@ -34,15 +42,29 @@ bool writes_file(const ImportOptions& options) { return !options.output.empty() 
 void write_curve(const profile::ImportedCurve& curve, const ImportOptions& options, std::string_view tool) {
   nlohmann::json provenance = curve.provenance;
   provenance["imported_by"] = fmt::format("mgsim import {} {}", tool, options.input);
-  emit(format_curve_json(curve.points, provenance), options.output, {options.input});
+  emit(format_curve_json(curve.points, provenance, curve.collective), options.output, {options.input});
   if (!writes_file(options)) return;
-  fmt::print("wrote {}: {} sizes for {} GPUs ({})\n", options.output, curve.points.size(),
+  fmt::print("wrote {}: {} curve, {} sizes for {} GPUs ({})\n", options.output,
+             curve_collective_name(curve.collective), curve.points.size(),
              curve.points.empty() ? 0 : curve.points.front().gpus, tool);
+}
+
+/// --collective: nccl-tests' name of a collective (all_reduce, all_gather,
+/// reduce_scatter, with or without "_perf").
+CurveCollective nccl_tests_collective(std::string name) {
+  if (name.ends_with("_perf")) name.resize(name.size() - 5);
+  if (name == "all_reduce") return CurveCollective::allreduce;
+  if (name == "all_gather") return CurveCollective::allgather;
+  if (name == "reduce_scatter") return CurveCollective::reducescatter;
+  throw ConfigError(fmt::format("--collective: expected all_reduce, all_gather or reduce_scatter (the curves mgsim "
+                                "reads), got '{}'",
+                                name));
 }
 
 void import_nccl_tests(const ImportOptions& options) {
   profile::NcclTestsOptions parse;
   parse.columns = options.in_place ? profile::NcclTestsColumns::in_place : profile::NcclTestsColumns::out_of_place;
+  parse.collective = nccl_tests_collective(options.collective);
   parse.gpus = options.gpus;
   parse.data_type = options.data_type;
   parse.reduction = options.reduction;
@@ -53,18 +75,73 @@ void import_osu(const ImportOptions& options) {
   write_curve(profile::import_osu_file(options.input, {options.gpus}), options, "osu");
 }
 
-void import_kineto(const ImportOptions& options) {
-  const profile::ImportedTrace imported =
-      profile::import_kineto_file(options.input, {options.model, options.batch_size, options.skip_steps});
+/// forward + backward against the measured step (ProfilerStep#), with a
+/// warning past 10%.
+void print_step_check(const profile::ImportedTrace& imported, double backward, std::FILE* out) {
+  if (!imported.step_time_s) return;
+  const double modelled = imported.trace.forward_time_s + backward;
+  const double step = *imported.step_time_s;
+  fmt::print(out, "forward + backward {:.3f} ms, measured step (ProfilerStep#, median) {:.3f} ms\n", modelled * 1e3,
+             step * 1e3);
+  if (std::abs(modelled - step) > 0.1 * step) {
+    std::fprintf(stderr,
+                 "mgsim: warning: forward + backward differ from the measured step by %.0f%%: the rest of the step "
+                 "(optimizer, data loading, communication after the backward) is not in the trace\n",
+                 std::abs(modelled - step) / step * 100);
+  }
+}
+
+double backward_of(const Trace& trace) {
+  double backward = 0;
+  for (const Layer& layer : trace.layers) backward += layer.backward_time_s;
+  return backward;
+}
+
+void write_kineto(const profile::ImportedTrace& imported, const std::string& input, const std::string& output) {
   for (const std::string& warning : imported.warnings) std::fprintf(stderr, "mgsim: warning: %s\n", warning.c_str());
   nlohmann::json provenance = imported.provenance;
-  provenance["imported_by"] = fmt::format("mgsim import kineto {}", options.input);
-  emit(format_trace_json(imported.trace, provenance), options.output, {options.input});
-  if (!writes_file(options)) return;
-  double backward = 0;
-  for (const Layer& layer : imported.trace.layers) backward += layer.backward_time_s;
-  fmt::print("wrote {}: {} layers, forward {:.3f} ms, backward {:.3f} ms\n", options.output,
-             imported.trace.layers.size(), imported.trace.forward_time_s * 1e3, backward * 1e3);
+  provenance["imported_by"] = fmt::format("mgsim import kineto {}", input);
+  emit(format_trace_json(imported.trace, provenance), output, {input});
+  const double backward = backward_of(imported.trace);
+  if (output.empty() || output == kStdout) return print_step_check(imported, backward, stderr);
+  fmt::print("wrote {}: {} layers, forward {:.3f} ms, backward {:.3f} ms\n", output, imported.trace.layers.size(),
+             imported.trace.forward_time_s * 1e3, backward * 1e3);
+  print_step_check(imported, backward, stdout);
+}
+
+/// A folder of per-rank traces: one trace per rank in the output folder, and
+/// the spread of their backward times.
+void import_kineto_ranks(const ImportOptions& options, const profile::KinetoOptions& parse) {
+  if (!writes_file(options)) throw ConfigError(fmt::format("{} is a folder of traces: -o names the folder to write", options.input));
+  const std::vector<profile::RankTrace> ranks = profile::import_kineto_folder(options.input, parse);
+  std::filesystem::create_directories(options.output);
+  std::vector<double> backward;
+  for (const profile::RankTrace& r : ranks) {
+    const std::filesystem::path out = std::filesystem::path(options.output) / fmt::format("rank-{}.json", r.rank);
+    write_kineto(r.imported, r.file.string(), out.string());
+    backward.push_back(backward_of(r.imported.trace));
+  }
+  const auto [low, high] = std::minmax_element(backward.begin(), backward.end());
+  fmt::print("{} ranks: backward from {:.3f} ms (rank {}) to {:.3f} ms (rank {}), spread {:.1f}% of the fastest\n",
+             ranks.size(), *low * 1e3, ranks[static_cast<std::size_t>(low - backward.begin())].rank, *high * 1e3,
+             ranks[static_cast<std::size_t>(high - backward.begin())].rank, (*high - *low) / *low * 100);
+}
+
+void import_kineto(const ImportOptions& options) {
+  profile::KinetoOptions parse{options.model, options.batch_size, options.skip_steps, {}, {}};
+  if (!options.zoo_model.empty() && !options.param_sizes.empty()) {
+    throw ConfigError("--zoo and --param-sizes both give the parameter sizes: give one");
+  }
+  if (!options.zoo_model.empty()) {
+    parse.param_elements = zoo::build_model(options.zoo_model, {}).tensor_sizes();
+    parse.param_source = fmt::format("zoo model {}", options.zoo_model);
+  } else if (!options.param_sizes.empty()) {
+    parse.param_elements = profile::read_param_sizes(options.param_sizes);
+    parse.param_source = options.param_sizes;
+  }
+  if (std::filesystem::is_directory(options.input)) return import_kineto_ranks(options, parse);
+  const profile::ImportedTrace imported = profile::import_kineto_file(options.input, parse);
+  write_kineto(imported, options.input, options.output);
 }
 
 CLI::App* add_source(CLI::App& parent, const char* name, const char* what, ImportOptions& options) {
@@ -83,28 +160,41 @@ void add_import_command(CLI::App& app) {
   add_examples(command, {"mgsim import nccl-tests all_reduce_perf.txt -o curve.json",
                          "mgsim import kineto trace.json --model resnet50 --batch 64 -o resnet50.json"});
 
-  CLI::App* nccl = add_source(*command, "nccl-tests", "nccl-tests all_reduce_perf output -> curve", *options);
+  CLI::App* nccl = add_source(*command, "nccl-tests",
+                               "nccl-tests output (all_reduce_perf, all_gather_perf, reduce_scatter_perf) -> curve",
+                               *options);
   nccl->add_flag("--in-place", options->in_place, "use the in-place columns (default: out-of-place)");
-  nccl->add_option("--gpus", options->gpus, "ranks (default: count the '# Rank' lines)")->check(CLI::Range(2, 1 << 20));
+  nccl->add_option("--collective", options->collective,
+                   "the section of the log to import: all_reduce, all_gather or reduce_scatter")
+      ->capture_default_str();
+  nccl->add_option("--gpus", options->gpus, "ranks (default: NCCL's nranks, the '# Rank' lines, the header)")
+      ->check(CLI::Range(2, 1 << 20));
   nccl->add_option("--type", options->data_type, "keep only rows of this data type (e.g. float)");
   nccl->add_option("--redop", options->reduction, "keep only rows of this reduction (e.g. sum)");
   add_examples(nccl, {"mgsim import nccl-tests all_reduce_perf.txt -o curve.json",
                       "mgsim import nccl-tests all_reduce_perf.txt --in-place --type float -o - | mgsim fit -"});
   nccl->callback([options] { import_nccl_tests(*options); });
 
-  CLI::App* osu = add_source(*command, "osu", "OSU osu_allreduce output -> curve", *options);
+  CLI::App* osu =
+      add_source(*command, "osu", "OSU osu_allreduce, osu_allgather or osu_reduce_scatter output -> curve", *options);
   osu->add_option("--gpus", options->gpus, "ranks (required unless rows carry an 'N,' prefix)")
       ->check(CLI::Range(2, 1 << 20));
   add_examples(osu, {"mgsim import osu osu_allreduce.txt --gpus 8 -o osu-8.json"});
   osu->callback([options] { import_osu(*options); });
 
-  CLI::App* kineto = add_source(*command, "kineto", "PyTorch profiler Chrome trace (JSON) -> trace", *options);
+  CLI::App* kineto =
+      add_source(*command, "kineto", "PyTorch profiler Chrome trace (.json or .json.gz) -> trace", *options);
   kineto->add_option("--model", options->model, "model name for the trace")->required();
   kineto->add_option("--batch", options->batch_size, "samples per GPU per iteration")
       ->required()
       ->check(CLI::Range(1, 1 << 30));
   kineto->add_option("--skip-steps", options->skip_steps, "ProfilerStep windows to drop first (warm-up)")
       ->check(CLI::Range(0, 1 << 20));
+  kineto->add_option("--zoo", options->zoo_model,
+                     "a trace without record_shapes: take the parameter sizes from this zoo model");
+  kineto->add_option("--param-sizes", options->param_sizes,
+                     "a trace without record_shapes: a file of parameter element counts, one tensor per line in "
+                     "state_dict order");
   add_examples(kineto, {"mgsim import kineto trace.json --model resnet50 --batch 64 --skip-steps 1 -o resnet50.json"});
   kineto->callback([options] { import_kineto(*options); });
 }

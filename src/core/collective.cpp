@@ -48,8 +48,40 @@ CommCost::CommCost(const Collective& collective, int gpus)
     : collective_(&collective), gpus_(gpus), startup_((*this)(0)) {}
 
 double Collective::allgather_seconds(double, int) const {
-  throw ConfigError("this collective has no all-gather model (measured curves hold all-reduce times only): sparse "
-                    "schedules need an analytic collective");
+  throw ConfigError("this collective has no all-gather model: sparse schedules need an analytic collective or, "
+                    "with 'measured', an all-gather curve among \"curves\"");
+}
+
+std::string_view curve_collective_name(CurveCollective collective) {
+  switch (collective) {
+    case CurveCollective::allgather:
+      return "allgather";
+    case CurveCollective::reducescatter:
+      return "reducescatter";
+    case CurveCollective::allreduce:
+      break;
+  }
+  return "allreduce";
+}
+
+std::optional<CurveCollective> curve_collective_named(std::string_view name) {
+  for (const CurveCollective c : {CurveCollective::allreduce, CurveCollective::allgather, CurveCollective::reducescatter}) {
+    if (curve_collective_name(c) == name) return c;
+  }
+  return std::nullopt;
+}
+
+double bus_bandwidth(CurveCollective collective, double bytes, double seconds, int gpus) {
+  const double n = gpus;
+  switch (collective) {
+    case CurveCollective::allgather:
+      return n * bytes / seconds * (n - 1) / n;
+    case CurveCollective::reducescatter:
+      return bytes / seconds * (n - 1) / n;
+    case CurveCollective::allreduce:
+      break;
+  }
+  return bytes / seconds * 2 * (n - 1) / n;
 }
 
 SimTime CommCost::allgather(std::int64_t bytes_per_rank) const {

@@ -36,11 +36,12 @@ double tail_slope(const std::vector<Sample>& samples) {
 
 /// Piecewise-linear interpolation between measured sizes; below the smallest
 /// size the smallest size's latency, above the largest a straight line with
-/// the slope of the upper half of the curve.
-class MeasuredCurve : public Collective {
+/// the slope of the upper half of the curve. One table per operation.
+class Table {
  public:
-  explicit MeasuredCurve(const CollectiveSettings& settings) : source_(settings.curve_source) {
-    for (const CurvePoint& point : settings.curve) {
+  /// `what`: "" for all-reduce, "all-gather " for the other table (in messages).
+  Table(const std::vector<CurvePoint>& points, std::string what) : what_(std::move(what)) {
+    for (const CurvePoint& point : points) {
       samples_[point.gpus].push_back({static_cast<double>(point.bytes), point.seconds});
     }
     for (auto& [gpus, samples] : samples_) {
@@ -49,32 +50,52 @@ class MeasuredCurve : public Collective {
     }
   }
 
-  double allreduce_seconds(double bytes, int gpus) const override {
+  double seconds(double bytes, int gpus, const std::string& source) const {
     const auto found = samples_.find(gpus);
-    if (found == samples_.end()) throw_missing(gpus);
+    if (found == samples_.end()) throw_missing(gpus, source);
     const std::vector<Sample>& samples = found->second;
     if (bytes >= samples.back().x) return samples.back().y + (bytes - samples.back().x) * slopes_.at(gpus);
     return interpolate(samples, bytes);
   }
 
  private:
-  [[noreturn]] void throw_missing(int gpus) const {
+  [[noreturn]] void throw_missing(int gpus, const std::string& source) const {
     std::vector<int> known;
     for (const auto& entry : samples_) known.push_back(entry.first);
-    throw CurveError(fmt::format("{}: measured curve has no data for {} GPUs (it has {}); it is never extrapolated "
-                                 "to other GPU counts",
-                                 source_, gpus, fmt::join(known, ", ")));
+    if (known.empty()) {
+      throw ConfigError(fmt::format("{}: no measured {}curve among \"curves\"", source, what_));
+    }
+    throw CurveError(fmt::format("{}: measured {}curve has no data for {} GPUs (it has {}); it is never "
+                                 "extrapolated to other GPU counts",
+                                 source, what_, gpus, fmt::join(known, ", ")));
   }
 
-  std::string source_;
+  std::string what_;
   std::map<int, std::vector<Sample>> samples_;
   std::map<int, double> slopes_;
+};
+
+class MeasuredCurve : public Collective {
+ public:
+  explicit MeasuredCurve(const CollectiveSettings& settings)
+      : source_(settings.curve_source),
+        allreduce_(settings.curve, ""),
+        allgather_(settings.allgather_curve, "all-gather ") {}
+
+  double allreduce_seconds(double bytes, int gpus) const override { return allreduce_.seconds(bytes, gpus, source_); }
+  double allgather_seconds(double bytes_per_rank, int gpus) const override {
+    return allgather_.seconds(bytes_per_rank, gpus, source_);
+  }
+
+ private:
+  std::string source_;
+  Table allreduce_, allgather_;
 };
 
 }  // namespace
 
 std::unique_ptr<Collective> make_measured(const CollectiveSettings& settings) {
-  if (settings.curve.empty()) {
+  if (settings.curve.empty() && settings.allgather_curve.empty()) {
     throw ConfigError("collective 'measured' needs measured points: give \"curves\" in the config");
   }
   return std::make_unique<MeasuredCurve>(settings);

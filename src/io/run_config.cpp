@@ -37,9 +37,15 @@ void read_collective(JsonReader& top, const std::filesystem::path& folder, RunCo
     std::string sources;
     for (const auto& [element, where] : top.array("curves")) {
       const std::filesystem::path curve = folder / read_text(*element, where);
-      const std::vector<CurvePoint> points = load_curve(curve);
-      auto& all = config.collective_settings.curve;
-      all.insert(all.end(), points.begin(), points.end());
+      const CurveFile file = load_curve_file(curve);
+      if (file.collective == CurveCollective::reducescatter) {
+        where.fail(fmt::format("{} is a reduce-scatter curve: no schedule uses one; give all-reduce or all-gather "
+                               "curves",
+                               curve.string()));
+      }
+      auto& all = file.collective == CurveCollective::allgather ? config.collective_settings.allgather_curve
+                                                                : config.collective_settings.curve;
+      all.insert(all.end(), file.points.begin(), file.points.end());
       sources += fmt::format("{}{}", sources.empty() ? "" : ", ", curve.string());
     }
     config.collective_settings.curve_source = sources;

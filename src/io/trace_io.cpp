@@ -145,7 +145,7 @@ Trace load_trace(const std::filesystem::path& file) {
   return trace;
 }
 
-std::vector<CurvePoint> load_curve(const std::filesystem::path& file) {
+CurveFile load_curve_file(const std::filesystem::path& file) {
   const nlohmann::json document = parse_json_file(file, InputKind::curve);
   if (document.is_object() && document.value("format", "") == "mgsim-trace") {
     const Trace trace = load_trace(file);
@@ -153,24 +153,37 @@ std::vector<CurvePoint> load_curve(const std::filesystem::path& file) {
       JsonWhere{file.string(), "insitu_allreduce", InputKind::curve}.fail(
           "expected in-situ all-reduce observations in a trace used as a curve, got none");
     }
-    return mean_per_size(trace.insitu_allreduce);
+    return {CurveCollective::allreduce, mean_per_size(trace.insitu_allreduce)};
   }
   JsonReader top(document, {file.string(), "", InputKind::curve});
   read_header(top, "mgsim-curve");
-  if (top.text("collective") != "allreduce") {
-    top.where().key("collective").expected("\"allreduce\"", top.required("collective"));
+  CurveFile curve;
+  const std::string collective = top.text("collective");
+  if (const auto named = curve_collective_named(collective)) {
+    curve.collective = *named;
+  } else {
+    top.where().key("collective").expected("\"allreduce\", \"allgather\" or \"reducescatter\"",
+                                           top.required("collective"));
   }
-  std::vector<CurvePoint> points;
   std::set<std::pair<int, std::int64_t>> seen;
   for (const auto& [element, at] : top.array("points")) {
     const CurvePoint point = read_point(*element, at, 2);
     if (!seen.emplace(point.gpus, point.bytes).second) {
       at.fail(fmt::format("duplicate point for gpus {} and bytes {}", point.gpus, point.bytes));
     }
-    points.push_back(point);
+    curve.points.push_back(point);
   }
   top.reject_unknown();
-  return points;
+  return curve;
+}
+
+std::vector<CurvePoint> load_curve(const std::filesystem::path& file) {
+  CurveFile curve = load_curve_file(file);
+  if (curve.collective != CurveCollective::allreduce) {
+    throw CurveError(fmt::format("{}: collective: expected an \"allreduce\" curve here, got \"{}\"", file.string(),
+                                 curve_collective_name(curve.collective)));
+  }
+  return std::move(curve.points);
 }
 
 std::vector<SelectionPoint> load_selection_curve(const std::filesystem::path& file) {
@@ -211,10 +224,17 @@ std::string format_trace_json(const Trace& trace, const nlohmann::ordered_json& 
     if (!layer.grad_ready_s.empty()) l["grad_ready_s"] = layer.grad_ready_s;
     out["layers"].push_back(std::move(l));
   }
+  if (!trace.insitu_allreduce.empty()) {
+    out["insitu_allreduce"] = nlohmann::ordered_json::array();
+    for (const CurvePoint& p : trace.insitu_allreduce) {
+      out["insitu_allreduce"].push_back({{"gpus", p.gpus}, {"bytes", p.bytes}, {"seconds", p.seconds}});
+    }
+  }
   return json_text(out, 1) + "\n";
 }
 
-std::string format_curve_json(std::vector<CurveSample> points, const nlohmann::ordered_json& provenance) {
+std::string format_curve_json(std::vector<CurveSample> points, const nlohmann::ordered_json& provenance,
+                              CurveCollective collective) {
   require_kind(provenance);
   std::sort(points.begin(), points.end(), [](const CurveSample& a, const CurveSample& b) {
     return a.gpus != b.gpus ? a.gpus < b.gpus : a.bytes < b.bytes;
@@ -222,7 +242,7 @@ std::string format_curve_json(std::vector<CurveSample> points, const nlohmann::o
   nlohmann::ordered_json out;
   out["format"] = "mgsim-curve";
   out["version"] = 1;
-  out["collective"] = "allreduce";
+  out["collective"] = curve_collective_name(collective);
   out["provenance"] = provenance;
   out["provenance"]["mgsim_version"] = std::string(version());  // the mgsim that wrote the file
   out["points"] = nlohmann::ordered_json::array();

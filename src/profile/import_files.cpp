@@ -1,24 +1,28 @@
 // Reading the input files of the importers (read_input_file: regular files or
 // standard input, with a size limit): UTF-8 text for nccl-tests and OSU, JSON
-// for Kineto traces (a gzip-compressed trace is refused with a hint).
+// for Kineto traces (.json, or gzip-compressed .json.gz).
 #include "mgsim/profile/import_files.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <set>
 #include <sstream>
 #include <utility>
 
 #include "mgsim/io/json_document.hpp"
+#include "gunzip.hpp"
 #include "kineto_events.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/files.hpp"
+#include "text_lines.hpp"
 
 namespace mgsim::profile {
 namespace {
 
-std::istringstream read_text(const std::filesystem::path& file) {
-  std::string text = read_input_file(file, InputKind::curve);
-  check_utf8(text, file.string(), InputKind::curve);
+std::istringstream read_text(const std::filesystem::path& file, InputKind kind = InputKind::curve) {
+  std::string text = read_input_file(file, kind);
+  check_utf8(text, file.string(), kind);
   return std::istringstream(std::move(text));
 }
 
@@ -36,9 +40,7 @@ ImportedCurve import_osu_file(const std::filesystem::path& file, const OsuOption
 
 ImportedTrace import_kineto_file(const std::filesystem::path& file, const KinetoOptions& options) {
   std::string text = read_input_file(file, InputKind::trace);
-  if (!text.empty() && text.front() == '\x1f') {
-    throw TraceError(fmt::format("{}: is gzip-compressed: decompress it first (gunzip -k)", file.string()));
-  }
+  if (is_gzip(text)) text = gunzip(text, file.string());
   // The events are read as they are parsed and dropped, so that a trace of
   // many megabytes is never held whole as a JSON tree.
   kineto::EventCollector events(file.string());
@@ -56,6 +58,47 @@ ImportedTrace import_kineto_file(const std::filesystem::path& file, const Kineto
     return import_kineto(document, file.string(), options);  // a bare event list, or no events at all (refused there)
   }
   return kineto::import_events(std::move(events).take(), kineto::top_level_facts(document), file.string(), options);
+}
+
+std::vector<RankTrace> import_kineto_folder(const std::filesystem::path& folder, const KinetoOptions& options) {
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && (name.ends_with(".json") || name.ends_with(".json.gz"))) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw TraceError(fmt::format("{}: no .json or .json.gz trace in this folder", folder.string()));
+  std::vector<RankTrace> ranks;
+  std::set<int> seen;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    ImportedTrace imported = import_kineto_file(files[i], options);
+    const auto rank = imported.provenance.find("rank");
+    const int r = rank != imported.provenance.end() && rank->is_number_integer() ? rank->get<int>() : static_cast<int>(i);
+    if (!seen.insert(r).second) throw TraceError(fmt::format("{}: rank {} is given twice in {}", files[i].string(), r, folder.string()));
+    ranks.push_back({r, files[i], std::move(imported)});
+  }
+  std::sort(ranks.begin(), ranks.end(), [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; });
+  return ranks;
+}
+
+std::vector<std::int64_t> read_param_sizes(const std::filesystem::path& file) {
+  std::istringstream in = read_text(file, InputKind::trace);
+  std::vector<std::int64_t> sizes;
+  std::string text;
+  for (int line = 1; std::getline(in, text); ++line) {
+    const std::string_view body = trim(std::string_view(text).substr(0, text.find('#')));
+    if (body.empty()) continue;
+    const std::vector<std::string_view> words = split_words(body);
+    const std::optional<std::int64_t> elements = to_int(words.back());
+    if (!elements || *elements < 1 || *elements > kMaxTensorElements) {
+      throw TraceError(fmt::format("{}: line {}: expected a tensor's element count in [1, {}] at the end of the line, "
+                                   "got \"{}\"",
+                                   file.string(), line, kMaxTensorElements, words.back()));
+    }
+    sizes.push_back(*elements);
+  }
+  if (sizes.empty()) throw TraceError(fmt::format("{}: no parameter sizes (one tensor per line)", file.string()));
+  return sizes;
 }
 
 }  // namespace mgsim::profile

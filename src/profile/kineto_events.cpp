@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <functional>
+#include <map>
 
 #include "mgsim/error.hpp"
 #include "mgsim/limits.hpp"
@@ -23,6 +24,20 @@ std::string lower(std::string text) {
   for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text;
 }
+
+/// Bytes of an element of a PyTorch dtype name ("Float", "BFloat16", ...), 0 when not known.
+std::int64_t dtype_bytes(const std::string& dtype) {
+  static const std::map<std::string, std::int64_t, std::less<>> kBytes = {
+      {"Double", 8}, {"Long", 8}, {"Float", 4}, {"Int", 4}, {"Half", 2}, {"BFloat16", 2}, {"Short", 2},
+      {"Char", 1},   {"Byte", 1}, {"Bool", 1}};
+  const auto found = kBytes.find(dtype);
+  return found == kBytes.end() ? 0 : found->second;
+}
+
+/// NCCL's kernels (ncclKernel_AllReduce_..., ncclDevKernel_..., all-to-all
+/// as ncclDevKernel_SendRecv): communication, launched from the autograd
+/// thread by DDP's hooks, not compute.
+bool is_communication(const std::string& kernel) { return lower(kernel.substr(0, 4)) == "nccl"; }
 
 class EventReader {
  public:
@@ -114,6 +129,10 @@ void EventCollector::add(const nlohmann::json& event, std::size_t index) {
 
   if (category == "kernel" || category == "gpu_memcpy" || category == "gpu_memset" || category == "memcpy" ||
       category == "memset") {
+    if (category == "kernel" && is_communication(name)) {
+      events_.communication.push_back({name, start, end, EventReader::arg_int(args, "correlation")});
+      return;
+    }
     const auto correlation = EventReader::arg_int(args, "correlation");
     if (!correlation) {
       ++events_.activities_without_correlation;
@@ -132,6 +151,14 @@ void EventCollector::add(const nlohmann::json& event, std::size_t index) {
       events_.records.launches.push_back(
           {static_cast<std::uint64_t>(*correlation), EventReader::id(event, "tid"), start});
     }
+  } else if (name == "record_param_comms" && args != nullptr) {
+    CommCall call{EventReader::id(event, "tid"), start, end, in.text(*args, "Collective name"), 0, 0};
+    const auto elements = EventReader::arg_int(args, "In msg nelems");
+    const std::int64_t element = dtype_bytes(in.text(*args, "dtype"));
+    if (elements && *elements > 0 && element > 0 && *elements <= kMaxTensorElements) call.bytes = *elements * element;
+    const auto group = EventReader::arg_int(args, "Group size");
+    if (group && *group >= 1 && *group <= (1 << 20)) call.group_size = static_cast<int>(*group);
+    events_.comm_calls.push_back(std::move(call));
   } else {
     std::vector<Span>* kind = name.starts_with("ProfilerStep#")                                 ? &events_.steps
                               : category == "python_function" && name.starts_with("nn.Module: ") ? &events_.modules
@@ -147,6 +174,8 @@ void EventCollector::add(const nlohmann::json& event, std::size_t index) {
 }
 
 Events EventCollector::take() && {
+  std::stable_sort(events_.communication.begin(), events_.communication.end(),
+                   [](const CommKernel& a, const CommKernel& b) { return a.start_ns < b.start_ns; });
   by_start(events_.operators);
   by_start(events_.modules);
   by_start(events_.steps);

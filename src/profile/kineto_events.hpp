@@ -25,8 +25,29 @@ struct Span {
   nlohmann::json inputs = nlohmann::json::object();
 };
 
+/// A communication kernel (NCCL): kept out of the compute records.
+struct CommKernel {
+  std::string name;
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;
+  std::optional<std::int64_t> correlation;
+};
+
+/// A "record_param_comms" operator (PyTorch >= 2.1): what the collective
+/// launched inside it moves.
+struct CommCall {
+  std::uint64_t thread = 0;
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;
+  std::string collective;  ///< "Collective name", e.g. "allreduce"
+  std::int64_t bytes = 0;  ///< "In msg nelems" x the size of "dtype"; 0 when unknown
+  int group_size = 0;      ///< "Group size"; 0 when unknown
+};
+
 struct Events {
-  RecordSet records;            ///< GPU work and launching calls (no markers yet)
+  RecordSet records;            ///< GPU work but communication, and launching calls (no markers yet)
+  std::vector<CommKernel> communication;  ///< kernels named nccl*, by start time
+  std::vector<CommCall> comm_calls;       ///< record_param_comms operators
   std::vector<Span> operators;  ///< cpu_op, by start time
   std::vector<Span> modules;    ///< python_function "nn.Module: X", by start time
   std::vector<Span> steps;      ///< "ProfilerStep#N", by start time

@@ -1,6 +1,8 @@
 // PyTorch profiler (Kineto) Chrome trace -> trace. Per iteration (one per
 // "ProfilerStep#N" window, or the whole trace): the backward starts at the
-// first autograd node ("autograd::engine::evaluate_function: X"); every
+// first autograd node ("autograd::engine::evaluate_function: X" since
+// PyTorch 1.10; before, the outermost "XBackward" / AccumulateGrad operator
+// on its thread); every
 // AccumulateGrad node marks one parameter's gradient ready, on its thread, at
 // its end; the ready time on the GPU follows from the kernels through their
 // correlation ids (attribute_iterations). Each AccumulateGrad belongs to the
@@ -8,7 +10,8 @@
 // its thread, mapped through its sequence number to the forward operator and
 // the innermost "nn.Module" around it (with_stack=True), or named after the
 // node itself when the trace has no module events. Sizes come from the
-// AccumulateGrad's "Input Dims" (record_shapes=True).
+// AccumulateGrad's "Input Dims" (record_shapes=True). NCCL kernels are kept
+// out of the compute (collected in kineto_events) and reported.
 
 #include <fmt/format.h>
 
@@ -40,6 +43,13 @@ struct Node {
   bool accumulate() const { return name == kAccumulate; }
 };
 
+/// An autograd node's own operator: "AddmmBackward", "AddmmBackward0", AccumulateGrad.
+bool is_node_name(std::string_view name) {
+  if (name == kAccumulate) return true;
+  while (!name.empty() && name.back() >= '0' && name.back() <= '9') name.remove_suffix(1);
+  return name.ends_with("Backward");
+}
+
 /// Backward nodes that only reshape, transpose or cast: without module events
 /// the gradient is attributed past them to the node that owns the layer.
 bool passes_through(const std::string& node) {
@@ -67,6 +77,7 @@ class KinetoImporter {
   ImportedTrace run() {
     RecordSet records = events_.records;
     int iteration = 0;
+    std::vector<double> steps;
     for (const auto& [from, to] : windows_) {
       const std::vector<const Node*> nodes = nodes_between(from, to);
       if (nodes.empty()) {
@@ -84,13 +95,20 @@ class KinetoImporter {
         continue;
       }
       add_markers(records, iteration++, from, to, nodes, grads);
+      steps.push_back(static_cast<double>(to - from) * 1e-9);
     }
     if (params_.empty())
       throw TraceError(
           fmt::format("{}: no AccumulateGrad node: the trace holds no backward pass "
-                      "of trainable parameters",
+                      "of trainable parameters (was the profiler active during loss.backward()?)",
                       source_));
-    return build(records);
+    ImportedTrace out = build(records);
+    if (!events_.steps.empty() && !steps.empty()) {
+      std::sort(steps.begin(), steps.end());
+      const std::size_t n = steps.size();
+      out.step_time_s = n % 2 == 1 ? steps[n / 2] : (steps[n / 2 - 1] + steps[n / 2]) / 2;
+    }
+    return out;
   }
 
  private:
@@ -115,9 +133,30 @@ class KinetoImporter {
       }
       nodes_.push_back(node);
     }
+    if (nodes_.empty()) find_bare_nodes();
     for (std::size_t i = 0; i < ops.size(); ++i) {
       if (in_backward_[i] || !ops[i].sequence || *ops[i].sequence < 0 || ops[i].name.starts_with(kEvaluate)) continue;
       forward_by_sequence_.try_emplace(*ops[i].sequence, &ops[i]);
+    }
+  }
+
+  /// PyTorch 1.8 and 1.9 record the autograd nodes without the
+  /// evaluate_function wrapper: each outermost node operator on its thread
+  /// ("AddmmBackward", "torch::autograd::AccumulateGrad") is a node, and
+  /// what runs inside it belongs to the backward.
+  void find_bare_nodes() {
+    const std::vector<Span>& ops = events_.operators;
+    std::map<std::uint64_t, std::int64_t> open_until;  // thread -> end of the node it is in
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      const auto open = open_until.find(ops[i].thread);
+      if (open != open_until.end() && ops[i].end_ns <= open->second) {
+        in_backward_[i] = true;
+        continue;
+      }
+      if (!is_node_name(ops[i].name)) continue;
+      in_backward_[i] = true;
+      nodes_.push_back({&ops[i], &ops[i], ops[i].name});
+      open_until[ops[i].thread] = ops[i].end_ns;
     }
   }
 
@@ -162,10 +201,19 @@ class KinetoImporter {
   }
 
   void describe_parameters(const std::vector<const Node*>& nodes, const std::vector<const Node*>& grads) {
+    const std::vector<std::int64_t>& given = options_.param_elements;
+    if (!given.empty() && given.size() != grads.size()) {
+      fail(fmt::format("the first step accumulates {} gradients, but {} lists {} parameter tensors", grads.size(),
+                       options_.param_source, given.size()));
+    }
     std::vector<ParamInfo> found;
     for (std::size_t i = 0, k = 0; i < nodes.size(); ++i) {
       if (!nodes[i]->accumulate()) continue;
-      ParamInfo param = shape_of(*grads[k]);
+      ParamInfo param = given.empty() ? shape_of(*grads[k]) : ParamInfo{};
+      if (!given.empty()) {
+        param.elements = given[given.size() - 1 - k];
+        param.dtype_bytes = 4;
+      }
       param.layer = layer_of(nodes, i);
       param.name = fmt::format("{}[{}]", param.layer, k++);
       found.push_back(param);
@@ -178,7 +226,8 @@ class KinetoImporter {
     const nlohmann::json* args = node.inner != nullptr ? &node.inner->inputs : nullptr;
     const auto dims = args != nullptr ? args->find("Input Dims") : nlohmann::json::const_iterator{};
     if (args == nullptr || dims == args->end() || !dims->is_array() || dims->empty() || !(*dims)[0].is_array()) {
-      fail(fmt::format("AccumulateGrad at {} us has no \"Input Dims\": record the trace with record_shapes=True",
+      fail(fmt::format("AccumulateGrad at {} us has no \"Input Dims\", so the parameter sizes are unknown: record "
+                       "the trace with record_shapes=True, or give them with --zoo MODEL or --param-sizes FILE",
                        static_cast<double>(node.evaluate->start_ns) / 1000.0));
     }
     ParamInfo param;
@@ -234,6 +283,14 @@ class KinetoImporter {
                       "against kernels of every thread",
                       notes.markers_any_thread));
     }
+    double communication_s = 0;
+    for (const kineto::CommKernel& k : events_.communication) communication_s += static_cast<double>(k.end_ns - k.start_ns) * 1e-9;
+    out.trace.insitu_allreduce = insitu_allreduces();
+    if (!events_.communication.empty()) {
+      out.warnings.push_back(fmt::format("{} communication kernels (nccl*, {:.3f} ms in all) kept out of the "
+                                         "compute times: DDP's all-reduces, not part of the model's backward",
+                                         events_.communication.size(), communication_s * 1e3));
+    }
     if (unmapped_ > 0) {
       out.warnings.push_back(
           fmt::format("{} gradients could not be traced to an nn.Module: named after their "
@@ -243,6 +300,9 @@ class KinetoImporter {
     out.provenance = {{"kind", "measured"},
                       {"tool", "PyTorch profiler (Kineto) Chrome trace"},
                       {"source_file", source_},
+                      {"parameter_sizes_from", options_.param_elements.empty()
+                                                   ? std::string("AccumulateGrad \"Input Dims\" (record_shapes=True)")
+                                                   : options_.param_source + ", in reverse order of the gradients"},
                       {"layers_from", events_.modules.empty() ? "backward node names (no nn.Module events)"
                                                               : "nn.Module events through sequence numbers"},
                       {"gradient_ready",
@@ -250,12 +310,44 @@ class KinetoImporter {
                        "thread and stream"},
                       {"statistics", built.stats},
                       {"kernels_without_correlation", events_.activities_without_correlation},
+                      {"communication_kernels",
+                       {{"count", events_.communication.size()},
+                        {"total_s", communication_s},
+                        {"insitu_allreduce", out.trace.insitu_allreduce.size()},
+                        {"note", "NCCL kernels, left out of the compute times; all-reduces whose size a "
+                                 "record_param_comms event gives are in-situ observations"}}},
+                      {"backward_nodes_from", nodes_.empty() || nodes_.front().evaluate != nodes_.front().inner
+                                                  ? "autograd::engine::evaluate_function events (PyTorch >= 1.10)"
+                                                  : "node operators without evaluate_function (PyTorch 1.8, 1.9)"},
                       {"attribution",
                        {{"markers_without_work", notes.markers_without_work},
                         {"markers_any_thread", notes.markers_any_thread},
                         {"kernels_without_launch", notes.activities_without_launch}}}};
     out.provenance.update(facts_);
     return out;
+  }
+
+  /// The NCCL all-reduce kernels whose message a record_param_comms operator
+  /// around their launch names (PyTorch >= 2.1): one in-situ observation
+  /// each, the kernel's duration (docs/trace-format.md, "insitu").
+  std::vector<CurvePoint> insitu_allreduces() const {
+    std::map<std::uint64_t, const LaunchCall*> launch_of;
+    for (const LaunchCall& l : events_.records.launches) launch_of.emplace(l.correlation, &l);
+    std::vector<CurvePoint> points;
+    for (const kineto::CommKernel& k : events_.communication) {
+      if (!k.correlation) continue;
+      const auto launch = launch_of.find(static_cast<std::uint64_t>(*k.correlation));
+      if (launch == launch_of.end()) continue;
+      for (const kineto::CommCall& call : events_.comm_calls) {
+        const LaunchCall& l = *launch->second;
+        if (call.thread != l.thread || l.start_ns < call.start_ns || l.start_ns > call.end_ns) continue;
+        if (call.collective == "allreduce" && call.bytes > 0 && call.group_size >= 1 && k.end_ns > k.start_ns) {
+          points.push_back({call.group_size, call.bytes, static_cast<double>(k.end_ns - k.start_ns) * 1e-9});
+        }
+        break;
+      }
+    }
+    return points;
   }
 
   std::string source_;
@@ -280,6 +372,13 @@ nlohmann::json top_level_facts(const nlohmann::json& document) {
   if (!document.is_object()) return facts;
   for (const char* key : {"schemaVersion", "cupti_version", "cuda_runtime_version", "cuda_driver_version"}) {
     if (document.contains(key)) facts[key] = document[key];
+  }
+  const auto distributed = document.find("distributedInfo");
+  if (distributed != document.end() && distributed->is_object()) {
+    for (const char* key : {"rank", "world_size"}) {
+      const auto value = distributed->find(key);
+      if (value != distributed->end() && value->is_number_integer()) facts[key] = *value;
+    }
   }
   const auto devices = document.find("deviceProperties");
   if (devices != document.end() && devices->is_array()) {

@@ -1,15 +1,26 @@
-// nccl-tests `all_reduce_perf` output -> curve. The table is read through its
-// column header, so both column sets work:
+// nccl-tests output -> curve. A log may hold several collectives, each in its
+// section ("# Collective test starting: all_gather_perf"); the one asked for
+// (all_reduce_perf by default) is imported. Lines tagged by the launcher
+// ("[1,0]<stdout>:" from mpirun --tag-output, " 0: " from srun -l) are read
+// without the tag. The table is read through its column header, so both
+// column sets work:
 //   newer: size count type redop root time algbw busbw #wrong (out-of-place, then in-place)
 //   older: size count type redop time algbw busbw error        (no root; error = max deviation)
-// The rank count comes from the "# Rank N ..." device list (or --gpus).
+// Ranks: NCCL's "nranks N" (NCCL_DEBUG=INFO), else the "# Rank N ..." device
+// list, else the header's nThread x nGpus (one process), or --gpus. The rows
+// must be those of the collective named (count x type size against size,
+// busbw / algbw against the rank count), so that a curve never carries the
+// label of another operation.
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <cmath>
 #include <map>
 #include <set>
 
 #include "mgsim/error.hpp"
+#include "mgsim/io/run_config.hpp"
 #include "mgsim/profile/importers.hpp"
 #include "text_lines.hpp"
 
@@ -21,8 +32,10 @@ struct Columns {
   int line = 0;
   std::size_t count = 0;  ///< words per data row
   std::size_t size = 0;
-  std::optional<std::size_t> type, redop;
+  std::optional<std::size_t> elements, type, redop, root;
   std::vector<std::size_t> time;   ///< out-of-place, in-place
+  std::vector<std::size_t> algbw;  ///< after each time
+  std::vector<std::size_t> busbw;
   std::vector<std::size_t> check;  ///< "#wrong" or "error" after each time
   bool counts_wrong = false;       ///< "#wrong" (a count) rather than "error" (a deviation)
 };
@@ -33,9 +46,13 @@ std::optional<Columns> parse_header(const std::vector<std::string_view>& words, 
   c.line = line;
   c.count = words.size();
   for (std::size_t i = 0; i < words.size(); ++i) {
+    if (words[i] == "count") c.elements = i;
     if (words[i] == "type") c.type = i;
     if (words[i] == "redop" || words[i] == "op") c.redop = i;
+    if (words[i] == "root") c.root = i;
     if (words[i] == "time") c.time.push_back(i);
+    if (words[i] == "algbw") c.algbw.push_back(i);
+    if (words[i] == "busbw") c.busbw.push_back(i);
     if (words[i] == "#wrong" || words[i] == "error" || words[i] == "res") {
       c.check.push_back(i);
       c.counts_wrong = words[i] == "#wrong";
@@ -45,132 +62,321 @@ std::optional<Columns> parse_header(const std::vector<std::string_view>& words, 
   return c;
 }
 
-struct Row {
+/// The launcher's tag in front of a line: "[1,0]<stdout>:" or "[1,0]<stderr>:"
+/// (mpirun --tag-output), "0: " (srun -l). The line without it.
+std::string_view strip_tag(std::string_view text) {
+  text = trim(text);
+  if (text.starts_with('[')) {
+    const std::size_t close = text.find("]<");
+    const std::size_t colon = close == std::string_view::npos ? close : text.find(">:", close);
+    if (colon != std::string_view::npos) return trim(text.substr(colon + 2));
+  }
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits > 0 && digits < text.size() && text[digits] == ':') return trim(text.substr(digits + 1));
+  return text;
+}
+
+/// nccl-tests' binary name for a collective.
+std::string_view binary_of(CurveCollective collective) {
+  switch (collective) {
+    case CurveCollective::allgather:
+      return "all_gather_perf";
+    case CurveCollective::reducescatter:
+      return "reduce_scatter_perf";
+    case CurveCollective::allreduce:
+      break;
+  }
+  return "all_reduce_perf";
+}
+
+/// Bytes of one element of a nccl-tests type name, or nothing for one not known.
+std::optional<std::int64_t> type_bytes(std::string_view type) {
+  static const std::map<std::string_view, std::int64_t, std::less<>> kBytes = {
+      {"int8", 1},    {"uint8", 1},  {"char", 1},   {"f8e4m3", 1},  {"f8e5m2", 1},   {"half", 2},
+      {"float16", 2}, {"bfloat16", 2}, {"float", 4}, {"float32", 4}, {"int32", 4},  {"uint32", 4},
+      {"int", 4},     {"double", 8}, {"float64", 8}, {"int64", 8},  {"uint64", 8}};
+  const auto found = kBytes.find(type);
+  if (found == kBytes.end()) return std::nullopt;
+  return found->second;
+}
+
+struct RawRow {
   int line = 0;
-  std::int64_t bytes = 0;
-  double seconds = 0.0;
+  std::vector<std::string> words;
+};
+
+/// One collective's part of the log.
+struct Section {
+  std::string name;  ///< from "# Collective test starting: <name>"; empty before any
+  int line = 0;
+  std::optional<Columns> columns;
+  std::vector<RawRow> rows;
+  std::set<std::int64_t> ranks;          ///< "# Rank N" lines
+  std::optional<std::int64_t> nranks;    ///< NCCL INFO "... nranks N ..."
+  std::optional<std::int64_t> per_process;  ///< header nThread x nGpus
+  std::set<std::string> devices, hosts;
+  std::string settings;
 };
 
 class NcclTestsReader {
  public:
-  NcclTestsReader(const std::string& source, const NcclTestsOptions& options) : source_(source), options_(options) {}
+  NcclTestsReader(const std::string& source, const NcclTestsOptions& options) : source_(source), options_(options) {
+    sections_.emplace_back();
+  }
 
   void read(std::istream& in) {
-    for_each_line(
-        in, [&](std::string_view text, int line) { comment(text, line); },
-        [&](std::string_view text, int line) { row(split_words(text), line); });
+    std::string text;
+    for (int line = 1; std::getline(in, text); ++line) {
+      const std::string_view body = strip_tag(text);
+      if (body.empty()) continue;
+      if (body.front() == '#') {
+        comment(body.substr(1), line);
+      } else {
+        log_line(body, line);
+      }
+    }
   }
 
   ImportedCurve finish() const {
-    if (!columns_)
-      fail(0,
-           "no column header (\"# size count type redop ... time algbw busbw ...\"): not an "
-           "all_reduce_perf output");
-    if (rows_.empty()) fail(0, "no result rows under the column header");
-    const int gpus = ranks();
+    const Section& section = chosen();
+    if (!section.columns) {
+      fail(0, fmt::format("no column header (\"# size count type redop ... time algbw busbw ...\"){}: not an {} output",
+                          where(section), binary_of(options_.collective)));
+    }
+    const std::size_t group = options_.columns == NcclTestsColumns::in_place ? 1 : 0;
+    if (section.columns->time.size() <= group) fail(section.columns->line, "the header has no in-place time column");
+    const auto [gpus, ranks_from] = ranks(section);
     ImportedCurve curve;
-    for (const Row& r : rows_) curve.points.push_back({gpus, r.bytes, r.seconds, std::nullopt});
+    curve.collective = options_.collective;
+    int skipped_empty = 0;
+    std::map<std::int64_t, int> first_line;
+    for (const RawRow& raw : section.rows) {
+      std::vector<std::string_view> words(raw.words.begin(), raw.words.end());
+      if (!keep(*section.columns, words)) continue;
+      const std::optional<CurveSample> point = row(*section.columns, words, raw.line, group, gpus);
+      if (!point) {
+        ++skipped_empty;
+        continue;
+      }
+      if (const auto seen = first_line.find(point->bytes); seen != first_line.end()) {
+        fail(raw.line, fmt::format("size {} already given on line {} (several types or reductions? use --type and "
+                                   "--redop)",
+                                   point->bytes, seen->second));
+      }
+      first_line[point->bytes] = raw.line;
+      curve.points.push_back(*point);
+    }
+    if (curve.points.empty()) fail(0, fmt::format("no result rows under the column header{}", where(section)));
     curve.provenance = {
         {"kind", "measured"},
-        {"tool", "nccl-tests all_reduce_perf"},
+        {"tool", fmt::format("nccl-tests {}", section.name.empty() ? binary_of(options_.collective) : section.name)},
         {"source_file", source_},
         {"columns", options_.columns == NcclTestsColumns::in_place ? "in-place" : "out-of-place"},
         {"metric", "time column (us) of each size, converted to seconds"},
         {"ranks", gpus},
-        {"ranks_from", options_.gpus > 0 ? "--gpus" : "the '# Rank' lines of the device list"},
+        {"ranks_from", ranks_from},
     };
-    if (!devices_.empty()) curve.provenance["hardware"] = std::vector<std::string>(devices_.begin(), devices_.end());
-    if (!hosts_.empty()) curve.provenance["hosts"] = hosts_.size();
-    if (!settings_.empty()) curve.provenance["run_settings"] = settings_;
-    if (skipped_empty_ > 0) curve.provenance["rows_of_0_bytes_skipped"] = skipped_empty_;
+    if (options_.collective == CurveCollective::allgather) {
+      curve.provenance["bytes"] = "per rank: nccl-tests' size (the gathered whole) / ranks";
+    }
+    if (!section.devices.empty()) {
+      curve.provenance["hardware"] = std::vector<std::string>(section.devices.begin(), section.devices.end());
+    }
+    if (!section.hosts.empty()) curve.provenance["hosts"] = section.hosts.size();
+    if (!section.settings.empty()) curve.provenance["run_settings"] = section.settings;
+    if (skipped_empty > 0) curve.provenance["rows_of_0_bytes_skipped"] = skipped_empty;
     return curve;
   }
 
  private:
   [[noreturn]] void fail(int line, const std::string& what) const { fail_at(source_, line, what); }
 
+  static std::string where(const Section& section) {
+    return section.name.empty() ? std::string() : fmt::format(" in the {} section (line {})", section.name, section.line);
+  }
+
+  /// The section of the collective asked for.
+  const Section& chosen() const {
+    const std::string_view binary = binary_of(options_.collective);
+    std::vector<const Section*> named, found;
+    for (const Section& s : sections_) {
+      if (s.name.empty()) continue;
+      named.push_back(&s);
+      if (s.name == binary || s.name.starts_with(std::string(binary) + "_")) found.push_back(&s);
+    }
+    if (named.empty()) return sections_.front();  // an older log: one table, checked against the rows
+    if (found.size() > 1) {
+      fail(found[1]->line, fmt::format("a second {} section (the first at line {}): split the log", found[1]->name,
+                                       found[0]->line));
+    }
+    if (found.empty()) {
+      std::vector<std::string> names;
+      for (const Section* s : named) names.push_back(s->name);
+      fail(0, fmt::format("no {} section (the log holds {}): choose one with --collective", binary,
+                          fmt::join(names, ", ")));
+    }
+    return *found.front();
+  }
+
   void comment(std::string_view body, int line) {
     const std::vector<std::string_view> words = split_words(body);
     if (words.empty()) return;
-    if (words[0] == "Rank" && words.size() >= 2 && to_int(words[1])) return device(body, words);
-    if (words[0] == "nThread") settings_ = std::string(trim(body));
-    if (std::optional<Columns> header = parse_header(words, line)) {
-      if (columns_ && columns_->count != header->count) fail(line, "a second column header with other columns");
-      columns_ = header;
-      const std::size_t group = options_.columns == NcclTestsColumns::in_place ? 1 : 0;
-      if (columns_->time.size() <= group) fail(line, "the header has no in-place time column");
-    }
-  }
-
-  void device(std::string_view body, const std::vector<std::string_view>& words) {
-    ranks_.insert(*to_int(words[1]));
-    for (std::size_t i = 0; i + 1 < words.size(); ++i) {
-      if (words[i] == "on") hosts_.insert(std::string(words[i + 1]));
-    }
-    const std::size_t bracket = body.find(']');
-    if (bracket != std::string_view::npos) devices_.insert(std::string(trim(body.substr(bracket + 1))));
-  }
-
-  void row(const std::vector<std::string_view>& words, int line) {
-    if (!all_digits(words[0])) return;  // a log line (NCCL INFO, host names), not a result
-    if (!columns_) fail(line, "a result row before the column header");
-    if (words.size() != columns_->count) {
-      fail(line, fmt::format("expected {} columns as in the header (line {}), got {}", columns_->count, columns_->line,
-                             words.size()));
-    }
-    if (!keep(words)) return;
-    const std::size_t group = options_.columns == NcclTestsColumns::in_place ? 1 : 0;
-    check_validation(words, group, line);
-    const std::optional<std::int64_t> size = message_bytes(words[columns_->size]);
-    if (!size) {
-      fail(line, fmt::format("expected a size in [0, {}] bytes, got \"{}\"", kMaxMessageBytes, words[columns_->size]));
-    }
-    const std::int64_t bytes = *size;
-    const std::optional<double> seconds = latency_seconds(words[columns_->time[group]]);
-    if (!seconds) fail(line, fmt::format("expected {}, got \"{}\"", latency_range(), words[columns_->time[group]]));
-    if (bytes == 0) {
-      ++skipped_empty_;
+    const std::string_view text = trim(body);
+    if (text.starts_with("Collective test starting:")) {
+      Section next;
+      next.name = std::string(trim(text.substr(std::string_view("Collective test starting:").size())));
+      next.line = line;
+      sections_.push_back(std::move(next));
       return;
     }
-    if (const auto seen = first_line_.find(bytes); seen != first_line_.end()) {
-      fail(line, fmt::format("size {} already given on line {} (several types or reductions? use --type and --redop)",
-                             bytes, seen->second));
+    Section& s = sections_.back();
+    if (words[0] == "Rank" && words.size() >= 2 && to_int(words[1])) return device(s, body, words);
+    if (words[0] == "nThread") header_settings(s, body, words);
+    if (std::optional<Columns> header = parse_header(words, line)) {
+      if (s.columns && s.columns->count != header->count) fail(line, "a second column header with other columns");
+      s.columns = header;
     }
-    first_line_[bytes] = line;
-    rows_.push_back({line, bytes, *seconds});
   }
 
-  bool keep(const std::vector<std::string_view>& words) const {
-    if (!options_.data_type.empty() && columns_->type && words[*columns_->type] != options_.data_type) return false;
-    if (!options_.reduction.empty() && columns_->redop && words[*columns_->redop] != options_.reduction) return false;
+  static void header_settings(Section& s, std::string_view body, const std::vector<std::string_view>& words) {
+    s.settings = std::string(trim(body));
+    std::optional<std::int64_t> threads, gpus;
+    for (std::size_t i = 0; i + 1 < words.size(); ++i) {
+      if (words[i] == "nThread") threads = to_int(words[i + 1]);
+      if (words[i] == "nGpus") gpus = to_int(words[i + 1]);
+    }
+    if (threads && gpus && *threads >= 1 && *gpus >= 1 && *threads <= kMaxGpus && *gpus <= kMaxGpus) {
+      s.per_process = *threads * *gpus;
+    }
+  }
+
+  static void device(Section& s, std::string_view body, const std::vector<std::string_view>& words) {
+    s.ranks.insert(*to_int(words[1]));
+    for (std::size_t i = 0; i + 1 < words.size(); ++i) {
+      if (words[i] == "on") s.hosts.insert(std::string(words[i + 1]));
+    }
+    const std::size_t bracket = body.find(']');
+    if (bracket != std::string_view::npos) s.devices.insert(std::string(trim(body.substr(bracket + 1))));
+  }
+
+  /// A line that is not a comment: a result row, or a log line (NCCL INFO,
+  /// host names, the shell) whose "nranks N" is kept.
+  void log_line(std::string_view body, int line) {
+    const std::vector<std::string_view> words = split_words(body);
+    Section& s = sections_.back();
+    if (!all_digits(words[0])) {
+      for (std::size_t i = 0; i + 1 < words.size(); ++i) {
+        const std::optional<std::int64_t> n = words[i] == "nranks" ? to_int(words[i + 1]) : std::nullopt;
+        if (!n) continue;
+        if (*n < 1 || *n > kMaxGpus) fail(line, fmt::format("expected \"nranks\" in [1, {}], got {}", kMaxGpus, *n));
+        if (s.nranks && *s.nranks != *n) fail(line, fmt::format("nranks {} after nranks {}", *n, *s.nranks));
+        s.nranks = n;
+      }
+      return;
+    }
+    if (!s.columns) fail(line, "a result row before the column header");
+    if (words.size() != s.columns->count) {
+      fail(line, fmt::format("expected {} columns as in the header (line {}), got {}", s.columns->count,
+                             s.columns->line, words.size()));
+    }
+    s.rows.push_back({line, std::vector<std::string>(words.begin(), words.end())});
+  }
+
+  bool keep(const Columns& c, const std::vector<std::string_view>& words) const {
+    if (!options_.data_type.empty() && c.type && words[*c.type] != options_.data_type) return false;
+    if (!options_.reduction.empty() && c.redop && words[*c.redop] != options_.reduction) return false;
     return true;
   }
 
-  void check_validation(const std::vector<std::string_view>& words, std::size_t group, int line) const {
-    if (!columns_->counts_wrong || columns_->check.size() <= group) return;
-    const std::string_view wrong = words[columns_->check[group]];
+  /// One row as a curve point; nothing for a row of 0 bytes.
+  std::optional<CurveSample> row(const Columns& c, const std::vector<std::string_view>& words, int line,
+                                 std::size_t group, int gpus) const {
+    check_validation(c, words, group, line);
+    const std::optional<std::int64_t> size = message_bytes(words[c.size]);
+    if (!size) fail(line, fmt::format("expected a size in [0, {}] bytes, got \"{}\"", kMaxMessageBytes, words[c.size]));
+    const std::optional<double> seconds = latency_seconds(words[c.time[group]]);
+    if (!seconds) fail(line, fmt::format("expected {}, got \"{}\"", latency_range(), words[c.time[group]]));
+    if (*size == 0) return std::nullopt;
+    check_collective(c, words, line, *size, gpus);
+    std::int64_t bytes = *size;
+    if (options_.collective == CurveCollective::allgather) {
+      if (*size % gpus != 0) {
+        fail(line, fmt::format("all-gather size {} is not a multiple of {} ranks: the rank count is wrong", *size, gpus));
+      }
+      bytes = *size / gpus;
+    }
+    return CurveSample{gpus, bytes, *seconds, std::nullopt};
+  }
+
+  /// The row's own numbers must fit the collective and the rank count:
+  /// count x type size = size (all-reduce) or size / ranks (all-gather,
+  /// reduce-scatter), and busbw / algbw = bus_bandwidth's factor.
+  void check_collective(const Columns& c, const std::vector<std::string_view>& words, int line, std::int64_t size,
+                        int gpus) const {
+    const std::string_view binary = binary_of(options_.collective);
+    if (c.elements && c.type) check_count(words[*c.elements], words[*c.type], line, size, gpus);
+    const std::size_t group = options_.columns == NcclTestsColumns::in_place ? 1 : 0;
+    if (c.algbw.size() <= group || c.busbw.size() <= group) return;
+    const std::optional<double> algbw = to_double(words[c.algbw[group]]);
+    const std::optional<double> busbw = to_double(words[c.busbw[group]]);
+    if (!algbw || !busbw || *algbw < 1.0) return;  // two decimals: too few digits below 1 GB/s
+    const double factor = bus_bandwidth(options_.collective, 1.0, 1.0, gpus) /
+                          (options_.collective == CurveCollective::allgather ? gpus : 1.0);
+    if (std::abs(*busbw / *algbw - factor) > 0.02 * factor + 0.011 / *algbw) {
+      fail(line, fmt::format("busbw / algbw is {:.3f}, but {} over {} ranks gives {:.3f}: wrong rank count or "
+                             "collective (--gpus, --collective)",
+                             *busbw / *algbw, binary, gpus, factor));
+    }
+  }
+
+  /// count x element size = size (all-reduce), x ranks (all-gather, reduce-scatter).
+  void check_count(std::string_view count_word, std::string_view type, int line, std::int64_t size, int gpus) const {
+    const std::optional<std::int64_t> count = to_int(count_word);
+    const std::optional<std::int64_t> element = type_bytes(type);
+    if (!count || !element) return;
+    const bool whole = options_.collective == CurveCollective::allreduce;
+    const std::int64_t bytes = *count * *element;
+    if ((whole ? bytes : bytes * gpus) == size) return;
+    fail(line, fmt::format("count {} of {} is {} bytes{}, not the size {}: these are not {} rows of {} ranks "
+                           "(--collective, --gpus)",
+                           *count, type, bytes, whole ? "" : fmt::format(" x {} ranks", gpus), size,
+                           binary_of(options_.collective), gpus));
+  }
+
+  void check_validation(const Columns& c, const std::vector<std::string_view>& words, std::size_t group,
+                        int line) const {
+    if (!c.counts_wrong || c.check.size() <= group) return;
+    const std::string_view wrong = words[c.check[group]];
     if (wrong == "N/A") return;
     const std::optional<std::int64_t> count = to_int(wrong);
     if (!count) fail(line, fmt::format("expected a #wrong count, got \"{}\"", wrong));
     if (*count > 0) fail(line, fmt::format("nccl-tests counted {} wrong results: this run did not validate", *count));
   }
 
-  int ranks() const {
-    const int gpus = options_.gpus > 0 ? options_.gpus : static_cast<int>(ranks_.size());
-    if (gpus == 0) fail(0, "no device list (\"#  Rank 0 ... device ...\" lines) to count ranks from: give --gpus");
-    if (gpus < 2) fail(0, fmt::format("{} rank: an all-reduce curve needs at least 2", gpus));
-    return gpus;
+  std::pair<int, std::string> ranks(const Section& s) const {
+    std::pair<std::int64_t, std::string> found{0, ""};
+    if (options_.gpus > 0) {
+      found = {options_.gpus, "--gpus"};
+    } else if (s.nranks) {
+      found = {*s.nranks, "NCCL's \"nranks\" (NCCL_DEBUG=INFO lines)"};
+    } else if (!s.ranks.empty()) {
+      found = {static_cast<std::int64_t>(s.ranks.size()), "the '# Rank' lines of the device list"};
+    } else if (s.per_process) {
+      found = {*s.per_process, "the header's nThread x nGpus (one process)"};
+    } else {
+      fail(0, "no rank count: no \"nranks\", no device list (\"#  Rank 0 ... device ...\"), no \"# nThread .. nGpus "
+              "..\" header: give --gpus");
+    }
+    if (found.first < 2) {
+      fail(0, fmt::format("{} rank (from {}): a collective curve needs at least 2", found.first, found.second));
+    }
+    return {static_cast<int>(found.first), found.second};
   }
 
   std::string source_;
   NcclTestsOptions options_;
-  std::optional<Columns> columns_;
-  std::vector<Row> rows_;
-  std::map<std::int64_t, int> first_line_;
-  std::set<std::int64_t> ranks_;
-  std::set<std::string> devices_, hosts_;
-  std::string settings_;
-  int skipped_empty_ = 0;
+  std::vector<Section> sections_;
 };
 
 }  // namespace

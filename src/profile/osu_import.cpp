@@ -1,8 +1,10 @@
-// OSU Micro-Benchmarks `osu_allreduce` output -> curve. Read through its
+// OSU Micro-Benchmarks osu_allreduce, osu_allgather or osu_reduce_scatter
+// output -> curve of that collective (the title says which). Read through its
 // column header ("# Size  Avg Latency(us)" and, with -f, "Min Latency(us)
-// Max Latency(us) Iterations"); a title line naming another benchmark is an
-// error. OSU does not print the rank count: it comes from --gpus, or from a
-// "N," prefix on every row (as in the B-Caffe logs shipped with mgsim).
+// Max Latency(us) Iterations"); the table ends at the first line that is not
+// a row (a blank line, the shell's "real 0m3s", a prompt), and what follows
+// is not read. OSU does not print the rank count: it comes from --gpus, or
+// from a "N," prefix on every row (as in the B-Caffe logs shipped with mgsim).
 
 #include <fmt/format.h>
 
@@ -44,21 +46,38 @@ class OsuReader {
   OsuReader(const std::string& source, const OsuOptions& options) : source_(source), options_(options) {}
 
   void read(std::istream& in) {
-    for_each_line(
-        in, [&](std::string_view text, int line) { comment(text, line); },
-        [&](std::string_view text, int line) {
-          if (size_column_) row(text, line);
-        });
+    std::string text;
+    for (int line = 1; std::getline(in, text); ++line) {
+      const std::string_view view = trim(text);
+      const bool is_row = !view.empty() && view.front() >= '0' && view.front() <= '9';
+      if (ended_ != 0) {
+        if (is_row || (view.starts_with('#') && trim(view.substr(1)).starts_with("OSU "))) {
+          fail(line, fmt::format("the table ended at line {}: one table per file (split the log)", ended_));
+        }
+        continue;
+      }
+      if (!points_.empty() && !is_row) {
+        ended_ = line;
+      } else if (view.starts_with('#')) {
+        comment(view.substr(1), line);
+      } else if (is_row && size_column_) {
+        row(view, line);
+      }
+    }
   }
 
   ImportedCurve finish() const {
-    if (title_.empty()) fail(0, "no \"# OSU ... Allreduce Latency Test\" title: not an osu_allreduce output");
+    if (title_.empty()) {
+      fail(0, "no \"# OSU ... Allreduce|Allgather|Reduce_scatter Latency Test\" title: not an osu_allreduce, "
+              "osu_allgather or osu_reduce_scatter output");
+    }
     if (!size_column_) fail(0, "no column header (\"# Size  Avg Latency(us) ...\")");
     if (points_.empty()) fail(0, "no result rows under the column header");
     const int gpus = options_.gpus > 0 ? options_.gpus : prefix_gpus_;
     if (gpus == 0) fail(0, "osu_allreduce does not print the number of ranks: give --gpus");
-    if (gpus < 2) fail(0, fmt::format("{} rank: an all-reduce curve needs at least 2", gpus));
+    if (gpus < 2) fail(0, fmt::format("{} rank: a collective curve needs at least 2", gpus));
     ImportedCurve curve;
+    curve.collective = collective_;
     for (CurveSample point : points_) {
       point.gpus = gpus;
       curve.points.push_back(point);
@@ -68,8 +87,9 @@ class OsuReader {
         {"tool", title_},
         {"source_file", source_},
         {"metric",
-         "average latency per MPI_Allreduce (us), converted to seconds; spread = max - min latency "
+         "average latency per operation (us), converted to seconds; spread = max - min latency "
          "when the output has them (-f)"},
+        {"bytes", collective_ == CurveCollective::allgather ? "per rank (OSU's size)" : "OSU's size"},
         {"ranks", gpus},
         {"ranks_from", options_.gpus > 0 ? "--gpus" : "the \"N,\" prefix of the rows"},
     };
@@ -82,8 +102,17 @@ class OsuReader {
   void comment(std::string_view body, int line) {
     const std::string_view text = trim(body);
     if (text.starts_with("OSU ")) {
-      if (text.find("Allreduce") == std::string_view::npos)
-        fail(line, fmt::format("\"{}\" is not osu_allreduce", text));
+      const std::vector<std::string_view> words = split_words(text);
+      const std::string_view operation = words.size() > 2 ? words[2] : std::string_view();
+      if (operation == "Allreduce") {
+        collective_ = CurveCollective::allreduce;
+      } else if (operation == "Allgather") {
+        collective_ = CurveCollective::allgather;
+      } else if (operation == "Reduce_scatter") {
+        collective_ = CurveCollective::reducescatter;
+      } else {
+        fail(line, fmt::format("\"{}\" is not osu_allreduce, osu_allgather or osu_reduce_scatter", text));
+      }
       title_ = std::string(text);
       return;
     }
@@ -146,6 +175,8 @@ class OsuReader {
   std::string source_;
   OsuOptions options_;
   std::string title_;
+  CurveCollective collective_ = CurveCollective::allreduce;
+  int ended_ = 0;  ///< the line that ended the table, 0 while it goes on
   std::size_t columns_ = 0;
   std::optional<std::size_t> size_column_, avg_, min_, max_;
   int prefix_gpus_ = 0;

@@ -3,7 +3,6 @@
 // number parsing (the whole token must be the number).
 
 #include <charconv>
-#include <istream>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -78,23 +77,6 @@ inline std::string_view trim(std::string_view text) {
 /// Throws CurveError "<source>: line <n>: <what>" ("<source>: <what>" for line 0).
 [[noreturn]] inline void fail_at(const std::string& source, int line, const std::string& what) {
   throw CurveError(line > 0 ? fmt::format("{}: line {}: {}", source, line, what) : fmt::format("{}: {}", source, what));
-}
-
-/// Reads `in` line by line: a line starting with '#' goes to
-/// on_comment(text after the '#', line number), any other non-blank line to
-/// on_row(trimmed text, line number).
-template <typename Comment, typename Row>
-void for_each_line(std::istream& in, Comment on_comment, Row on_row) {
-  std::string text;
-  for (int line = 1; std::getline(in, text); ++line) {
-    const std::string_view view = trim(text);
-    if (view.empty()) continue;
-    if (view.front() == '#') {
-      on_comment(view.substr(1), line);
-    } else {
-      on_row(view, line);
-    }
-  }
 }
 
 }  // namespace mgsim::profile

@@ -68,6 +68,14 @@ int ModelGraph::tensor_count() const {
   return static_cast<int>(n);
 }
 
+std::vector<std::int64_t> ModelGraph::tensor_sizes() const {
+  std::vector<std::int64_t> sizes;
+  for (OpId v = 0; v < op_count(); ++v) {
+    for (const ParamTensor& p : graph_[v].params) sizes.push_back(element_count(p.shape));
+  }
+  return sizes;
+}
+
 std::int64_t ModelGraph::forward_flops() const {
   std::int64_t n = 0;
   for (OpId v = 0; v < op_count(); ++v) n += graph_[v].flops;

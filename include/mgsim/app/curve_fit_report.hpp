@@ -1,10 +1,12 @@
 #pragma once
 // `mgsim fit` beyond parsing and printing (docs/profiling.md): every fit of a
-// measured all-reduce curve as one JSON document, per GPU count a + b*M per
-// size range with breakpoints found from the data, one line for all sizes,
-// the ring and tree alpha-beta models, and over all GPU counts the ring,
-// tree and `nccl` models; and the text report printed from it, with
-// ready-to-paste "network" objects.
+// measured curve as one JSON document, per GPU count a + b*M per size range
+// with breakpoints found from the data and the bus bandwidth of each range,
+// one line for all sizes, and for all-reduce curves the ring and tree
+// alpha-beta models and over all GPU counts the ring, tree and `nccl`
+// models; and the text report printed from it, with ready-to-paste
+// "network" objects for the models that fit (rms error at most
+// kPasteableRmsError) and a warning for the others.
 
 #include <filesystem>
 #include <string>
@@ -24,14 +26,17 @@ struct CurveFitSettings {
   int gpus_per_node = 1;    ///< node size for the nccl model's calibration
 };
 
+/// A model fitted with a larger rms relative error is reported with a
+/// warning, never as a config to paste.
+inline constexpr double kPasteableRmsError = 0.25;
+
 struct CurveFitReport {
   nlohmann::ordered_json result;    ///< what `mgsim fit --format json` prints
   std::vector<CurveSample> fitted;  ///< the piecewise fit at the measured sizes (`--curve-out`)
 };
 
 /// Fits the curve read from `source` (named in the result); throws CurveError.
-CurveFitReport fit_curve(const std::string& source, const std::vector<CurvePoint>& points,
-                         const CurveFitSettings& settings);
+CurveFitReport fit_curve(const std::string& source, const CurveFile& curve, const CurveFitSettings& settings);
 
 /// The text report of a fit_curve() result.
 std::string format_fit_text(const nlohmann::ordered_json& result);

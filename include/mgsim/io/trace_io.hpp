@@ -29,19 +29,30 @@ inline constexpr std::int64_t kMaxMessageBytes = kMaxTensorElements * 16;
 
 Trace load_trace(const std::filesystem::path& file);
 
-/// Points of a curve file, in file order; or, for a trace file, its in-situ
-/// observations as a curve: the mean of each (gpus, bytes), sizes ascending.
+/// A curve file's operation and points.
+struct CurveFile {
+  CurveCollective collective = CurveCollective::allreduce;
+  std::vector<CurvePoint> points;
+};
+
+/// Points of a curve file of any collective, in file order; or, for a trace
+/// file, its in-situ all-reduce observations as a curve: the mean of each
+/// (gpus, bytes), sizes ascending.
+CurveFile load_curve_file(const std::filesystem::path& file);
+
+/// load_curve_file for an all-reduce curve; another collective is refused
+/// (CurveError naming the file and its collective).
 std::vector<CurvePoint> load_curve(const std::filesystem::path& file);
 
 /// Points of a top-k selection-time curve file, in file order.
 std::vector<SelectionPoint> load_selection_curve(const std::filesystem::path& file);
 
-/// A trace file, grad_ready_s included, with `provenance` (an object with
+/// A trace file, grad_ready_s and insitu_allreduce included, with `provenance` (an object with
 /// "kind", kept in its key order) saying where the numbers came from.
 /// Throws OutputError when provenance has no "kind".
 std::string format_trace_json(const Trace& trace, const nlohmann::ordered_json& provenance);
 
-/// One measured all-reduce latency with its spread over repetitions.
+/// One measured collective latency with its spread over repetitions.
 struct CurveSample {
   int gpus = 0;
   std::int64_t bytes = 0;
@@ -49,8 +60,9 @@ struct CurveSample {
   std::optional<double> spread_s;  ///< e.g. max - min of the repetitions
 };
 
-/// A curve file ("collective": "allreduce"), points sorted by (gpus, bytes).
+/// A curve file of `collective`, points sorted by (gpus, bytes).
 /// Throws OutputError when provenance has no "kind".
-std::string format_curve_json(std::vector<CurveSample> points, const nlohmann::ordered_json& provenance);
+std::string format_curve_json(std::vector<CurveSample> points, const nlohmann::ordered_json& provenance,
+                              CurveCollective collective = CurveCollective::allreduce);
 
 }  // namespace mgsim

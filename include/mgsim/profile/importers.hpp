@@ -1,14 +1,18 @@
 #pragma once
 // Importers of other tools' outputs (docs/profiling.md):
-//  - nccl-tests `all_reduce_perf` text output -> curve (older and newer
-//    column sets, the out-of-place or the in-place columns);
-//  - OSU Micro-Benchmarks `osu_allreduce` text output -> curve;
+//  - nccl-tests text output -> curve: the all_reduce_perf section of a log
+//    (or all_gather_perf / reduce_scatter_perf, each its own curve kind),
+//    older and newer column sets, out-of-place or in-place columns, lines
+//    tagged by mpirun or srun;
+//  - OSU Micro-Benchmarks osu_allreduce / osu_allgather / osu_reduce_scatter
+//    text output -> curve;
 //  - PyTorch profiler (Kineto) Chrome trace JSON -> trace (per-layer
 //    backward times from AccumulateGrad, kernels through correlation ids).
 // Each reads one file's text, validates it, and throws CurveError or
 // TraceError naming the file, the line (or event) and what was expected.
 
 #include <istream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -19,6 +23,7 @@
 namespace mgsim::profile {
 
 struct ImportedCurve {
+  CurveCollective collective = CurveCollective::allreduce;
   std::vector<CurveSample> points;
   nlohmann::json provenance;
 };
@@ -27,7 +32,9 @@ enum class NcclTestsColumns { out_of_place, in_place };
 
 struct NcclTestsOptions {
   NcclTestsColumns columns = NcclTestsColumns::out_of_place;
-  int gpus = 0;           ///< ranks; 0 = count the "# Rank" lines of the device list
+  /// The section of the log to import ("# Collective test starting: <name>_perf").
+  CurveCollective collective = CurveCollective::allreduce;
+  int gpus = 0;           ///< ranks; 0 = NCCL's "nranks", else the device list, else the header
   std::string data_type;  ///< keep only rows of this type (e.g. "float"); empty = all
   std::string reduction;  ///< keep only rows of this redop (e.g. "sum"); empty = all
 };
@@ -44,12 +51,20 @@ struct KinetoOptions {
   std::string model;   ///< model name for the trace (required)
   int batch_size = 0;  ///< samples per iteration (required: the trace does not hold it)
   int skip_steps = 0;  ///< ProfilerStep windows to drop first (warm-up)
+  /// Elements of each parameter tensor in forward (state_dict) order, for a
+  /// trace recorded without record_shapes: the k-th gradient to arrive gets
+  /// the k-th tensor from the end. Empty: sizes come from "Input Dims".
+  std::vector<std::int64_t> param_elements;
+  std::string param_source;  ///< where param_elements came from, for messages
 };
 
 struct ImportedTrace {
   Trace trace;
   nlohmann::json provenance;
   std::vector<std::string> warnings;  ///< one line each, for the user
+  /// Median length of the ProfilerStep#N windows imported (the measured
+  /// step); nothing when the trace has no step annotations.
+  std::optional<double> step_time_s;
 };
 
 ImportedTrace import_kineto(const nlohmann::json& document, const std::string& source, const KinetoOptions& options);

@@ -90,6 +90,9 @@ class ModelGraph {
 
   std::int64_t param_count() const;  ///< trainable elements
   int tensor_count() const;          ///< trainable tensors
+  /// Element count of each trainable tensor, operators in forward order and
+  /// each operator's tensors in framework order (a state_dict's order).
+  std::vector<std::int64_t> tensor_sizes() const;
   std::int64_t forward_flops() const;
 
  private:
