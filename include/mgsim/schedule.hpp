@@ -80,6 +80,10 @@ const ScheduleInfo& find_schedule(std::string_view name);
 std::unique_ptr<Schedule> make_schedule(std::string_view name, const ParamValues& given,
                                         const SparseOptions& sparse = {}, MessageUnit unit = MessageUnit::layer);
 
+/// Throws ConfigError "<owner>: ..." when `given` names a parameter not in
+/// `specs` or a value outside its range. Shared by schedules and delay laws.
+void check_params(std::string_view owner, std::span<const ParamSpec> specs, const ParamValues& given);
+
 /// The given value of `spec`, or its default.
 double param_value(const ParamValues& given, const ParamSpec& spec);
 

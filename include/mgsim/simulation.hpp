@@ -44,6 +44,15 @@ struct RunMetrics {
   int messages = 0;
   std::int64_t bytes = 0;       ///< gradient bytes communicated per GPU (the dense equivalent)
   std::int64_t sent_bytes = 0;  ///< bytes each GPU contributes: `bytes` dense, values + indices sparse
+  // Samples per iteration (the effective batch) and the GPU time lost per
+  // iteration, summed over GPUs (docs/decentralized.md). A synchronous run
+  // applies gpus x batch samples every iteration and reports no idle or
+  // wasted time (its waits are in exposed_comm_s).
+  double samples = 0.0;      ///< mean samples per iteration
+  double samples_min = 0.0;  ///< fewest in one iteration
+  double samples_max = 0.0;  ///< most in one iteration
+  SimTime idle = 0;          ///< mean per iteration: GPUs neither computing nor communicating
+  SimTime wasted = 0;        ///< mean per iteration: compute discarded (Non-blocking SGD, stop = abort)
 
   double iteration_time_s() const { return to_seconds(iteration); }
   double compute_s() const { return to_seconds(compute); }
@@ -51,7 +60,9 @@ struct RunMetrics {
   double selection_s() const { return to_seconds(selection); }
   /// Communication not hidden behind compute: t_iter - t_f - sum t_b.
   double exposed_comm_s() const { return to_seconds(iteration - compute); }
-  double throughput() const { return gpus * static_cast<double>(batch_size) / iteration_time_s(); }
+  double idle_s() const { return to_seconds(idle); }
+  double wasted_s() const { return to_seconds(wasted); }
+  double throughput() const { return samples / iteration_time_s(); }
   double speedup() const { return gpus * scaling_efficiency(); }
   double scaling_efficiency() const { return static_cast<double>(single_gpu) / static_cast<double>(iteration); }
 };

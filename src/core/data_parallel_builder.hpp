@@ -17,6 +17,7 @@ class DataParallelBuilder : public IterationBuilder {
         placement_(context.workload, context.cluster, context.collective),
         plan_(context.schedule.plan(placement_.problem)),
         overlap_(context.overlap),
+        samples_(static_cast<double>(context.cluster.size()) * context.workload.trace.batch_size),
         interference_(context.overlap) {}
 
   /// The first iteration builds the DAG; the next ones rewind it.
@@ -34,7 +35,9 @@ class DataParallelBuilder : public IterationBuilder {
 
   IterationTiming collect(const Engine& engine) const override {
     const ReplayDag::Ends ends = dag_->ends(engine);
-    return {start_, ends.iteration_end, ends.compute_end};
+    IterationTiming timing{start_, ends.iteration_end, ends.compute_end};
+    timing.samples = samples_;
+    return timing;
   }
 
   const Plan& plan() const { return plan_; }
@@ -44,6 +47,7 @@ class DataParallelBuilder : public IterationBuilder {
   Placement placement_;
   Plan plan_;
   Overlap overlap_;
+  double samples_;
   InterferenceModel interference_;
   std::optional<ReplayDag> dag_;
   SimTime start_ = 0;

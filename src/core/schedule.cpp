@@ -65,26 +65,6 @@ constexpr std::array kSchedules{
                  kSparseParams, true, make_omgs_rule},
 };
 
-void check_params(const ScheduleInfo& info, const ParamValues& given) {
-  for (const auto& [name, value] : given) {
-    const auto spec = std::find_if(info.params.begin(), info.params.end(),
-                                   [&key = name](const ParamSpec& p) { return p.name == key; });
-    if (spec == info.params.end()) {
-      std::string valid;
-      for (const ParamSpec& p : info.params) valid += fmt::format("{}{}", valid.empty() ? "" : ", ", p.name);
-      throw ConfigError(fmt::format("schedule '{}': unknown parameter '{}' (valid: {})", info.name, name,
-                                    valid.empty() ? "none" : valid));
-    }
-    const bool ok = std::isfinite(value) && (value > 0 || (spec->zero_allowed && value == 0)) &&
-                    value <= spec->max_value;
-    if (!ok) {
-      const std::string upper = std::isfinite(spec->max_value) ? fmt::format(" and <= {}", spec->max_value) : "";
-      throw ConfigError(fmt::format("schedule '{}': parameter '{}' must be a finite number {} 0{}, got {}", info.name,
-                                    name, spec->zero_allowed ? ">=" : ">", upper, value));
-    }
-  }
-}
-
 void check_sparse_options(const ScheduleInfo& info, const SparseOptions& options) {
   if (!info.sparse && (!options.layer_density.empty() || !options.selection_curve.empty())) {
     throw ConfigError(fmt::format("schedule '{}': layer_density and selection_curve are for sparse schedules only",
@@ -117,10 +97,30 @@ const ScheduleInfo& find_schedule(std::string_view name) {
 std::unique_ptr<Schedule> make_schedule(std::string_view name, const ParamValues& given, const SparseOptions& sparse,
                                         MessageUnit unit) {
   const ScheduleInfo& info = find_schedule(name);
-  check_params(info, given);
+  check_params(fmt::format("schedule '{}'", info.name), info.params, given);
   check_sparse_options(info, sparse);
   std::unique_ptr<Schedule> schedule = info.make(given, sparse);
   return unit == MessageUnit::tensor && info.groups_units ? per_tensor(std::move(schedule)) : std::move(schedule);
+}
+
+void check_params(std::string_view owner, std::span<const ParamSpec> specs, const ParamValues& given) {
+  for (const auto& [name, value] : given) {
+    const auto spec =
+        std::find_if(specs.begin(), specs.end(), [&key = name](const ParamSpec& p) { return p.name == key; });
+    if (spec == specs.end()) {
+      std::string valid;
+      for (const ParamSpec& p : specs) valid += fmt::format("{}{}", valid.empty() ? "" : ", ", p.name);
+      throw ConfigError(
+          fmt::format("{}: unknown parameter '{}' (valid: {})", owner, name, valid.empty() ? "none" : valid));
+    }
+    const bool ok = std::isfinite(value) && (value > 0 || (spec->zero_allowed && value == 0)) &&
+                    value <= spec->max_value;
+    if (!ok) {
+      const std::string upper = std::isfinite(spec->max_value) ? fmt::format(" and <= {}", spec->max_value) : "";
+      throw ConfigError(fmt::format("{}: parameter '{}' must be a finite number {} 0{}, got {}", owner, name,
+                                    spec->zero_allowed ? ">=" : ">", upper, value));
+    }
+  }
 }
 
 double param_value(const ParamValues& given, const ParamSpec& spec) {

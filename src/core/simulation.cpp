@@ -51,6 +51,9 @@ RunMetrics measure(const Workload& workload, int gpus, const Iteration& iteratio
   metrics.iteration = timing.iteration_end;
   metrics.compute = timing.compute_end;
   metrics.single_gpu = workload.profile.compute_time();
+  metrics.samples = static_cast<double>(gpus) * workload.trace.batch_size;
+  metrics.samples_min = metrics.samples;
+  metrics.samples_max = metrics.samples;
   metrics.messages = static_cast<int>(plan.size());
   for (const Message& message : plan) {
     metrics.comm_busy += message.duration;

@@ -14,7 +14,8 @@ constexpr std::array kColumns{
     MetricColumn{"iteration_time_s", "predicted iteration time t_iter(P), seconds",
                  [](const RunMetrics& m) { return MetricValue{m.iteration_time_s()}; }, "{:.9f}",
                  {"iter (ms)", 12, "{:>12.3f}", 1e3}},
-    MetricColumn{"throughput_samples_per_s", "P * batch / t_iter(P), samples per second",
+    MetricColumn{"throughput_samples_per_s",
+                 "samples per iteration / t_iter(P), samples per second (P * batch / t_iter(P) when synchronous)",
                  [](const RunMetrics& m) { return MetricValue{m.throughput()}; }, "{:.6g}",
                  {"samples/s", 12, "{:>12.1f}"}},
     MetricColumn{"speedup", "P * t_iter(1) / t_iter(P), with t_iter(1) = forward + backward",
@@ -43,6 +44,16 @@ constexpr std::array kColumns{
                  "(the table shows MB)",
                  [](const RunMetrics& m) { return MetricValue{m.sent_bytes}; }, "{}",
                  {"sent (MB)", 9, "{:>9.3f}", 1e-6}},
+    MetricColumn{"effective_batch_mean", "samples whose gradients an iteration applies, mean over iterations",
+                 [](const RunMetrics& m) { return MetricValue{m.samples}; }, "{:.6g}", {}},
+    MetricColumn{"effective_batch_min", "fewest samples applied in one iteration",
+                 [](const RunMetrics& m) { return MetricValue{m.samples_min}; }, "{:.6g}", {}},
+    MetricColumn{"effective_batch_max", "most samples applied in one iteration",
+                 [](const RunMetrics& m) { return MetricValue{m.samples_max}; }, "{:.6g}", {}},
+    MetricColumn{"idle_s", "GPU-seconds per iteration spent waiting, neither computing nor communicating",
+                 [](const RunMetrics& m) { return MetricValue{m.idle_s()}; }, "{:.9f}", {}},
+    MetricColumn{"wasted_s", "GPU-seconds per iteration of compute discarded",
+                 [](const RunMetrics& m) { return MetricValue{m.wasted_s()}; }, "{:.9f}", {}},
 };
 
 }  // namespace

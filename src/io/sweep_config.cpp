@@ -147,6 +147,7 @@ void read_schedules(JsonReader& top, SweepConfig& config) {
     std::vector<ScheduleSpec> expanded;
     expand_schedule(*element, at, config.file.parent_path(), expanded);
     for (ScheduleSpec& spec : expanded) {
+      check_builder_gpus(spec, config.gpus, at);
       config.schedules.push_back(std::move(spec));
       check_unique_label(config.schedules, at);
     }

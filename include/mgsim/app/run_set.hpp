@@ -5,8 +5,10 @@
 // and its timeline from those same iterations; a sweep executes one run per
 // row, on any thread, with the same execute_run.
 
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,21 @@ RunOutcome execute_run(const Workload& workload, const std::string& collective_n
                        const std::string& schedule_label, const Schedule& schedule, const Cluster& cluster,
                        Overlap overlap = {});
 
+/// Iterations a standalone builder run (nbsgd, dpsgd, matcha) simulates, and its seed.
+inline constexpr int kBuilderIterations = 100;
+inline constexpr std::uint64_t kBuilderSeed = 1;
+
+/// Simulates kBuilderIterations iterations of the standalone builder `spec`
+/// names on `cluster`, seeded by kBuilderSeed, and reports their means; the
+/// outcome has no replayed iteration (and so no timeline). `network` is the
+/// run's, none for a measured collective.
+RunOutcome execute_builder_run(const Workload& workload, const std::string& collective_name,
+                               const Collective& collective, const ScheduleSpec& spec, const Cluster& cluster,
+                               std::optional<Network> network);
+
+/// The metrics of many iterations of a standalone builder.
+RunMetrics measure_iterations(const Workload& workload, int gpus, const SimulationResult& result);
+
 /// A speed class as timelines name it: "GPU class 0 (64 GPUs)" on a
 /// homogeneous cluster, "ranks 0-6 at speed 0.7 (7 GPUs)" otherwise.
 std::string class_name(const Cluster& cluster, int speed_class);
@@ -46,7 +63,8 @@ std::vector<RunOutcome> execute_run_config(const RunConfig& config, const Worklo
 /// The report rows of `outcomes`, in their order.
 std::vector<RunRow> rows_of(const std::vector<RunOutcome>& outcomes);
 
-/// The iterations of `outcomes` as timeline entries labelled "64 GPUs, mgwfbp".
+/// The iterations of `outcomes` as timeline entries labelled "64 GPUs, mgwfbp"
+/// (standalone builder runs, which replay no plan, are left out).
 std::vector<IterationTrace> timeline_iterations(std::vector<RunOutcome> outcomes);
 
 }  // namespace mgsim

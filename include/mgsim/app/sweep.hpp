@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@ struct SweepLink {
   std::string network;  ///< the network's label, or "measured" for the measured curves
   int gpus_per_node = 1;
   std::unique_ptr<Collective> model;
+  std::optional<Network> links;  ///< the network's links; none for the measured curves
 };
 
 /// Where one run sits in the grid (indices into the sweep's lists).
