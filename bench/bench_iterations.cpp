@@ -3,6 +3,8 @@
 // iterations, every rank its own speed class, so the engine replays 2048
 // compute streams per iteration. Builder set-up (plan) is outside the timed
 // loop; `peak_rss_mib` is the process's peak resident set after the runs.
+// BM_VariabilityIterations: the same trace on 2048 identical ranks under
+// random per-layer (or per-iteration) delays (docs/variability.md).
 
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "mgsim/iteration.hpp"
+#include "mgsim/variability.hpp"
 #include "mgsim/zoo/models.hpp"
 #include "mgsim/zoo/synthetic.hpp"
 #include "synthetic.hpp"
@@ -65,6 +68,36 @@ BENCHMARK(BM_DataParallelIterations)
     ->Args({2048, 10, 0})
     ->Args({2048, 100, 0})
     ->Args({256, 100, 10})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+
+/// Issue #11's target: a homogeneous cluster of `ranks` GPUs under
+/// exponential noise of mean 100 us, drawn per layer (per_layer 1) or per
+/// iteration (0); every rank its own stream. Args: {ranks, iterations, per_layer}.
+void BM_VariabilityIterations(benchmark::State& state) {
+  const mgsim::Workload workload = resnet50();
+  const mgsim::Cluster cluster = mgsim::Cluster::homogeneous(static_cast<int>(state.range(0)));
+  const auto collective = mgsim::find_collective("ring").make(mgsim::bench::ring_settings());
+  const auto schedule = mgsim::make_schedule("wfbp", {});
+  mgsim::Variability variability;
+  variability.law = "exponential";
+  variability.params = {{"mean_s", 1e-4}};
+  variability.per = state.range(2) != 0 ? mgsim::DelayUnit::layer : mgsim::DelayUnit::iteration;
+  const auto builder =
+      mgsim::find_builder("data-parallel").make({workload, cluster, *collective, *schedule, {}, variability}, {});
+  for (auto _ : state) {
+    const auto result = mgsim::simulate(*builder, variability.seed, static_cast<int>(state.range(1)));
+    benchmark::DoNotOptimize(result.stats.total);
+  }
+  state.counters["tensors"] = workload.layout.tensor_count();
+  state.counters["peak_rss_mib"] = peak_rss_mib();
+}
+
+BENCHMARK(BM_VariabilityIterations)
+    ->ArgNames({"ranks", "iterations", "per_layer"})
+    ->Args({2048, 10, 1})
+    ->Args({2048, 100, 1})
+    ->Args({2048, 100, 0})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 

@@ -219,7 +219,7 @@ if [[ $rc == 0 ]] && cmp -s keep.json json.out; then pass "(e) a good run replac
 rc=0
 "$MGSIM" list >list.out 2>list.err || rc=$?
 missing=()
-for name in "${SCHEDULES[@]}" ring measured; do
+for name in "${SCHEDULES[@]}" ring measured exponential shifted-exponential lognormal pareto bernoulli; do
   grep -qw -- "$name" list.out || missing+=("$name")
 done
 if [[ $rc != 0 ]]; then
@@ -287,5 +287,27 @@ make_case negative-slowdown "${GOOD_CONFIG%\}}, \"overlap\": {\"compute_slowdown
 expect_error negative-slowdown "overlap.compute_slowdown" run --config bad/negative-slowdown/run.json
 make_case too-many-slow "${GOOD_CONFIG%\}}, \"speed_classes\": [{\"fraction\": 0.7, \"speed\": 0.5}, {\"fraction\": 0.6, \"speed\": 0.9}]}"
 expect_error too-many-slow "speed_classes" run --config bad/too-many-slow/run.json
+
+# ---- variability -------------------------------------------------------------------------------------------------
+
+# The same seed gives the same bytes; the statistics columns are there, and
+# without variability they are the nominal iteration's.
+sed 's|}$|, "variability": {"law": "lognormal", "median_s": 0.0005, "sigma": 1, "per": "layer", "seed": 3}, "iterations": 40}|' \
+  ideal.json >noisy.json
+"$MGSIM" run -c ideal.json --format csv >ideal.csv
+"$MGSIM" run -c noisy.json --format csv >noisy1.csv
+"$MGSIM" run -c noisy.json --format csv >noisy2.csv
+csv_value() { awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) c = i } NR == 2 { print $c }' "$1"; }
+if cmp -s noisy1.csv noisy2.csv &&
+   awk -v m="$(csv_value noisy1.csv mean_iteration_time_s)" -v t="$(csv_value noisy1.csv iteration_time_s)" \
+     'BEGIN { exit !(m > t) }' &&
+   [[ $(csv_value ideal.csv mean_iteration_time_s) == $(csv_value ideal.csv iteration_time_s) &&
+      $(csv_value ideal.csv p99_iteration_time_s) == $(csv_value ideal.csv iteration_time_s) &&
+      $(csv_value ideal.csv wait_s) == 0.000000000 ]]; then
+  pass "variability: the same seed gives the same bytes; without it the statistics are the nominal iteration's"
+else
+  fail "variability: the same seed gives the same bytes; without it the statistics are the nominal iteration's" \
+    "$(head -c 400 noisy1.csv)"
+fi
 
 finish

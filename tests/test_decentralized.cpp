@@ -19,9 +19,9 @@ const LinearCost kCost(1e-6, 1e-7);
 const Link kLink{1e-6, 1e-7, 0.0};
 
 SimulationResult run(std::string_view name, const Cluster& cluster, const BuilderParams& params, int rounds,
-                     std::uint64_t seed = 1, Network network = {kLink, kLink}) {
+                     std::uint64_t seed = 1, Network network = {kLink, kLink}, const Variability& variability = {}) {
   const auto single = make_schedule("single", {});
-  const BuildContext context{kWorkload, cluster, kCost, *single, {}, network};
+  const BuildContext context{kWorkload, cluster, kCost, *single, {}, variability, network};
   const auto builder = find_builder(name).make(context, params);
   return simulate(*builder, seed, rounds);
 }

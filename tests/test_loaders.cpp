@@ -842,3 +842,67 @@ TEST_CASE("config loader rejects bad sparse options", "[loaders][config]") {
   const fs::path curve = dir.write("dup.json", duplicate);
   require_error<mgsim::CurveError>([&] { mgsim::load_selection_curve(curve); }, {"dup.json", "points[1]", "duplicate"});
 }
+
+TEST_CASE("config loader reads variability and iterations", "[loaders][config][variability]") {
+  TempDir dir;
+  dir.write("t.json", valid_trace());
+  json config = valid_config();
+  config["gpus"] = {4, 8};
+  config["iterations"] = 250;
+  config["variability"] = json::parse(R"({"law": "bernoulli", "probability": 0.25, "per": "layer", "seed": 7,
+                                          "stragglers": {"ranks": [3, 0], "speed": 0.5}})");
+  const mgsim::RunConfig loaded = mgsim::load_run_config(dir.write("c.json", config));
+  CHECK(loaded.iterations == 250);
+  const mgsim::Variability& v = loaded.variability;
+  CHECK(v.law == "bernoulli");
+  CHECK(v.params == mgsim::ParamValues{{"probability", 0.25}});  // slowdown keeps its default
+  CHECK(v.per == mgsim::DelayUnit::layer);
+  CHECK(v.seed == 7);
+  CHECK(v.stragglers.ranks == std::vector<int>{3, 0});
+  CHECK(v.stragglers.speed == 0.5);
+
+  const mgsim::RunConfig plain = mgsim::load_run_config(dir.write("p.json", valid_config()));
+  CHECK(plain.variability.none());
+  CHECK(plain.iterations == 100);  // the documented default
+}
+
+TEST_CASE("config loader rejects bad variability with the file and the key", "[loaders][config][variability]") {
+  json config = valid_config();
+  config["variability"] = json::parse(R"({"law": "exponential", "mean_s": 0.01})");
+  SECTION("unknown law lists the laws") {
+    config["variability"]["law"] = "gamma";
+    require_config_error(config, {"variability.law", "gamma", "exponential", "pareto", "bernoulli"});
+  }
+  SECTION("negative scale") {
+    config["variability"]["mean_s"] = -0.01;
+    require_config_error(config, {"variability.mean_s", ">= 0", "-0.01"});
+  }
+  SECTION("probability above 1") {
+    config["variability"] = json::parse(R"({"law": "bernoulli", "probability": 1.5})");
+    require_config_error(config, {"variability.probability", "<= 1", "1.5"});
+  }
+  SECTION("a parameter of another law") {
+    config["variability"]["sigma"] = 0.5;
+    require_config_error(config, {"variability.sigma", "unknown key", "mean_s"});
+  }
+  SECTION("unknown unit") {
+    config["variability"]["per"] = "batch";
+    require_config_error(config, {"variability.per", "\"iteration\" or \"layer\""});
+  }
+  SECTION("empty straggler ranks") {
+    config["variability"]["stragglers"] = json::parse(R"({"ranks": [], "speed": 0.5})");
+    require_config_error(config, {"variability.stragglers.ranks", "non-empty array"});
+  }
+  SECTION("a straggler rank beyond the smallest GPU count") {
+    config["variability"]["stragglers"] = json::parse(R"({"ranks": [4], "speed": 0.5})");
+    require_config_error(config, {"variability.stragglers.ranks[0]", "not below the smallest GPU count, 4"});
+  }
+  SECTION("iterations 0") {
+    config["iterations"] = 0;
+    require_config_error(config, {"iterations", "got 0"});
+  }
+  SECTION("speed classes stay a top-level key: an empty list is refused") {
+    config["speed_classes"] = json::array();
+    require_config_error(config, {"speed_classes", "non-empty array"});
+  }
+}

@@ -28,6 +28,7 @@
 #include "mgsim/schedule.hpp"
 #include "mgsim/simulation.hpp"
 #include "mgsim/topology.hpp"
+#include "mgsim/variability.hpp"
 
 namespace mgsim {
 
@@ -36,6 +37,9 @@ struct IterationTiming {
   SimTime start = 0;
   SimTime end = 0;          ///< the last rank's end: the next iteration starts here
   SimTime compute_end = 0;  ///< the slowest rank's end of compute
+  /// Mean over ranks of the time from a rank's own end of compute to
+  /// compute_end: how long ranks that finished wait for the slowest.
+  SimTime wait = 0;
   double samples = 0.0;     ///< samples whose gradients the iteration applied, over all ranks
   SimTime idle = 0;         ///< summed over ranks: time neither computing nor communicating, waiting
   SimTime wasted = 0;       ///< summed over ranks: compute done and discarded
@@ -49,6 +53,7 @@ struct BuildContext {
   const Collective& collective;
   const Schedule& schedule;
   Overlap overlap;
+  Variability variability = {};  ///< none: every iteration is the nominal one
   /// The run's links, for point-to-point exchanges (alpha + beta x bytes);
   /// none with a measured collective.
   std::optional<Network> network = std::nullopt;
@@ -131,6 +136,7 @@ struct IterationStats {
   SimTime p99 = 0;
   SimTime min = 0;
   SimTime max = 0;
+  SimTime wait = 0;  ///< mean over iterations of IterationTiming::wait, rounded
 };
 
 struct SimulationResult {

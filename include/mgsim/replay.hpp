@@ -42,6 +42,7 @@ struct Replay {
   std::vector<SimTime> message_end;
   SimTime compute_end = 0;    ///< latest end of backward over all GPUs
   SimTime iteration_end = 0;  ///< latest of compute_end and the last message's end
+  SimTime wait = 0;           ///< mean over GPUs of compute_end minus their own end of compute (the engine only)
   std::int64_t events = 0;    ///< events the engine processed (0 for the closed form)
   std::vector<ComputeSpans> compute;  ///< per GPU class (the engine only)
 };
@@ -62,11 +63,12 @@ class ReplayDag {
             SimTime start = 0, InterferenceModel* interference = nullptr);
   /// Absolute times (the iteration's `start` included); `events` is left 0.
   Replay collect(const Engine& engine) const;
-  /// Only collect()'s `compute_end` and `iteration_end`: what many-iteration
-  /// runs read, without the per-activity spans.
+  /// Only collect()'s `compute_end`, `iteration_end` and `wait`: what
+  /// many-iteration runs read, without the per-activity spans.
   struct Ends {
     SimTime compute_end = 0;
     SimTime iteration_end = 0;
+    SimTime wait = 0;  ///< mean over GPUs (weighted by class size), rounded to the nanosecond
   };
   Ends ends(const Engine& engine) const;
   /// Rewinds the engine (which holds this DAG and nothing else) to replay the
@@ -84,9 +86,12 @@ class ReplayDag {
     std::vector<ActivityId> selection;
     ActivityId last = 0;
   };
+  /// Per class, in the order given.
+  const std::vector<Stream>& streams() const { return streams_; }
 
  private:
   std::vector<Stream> streams_;
+  std::vector<std::int64_t> class_size_;
   std::vector<ActivityId> messages_;
   std::vector<SimTime> message_not_before_;  ///< the plan's own, from the iteration's start
 };

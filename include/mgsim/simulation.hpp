@@ -44,6 +44,12 @@ struct RunMetrics {
   int messages = 0;
   std::int64_t bytes = 0;       ///< gradient bytes communicated per GPU (the dense equivalent)
   std::int64_t sent_bytes = 0;  ///< bytes each GPU contributes: `bytes` dense, values + indices sparse
+  // Over many iterations (docs/variability.md); without variability they are
+  // the nominal iteration's: `iteration` three times and its wait.
+  SimTime mean_iteration = 0;  ///< mean iteration time, rounded to the nanosecond
+  SimTime p50_iteration = 0;   ///< nearest-rank median
+  SimTime p99_iteration = 0;   ///< nearest-rank 99th percentile
+  SimTime wait = 0;            ///< mean time a GPU waits, its compute done, for the slowest one's
   // Samples per iteration (the effective batch) and the GPU time lost per
   // iteration, summed over GPUs (docs/decentralized.md). A synchronous run
   // applies gpus x batch samples every iteration and reports no idle or
@@ -65,6 +71,9 @@ struct RunMetrics {
   double throughput() const { return samples / iteration_time_s(); }
   double speedup() const { return gpus * scaling_efficiency(); }
   double scaling_efficiency() const { return static_cast<double>(single_gpu) / static_cast<double>(iteration); }
+  /// Samples per iteration / mean iteration time: the samples per second over
+  /// many iterations (P * batch / mean iteration time when synchronous).
+  double mean_throughput() const { return samples / to_seconds(mean_iteration); }
 };
 
 /// One iteration on identical GPUs: the schedule's plan and the engine's timing of it.

@@ -24,11 +24,21 @@ std::string class_name(const Cluster& cluster, int speed_class) {
 
 RunOutcome execute_run(const Workload& workload, const std::string& collective_name, const Collective& collective,
                        const std::string& schedule_label, const Schedule& schedule, const Cluster& cluster,
-                       Overlap overlap) {
+                       Overlap overlap, const Variability& variability, int iterations) {
   RunOutcome outcome{{workload.trace.model, schedule_label, collective_name, {}},
                      replay_iteration(workload, collective, schedule, cluster, overlap),
                      {}};
-  outcome.row.metrics = measure(workload, cluster.size(), outcome.iteration);
+  RunMetrics& metrics = outcome.row.metrics;
+  metrics = measure(workload, cluster.size(), outcome.iteration);
+  if (!variability.none()) {
+    const auto builder =
+        find_builder("data-parallel").make({workload, cluster, collective, schedule, overlap, variability}, {});
+    const IterationStats stats = simulate(*builder, variability.seed, iterations).stats;
+    metrics.mean_iteration = stats.mean;
+    metrics.p50_iteration = stats.p50;
+    metrics.p99_iteration = stats.p99;
+    metrics.wait = stats.wait;
+  }
   for (int c = 0; c < cluster.class_count(); ++c) outcome.class_names.push_back(class_name(cluster, c));
   return outcome;
 }
@@ -39,6 +49,10 @@ RunMetrics measure_iterations(const Workload& workload, int gpus, const Simulati
   metrics.batch_size = workload.trace.batch_size;
   metrics.single_gpu = workload.profile.compute_time();
   metrics.iteration = result.stats.mean;
+  metrics.mean_iteration = result.stats.mean;
+  metrics.p50_iteration = result.stats.p50;
+  metrics.p99_iteration = result.stats.p99;
+  metrics.wait = result.stats.wait;
   const auto n = static_cast<SimTime>(result.iterations.size());
   SimTime compute = 0;
   SimTime idle = 0;
@@ -63,11 +77,11 @@ RunMetrics measure_iterations(const Workload& workload, int gpus, const Simulati
 
 RunOutcome execute_builder_run(const Workload& workload, const std::string& collective_name,
                                const Collective& collective, const ScheduleSpec& spec, const Cluster& cluster,
-                               std::optional<Network> network) {
+                               std::optional<Network> network, const Variability& variability, int iterations) {
   const auto single = spec.build();
-  const BuildContext context{workload, cluster, collective, *single, {}, network};
+  const BuildContext context{workload, cluster, collective, *single, {}, variability, network};
   const auto builder = spec.builder()->make(context, spec.builder_params());
-  const SimulationResult result = simulate(*builder, kBuilderSeed, kBuilderIterations);
+  const SimulationResult result = simulate(*builder, variability.seed, iterations);
   return {{workload.trace.model, spec.label(), collective_name, measure_iterations(workload, cluster.size(), result),
            spec.unit},
           {},
@@ -87,12 +101,13 @@ std::vector<RunOutcome> execute_run_config(const RunConfig& config, const Worklo
       if (config.schedules[s].builder()) {
         outcomes.push_back(execute_builder_run(workload, config.collective, *collective, config.schedules[s],
                                                Cluster::with_shares(gpus, config.gpus_per_node, config.speed_classes),
-                                               network));
+                                               network, config.variability, config.iterations));
         continue;
       }
       outcomes.push_back(
           execute_run(workload, config.collective, *collective, config.schedules[s].label(), *schedules[s],
-                      Cluster::with_shares(gpus, config.gpus_per_node, config.speed_classes), config.overlap));
+                      Cluster::with_shares(gpus, config.gpus_per_node, config.speed_classes), config.overlap,
+                      config.variability, config.iterations));
       outcomes.back().row.unit = config.schedules[s].unit;
     }
   }

@@ -126,11 +126,13 @@ RunRow Sweep::run(std::size_t index) const {
   const SweepLink& link = links_[at.link];
   const ScheduleSpec& spec = config_.schedules[at.schedule];
   const Cluster cluster = Cluster::homogeneous(config_.gpus[at.gpus], link.gpus_per_node);
-  RunRow row = spec.builder()
-                   ? execute_builder_run(workload, link.collective, *link.model, spec, cluster, link.links).row
-                   : execute_run(workload, link.collective, *link.model, spec.label(), *schedules_[at.schedule],
-                                 Cluster::homogeneous(config_.gpus[at.gpus]))
-                         .row;
+  RunRow row = spec.builder() ? execute_builder_run(workload, link.collective, *link.model, spec, cluster, link.links,
+                                                    config_.variability, config_.iterations)
+                                    .row
+                              : execute_run(workload, link.collective, *link.model, spec.label(),
+                                            *schedules_[at.schedule], Cluster::homogeneous(config_.gpus[at.gpus]), {},
+                                            config_.variability, config_.iterations)
+                                    .row;
   row.unit = config_.schedules[at.schedule].unit;
   return row;
 }

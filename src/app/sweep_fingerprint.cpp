@@ -53,6 +53,15 @@ void add_schedule(Canon& canon, const ScheduleSpec& spec) {
   for (const SelectionPoint& p : spec.sparse.selection_curve) canon.line("selection", p.elements, p.seconds);
 }
 
+/// Nothing without variability: the iteration count changes no row then.
+void add_variability(Canon& canon, const Variability& variability, int iterations) {
+  if (variability.none()) return;
+  canon.line("variability", std::string_view(variability.law), to_string(variability.per),
+             static_cast<std::int64_t>(variability.seed), iterations);
+  for (const auto& [key, value] : variability.params) canon.line("law_param", std::string_view(key), value);
+  for (const int rank : variability.stragglers.ranks) canon.line("straggler", rank, variability.stragglers.speed);
+}
+
 std::uint64_t fnv1a(std::string_view text) {
   std::uint64_t hash = 0xcbf29ce484222325ULL;
   for (const char c : text) {
@@ -82,6 +91,7 @@ std::string sweep_fingerprint(const Sweep& sweep, const SweepShard& shard) {
   }
   for (const CurvePoint& p : config.curve) canon.line("curve", p.gpus, p.bytes, p.seconds);
   for (const ScheduleSpec& spec : config.schedules) add_schedule(canon, spec);
+  add_variability(canon, config.variability, config.iterations);
   return fmt::format("{:016x}", fnv1a(canon.text()));
 }
 

@@ -1,54 +1,57 @@
 #pragma once
 // The synchronous data-parallel iteration builder: the schedule plans once,
 // from the cluster's nominal timings; every iteration replays that plan with
-// one compute stream per speed class and one communication channel, coupled
-// by the interference model when the overlap is not ideal.
+// one communication channel and, without variability, one compute stream per
+// speed class, coupled by the interference model when the overlap is not
+// ideal. With variability every rank has its own compute stream: persistent
+// stragglers slow theirs, and before each iteration the delay law's draws
+// lengthen each rank's forward pass (per iteration) or its forward pass and
+// every layer's backward (per layer), in the order docs/variability.md
+// fixes. A message still waits for its tensors on every stream, so a
+// collective starts when its last participant is ready.
 
+#include <memory>
 #include <optional>
+#include <span>
+#include <vector>
 
 #include "mgsim/iteration.hpp"
+#include "mgsim/variability.hpp"
 
 namespace mgsim {
 
 class DataParallelBuilder : public IterationBuilder {
  public:
-  explicit DataParallelBuilder(const BuildContext& context)
-      : workload_(context.workload),
-        placement_(context.workload, context.cluster, context.collective),
-        plan_(context.schedule.plan(placement_.problem)),
-        overlap_(context.overlap),
-        samples_(static_cast<double>(context.cluster.size()) * context.workload.trace.batch_size),
-        interference_(context.overlap) {}
+  explicit DataParallelBuilder(const BuildContext& context);
 
-  /// The first iteration builds the DAG; the next ones rewind it.
-  void build(Engine& engine, Random&, SimTime start) override {
-    start_ = start;
-    if (dag_ && engine.size() > 0) {
-      dag_->restart(engine, start);
-      return;
-    }
-    InterferenceModel* model = overlap_.ideal() ? nullptr : &interference_;
-    interference_.clear();
-    engine.set_rate_model(model);
-    dag_.emplace(engine, placement_.classes, workload_.layout, plan_, start, model);
-  }
-
-  IterationTiming collect(const Engine& engine) const override {
-    const ReplayDag::Ends ends = dag_->ends(engine);
-    IterationTiming timing{start_, ends.iteration_end, ends.compute_end};
-    timing.samples = samples_;
-    return timing;
-  }
+  /// The first iteration builds the DAG; the next ones rewind it. Then, with
+  /// a delay law, every rank's delays are drawn and set.
+  void build(Engine& engine, Random& random, SimTime start) override;
+  IterationTiming collect(const Engine& engine) const override;
 
   const Plan& plan() const { return plan_; }
 
  private:
+  /// What the DAG runs: the placement's classes, or one class per rank.
+  std::vector<GpuClass> streams() const;
+  /// Keeps each stream's nominal unit times and base works (after the DAG is built).
+  void record_nominal(const Engine& engine, std::span<const GpuClass> classes);
+  void draw_delays(Engine& engine, Random& random) const;
+
   const Workload& workload_;
+  const Cluster& cluster_;
   Placement placement_;
   Plan plan_;
   Overlap overlap_;
-  double samples_;
   InterferenceModel interference_;
+  Variability variability_;
+  std::unique_ptr<DelayLaw> law_;  ///< null: no random delays
+  /// Per stream, (1 + layers) entries: the forward pass, then each layer in
+  /// backward order. `nominal_`: the unit's nominal time (a slow-down law's
+  /// base); `base_work_`: the work of the activity a delay lengthens.
+  std::vector<SimTime> nominal_;
+  std::vector<SimTime> base_work_;
+  std::vector<SimTime> compute_;  ///< per stream: nominal forward + backward
   std::optional<ReplayDag> dag_;
   SimTime start_ = 0;
 };

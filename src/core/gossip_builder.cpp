@@ -12,9 +12,10 @@ namespace mgsim {
 GossipBuilder::GossipBuilder(const BuildContext& context, const Graph& graph, GossipSettings settings)
     : settings_(settings),
       samples_(static_cast<double>(context.cluster.size()) * context.workload.trace.batch_size),
-      compute_time_(rank_compute_times(context.workload, context.cluster)),
+      compute_time_(rank_compute_times(context.workload, context.cluster, context.variability.stragglers)),
       matchings_(decompose_matchings(graph)),
       ready_(compute_time_.size(), -1) {
+  if (!context.variability.law.empty()) law_ = make_law(context.variability.law, context.variability.params);
   const auto bytes = static_cast<double>(total_gradient_bytes(context.workload.trace));
   const Network network = context.network.value();
   for (const auto& matching : matchings_) {
@@ -35,7 +36,10 @@ void GossipBuilder::build(Engine& engine, Random& random, SimTime start) {
   engine.clear();
   start_ = start;
   compute_.clear();
-  for (std::size_t r = 0; r < ranks; ++r) compute_.push_back(engine.add(compute_time_[r], ready_[r]));
+  for (std::size_t r = 0; r < ranks; ++r) {
+    const SimTime delay = law_ ? law_->draw(random, compute_time_[r]) : 0;
+    compute_.push_back(engine.add(compute_time_[r] + delay, ready_[r]));
+  }
   last_ = compute_;
   busy_.assign(ranks, 0);
   for (std::size_t j = 0; j < matchings_.size(); ++j) {
@@ -62,8 +66,9 @@ IterationTiming GossipBuilder::collect(const Engine& engine) const {
   timing.samples = samples_;
   for (std::size_t r = 0; r < compute_.size(); ++r) {
     const SimTime end = settings_.barrier ? timing.end : engine.finish(last_[r]);
-    timing.idle += end - engine.start(compute_[r]) - compute_time_[r] - busy_[r];
+    timing.idle += end - engine.start(compute_[r]) - engine.work(compute_[r]) - busy_[r];
   }
+  timing.wait = timing.idle / static_cast<SimTime>(compute_.size());
   return timing;
 }
 

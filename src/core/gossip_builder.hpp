@@ -8,8 +8,10 @@
 // x model bytes on the link joining the two ranks (intra-node or inter-node),
 // and a rank does one exchange at a time. With a barrier every rank starts a
 // round when the last one has ended the previous; without, each starts as
-// soon as its own exchanges have ended.
+// soon as its own exchanges have ended. With a delay law, each rank's compute
+// gets one delay per round, drawn rank by rank before MATCHA's activations.
 
+#include <memory>
 #include <vector>
 
 #include "mgsim/iteration.hpp"
@@ -33,6 +35,7 @@ class GossipBuilder : public IterationBuilder {
   GossipSettings settings_;
   double samples_;
   std::vector<SimTime> compute_time_;  ///< per rank, nominal
+  std::unique_ptr<DelayLaw> law_;      ///< null: no random delays
   std::vector<std::vector<Edge>> matchings_;
   std::vector<std::vector<SimTime>> exchange_time_;  ///< per matching, per edge
   SimTime start_ = 0;

@@ -18,6 +18,10 @@
 namespace mgsim {
 namespace {
 
+/// Latest start of an iteration: 2^62 ns (146 years), so that one more
+/// iteration (at most a year of compute plus an hour per delay) stays in int64.
+constexpr SimTime kMaxRunTime = SimTime{1} << 62;
+
 constexpr std::array kNbsgdParams{
     ParamSpec{"minibatches", 4.0, false, "m: mini-batches each rank's batch is split into (an integer)", 1024.0},
     ParamSpec{"k", 1.0, false, "with trigger kth: the round ends when the k-th rank has finished all m (an integer)"},
@@ -193,6 +197,8 @@ IterationStats iteration_stats(std::span<const IterationTiming> iterations) {
   const auto n = static_cast<SimTime>(durations.size());
   SimTime sum = 0;
   for (SimTime d : durations) sum += d;
+  SimTime waited = 0;  // at most the sum of the durations
+  for (const IterationTiming& timing : iterations) waited += timing.wait;
   // Nearest rank: the smallest value with at least q of the sample at or below it.
   const auto rank = [&](int percent) { return durations[static_cast<std::size_t>((n * percent + 99) / 100 - 1)]; };
   stats.iterations = static_cast<int>(n);
@@ -202,6 +208,7 @@ IterationStats iteration_stats(std::span<const IterationTiming> iterations) {
   stats.p99 = rank(99);
   stats.min = durations.front();
   stats.max = durations.back();
+  stats.wait = (waited + n / 2) / n;
   return stats;
 }
 
@@ -213,6 +220,10 @@ SimulationResult simulate(IterationBuilder& builder, std::uint64_t seed, int ite
   result.iterations.reserve(static_cast<std::size_t>(iterations));
   SimTime start = 0;
   for (int i = 0; i < iterations; ++i) {
+    if (start > kMaxRunTime) {
+      throw ConfigError(fmt::format("{} iterations pass {} years of simulated time; ask for fewer", iterations,
+                                    to_seconds(kMaxRunTime) / (365.0 * 24 * 3600)));
+    }
     builder.build(engine, random, start);
     engine.run();
     result.iterations.push_back(builder.collect(engine));

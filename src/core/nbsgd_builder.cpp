@@ -11,9 +11,10 @@ NbsgdBuilder::NbsgdBuilder(const BuildContext& context, NbsgdSettings settings)
       samples_per_minibatch_(static_cast<double>(context.workload.trace.batch_size) / settings.minibatches),
       allreduce_(CommCost(context.collective, context.cluster.size())(total_gradient_bytes(context.workload.trace))) {
   const SimTime m = settings.minibatches;
-  for (SimTime compute : rank_compute_times(context.workload, context.cluster)) {
+  for (SimTime compute : rank_compute_times(context.workload, context.cluster, context.variability.stragglers)) {
     minibatch_time_.push_back((compute + m / 2) / m);
   }
+  if (!context.variability.law.empty()) law_ = make_law(context.variability.law, context.variability.params);
 }
 
 SimTime NbsgdBuilder::trigger_time(SimTime start) const {
@@ -28,14 +29,14 @@ SimTime NbsgdBuilder::trigger_time(SimTime start) const {
   return *kth;
 }
 
-void NbsgdBuilder::build(Engine& engine, Random&, SimTime start) {
+void NbsgdBuilder::build(Engine& engine, Random& random, SimTime start) {
   engine.clear();
   start_ = start;
   const auto m = static_cast<std::size_t>(settings_.minibatches);
   ends_.clear();
   for (SimTime minibatch : minibatch_time_) {
     SimTime t = start;
-    for (std::size_t j = 0; j < m; ++j) ends_.push_back(t += minibatch);
+    for (std::size_t j = 0; j < m; ++j) ends_.push_back(t += minibatch + (law_ ? law_->draw(random, minibatch) : 0));
   }
   const SimTime trigger = trigger_time(start);
   compute_.clear();
@@ -67,6 +68,7 @@ IterationTiming NbsgdBuilder::collect(const Engine& engine) const {
   timing.samples = kept_ * samples_per_minibatch_;
   for (ActivityId compute : compute_) timing.idle += engine.start(exchange_) - engine.finish(compute);
   timing.wasted = wasted_;
+  timing.wait = timing.idle / static_cast<SimTime>(compute_.size());
   return timing;
 }
 

@@ -5,7 +5,10 @@
 // stops at its next mini-batch boundary (or, with stop = abort, at once,
 // discarding the mini-batch in progress), and the accumulated gradients are
 // averaged by one all-reduce of the whole model with the run's collective.
+// With a delay law, every mini-batch of every rank gets one delay, drawn rank
+// by rank, mini-batch by mini-batch, each round.
 
+#include <memory>
 #include <vector>
 
 #include "mgsim/iteration.hpp"
@@ -36,6 +39,7 @@ class NbsgdBuilder : public IterationBuilder {
   NbsgdSettings settings_;
   double samples_per_minibatch_;
   std::vector<SimTime> minibatch_time_;  ///< per rank, nominal
+  std::unique_ptr<DelayLaw> law_;        ///< null: no random delays
   SimTime allreduce_;
   SimTime start_ = 0;
   std::vector<SimTime> ends_;    ///< per rank, per mini-batch: when it ends (rank-major)

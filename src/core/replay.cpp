@@ -128,6 +128,7 @@ ReplayDag::ReplayDag(Engine& engine, std::span<const GpuClass> classes, const Te
     const ResourceId compute = engine.add_resource(kComputeResource);
     if (interference != nullptr) interference->couple(compute, channel);
     streams_.push_back(add_compute_stream(engine, gpu.compute, layout, selection_after, start, compute));
+    class_size_.push_back(gpu.count);
   }
   const ResourceId on[] = {channel};
   for (const Message& message : plan) {
@@ -156,6 +157,15 @@ ReplayDag::Ends ReplayDag::ends(const Engine& engine) const {
   Ends ends;
   for (const Stream& stream : streams_) ends.compute_end = std::max(ends.compute_end, engine.finish(stream.last));
   ends.iteration_end = std::max(ends.compute_end, messages_.empty() ? 0 : engine.finish(messages_.back()));
+  // Each GPU waits from its own end of compute to the slowest one's; the sum
+  // over up to 2^20 GPUs may pass int64.
+  std::int64_t gpus = 0;
+  __extension__ __int128 waited = 0;
+  for (std::size_t c = 0; c < streams_.size(); ++c) {
+    gpus += class_size_[c];
+    waited += class_size_[c] * (ends.compute_end - engine.finish(streams_[c].last));
+  }
+  ends.wait = gpus == 0 ? 0 : static_cast<SimTime>((waited + gpus / 2) / gpus);
   return ends;
 }
 
@@ -169,6 +179,7 @@ Replay ReplayDag::collect(const Engine& engine) const {
   const Ends timing = ends(engine);
   result.compute_end = timing.compute_end;
   result.iteration_end = timing.iteration_end;
+  result.wait = timing.wait;
   return result;
 }
 

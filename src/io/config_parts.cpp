@@ -1,10 +1,13 @@
 #include "mgsim/io/config_parts.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "mgsim/error.hpp"
 #include "mgsim/io/graph_io.hpp"
 #include "mgsim/io/trace_io.hpp"
+#include "mgsim/variability.hpp"
 
 namespace mgsim {
 namespace {
@@ -121,6 +124,17 @@ ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, 
   return spec;
 }
 
+void check_builder_delays(const std::vector<ScheduleSpec>& specs, const Variability& variability,
+                          const JsonWhere& where) {
+  if (variability.law.empty() || variability.per != DelayUnit::layer) return;
+  for (const ScheduleSpec& spec : specs) {
+    if (spec.builder()) {
+      where.key("variability").key("per").fail(fmt::format(
+          "schedule '{}' draws one delay per mini-batch or round: use \"iteration\", not \"layer\"", spec.name));
+    }
+  }
+}
+
 void check_builder_gpus(const ScheduleSpec& spec, const std::vector<int>& gpus, const JsonWhere& where) {
   const BuilderInfo* info = spec.builder();
   if (!info) return;
@@ -150,6 +164,62 @@ MessageUnit read_message_unit(JsonReader& top) {
   if (value == "layer") return MessageUnit::layer;
   if (value != "tensor") top.where().key("message_unit").expected("\"tensor\" or \"layer\"", value);
   return MessageUnit::tensor;
+}
+
+namespace {
+
+/// {"ranks": [r, ...], "speed": s}: distinct ranks below `gpus`, s in (0, 1000].
+Stragglers read_stragglers(JsonReader in, int gpus) {
+  Stragglers stragglers;
+  for (const auto& [element, at] : in.array("ranks")) {
+    const int rank = static_cast<int>(read_integer(*element, at, 0, kMaxGpus - 1));
+    if (rank >= gpus) at.fail(fmt::format("rank {} is not below the smallest GPU count, {}", rank, gpus));
+    if (std::find(stragglers.ranks.begin(), stragglers.ranks.end(), rank) != stragglers.ranks.end()) {
+      at.fail(fmt::format("rank {} given twice", rank));
+    }
+    stragglers.ranks.push_back(rank);
+  }
+  stragglers.speed = in.number("speed", 0.0, false, 1000.0);
+  in.reject_unknown();
+  return stragglers;
+}
+
+DelayUnit read_delay_unit(JsonReader& in) {
+  if (!in.has("per")) return DelayUnit::iteration;
+  const nlohmann::json& value = in.required("per");
+  if (value == "layer") return DelayUnit::layer;
+  if (value != "iteration") in.where().key("per").expected("\"iteration\" or \"layer\"", value);
+  return DelayUnit::iteration;
+}
+
+}  // namespace
+
+Variability read_variability(JsonReader in, int gpus) {
+  Variability variability;
+  if (in.has("law")) {
+    variability.law = in.text("law");
+    const JsonWhere at = in.where().key("law");
+    const LawInfo* info = nullptr;
+    try {
+      info = &find_law(variability.law);
+    } catch (const ConfigError& error) {
+      at.fail(error.what());
+    }
+    for (const ParamSpec& spec : info->params) {
+      if (in.has(spec.name)) {
+        variability.params.emplace(spec.name, in.number(spec.name, 0.0, spec.zero_allowed, spec.max_value));
+      }
+    }
+  }
+  variability.per = read_delay_unit(in);
+  if (in.has("seed")) variability.seed = static_cast<std::uint64_t>(in.integer("seed", 0, kMaxSeed));
+  if (in.has("stragglers")) variability.stragglers = read_stragglers(in.object("stragglers"), gpus);
+  in.reject_unknown();
+  return variability;
+}
+
+int read_iterations(JsonReader& top) {
+  return top.has("iterations") ? static_cast<int>(top.integer("iterations", 1, kMaxIterations)) : kDefaultIterations;
 }
 
 void check_unique_label(const std::vector<ScheduleSpec>& specs, const JsonWhere& where) {

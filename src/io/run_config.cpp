@@ -1,5 +1,7 @@
 #include "mgsim/io/run_config.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -136,6 +138,11 @@ RunConfig read_run_config(const nlohmann::json& document, const std::filesystem:
   }
   config.message_unit = read_message_unit(top);
   for (ScheduleSpec& spec : config.schedules) spec.unit = config.message_unit;
+  if (top.has("variability")) {
+    config.variability = read_variability(top.object("variability"), *std::min_element(config.gpus.begin(), config.gpus.end()));
+  }
+  config.iterations = read_iterations(top);
+  check_builder_delays(config.schedules, config.variability, top.where());
   top.reject_unknown();
   check_collective(config, top.where());
   return config;

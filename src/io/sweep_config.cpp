@@ -174,6 +174,11 @@ SweepConfig load_sweep_config(const std::filesystem::path& file) {
   read_schedules(top, config);
   const MessageUnit unit = read_message_unit(top);
   for (ScheduleSpec& spec : config.schedules) spec.unit = unit;
+  if (top.has("variability")) {
+    config.variability = read_variability(top.object("variability"), *std::min_element(config.gpus.begin(), config.gpus.end()));
+  }
+  config.iterations = read_iterations(top);
+  check_builder_delays(config.schedules, config.variability, top.where());
   top.reject_unknown();
   return config;
 }

@@ -26,23 +26,24 @@ struct RunOutcome {
   std::vector<std::string> class_names;  ///< per speed class, parallel to iteration.replay.compute
 };
 
-/// Plans and replays one run on `cluster`, once, and measures it.
-/// `collective_name` and `schedule_label` only label the row.
+/// Plans and replays one run on `cluster`, once, and measures it; with
+/// variability, also simulates `iterations` iterations from a random source
+/// seeded by its seed (every run of a config draws the same numbers) and
+/// reports their statistics. `collective_name` and `schedule_label` only
+/// label the row; the iteration kept (for a timeline) is the nominal one.
 RunOutcome execute_run(const Workload& workload, const std::string& collective_name, const Collective& collective,
                        const std::string& schedule_label, const Schedule& schedule, const Cluster& cluster,
-                       Overlap overlap = {});
+                       Overlap overlap = {}, const Variability& variability = {},
+                       int iterations = kDefaultIterations);
 
-/// Iterations a standalone builder run (nbsgd, dpsgd, matcha) simulates, and its seed.
-inline constexpr int kBuilderIterations = 100;
-inline constexpr std::uint64_t kBuilderSeed = 1;
-
-/// Simulates kBuilderIterations iterations of the standalone builder `spec`
-/// names on `cluster`, seeded by kBuilderSeed, and reports their means; the
-/// outcome has no replayed iteration (and so no timeline). `network` is the
-/// run's, none for a measured collective.
+/// Simulates `iterations` iterations of the standalone builder `spec` names
+/// (nbsgd, dpsgd, matcha) on `cluster`, seeded by the variability's seed,
+/// and reports their means; the outcome has no replayed iteration (and so no
+/// timeline). `network` is the run's, none for a measured collective.
 RunOutcome execute_builder_run(const Workload& workload, const std::string& collective_name,
                                const Collective& collective, const ScheduleSpec& spec, const Cluster& cluster,
-                               std::optional<Network> network);
+                               std::optional<Network> network, const Variability& variability = {},
+                               int iterations = kDefaultIterations);
 
 /// The metrics of many iterations of a standalone builder.
 RunMetrics measure_iterations(const Workload& workload, int gpus, const SimulationResult& result);

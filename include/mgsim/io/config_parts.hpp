@@ -12,6 +12,7 @@
 #include "mgsim/collective.hpp"
 #include "mgsim/rate_model.hpp"
 #include "mgsim/io/run_config.hpp"
+#include "mgsim/variability.hpp"
 
 namespace mgsim {
 
@@ -37,12 +38,26 @@ ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, 
 /// one of `gpus` (k of nbsgd above it, a graph of another size).
 void check_builder_gpus(const ScheduleSpec& spec, const std::vector<int>& gpus, const JsonWhere& where);
 
+/// Fails at `where`.variability.per when a standalone builder is asked for
+/// delays per layer: they draw one delay per mini-batch or round.
+void check_builder_delays(const std::vector<ScheduleSpec>& specs, const Variability& variability,
+                          const JsonWhere& where);
+
 /// What a config gets when it names no schedules: every dense schedule
 /// (sparse ones are asked for by name).
 std::vector<ScheduleSpec> default_schedules();
 
 /// The config's optional "message_unit": "tensor" (the default) or "layer".
 MessageUnit read_message_unit(JsonReader& top);
+
+/// The "variability" object (docs/variability.md): {"law": name, <law
+/// parameter>: number, ..., "per": "iteration" | "layer", "seed": integer,
+/// "stragglers": {"ranks": [...], "speed": s}}, every key optional. Straggler
+/// ranks must be below `gpus`, the config's smallest GPU count.
+Variability read_variability(JsonReader in, int gpus);
+
+/// The config's optional "iterations": 1..kMaxIterations, default kDefaultIterations.
+int read_iterations(JsonReader& top);
 
 /// A run config already parsed from `file` (load_run_config without the read).
 RunConfig read_run_config(const nlohmann::json& document, const std::filesystem::path& file);

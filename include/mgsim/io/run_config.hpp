@@ -3,6 +3,7 @@
 // network and collective, which schedules. Parsed once, here, into typed
 // values; the core never sees JSON or file paths.
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "mgsim/iteration.hpp"
 #include "mgsim/rate_model.hpp"
 #include "mgsim/schedule.hpp"
+#include "mgsim/variability.hpp"
 
 namespace mgsim {
 
@@ -46,10 +48,16 @@ struct RunConfig {
   Overlap overlap;  ///< compute/communication interference; ideal (none) by default
   std::vector<SpeedShare> speed_classes;  ///< shares of slower (or faster) GPUs; none: all at the trace's speed
   MessageUnit message_unit = MessageUnit::tensor;  ///< also set in every ScheduleSpec
+  Variability variability;  ///< random delays and stragglers; none by default
+  int iterations = kDefaultIterations;  ///< iterations per run the statistics summarise
 };
 
 /// Largest GPU count accepted.
 inline constexpr int kMaxGpus = 1 << 20;
+/// Largest iteration count accepted (the per-iteration timings are kept).
+inline constexpr int kMaxIterations = 1'000'000;
+/// Largest seed accepted: 2^53, so that every seed is exact as a JSON number.
+inline constexpr std::int64_t kMaxSeed = std::int64_t{1} << 53;
 
 /// Reads and validates a run config, loading the curves it names. Throws
 /// ConfigError (or CurveError for a bad curve file) naming file and key.

@@ -32,6 +32,8 @@ struct SweepConfig {
   std::vector<CurvePoint> curve;         ///< points of `curves`, for `measured`
   std::string curve_source;
   std::vector<ScheduleSpec> schedules;   ///< every parameter combination, labels unique
+  Variability variability;               ///< the same for every row; none by default
+  int iterations = kDefaultIterations;   ///< per row, as in a run config
 };
 
 /// GPU counts of a sweep that names none: 4, 8, ..., 2048.

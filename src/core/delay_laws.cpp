@@ -1,0 +1,150 @@
+// The delay laws and their table (docs/variability.md). Each law turns
+// uniforms of the one Random into a delay in seconds, cut at kMaxDelay and
+// rounded once to the nanosecond. U below is 1 - uniform(), in (0, 1], so
+// that its logarithm is finite.
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <numbers>
+
+#include <fmt/format.h>
+
+#include "mgsim/error.hpp"
+#include "mgsim/registry_lookup.hpp"
+#include "mgsim/variability.hpp"
+
+namespace mgsim {
+namespace {
+
+/// `seconds` (>= 0, possibly infinite) as a delay: at most kMaxDelay.
+SimTime delay_of(double seconds) {
+  return seconds >= to_seconds(kMaxDelay) ? kMaxDelay : to_ns(seconds);
+}
+
+double open_uniform(Random& random) { return 1.0 - random.uniform(); }
+
+/// shift + Exp(mean): -mean ln U. The plain exponential law has shift 0.
+class ShiftedExponential : public DelayLaw {
+ public:
+  ShiftedExponential(double shift_s, double mean_s) : shift_s_(shift_s), mean_s_(mean_s) {}
+  SimTime draw(Random& random, SimTime) const override {
+    return delay_of(shift_s_ - mean_s_ * std::log(open_uniform(random)));
+  }
+
+ private:
+  double shift_s_;
+  double mean_s_;
+};
+
+/// median exp(sigma Z), Z standard normal by Box-Muller: sqrt(-2 ln U1) cos(2 pi u2).
+class LogNormal : public DelayLaw {
+ public:
+  LogNormal(double median_s, double sigma) : median_s_(median_s), sigma_(sigma) {}
+  SimTime draw(Random& random, SimTime) const override {
+    const double radius = std::sqrt(-2.0 * std::log(open_uniform(random)));
+    const double z = radius * std::cos(2.0 * std::numbers::pi * random.uniform());
+    return delay_of(median_s_ * std::exp(sigma_ * z));
+  }
+  int draws_per_delay() const override { return 2; }
+
+ private:
+  double median_s_;
+  double sigma_;
+};
+
+/// Pareto type I: scale U^(-1/shape), at least `scale`.
+class Pareto : public DelayLaw {
+ public:
+  Pareto(double scale_s, double shape) : scale_s_(scale_s), shape_(shape) {}
+  SimTime draw(Random& random, SimTime) const override {
+    const double tail = std::pow(open_uniform(random), -1.0 / shape_);  // may be infinite for a tiny shape
+    return scale_s_ == 0.0 ? 0 : delay_of(scale_s_ * tail);
+  }
+
+ private:
+  double scale_s_;
+  double shape_;
+};
+
+/// With probability p (uniform() < p) the unit takes (1 + slowdown) x its
+/// nominal time: a delay of slowdown x nominal; otherwise none.
+class BernoulliSlowdown : public DelayLaw {
+ public:
+  BernoulliSlowdown(double probability, double slowdown) : probability_(probability), slowdown_(slowdown) {}
+  SimTime draw(Random& random, SimTime nominal) const override {
+    if (!(random.uniform() < probability_)) return 0;
+    return std::min(kMaxDelay, static_cast<SimTime>(std::llround(slowdown_ * static_cast<double>(nominal))));
+  }
+
+ private:
+  double probability_;
+  double slowdown_;
+};
+
+constexpr double kMaxScaleSeconds = 3600.0;  // kMaxDelay: a larger scale only ever draws the cut
+
+constexpr ParamSpec kExponentialParams[] = {
+    {"mean_s", 0.01, true, "mean delay 1/lambda, seconds", kMaxScaleSeconds},
+};
+constexpr ParamSpec kShiftedExponentialParams[] = {
+    {"shift_s", 0.0, true, "the fixed part of every delay, seconds", kMaxScaleSeconds},
+    {"mean_s", 0.01, true, "mean of the exponential part 1/lambda, seconds", kMaxScaleSeconds},
+};
+constexpr ParamSpec kLogNormalParams[] = {
+    {"median_s", 0.01, true, "median delay e^mu, seconds", kMaxScaleSeconds},
+    {"sigma", 0.5, true, "standard deviation of the delay's logarithm", 10.0},
+};
+constexpr ParamSpec kParetoParams[] = {
+    {"scale_s", 0.01, true, "smallest delay x_m, seconds", kMaxScaleSeconds},
+    {"shape", 3.0, false, "tail index alpha (mean finite above 1, variance above 2)", 1000.0},
+};
+constexpr ParamSpec kBernoulliParams[] = {
+    {"probability", 0.01, true, "chance that a unit is slowed", 1.0},
+    {"slowdown", 1.0, true, "a slowed unit takes (1 + slowdown) x its nominal time", 1000.0},
+};
+
+double value(const ParamValues& given, std::span<const ParamSpec> specs, std::size_t i) {
+  return param_value(given, specs[i]);
+}
+
+constexpr std::array kLaws{
+    LawInfo{"exponential", "Exp(lambda) delays: memoryless noise of mean 1/lambda", kExponentialParams,
+            [](const ParamValues& given) -> std::unique_ptr<DelayLaw> {
+              return std::make_unique<ShiftedExponential>(0.0, value(given, kExponentialParams, 0));
+            }},
+    LawInfo{"shifted-exponential", "a fixed delay plus Exp(lambda) noise", kShiftedExponentialParams,
+            [](const ParamValues& given) -> std::unique_ptr<DelayLaw> {
+              return std::make_unique<ShiftedExponential>(value(given, kShiftedExponentialParams, 0),
+                                                          value(given, kShiftedExponentialParams, 1));
+            }},
+    LawInfo{"lognormal", "log-normal delays: e^(mu + sigma Z)", kLogNormalParams,
+            [](const ParamValues& given) -> std::unique_ptr<DelayLaw> {
+              return std::make_unique<LogNormal>(value(given, kLogNormalParams, 0), value(given, kLogNormalParams, 1));
+            }},
+    LawInfo{"pareto", "Pareto (type I) delays: a heavy tail of rare long stalls", kParetoParams,
+            [](const ParamValues& given) -> std::unique_ptr<DelayLaw> {
+              return std::make_unique<Pareto>(value(given, kParetoParams, 0), value(given, kParetoParams, 1));
+            }},
+    LawInfo{"bernoulli", "Bernoulli slow-down: with probability p a unit runs (1 + slowdown) x longer",
+            kBernoulliParams, [](const ParamValues& given) -> std::unique_ptr<DelayLaw> {
+              return std::make_unique<BernoulliSlowdown>(value(given, kBernoulliParams, 0),
+                                                         value(given, kBernoulliParams, 1));
+            }},
+};
+
+}  // namespace
+
+std::span<const LawInfo> law_registry() { return kLaws; }
+
+const LawInfo& find_law(std::string_view name) { return find_by_name<ConfigError>(law_registry(), name, "law"); }
+
+std::unique_ptr<DelayLaw> make_law(std::string_view name, const ParamValues& given) {
+  const LawInfo& info = find_law(name);
+  check_params(fmt::format("law '{}'", info.name), info.params, given);
+  return info.make(given);
+}
+
+std::string_view to_string(DelayUnit unit) { return unit == DelayUnit::iteration ? "iteration" : "layer"; }
+
+}  // namespace mgsim

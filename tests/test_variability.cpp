@@ -1,0 +1,250 @@
+// Delay laws: their table, their parameters and what one draw gives.
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <numbers>
+#include <random>
+
+#include "mgsim/error.hpp"
+#include "mgsim/iteration.hpp"
+#include "mgsim/variability.hpp"
+#include "test_support.hpp"
+
+using namespace mgsim;
+
+namespace {
+
+/// The uniform the documented generator gives: 53 bits of std::mt19937_64.
+double reference_uniform(std::mt19937_64& engine) { return static_cast<double>(engine() >> 11) * 0x1.0p-53; }
+
+}  // namespace
+
+TEST_CASE("an exponential delay is -mean ln(1 - u) of the seeded generator's uniform") {
+  const auto law = make_law("exponential", {{"mean_s", 0.01}});
+  Random random(42);
+  std::mt19937_64 reference(42);
+  for (int i = 0; i < 5; ++i) {
+    const double u = reference_uniform(reference);
+    CHECK(law->draw(random, 0) == std::llround(-0.01 * std::log(1.0 - u) * 1e9));
+  }
+}
+
+TEST_CASE("a shifted exponential adds its shift; a Pareto delay is never below its scale") {
+  const auto shifted = make_law("shifted-exponential", {{"shift_s", 0.002}, {"mean_s", 0.001}});
+  const auto pareto = make_law("pareto", {{"scale_s", 0.003}, {"shape", 2.5}});
+  Random random(7);
+  for (int i = 0; i < 1000; ++i) {
+    CHECK(shifted->draw(random, 0) >= 2'000'000);
+    CHECK(pareto->draw(random, 0) >= 3'000'000);
+  }
+}
+
+TEST_CASE("a log-normal delay takes two uniforms: median exp(sigma sqrt(-2 ln(1 - u1)) cos(2 pi u2))") {
+  const auto law = make_law("lognormal", {{"median_s", 0.004}, {"sigma", 0.5}});
+  CHECK(law->draws_per_delay() == 2);
+  Random random(3);
+  std::mt19937_64 reference(3);
+  for (int i = 0; i < 3; ++i) {
+    const double u1 = reference_uniform(reference);
+    const double u2 = reference_uniform(reference);
+    const double z = std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(2.0 * std::numbers::pi * u2);
+    CHECK(law->draw(random, 0) == std::llround(0.004 * std::exp(0.5 * z) * 1e9));
+  }
+}
+
+TEST_CASE("Bernoulli slow-down: probability 0 never delays, 1 always delays by slowdown x nominal") {
+  Random random(1);
+  const auto never = make_law("bernoulli", {{"probability", 0.0}, {"slowdown", 3.0}});
+  const auto always = make_law("bernoulli", {{"probability", 1.0}, {"slowdown", 0.5}});
+  for (int i = 0; i < 100; ++i) {
+    CHECK(never->draw(random, 1000) == 0);
+    CHECK(always->draw(random, 1000) == 500);
+  }
+}
+
+TEST_CASE("a heavy tail is cut at the largest delay, an hour") {
+  // scale 1 s, shape 0.01: U^-100 is beyond an hour unless U > 3600^-0.01 = 0.921.
+  const auto law = make_law("pareto", {{"scale_s", 1.0}, {"shape", 0.01}});
+  Random random(11);
+  int cut = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const SimTime delay = law->draw(random, 0);
+    CHECK(delay <= kMaxDelay);
+    cut += delay == kMaxDelay;
+  }
+  CHECK(cut > 800);  // expected 921 of 1000
+}
+
+TEST_CASE("the sample mean of exponential delays is the law's mean within 4 standard errors") {
+  // Exp(mean 10 ms): standard deviation 10 ms, so the standard error of
+  // 10,000 draws is 0.1 ms.
+  const auto law = make_law("exponential", {{"mean_s", 0.01}});
+  Random random(2026);
+  double sum = 0;
+  for (int i = 0; i < 10'000; ++i) sum += to_seconds(law->draw(random, 0));
+  CHECK(std::abs(sum / 10'000 - 0.01) < 4 * 1e-4);
+}
+
+TEST_CASE("laws are refused by name and parameter") {
+  CHECK_THROWS_WITH(make_law("gamma", {}), Catch::Contains("exponential") && Catch::Contains("bernoulli"));
+  CHECK_THROWS_WITH(make_law("exponential", {{"sigma", 1.0}}), Catch::Contains("law 'exponential'") &&
+                                                                   Catch::Contains("unknown parameter 'sigma'"));
+  CHECK_THROWS_WITH(make_law("exponential", {{"mean_s", -1.0}}), Catch::Contains("'mean_s'"));
+  CHECK_THROWS_WITH(make_law("bernoulli", {{"probability", 1.5}}), Catch::Contains("<= 1"));
+  CHECK_THROWS_WITH(make_law("pareto", {{"shape", 0.0}}), Catch::Contains("> 0"));
+  CHECK_THROWS_AS(make_law("lognormal", {{"sigma", std::nan("")}}), ConfigError);
+}
+
+TEST_CASE("every law of the table builds with its defaults") {
+  for (const LawInfo& info : law_registry()) {
+    INFO(info.name);
+    Random random(5);
+    CHECK(make_law(info.name, {})->draw(random, 1000) >= 0);
+  }
+}
+
+// ---- the data-parallel builder under variability ---------------------------------------------------------
+
+namespace {
+
+using mgsim::test::LinearCost;
+using mgsim::test::make_trace;
+
+/// `iterations` of `schedule` under `variability`, T(M) = 1 us + 0.1 us/byte unless `cost` is given.
+SimulationResult run(const Workload& workload, const Cluster& cluster, const Schedule& schedule,
+                     const Variability& variability, int iterations, Overlap overlap = {},
+                     const Collective& cost = LinearCost(1e-6, 1e-7)) {
+  const auto builder =
+      find_builder("data-parallel").make({workload, cluster, cost, schedule, overlap, variability}, {});
+  return simulate(*builder, variability.seed, iterations);
+}
+
+Variability exponential(double mean_s, std::uint64_t seed = 1) {
+  Variability variability;
+  variability.law = "exponential";
+  variability.params = {{"mean_s", mean_s}};
+  variability.seed = seed;
+  return variability;
+}
+
+}  // namespace
+
+TEST_CASE("i.i.d. exponential delays per iteration: the mean round is base + H_P / lambda") {
+  // One mini-batch per worker: each rank's forward pass takes an Exp(lambda)
+  // delay, so every message waits for the slowest of P ranks and the round
+  // is the nominal one plus the largest of P delays, whose expectation is
+  // H_P / lambda (docs/variability.md). The tolerance is 4 standard errors
+  // of the sample of rounds.
+  const Workload workload(make_trace({4e-6, 2e-6, 3e-6}, {10, 20, 30}, 1e-6));
+  const LinearCost cost(1e-6, 1e-7);
+  constexpr double kMean = 0.001;
+  constexpr int kIterations = 4000;
+  for (const char* name : {"single", "wfbp"}) {
+    for (const int gpus : {2, 4, 32}) {
+      INFO(name << " on " << gpus << " GPUs");
+      const auto schedule = make_schedule(name, {});
+      const double base = to_seconds(simulate(workload, cost, *schedule, gpus).iteration);
+      const SimulationResult result =
+          run(workload, Cluster::homogeneous(gpus), *schedule, exponential(kMean, 2024), kIterations);
+      double sum = 0, squares = 0;
+      for (const IterationTiming& t : result.iterations) {
+        const double d = to_seconds(t.duration());
+        sum += d;
+        squares += d * d;
+      }
+      const double mean = sum / kIterations;
+      const double std_error = std::sqrt((squares / kIterations - mean * mean) / (kIterations - 1));
+      double harmonic = 0;
+      for (int k = 1; k <= gpus; ++k) harmonic += 1.0 / k;
+      CHECK(std::abs(mean - (base + harmonic * kMean)) < 4 * std_error);
+      CHECK(std::abs(to_seconds(result.stats.mean) - mean) < 1e-9);
+    }
+  }
+}
+
+TEST_CASE("zero variability: every statistic is the deterministic replay's, to the nanosecond") {
+  // Two speed classes and interference: the per-rank streams must give the
+  // per-class replay's end and wait exactly.
+  std::mt19937_64 rng(9);
+  for (int trial = 0; trial < 10; ++trial) {
+    const Workload workload(mgsim::test::random_trace(rng, 12, true));
+    const LinearCost cost(2e-5, 1e-9);
+    const SpeedShare shares[] = {{0.25, 0.6}};
+    const Cluster cluster = Cluster::with_shares(8, 1, shares);
+    const Overlap overlap{0.2, 0.1};
+    for (const char* name : {"wfbp", "mgwfbp", "horovod"}) {
+      INFO(name << ", trial " << trial);
+      const auto schedule = make_schedule(name, {});
+      const Iteration nominal = replay_iteration(workload, cost, *schedule, cluster, overlap);
+      for (const DelayUnit per : {DelayUnit::iteration, DelayUnit::layer}) {
+        Variability zero = exponential(0.0);
+        zero.per = per;
+        const SimulationResult result = run(workload, cluster, *schedule, zero, 5, overlap, cost);
+        CHECK(result.stats.mean == nominal.replay.iteration_end);
+        CHECK(result.stats.p50 == nominal.replay.iteration_end);
+        CHECK(result.stats.p99 == nominal.replay.iteration_end);
+        CHECK(result.stats.wait == nominal.replay.wait);
+      }
+    }
+  }
+}
+
+TEST_CASE("the nominal wait: fast ranks wait for the slow class's compute") {
+  // Backward 4 us + 2 us; 2 of 8 ranks at speed 0.5 end compute at 12 us,
+  // the other 6 at 6 us: the mean wait is 6 x 6 / 8 = 4.5 us.
+  const Workload workload(make_trace({4e-6, 2e-6}, {10, 20}));
+  const LinearCost cost(1e-6, 1e-7);
+  const SpeedShare shares[] = {{0.25, 0.5}};
+  const Iteration it = replay_iteration(workload, cost, *make_schedule("wfbp", {}), Cluster::with_shares(8, 1, shares));
+  CHECK(it.replay.wait == 4500);
+}
+
+TEST_CASE("a persistent straggler is a rank whose compute always runs at its speed") {
+  // Rank 2 of 4 at speed 0.5 and no random delay: the same timing as a
+  // cluster whose rank 2 is a speed class of 0.5 (wfbp's plan does not
+  // depend on compute times).
+  const Workload workload(make_trace({4e-6, 2e-6}, {10, 20}, 1e-6));
+  const auto wfbp = make_schedule("wfbp", {});
+  Variability straggler = exponential(0.0);
+  straggler.stragglers = {{2}, 0.5};
+  const SimulationResult result = run(workload, Cluster::homogeneous(4), *wfbp, straggler, 3);
+  const LinearCost cost(1e-6, 1e-7);
+  const Iteration expected = replay_iteration(workload, cost, *wfbp, Cluster({1.0, 0.5}, {0, 0, 1, 0}));
+  CHECK(result.stats.mean == expected.replay.iteration_end);
+  CHECK(result.stats.wait == expected.replay.wait);
+  CHECK(result.stats.wait == 3 * 7000 / 4);  // ranks end compute at 7 us, rank 2 at 14 us
+}
+
+TEST_CASE("per-layer Bernoulli slow-down with probability 1 doubles every layer of every rank") {
+  // slowdown 1 delays each unit by its nominal time: every rank computes as
+  // a GPU of speed 0.5 would.
+  const Workload workload(make_trace({4e-6, 2e-6, 6e-6}, {10, 20, 5}, 3e-6));
+  const auto wfbp = make_schedule("wfbp", {});
+  Variability doubled;
+  doubled.law = "bernoulli";
+  doubled.params = {{"probability", 1.0}, {"slowdown", 1.0}};
+  doubled.per = DelayUnit::layer;
+  const SimulationResult result = run(workload, Cluster::homogeneous(3), *wfbp, doubled, 4);
+  const LinearCost cost(1e-6, 1e-7);
+  const Iteration expected = replay_iteration(workload, cost, *wfbp, Cluster({0.5}, {0, 0, 0}));
+  CHECK(result.stats.min == expected.replay.iteration_end);
+  CHECK(result.stats.max == expected.replay.iteration_end);
+}
+
+TEST_CASE("the same seed gives the same iterations; another seed others") {
+  const Workload workload(make_trace({4e-6, 2e-6}, {10, 20}));
+  const auto mgwfbp = make_schedule("mgwfbp", {});
+  Variability noisy = exponential(2e-6, 5);
+  noisy.per = DelayUnit::layer;
+  const auto durations = [&](std::uint64_t seed) {
+    noisy.seed = seed;
+    std::vector<SimTime> out;
+    for (const IterationTiming& t : run(workload, Cluster::homogeneous(16), *mgwfbp, noisy, 50).iterations) {
+      out.push_back(t.duration());
+    }
+    return out;
+  };
+  CHECK(durations(5) == durations(5));
+  CHECK(durations(5) != durations(6));
+}
