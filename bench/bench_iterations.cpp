@@ -73,18 +73,22 @@ BENCHMARK(BM_DataParallelIterations)
 
 /// Issue #11's target: a homogeneous cluster of `ranks` GPUs under
 /// exponential noise of mean 100 us, drawn per layer (per_layer 1) or per
-/// iteration (0); every rank its own stream. Args: {ranks, iterations, per_layer}.
+/// iteration (0), every rank on its own timeline: folded into one stream
+/// without interference, one engine stream per rank with it.
+/// Args: {ranks, iterations, per_layer, slowdown_pct}.
 void BM_VariabilityIterations(benchmark::State& state) {
   const mgsim::Workload workload = resnet50();
   const mgsim::Cluster cluster = mgsim::Cluster::homogeneous(static_cast<int>(state.range(0)));
   const auto collective = mgsim::find_collective("ring").make(mgsim::bench::ring_settings());
   const auto schedule = mgsim::make_schedule("wfbp", {});
+  const double slowdown = static_cast<double>(state.range(3)) / 100.0;
   mgsim::Variability variability;
   variability.law = "exponential";
   variability.params = {{"mean_s", 1e-4}};
   variability.per = state.range(2) != 0 ? mgsim::DelayUnit::layer : mgsim::DelayUnit::iteration;
   const auto builder =
-      mgsim::find_builder("data-parallel").make({workload, cluster, *collective, *schedule, {}, variability}, {});
+      mgsim::find_builder("data-parallel")
+          .make({workload, cluster, *collective, *schedule, {slowdown, slowdown}, variability}, {});
   for (auto _ : state) {
     const auto result = mgsim::simulate(*builder, variability.seed, static_cast<int>(state.range(1)));
     benchmark::DoNotOptimize(result.stats.total);
@@ -94,10 +98,11 @@ void BM_VariabilityIterations(benchmark::State& state) {
 }
 
 BENCHMARK(BM_VariabilityIterations)
-    ->ArgNames({"ranks", "iterations", "per_layer"})
-    ->Args({2048, 10, 1})
-    ->Args({2048, 100, 1})
-    ->Args({2048, 100, 0})
+    ->ArgNames({"ranks", "iterations", "per_layer", "slowdown_pct"})
+    ->Args({2048, 10, 1, 0})
+    ->Args({2048, 100, 1, 0})
+    ->Args({2048, 100, 0, 0})
+    ->Args({2048, 10, 1, 10})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 

@@ -52,6 +52,18 @@ TEST_CASE("the fingerprint changes with every value a row depends on, and only w
   CHECK(fingerprint([](json&, mgsim::Trace& t) { t.layers[0].params[0] = 1001; }) != base);
   CHECK(fingerprint([](json&, mgsim::Trace& t) { t.batch_size = 2; }) != base);
   CHECK(fingerprint([](json&, mgsim::Trace&) {}, "1/2") != base);
+  // Variability: each of its values, and the iteration count only with it.
+  CHECK(fingerprint([](json& c, mgsim::Trace&) { c["iterations"] = 50; }) == base);
+  const auto noisy = [](json& c) { c["variability"] = {{"law", "exponential"}, {"mean_s", 1e-3}}; };
+  const std::string with_noise = fingerprint([&](json& c, mgsim::Trace&) { noisy(c); });
+  CHECK(with_noise != base);
+  CHECK(fingerprint([&](json& c, mgsim::Trace&) { noisy(c), c["iterations"] = 50; }) != with_noise);
+  CHECK(fingerprint([&](json& c, mgsim::Trace&) { noisy(c), c["variability"]["seed"] = 2; }) != with_noise);
+  CHECK(fingerprint([&](json& c, mgsim::Trace&) { noisy(c), c["variability"]["mean_s"] = 2e-3; }) != with_noise);
+  CHECK(fingerprint([&](json& c, mgsim::Trace&) { noisy(c), c["variability"]["per"] = "layer"; }) != with_noise);
+  CHECK(fingerprint([&](json& c, mgsim::Trace&) {
+          noisy(c), c["variability"]["stragglers"] = {{"ranks", {1}}, {"speed", 0.5}};
+        }) != with_noise);
 }
 
 TEST_CASE("resuming a CSV needs its sidecar to hold this sweep's fingerprint", "[sweep][resume]") {

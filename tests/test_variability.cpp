@@ -163,28 +163,31 @@ TEST_CASE("i.i.d. exponential delays per iteration: the mean round is base + H_P
   }
 }
 
-TEST_CASE("zero variability: every statistic is the deterministic replay's, to the nanosecond") {
-  // Two speed classes and interference: the per-rank streams must give the
-  // per-class replay's end and wait exactly.
+TEST_CASE("zero variability: every schedule's statistics are the deterministic replay's, to the nanosecond") {
+  // Two speed classes, with and without interference: the per-rank
+  // timelines must give the per-class replay's end and wait exactly, for
+  // every schedule of the table.
   std::mt19937_64 rng(9);
-  for (int trial = 0; trial < 10; ++trial) {
+  const Link link{2e-5, 1e-9, 0.0};
+  const auto ring = find_collective("ring").make({{link, link}});
+  for (int trial = 0; trial < 4; ++trial) {
     const Workload workload(mgsim::test::random_trace(rng, 12, true));
-    const LinearCost cost(2e-5, 1e-9);
     const SpeedShare shares[] = {{0.25, 0.6}};
     const Cluster cluster = Cluster::with_shares(8, 1, shares);
-    const Overlap overlap{0.2, 0.1};
-    for (const char* name : {"wfbp", "mgwfbp", "horovod"}) {
-      INFO(name << ", trial " << trial);
-      const auto schedule = make_schedule(name, {});
-      const Iteration nominal = replay_iteration(workload, cost, *schedule, cluster, overlap);
-      for (const DelayUnit per : {DelayUnit::iteration, DelayUnit::layer}) {
-        Variability zero = exponential(0.0);
-        zero.per = per;
-        const SimulationResult result = run(workload, cluster, *schedule, zero, 5, overlap, cost);
-        CHECK(result.stats.mean == nominal.replay.iteration_end);
-        CHECK(result.stats.p50 == nominal.replay.iteration_end);
-        CHECK(result.stats.p99 == nominal.replay.iteration_end);
-        CHECK(result.stats.wait == nominal.replay.wait);
+    for (const ScheduleInfo& info : schedule_registry()) {
+      const auto schedule = make_schedule(info.name, {});
+      for (const Overlap overlap : {Overlap{}, Overlap{0.2, 0.1}}) {
+        INFO(info.name << ", trial " << trial << ", compute slowdown " << overlap.compute_slowdown);
+        const Iteration nominal = replay_iteration(workload, *ring, *schedule, cluster, overlap);
+        for (const DelayUnit per : {DelayUnit::iteration, DelayUnit::layer}) {
+          Variability zero = exponential(0.0);
+          zero.per = per;
+          const SimulationResult result = run(workload, cluster, *schedule, zero, 3, overlap, *ring);
+          CHECK(result.stats.mean == nominal.replay.iteration_end);
+          CHECK(result.stats.p50 == nominal.replay.iteration_end);
+          CHECK(result.stats.p99 == nominal.replay.iteration_end);
+          CHECK(result.stats.wait == nominal.replay.wait);
+        }
       }
     }
   }
@@ -247,4 +250,40 @@ TEST_CASE("the same seed gives the same iterations; another seed others") {
   };
   CHECK(durations(5) == durations(5));
   CHECK(durations(5) != durations(6));
+}
+
+TEST_CASE("without interference the folded rank timelines time every iteration as one engine stream per rank does") {
+  // An interference of 1e-9 rounds to the full rate, so it changes no time
+  // but makes the builder run one engine stream per rank; without it the
+  // builder folds the ranks into one stream (RankEnvelope). Both must give
+  // the same iterations, waits included, on random traces with ready
+  // offsets, a slow class, stragglers and per-layer or per-iteration noise.
+  REQUIRE(slowed_rate(1e-9) == kFullRate);
+  std::mt19937_64 rng(17);
+  for (int trial = 0; trial < 8; ++trial) {
+    const Workload workload(mgsim::test::random_trace(rng, 10, true));
+    const Link link{2e-5, 1e-9, 0.0};
+    const auto ring = find_collective("ring").make({{link, link}});  // sparse schedules need its all-gather
+    const Collective& cost = *ring;
+    const SpeedShare shares[] = {{0.3, 0.7}};
+    const Cluster cluster = Cluster::with_shares(10, 1, shares);
+    Variability noisy;
+    noisy.law = trial % 2 == 0 ? "lognormal" : "bernoulli";
+    noisy.params = trial % 2 == 0 ? ParamValues{{"median_s", 2e-4}, {"sigma", 1.0}} : ParamValues{{"probability", 0.3}};
+    noisy.per = trial % 4 < 2 ? DelayUnit::layer : DelayUnit::iteration;
+    noisy.seed = 100 + trial;
+    noisy.stragglers = {{1, 7}, 0.4};
+    for (const char* name : {"wfbp", "mgwfbp", "horovod", "lags"}) {
+      INFO(name << ", trial " << trial);
+      const auto schedule = make_schedule(name, {});
+      const SimulationResult folded = run(workload, cluster, *schedule, noisy, 6, {}, cost);
+      const SimulationResult streams = run(workload, cluster, *schedule, noisy, 6, {1e-9, 0.0}, cost);
+      REQUIRE(folded.iterations.size() == streams.iterations.size());
+      for (std::size_t i = 0; i < folded.iterations.size(); ++i) {
+        CHECK(folded.iterations[i].end == streams.iterations[i].end);
+        CHECK(folded.iterations[i].compute_end == streams.iterations[i].compute_end);
+        CHECK(folded.iterations[i].wait == streams.iterations[i].wait);
+      }
+    }
+  }
 }

@@ -29,7 +29,10 @@ struct Placement {
   CommProblem problem;
 };
 
-/// `profile` with every time divided by `speed` (rounded once); speed 1 returns it unchanged.
+/// `time` divided by `speed`, rounded to the nanosecond; speed 1 returns it unchanged.
+SimTime scaled_time(SimTime time, double speed);
+
+/// `profile` with every time scaled_time()d; speed 1 returns it unchanged.
 ComputeProfile scaled_profile(const ComputeProfile& profile, double speed);
 
 /// The outcome of one run; every metric derives from these integers.

@@ -17,6 +17,7 @@ DataParallelBuilder::DataParallelBuilder(const BuildContext& context)
 
 std::vector<GpuClass> DataParallelBuilder::streams() const {
   if (variability_.none()) return placement_.classes;
+  if (!per_rank()) return {{cluster_.size(), workload_.profile}};
   const auto& slow = variability_.stragglers.ranks;
   // Per speed class, its profile at the stragglers' speed, made on first use.
   std::vector<std::optional<ComputeProfile>> straggling(static_cast<std::size_t>(cluster_.class_count()));
@@ -60,9 +61,16 @@ void DataParallelBuilder::build(Engine& engine, Random& random, SimTime start) {
     engine.set_rate_model(model);
     const std::vector<GpuClass> classes = streams();
     dag_.emplace(engine, classes, workload_.layout, plan_, start, model);
-    if (law_) record_nominal(engine, classes);
+    if (per_rank() && law_) record_nominal(engine, classes);
+    if (!variability_.none() && !per_rank()) {
+      envelope_.emplace(engine, dag_->streams().front(), cluster_, variability_, law_.get());
+    }
   }
-  if (law_) draw_delays(engine, random);
+  if (envelope_) {
+    envelope_wait_ = envelope_->apply(engine, random);
+  } else if (law_) {
+    draw_delays(engine, random);
+  }
 }
 
 void DataParallelBuilder::draw_delays(Engine& engine, Random& random) const {
@@ -85,7 +93,7 @@ void DataParallelBuilder::draw_delays(Engine& engine, Random& random) const {
 
 IterationTiming DataParallelBuilder::collect(const Engine& engine) const {
   const ReplayDag::Ends ends = dag_->ends(engine);
-  IterationTiming timing{start_, ends.iteration_end, ends.compute_end, ends.wait};
+  IterationTiming timing{start_, ends.iteration_end, ends.compute_end, envelope_ ? envelope_wait_ : ends.wait};
   timing.samples = static_cast<double>(cluster_.size()) * workload_.trace.batch_size;
   return timing;
 }

@@ -3,12 +3,15 @@
 // from the cluster's nominal timings; every iteration replays that plan with
 // one communication channel and, without variability, one compute stream per
 // speed class, coupled by the interference model when the overlap is not
-// ideal. With variability every rank has its own compute stream: persistent
-// stragglers slow theirs, and before each iteration the delay law's draws
-// lengthen each rank's forward pass (per iteration) or its forward pass and
-// every layer's backward (per layer), in the order docs/variability.md
-// fixes. A message still waits for its tensors on every stream, so a
-// collective starts when its last participant is ready.
+// ideal. With variability every rank has its own compute timeline:
+// persistent stragglers slow theirs, and before each iteration the delay
+// law's draws lengthen each rank's forward pass (per iteration) or its
+// forward pass and every layer's backward (per layer), in the order
+// docs/variability.md fixes. With interference every rank is a compute
+// stream of the engine; without, the streams are independent chains and
+// RankEnvelope folds them, exactly, into one. Either way a message waits for
+// its tensors on every rank: a collective starts when its last participant
+// is ready.
 
 #include <memory>
 #include <optional>
@@ -16,6 +19,7 @@
 #include <vector>
 
 #include "mgsim/iteration.hpp"
+#include "rank_envelope.hpp"
 #include "mgsim/variability.hpp"
 
 namespace mgsim {
@@ -24,16 +28,18 @@ class DataParallelBuilder : public IterationBuilder {
  public:
   explicit DataParallelBuilder(const BuildContext& context);
 
-  /// The first iteration builds the DAG; the next ones rewind it. Then, with
-  /// a delay law, every rank's delays are drawn and set.
+  /// The first iteration builds the DAG; the next ones rewind it. Then every
+  /// rank's delays are drawn and set.
   void build(Engine& engine, Random& random, SimTime start) override;
   IterationTiming collect(const Engine& engine) const override;
 
   const Plan& plan() const { return plan_; }
 
  private:
-  /// What the DAG runs: the placement's classes, or one class per rank.
+  /// What the DAG runs: the placement's classes, one class per rank, or
+  /// (envelope) one class of the trace's nominal profile.
   std::vector<GpuClass> streams() const;
+  bool per_rank() const { return !variability_.none() && !overlap_.ideal(); }
   /// Keeps each stream's nominal unit times and base works (after the DAG is built).
   void record_nominal(const Engine& engine, std::span<const GpuClass> classes);
   void draw_delays(Engine& engine, Random& random) const;
@@ -53,6 +59,8 @@ class DataParallelBuilder : public IterationBuilder {
   std::vector<SimTime> base_work_;
   std::vector<SimTime> compute_;  ///< per stream: nominal forward + backward
   std::optional<ReplayDag> dag_;
+  std::optional<RankEnvelope> envelope_;  ///< with variability and no interference
+  SimTime envelope_wait_ = 0;
   SimTime start_ = 0;
 };
 

@@ -7,9 +7,13 @@ namespace mgsim {
 Workload::Workload(Trace trace_in)
     : trace(std::move(trace_in)), layout(make_layout(trace)), profile(make_profile(trace)) {}
 
+SimTime scaled_time(SimTime time, double speed) {
+  return speed == 1.0 ? time : std::llround(static_cast<double>(time) / speed);
+}
+
 ComputeProfile scaled_profile(const ComputeProfile& profile, double speed) {
   if (speed == 1.0) return profile;
-  const auto scale = [speed](SimTime t) { return std::llround(static_cast<double>(t) / speed); };
+  const auto scale = [speed](SimTime t) { return scaled_time(t, speed); };
   ComputeProfile scaled = profile;
   scaled.forward = scale(profile.forward);
   for (SimTime& t : scaled.backward) t = scale(t);

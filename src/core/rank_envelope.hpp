@@ -1,0 +1,46 @@
+#pragma once
+// The exact shortcut for one compute stream per rank when nothing couples
+// the streams (no rate model): a rank's compute is a chain that never waits,
+// so its activities end at the prefix sums of their works, and a message
+// waits for the latest of those ends over the ranks. RankEnvelope replays
+// every rank's chain (its speed, its delays) outside the engine and sets the
+// works of one stream so that each of its activities ends when the last
+// rank's does; the engine then times the messages exactly as it would with
+// one stream per rank, at the cost of one (docs/variability.md).
+
+#include <vector>
+
+#include "mgsim/cluster.hpp"
+#include "mgsim/engine.hpp"
+#include "mgsim/random.hpp"
+#include "mgsim/replay.hpp"
+#include "mgsim/variability.hpp"
+
+namespace mgsim {
+
+class RankEnvelope {
+ public:
+  /// `stream`: the engine's one compute stream, built from the trace's nominal
+  /// profile (speed 1, no delay); `law` may be null (no random delays).
+  RankEnvelope(const Engine& engine, const ReplayDag::Stream& stream, const Cluster& cluster,
+               const Variability& variability, const DelayLaw* law);
+  /// Draws every rank's delays, rank by rank in the documented order, and
+  /// sets the stream's works. Returns the mean over ranks of the wait from a
+  /// rank's end of compute to the slowest rank's, rounded.
+  SimTime apply(Engine& engine, Random& random);
+
+ private:
+  const DelayLaw* law_;
+  ActivityId first_;  ///< the stream's activities are first_, first_ + 1, ..., in chain order
+  /// Per activity: the unit whose delay it takes, an index into a row of
+  /// nominal_, or -1.
+  std::vector<int> unit_of_;
+  std::vector<std::vector<SimTime>> work_;     ///< per distinct speed: each activity's work
+  /// Per distinct speed: the nominal time of the forward pass, of each layer
+  /// (backward order), then of the whole compute.
+  std::vector<std::vector<SimTime>> nominal_;
+  std::vector<int> speed_of_rank_;  ///< index into work_ and nominal_
+  std::vector<SimTime> end_;        ///< per activity: the latest end over the ranks so far
+};
+
+}  // namespace mgsim
