@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <random>
 #include <set>
+#include <string>
 
 #include "mgsim/error.hpp"
+#include "mgsim/io/graph_io.hpp"
 #include "mgsim/topology.hpp"
 
 using namespace mgsim;
@@ -95,4 +97,14 @@ TEST_CASE("random graphs, dense and sparse, decompose into at most max degree + 
     check_decomposition(Graph(n, edges));
   }
   check_decomposition(torus_graph(2048));
+}
+
+TEST_CASE("a graph file gives its ranks and edges; the Petersen graph needs 4 matchings") {
+  // Petersen: 10 ranks, 15 edges, 3-regular, chromatic index 4 (it is not 3-edge-colourable).
+  const Graph petersen = load_graph(std::string(MGSIM_SOURCE_DIR) + "/tests/data/graphs/petersen.txt");
+  CHECK(petersen.vertices() == 10);
+  CHECK(petersen.edges().size() == 15);
+  CHECK(petersen.max_degree() == 3);
+  CHECK(decompose_matchings(petersen).size() == 4);
+  check_decomposition(petersen);
 }

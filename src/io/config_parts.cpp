@@ -71,7 +71,7 @@ void check_builder_spec(ScheduleSpec& spec, const BuilderInfo& info, const JsonW
     try {
       spec.graph = load_graph(folder / topology->second);
     } catch (const Error& error) {
-      where.key("topology").fail(error.what());
+      where.key("topology").fail(fmt::format("not ring or torus, so a graph file: {}", error.what()));
     }
   }
   try {
