@@ -53,7 +53,7 @@ constexpr std::array kColumns{
     MetricColumn{"p99_iteration_time_s", "99th percentile (nearest-rank) iteration time, seconds",
                  [](const RunMetrics& m) { return MetricValue{to_seconds(m.p99_iteration)}; }, "{:.9f}",
                  {"p99 (ms)", 10, "{:>10.3f}", 1e3}},
-    MetricColumn{"mean_throughput_samples_per_s", "P * batch / mean iteration time, samples per second",
+    MetricColumn{"mean_throughput_samples_per_s", "samples per iteration / mean iteration time, samples per second",
                  [](const RunMetrics& m) { return MetricValue{m.mean_throughput()}; }, "{:.6g}", {}},
     MetricColumn{"wait_s",
                  "mean time a GPU, its compute done, waits for the slowest GPU's compute per iteration, seconds",
