@@ -2,7 +2,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
+#include "mgsim/app/run_set.hpp"
 #include "mgsim/error.hpp"
+#include "mgsim/io/run_config.hpp"
+#include "mgsim/io/trace_io.hpp"
 #include "mgsim/iteration.hpp"
 #include "test_support.hpp"
 
@@ -189,4 +194,46 @@ TEST_CASE("one lookup resolves a config's schedule name to a schedule or a build
   CHECK_THROWS_AS(find_schedule_or_builder("data-parallel"), ConfigError);
   CHECK_THROWS_WITH(find_schedule_or_builder("gossip"), Catch::Contains("mgwfbp") && Catch::Contains("nbsgd") &&
                                                             Catch::Contains("dpsgd") && Catch::Contains("matcha"));
+}
+
+TEST_CASE("a run config names the builders like schedules, with text, boolean and graph-file parameters") {
+  const std::filesystem::path file = std::filesystem::path(MGSIM_SOURCE_DIR) / "tests/data/graphs/config-petersen.json";
+  const RunConfig config = load_run_config(file);
+  REQUIRE(config.schedules.size() == 4);
+  CHECK(config.schedules[0].builder() == nullptr);
+  CHECK(config.schedules[1].label() == "dpsgd(barrier=true,topology=petersen.txt)");
+  REQUIRE(config.schedules[1].graph.has_value());
+  CHECK(config.schedules[1].graph->edges().size() == 15);
+  CHECK(config.schedules[3].label() == "nbsgd(k=10,trigger=kth)");
+  const Workload workload(load_trace(config.trace));
+  const std::vector<RunOutcome> outcomes = execute_run_config(config, workload);
+  REQUIRE(outcomes.size() == 4);
+  // MATCHA with budget 1 on the file's graph is D-PSGD on it, through the whole run path.
+  CHECK(outcomes[2].row.metrics.iteration == outcomes[1].row.metrics.iteration);
+  CHECK(outcomes[1].row.metrics.samples == 10 * 64);
+  // Non-blocking SGD waiting for all 10 ranks keeps every mini-batch.
+  CHECK(outcomes[3].row.metrics.samples == 10 * 64);
+  CHECK(outcomes[3].row.metrics.samples_min == 10 * 64);
+  // Only the plan-based schedule has a timeline.
+  CHECK(timeline_iterations(outcomes).size() == 1);
+}
+
+TEST_CASE("random delays cut Non-blocking SGD rounds short, the same way for the same seed") {
+  // Identical ranks, m = 4 mini-batches of 1.5 us, each delayed by Exp(mean
+  // 1 us): the first rank to finish rarely finds the others done, so some
+  // rounds keep fewer than 4 x 4 mini-batches, never fewer than 4 + 3 x 1.
+  Variability noise;
+  noise.law = "exponential";
+  noise.params = {{"mean_s", 1e-6}};
+  const BuilderParams params{};
+  const auto rounds = [&](std::uint64_t seed) {
+    return run("nbsgd", Cluster::homogeneous(4), params, 200, seed, {kLink, kLink}, noise);
+  };
+  const SimulationResult result = rounds(5);
+  double fewest = 4.0;
+  for (const IterationTiming& round : result.iterations) fewest = std::min(fewest, round.samples);
+  CHECK(fewest < 4.0);
+  CHECK(fewest >= 7 * 0.25);
+  CHECK(rounds(5).stats.total == result.stats.total);
+  CHECK(rounds(6).stats.total != result.stats.total);
 }
