@@ -78,7 +78,7 @@ RunMetrics measure_iterations(const Workload& workload, int gpus, const Simulati
 RunOutcome execute_builder_run(const Workload& workload, const std::string& collective_name,
                                const Collective& collective, const ScheduleSpec& spec, const Cluster& cluster,
                                std::optional<Network> network, const Variability& variability, int iterations) {
-  const auto single = spec.build();
+  const auto single = make_schedule("single", {});  // BuildContext carries one; the builder does not plan
   const BuildContext context{workload, cluster, collective, *single, {}, variability, network};
   const auto builder = spec.builder()->make(context, spec.builder_params());
   const SimulationResult result = simulate(*builder, variability.seed, iterations);
@@ -92,7 +92,7 @@ std::vector<RunOutcome> execute_run_config(const RunConfig& config, const Worklo
                                            const ScheduleFactory& build_schedule) {
   const auto collective = find_collective(config.collective).make(config.collective_settings);
   std::vector<std::unique_ptr<Schedule>> schedules;
-  for (const ScheduleSpec& spec : config.schedules) schedules.push_back(build_schedule(spec));
+  for (const ScheduleSpec& spec : config.schedules) schedules.push_back(spec.builder() ? nullptr : build_schedule(spec));
   std::vector<RunOutcome> outcomes;
   const std::optional<Network> network =
       config.collective_settings.curve.empty() ? std::optional(config.collective_settings.network) : std::nullopt;

@@ -54,7 +54,7 @@ Sweep::Sweep(SweepConfig config) : config_(std::move(config)) {
     throw ConfigError(fmt::format("{}: collective: {}", config_.file.string(), error.what()));
   }
   for (const ScheduleSpec& spec : config_.schedules) {
-    schedules_.push_back(spec.build());
+    schedules_.push_back(spec.builder() ? nullptr : spec.build());
     const bool needs_network = spec.builder() && spec.builder()->needs_network;
     for (const SweepLink& link : links_) {
       if (needs_network && !link.links) {
@@ -96,6 +96,7 @@ void Sweep::check_schedules(const Workload& probe, const SweepLink& link, int gp
                             const std::function<std::string()>& where) const {
   const CommProblem problem = Placement(probe, Cluster::homogeneous(gpus), *link.model).problem;
   for (std::size_t s = 0; s < schedules_.size(); ++s) {
+    if (!schedules_[s]) continue;  // a standalone builder: checked when the config was read
     try {
       schedules_[s]->plan(problem);
     } catch (const Error& error) {

@@ -107,7 +107,10 @@ std::string ScheduleSpec::label() const {
 }
 
 std::unique_ptr<Schedule> ScheduleSpec::build() const {
-  return builder() ? make_schedule("single", {}) : make_schedule(name, params, sparse, unit);
+  if (builder()) {
+    throw ConfigError(fmt::format("'{}' is an iteration builder, not a plan-based schedule: it has no plan", name));
+  }
+  return make_schedule(name, params, sparse, unit);
 }
 
 RunConfig load_run_config(const std::filesystem::path& file) {

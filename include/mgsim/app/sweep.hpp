@@ -74,7 +74,7 @@ class Sweep {
   SweepConfig config_;
   std::vector<Workload> workloads_;
   std::vector<SweepLink> links_;
-  std::vector<std::unique_ptr<Schedule>> schedules_;
+  std::vector<std::unique_ptr<Schedule>> schedules_;  ///< per spec; null for a standalone builder
 };
 
 }  // namespace mgsim

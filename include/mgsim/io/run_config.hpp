@@ -30,8 +30,8 @@ struct ScheduleSpec {
   MessageUnit unit = MessageUnit::tensor;  ///< the config's `message_unit`
   /// "ddp" or "ddp(bucket_cap_mb=50)": unique within a run.
   std::string label() const;
-  /// Builds the schedule (validated when the config was read); for a
-  /// standalone builder, the `single` schedule its BuildContext carries.
+  /// Builds the schedule (validated when the config was read). Throws
+  /// ConfigError for a standalone builder, which has no plan.
   std::unique_ptr<Schedule> build() const;
   /// The standalone builder the name selects, or null for a plan-based schedule.
   const BuilderInfo* builder() const { return find_schedule_or_builder(name).builder; }
