@@ -39,7 +39,13 @@ constexpr std::array kNbsgdChoices{
 constexpr std::array kGossipParams{
     ParamSpec{"budget", 1.0, false, "probability that each matching is active in a round (MATCHA's budget)", 1.0},
 };
-constexpr std::array<std::string_view, 2> kTopologies{"ring", "torus"};
+/// The topologies built for any rank count; any other `topology` names a graph file.
+struct NamedGraph {
+  std::string_view name;
+  Graph (*make)(int ranks);
+};
+constexpr std::array kNamedGraphs{NamedGraph{"ring", ring_graph}, NamedGraph{"torus", torus_graph}};
+constexpr std::array kTopologies{kNamedGraphs[0].name, kNamedGraphs[1].name};
 constexpr std::array<std::string_view, 2> kBooleans{"false", "true"};
 constexpr std::array kGossipChoices{
     ChoiceSpec{"topology", "ring", kTopologies, "the graph: ring, torus (2-D) or a graph file (docs/decentralized.md)",
@@ -66,8 +72,9 @@ std::unique_ptr<IterationBuilder> make_nbsgd(const BuildContext& context, const 
 /// The graph `topology` names on `gpus` ranks.
 Graph gossip_graph(const BuilderParams& given, int gpus) {
   const std::string_view topology = choice_value(given.choices, kGossipChoices[0]);
-  if (topology == "ring") return ring_graph(gpus);
-  if (topology == "torus") return torus_graph(gpus);
+  for (const NamedGraph& named : kNamedGraphs) {
+    if (named.name == topology) return named.make(gpus);
+  }
   return given.graph.value();
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "mgsim/error.hpp"
 #include "mgsim/io/graph_io.hpp"
@@ -66,12 +67,18 @@ std::string read_choice(const nlohmann::json& value, const JsonWhere& where) {
 /// `topology` names when that is a file.
 void check_builder_spec(ScheduleSpec& spec, const BuilderInfo& info, const JsonWhere& where,
                         const std::filesystem::path& folder) {
-  const auto topology = spec.choices.find("topology");
-  if (topology != spec.choices.end() && topology->second != "ring" && topology->second != "torus") {
+  // A choice that may name a file (a topology) and names none of its choices: read that graph.
+  for (const ChoiceSpec& choice : info.choices) {
+    const auto given = spec.choices.find(choice.name);
+    if (!choice.file_allowed || given == spec.choices.end() ||
+        std::find(choice.choices.begin(), choice.choices.end(), given->second) != choice.choices.end()) {
+      continue;
+    }
     try {
-      spec.graph = load_graph(folder / topology->second);
+      spec.graph = load_graph(folder / given->second);
     } catch (const Error& error) {
-      where.key("topology").fail(fmt::format("not ring or torus, so a graph file: {}", error.what()));
+      where.key(given->first).fail(
+          fmt::format("not {}, so a graph file: {}", fmt::join(choice.choices, " or "), error.what()));
     }
   }
   try {
