@@ -56,7 +56,7 @@ struct RunMetrics {
   // Samples per iteration (the effective batch) and the GPU time lost per
   // iteration, summed over GPUs (docs/decentralized.md). A synchronous run
   // applies gpus x batch samples every iteration and reports no idle or
-  // wasted time (its waits are in exposed_comm_s).
+  // wasted time (its waits are in exposed_comm_s and `wait`).
   double samples = 0.0;      ///< mean samples per iteration
   double samples_min = 0.0;  ///< fewest in one iteration
   double samples_max = 0.0;  ///< most in one iteration
