@@ -176,7 +176,7 @@ TEST_CASE("MATCHA activates each matching with probability budget, the same for 
   CHECK(other.stats.total != result.stats.total);
 }
 
-TEST_CASE("gossip builders refuse a budget outside (0, 1], a graph of another size and a missing network") {
+TEST_CASE("gossip builders refuse a budget of 0 or above 1, a graph of another size and a missing network") {
   CHECK_THROWS_AS(run("matcha", Cluster::homogeneous(4), {{{"budget", 0.0}}, {}, {}}, 1), ConfigError);
   CHECK_THROWS_AS(run("matcha", Cluster::homogeneous(4), {{{"budget", 1.5}}, {}, {}}, 1), ConfigError);
   CHECK_THROWS_WITH(run("dpsgd", Cluster::homogeneous(4), {{}, {{"topology", "g.txt"}}, Graph(3, {{0, 1}})}, 1),
