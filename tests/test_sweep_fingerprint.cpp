@@ -82,3 +82,15 @@ TEST_CASE("resuming a CSV needs its sidecar to hold this sweep's fingerprint", "
     CHECK_THAT(error.what(), Catch::Contains("cannot resume: its rows were computed from another configuration"));
   }
 }
+
+TEST_CASE("the fingerprint covers the builders' text parameters, graphs, iterations and seed", "[sweep][resume]") {
+  const auto matcha = [](json& c) {
+    c["schedules"] = {"wfbp", {{"name", "matcha"}, {"budget", 0.5}, {"barrier", true}}};
+  };
+  const std::string base = fingerprint([&](json& c, mgsim::Trace&) { matcha(c); });
+  CHECK(fingerprint([&](json& c, mgsim::Trace&) { matcha(c), c["schedules"][1]["barrier"] = false; }) != base);
+  CHECK(fingerprint([&](json& c, mgsim::Trace&) { matcha(c), c["schedules"][1]["topology"] = "torus"; }) != base);
+  // MATCHA draws from the seed and averages the iterations even without variability.
+  CHECK(fingerprint([&](json& c, mgsim::Trace&) { matcha(c), c["iterations"] = 50; }) != base);
+  CHECK(fingerprint([&](json& c, mgsim::Trace&) { matcha(c), c["variability"] = {{"seed", 2}}; }) != base);
+}

@@ -6,13 +6,18 @@
 // iteration's timing back after the engine has run. simulate() runs many
 // iterations, one engine run each, in one engine that builders clear or
 // rewind (so memory grows with ranks x layers, not with iterations), hands every builder the
-// one seeded random source, and summarises the iteration times and waits. Builders
-// come from one table, like schedules and collectives; new ones (stragglers,
-// Non-blocking SGD, gossip) are added there.
+// one seeded random source, and summarises the iteration times. Builders
+// come from one table, like schedules and collectives. Besides the
+// synchronous data-parallel replay, the table holds Non-blocking SGD and the
+// decentralized D-PSGD and MATCHA (docs/decentralized.md), which a config
+// names in place of a plan-based schedule (find_schedule_or_builder).
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -22,6 +27,7 @@
 #include "mgsim/rate_model.hpp"
 #include "mgsim/schedule.hpp"
 #include "mgsim/simulation.hpp"
+#include "mgsim/topology.hpp"
 #include "mgsim/variability.hpp"
 
 namespace mgsim {
@@ -34,6 +40,9 @@ struct IterationTiming {
   /// Mean over ranks of the time from a rank's own end of compute to
   /// compute_end: how long ranks that finished wait for the slowest.
   SimTime wait = 0;
+  double samples = 0.0;     ///< samples whose gradients the iteration applied, over all ranks
+  SimTime idle = 0;         ///< summed over ranks: time neither computing nor communicating, waiting
+  SimTime wasted = 0;       ///< summed over ranks: compute done and discarded
   SimTime duration() const { return end - start; }
 };
 
@@ -45,6 +54,9 @@ struct BuildContext {
   const Schedule& schedule;
   Overlap overlap;
   Variability variability = {};  ///< none: every iteration is the nominal one
+  /// The run's links, for point-to-point exchanges (alpha + beta x bytes);
+  /// none with a measured collective.
+  std::optional<Network> network = std::nullopt;
 };
 
 class IterationBuilder {
@@ -58,11 +70,36 @@ class IterationBuilder {
   virtual IterationTiming collect(const Engine& engine) const = 0;
 };
 
+/// A text parameter of a builder: one of `choices`, or, where `file_allowed`,
+/// any other text, which names a file the io layer reads (a graph).
+struct ChoiceSpec {
+  std::string_view name;
+  std::string_view default_value;
+  std::span<const std::string_view> choices;
+  std::string_view description;
+  bool file_allowed = false;
+};
+
+/// Text parameter values a user gave, by name; absent ones take their default.
+using ChoiceValues = std::map<std::string, std::string, std::less<>>;
+
+/// What a user gave a builder: numbers, texts, and the graph a topology file held.
+struct BuilderParams {
+  ParamValues numbers;
+  ChoiceValues choices;
+  std::optional<Graph> graph;  ///< read from the file `topology` names, when it names one
+};
+
 struct BuilderInfo {
   std::string_view name;
   std::string_view description;
   std::span<const ParamSpec> params;
-  std::unique_ptr<IterationBuilder> (*make)(const BuildContext& context, const ParamValues& given);
+  std::span<const ChoiceSpec> choices;
+  /// Named in a config's `schedules` in place of a plan-based schedule;
+  /// data-parallel is not: it runs the plan-based schedules.
+  bool standalone;
+  std::unique_ptr<IterationBuilder> (*make)(const BuildContext& context, const BuilderParams& given);
+  bool needs_network = false;  ///< prices point-to-point exchanges with BuildContext::network
 };
 
 /// Every iteration builder, in the order `mgsim list` shows them.
@@ -70,6 +107,25 @@ std::span<const BuilderInfo> builder_registry();
 
 /// Looks a builder up by name; throws ConfigError listing the valid names.
 const BuilderInfo& find_builder(std::string_view name);
+
+/// What a config's schedule name selects: a plan-based schedule (run by
+/// data-parallel) or a standalone builder; exactly one is set.
+struct ScheduleChoice {
+  const ScheduleInfo* schedule = nullptr;
+  const BuilderInfo* builder = nullptr;
+};
+
+/// The one lookup of a config's schedule name; throws ConfigError listing
+/// every valid name, schedules and standalone builders.
+ScheduleChoice find_schedule_or_builder(std::string_view name);
+
+/// Checks `given` against `info` on `gpus` ranks: parameter names and ranges,
+/// choices, and what depends on the GPU count (k of nbsgd, a graph's rank
+/// count). Throws ConfigError naming the builder and the parameter.
+void check_builder_params(const BuilderInfo& info, const BuilderParams& given, int gpus);
+
+/// The given choice of `spec`, or its default.
+std::string_view choice_value(const ChoiceValues& given, const ChoiceSpec& spec);
 
 /// Summary statistics of many iterations (nearest-rank percentiles).
 struct IterationStats {

@@ -53,6 +53,15 @@ struct RunMetrics {
   SimTime p50_iteration = 0;   ///< nearest-rank median
   SimTime p99_iteration = 0;   ///< nearest-rank 99th percentile
   SimTime wait = 0;            ///< mean time a GPU waits, its compute done, for the slowest one's
+  // Samples per iteration (the effective batch) and the GPU time lost per
+  // iteration, summed over GPUs (docs/decentralized.md). A synchronous run
+  // applies gpus x batch samples every iteration and reports no idle or
+  // wasted time (its waits are in exposed_comm_s and `wait`).
+  double samples = 0.0;      ///< mean samples per iteration
+  double samples_min = 0.0;  ///< fewest in one iteration
+  double samples_max = 0.0;  ///< most in one iteration
+  SimTime idle = 0;          ///< mean per iteration: GPUs neither computing nor communicating
+  SimTime wasted = 0;        ///< mean per iteration: compute discarded (Non-blocking SGD, stop = abort)
 
   double iteration_time_s() const { return to_seconds(iteration); }
   double compute_s() const { return to_seconds(compute); }
@@ -60,11 +69,14 @@ struct RunMetrics {
   double selection_s() const { return to_seconds(selection); }
   /// Communication not hidden behind compute: t_iter - t_f - sum t_b.
   double exposed_comm_s() const { return to_seconds(iteration - compute); }
-  double throughput() const { return gpus * static_cast<double>(batch_size) / iteration_time_s(); }
+  double idle_s() const { return to_seconds(idle); }
+  double wasted_s() const { return to_seconds(wasted); }
+  double throughput() const { return samples / iteration_time_s(); }
   double speedup() const { return gpus * scaling_efficiency(); }
   double scaling_efficiency() const { return static_cast<double>(single_gpu) / static_cast<double>(iteration); }
-  /// P * batch / mean iteration time: the samples per second over many iterations.
-  double mean_throughput() const { return gpus * static_cast<double>(batch_size) / to_seconds(mean_iteration); }
+  /// Samples per iteration / mean iteration time: the samples per second over
+  /// many iterations (P * batch / mean iteration time when synchronous).
+  double mean_throughput() const { return samples / to_seconds(mean_iteration); }
 };
 
 /// One iteration on identical GPUs: the schedule's plan and the engine's timing of it.

@@ -26,7 +26,8 @@ std::vector<SweepLink> make_links(const SweepConfig& config) {
       for (int gpus_per_node : config.gpus_per_node) {
         CollectiveSettings settings{network, gpus_per_node, {}, {}, {}};
         if (info.needs_curve) settings.curve = config.curve, settings.curve_source = config.curve_source;
-        links.push_back({name, label, gpus_per_node, info.make(settings)});
+        links.push_back({name, label, gpus_per_node, info.make(settings),
+                         info.needs_curve ? std::nullopt : std::optional(network)});
       }
     }
   }
@@ -52,7 +53,17 @@ Sweep::Sweep(SweepConfig config) : config_(std::move(config)) {
   } catch (const ConfigError& error) {
     throw ConfigError(fmt::format("{}: collective: {}", config_.file.string(), error.what()));
   }
-  for (const ScheduleSpec& spec : config_.schedules) schedules_.push_back(spec.build());
+  for (const ScheduleSpec& spec : config_.schedules) {
+    schedules_.push_back(spec.builder() ? nullptr : spec.build());
+    const bool needs_network = spec.builder() && spec.builder()->needs_network;
+    for (const SweepLink& link : links_) {
+      if (needs_network && !link.links) {
+        throw ConfigError(fmt::format("{}: schedules: '{}' prices exchanges with a network's alpha and beta; "
+                                      "collective '{}' has none",
+                                      config_.file.string(), spec.label(), link.collective));
+      }
+    }
+  }
   check_gpu_counts();
 }
 
@@ -85,6 +96,7 @@ void Sweep::check_schedules(const Workload& probe, const SweepLink& link, int gp
                             const std::function<std::string()>& where) const {
   const CommProblem problem = Placement(probe, Cluster::homogeneous(gpus), *link.model).problem;
   for (std::size_t s = 0; s < schedules_.size(); ++s) {
+    if (!schedules_[s]) continue;  // a standalone builder: checked when the config was read
     try {
       schedules_[s]->plan(problem);
     } catch (const Error& error) {
@@ -113,10 +125,15 @@ RunRow Sweep::run(std::size_t index) const {
   const SweepPoint at = point(index);
   const Workload& workload = workloads_[at.trace];
   const SweepLink& link = links_[at.link];
-  RunRow row = execute_run(workload, link.collective, *link.model, config_.schedules[at.schedule].label(),
-                           *schedules_[at.schedule], Cluster::homogeneous(config_.gpus[at.gpus]), {},
-                           config_.variability, config_.iterations)
-                   .row;
+  const ScheduleSpec& spec = config_.schedules[at.schedule];
+  const Cluster cluster = Cluster::homogeneous(config_.gpus[at.gpus], link.gpus_per_node);
+  RunRow row = spec.builder() ? execute_builder_run(workload, link.collective, *link.model, spec, cluster, link.links,
+                                                    config_.variability, config_.iterations)
+                                    .row
+                              : execute_run(workload, link.collective, *link.model, spec.label(),
+                                            *schedules_[at.schedule], Cluster::homogeneous(config_.gpus[at.gpus]), {},
+                                            config_.variability, config_.iterations)
+                                    .row;
   row.unit = config_.schedules[at.schedule].unit;
   return row;
 }

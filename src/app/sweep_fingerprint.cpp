@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <system_error>
 
@@ -51,6 +52,11 @@ void add_schedule(Canon& canon, const ScheduleSpec& spec) {
   for (const auto& [key, value] : spec.params) canon.line("param", std::string_view(key), value);
   for (const auto& [layer, density] : spec.sparse.layer_density) canon.line("density", std::string_view(layer), density);
   for (const SelectionPoint& p : spec.sparse.selection_curve) canon.line("selection", p.elements, p.seconds);
+  for (const auto& [key, value] : spec.choices) canon.line("choice", std::string_view(key), std::string_view(value));
+  if (spec.graph) {
+    canon.line("graph", spec.graph->vertices());
+    for (const auto& [a, b] : spec.graph->edges()) canon.line("edge", a, b);
+  }
 }
 
 /// Nothing without variability: the iteration count changes no row then.
@@ -92,6 +98,11 @@ std::string sweep_fingerprint(const Sweep& sweep, const SweepShard& shard) {
   for (const CurvePoint& p : config.curve) canon.line("curve", p.gpus, p.bytes, p.seconds);
   for (const ScheduleSpec& spec : config.schedules) add_schedule(canon, spec);
   add_variability(canon, config.variability, config.iterations);
+  // Standalone builders run the iterations with the seed even without variability.
+  const auto is_builder = [](const ScheduleSpec& spec) { return spec.builder() != nullptr; };
+  if (std::any_of(config.schedules.begin(), config.schedules.end(), is_builder)) {
+    canon.line("builder_runs", static_cast<std::int64_t>(config.variability.seed), config.iterations);
+  }
   return fmt::format("{:016x}", fnv1a(canon.text()));
 }
 

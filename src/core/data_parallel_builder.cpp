@@ -93,7 +93,9 @@ void DataParallelBuilder::draw_delays(Engine& engine, Random& random) const {
 
 IterationTiming DataParallelBuilder::collect(const Engine& engine) const {
   const ReplayDag::Ends ends = dag_->ends(engine);
-  return {start_, ends.iteration_end, ends.compute_end, envelope_ ? envelope_wait_ : ends.wait};
+  IterationTiming timing{start_, ends.iteration_end, ends.compute_end, envelope_ ? envelope_wait_ : ends.wait};
+  timing.samples = static_cast<double>(cluster_.size()) * workload_.trace.batch_size;
+  return timing;
 }
 
 }  // namespace mgsim

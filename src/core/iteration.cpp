@@ -2,13 +2,18 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "data_parallel_builder.hpp"
+#include "gossip_builder.hpp"
 #include "mgsim/error.hpp"
+#include "mgsim/limits.hpp"
 #include "mgsim/registry_lookup.hpp"
+#include "nbsgd_builder.hpp"
 
 namespace mgsim {
 namespace {
@@ -17,19 +22,172 @@ namespace {
 /// iteration (at most a year of compute plus an hour per delay) stays in int64.
 constexpr SimTime kMaxRunTime = SimTime{1} << 62;
 
+constexpr std::array kNbsgdParams{
+    ParamSpec{"minibatches", 4.0, false, "m: mini-batches each rank's batch is split into (an integer)", 1024.0},
+    ParamSpec{"k", 1.0, false, "with trigger kth: the round ends when the k-th rank has finished all m (an integer)"},
+    ParamSpec{"deadline_s", 0.0, false, "with trigger deadline (and required by it): seconds from the round's start",
+              kMaxStepSeconds},
+};
+constexpr std::array<std::string_view, 3> kTriggers{"first", "kth", "deadline"};
+constexpr std::array<std::string_view, 2> kStops{"boundary", "abort"};
+constexpr std::array kNbsgdChoices{
+    ChoiceSpec{"trigger", "first", kTriggers, "what ends a round: the first rank to finish all m, the k-th, a deadline"},
+    ChoiceSpec{"stop", "boundary", kStops,
+               "at the trigger every rank finishes its mini-batch in progress (boundary) or discards it (abort)"},
+};
+
+constexpr std::array kGossipParams{
+    ParamSpec{"budget", 1.0, false, "probability that each matching is active in a round (MATCHA's budget)", 1.0},
+};
+/// The topologies built for any rank count; any other `topology` names a graph file.
+struct NamedGraph {
+  std::string_view name;
+  Graph (*make)(int ranks);
+};
+constexpr std::array kNamedGraphs{NamedGraph{"ring", ring_graph}, NamedGraph{"torus", torus_graph}};
+constexpr std::array kTopologies{kNamedGraphs[0].name, kNamedGraphs[1].name};
+constexpr std::array<std::string_view, 2> kBooleans{"false", "true"};
+constexpr std::array kGossipChoices{
+    ChoiceSpec{"topology", "ring", kTopologies, "the graph: ring, torus (2-D) or a graph file (docs/decentralized.md)",
+               true},
+    ChoiceSpec{"barrier", "false", kBooleans, "true: every round starts when the last rank has ended the previous"},
+};
+
+std::unique_ptr<IterationBuilder> make_data_parallel(const BuildContext& context, const BuilderParams&) {
+  return std::make_unique<DataParallelBuilder>(context);
+}
+
+std::unique_ptr<IterationBuilder> make_nbsgd(const BuildContext& context, const BuilderParams& given) {
+  check_builder_params(find_builder("nbsgd"), given, context.cluster.size());
+  NbsgdSettings settings;
+  settings.minibatches = static_cast<int>(param_value(given.numbers, kNbsgdParams[0]));
+  const std::string_view trigger = choice_value(given.choices, kNbsgdChoices[0]);
+  settings.trigger = trigger == "deadline" ? NbsgdTrigger::deadline : NbsgdTrigger::kth;
+  settings.k = trigger == "kth" ? static_cast<int>(param_value(given.numbers, kNbsgdParams[1])) : 1;
+  settings.deadline = to_ns(param_value(given.numbers, kNbsgdParams[2]));
+  settings.stop = choice_value(given.choices, kNbsgdChoices[1]) == "abort" ? NbsgdStop::abort : NbsgdStop::boundary;
+  return std::make_unique<NbsgdBuilder>(context, settings);
+}
+
+/// The graph `topology` names on `gpus` ranks.
+Graph gossip_graph(const BuilderParams& given, int gpus) {
+  const std::string_view topology = choice_value(given.choices, kGossipChoices[0]);
+  for (const NamedGraph& named : kNamedGraphs) {
+    if (named.name == topology) return named.make(gpus);
+  }
+  return given.graph.value();
+}
+
+std::unique_ptr<IterationBuilder> make_gossip(const BuildContext& context, const BuilderParams& given,
+                                              std::string_view name, double budget) {
+  check_builder_params(find_builder(name), given, context.cluster.size());
+  if (!context.network) {
+    throw ConfigError(fmt::format("schedule '{}': needs a network (alpha, beta) for point-to-point exchanges", name));
+  }
+  const GossipSettings settings{budget, choice_value(given.choices, kGossipChoices[1]) == "true"};
+  return std::make_unique<GossipBuilder>(context, gossip_graph(given, context.cluster.size()), settings);
+}
+
+std::unique_ptr<IterationBuilder> make_dpsgd(const BuildContext& context, const BuilderParams& given) {
+  return make_gossip(context, given, "dpsgd", 1.0);
+}
+
+std::unique_ptr<IterationBuilder> make_matcha(const BuildContext& context, const BuilderParams& given) {
+  return make_gossip(context, given, "matcha", param_value(given.numbers, kGossipParams[0]));
+}
+
+constexpr std::array kBuilders{
+    BuilderInfo{"data-parallel",
+                "synchronous data parallelism: the schedule's plan replayed on every speed class, "
+                "every iteration after the previous one's last message",
+                {}, {}, false, make_data_parallel},
+    BuilderInfo{"nbsgd",
+                "Non-blocking SGD: m mini-batches per rank, a trigger ends the round, one all-reduce of the "
+                "accumulated gradients (He and Dube)",
+                kNbsgdParams, kNbsgdChoices, true, make_nbsgd},
+    BuilderInfo{"dpsgd", "D-PSGD: every round each rank exchanges its model with every neighbour, matching by matching",
+                {}, kGossipChoices, true, make_dpsgd, true},
+    BuilderInfo{"matcha",
+                "MATCHA: D-PSGD whose matchings are each active with probability budget per round (shared seed)",
+                kGossipParams, kGossipChoices, true, make_matcha, true},
+};
+
+/// Fails unless `value` of parameter `name` is a whole number.
+void require_integer(std::string_view builder, const ParamValues& given, std::string_view name) {
+  const auto found = given.find(name);
+  if (found != given.end() && found->second != std::floor(found->second)) {
+    throw ConfigError(
+        fmt::format("schedule '{}': parameter '{}' must be a whole number, got {}", builder, name, found->second));
+  }
+}
+
+void check_choices(const BuilderInfo& info, const ChoiceValues& given) {
+  for (const auto& [name, value] : given) {
+    const auto spec = std::find_if(info.choices.begin(), info.choices.end(),
+                                   [&key = name](const ChoiceSpec& c) { return c.name == key; });
+    if (spec == info.choices.end()) {
+      throw ConfigError(fmt::format("schedule '{}': unknown parameter '{}' or not a number", info.name, name));
+    }
+    if (spec->file_allowed || std::find(spec->choices.begin(), spec->choices.end(), value) != spec->choices.end()) {
+      continue;
+    }
+    throw ConfigError(fmt::format("schedule '{}': parameter '{}' must be one of {}, got '{}'", info.name, name,
+                                  fmt::join(spec->choices, ", "), value));
+  }
+}
+
 }  // namespace
 
-std::span<const BuilderInfo> builder_registry() {
-  static const std::array<BuilderInfo, 1> table{{
-      {"data-parallel",
-       "synchronous data parallelism: the schedule's plan replayed on every speed class, "
-       "every iteration after the previous one's last message",
-       {},
-       [](const BuildContext& context, const ParamValues&) -> std::unique_ptr<IterationBuilder> {
-         return std::make_unique<DataParallelBuilder>(context);
-       }},
-  }};
-  return table;
+std::span<const BuilderInfo> builder_registry() { return kBuilders; }
+
+std::string_view choice_value(const ChoiceValues& given, const ChoiceSpec& spec) {
+  const auto found = given.find(spec.name);
+  return found == given.end() ? spec.default_value : std::string_view(found->second);
+}
+
+void check_builder_params(const BuilderInfo& info, const BuilderParams& given, int gpus) {
+  check_params(fmt::format("schedule '{}'", info.name), info.params, given.numbers);
+  check_choices(info, given.choices);
+  for (std::string_view name : {"minibatches", "k"}) require_integer(info.name, given.numbers, name);
+  const auto chosen = [&](std::string_view name) {
+    const auto spec = std::find_if(info.choices.begin(), info.choices.end(), [&](const ChoiceSpec& c) { return c.name == name; });
+    return spec == info.choices.end() ? std::string_view{} : choice_value(given.choices, *spec);
+  };
+  const std::string_view trigger = chosen("trigger");
+  if (given.numbers.contains("k") && trigger != "kth") {
+    throw ConfigError(fmt::format("schedule '{}': parameter 'k' needs trigger 'kth', not '{}'", info.name, trigger));
+  }
+  if (given.numbers.contains("deadline_s") != (trigger == "deadline")) {
+    throw ConfigError(fmt::format("schedule '{}': trigger 'deadline' and parameter 'deadline_s' go together", info.name));
+  }
+  if (trigger == "kth" && param_value(given.numbers, kNbsgdParams[1]) > gpus) {
+    throw ConfigError(fmt::format("schedule '{}': parameter 'k' = {} exceeds the {} GPUs", info.name,
+                                  param_value(given.numbers, kNbsgdParams[1]), gpus));
+  }
+  const std::string_view topology = chosen("topology");
+  const bool named = topology.empty() || std::find(kTopologies.begin(), kTopologies.end(), topology) != kTopologies.end();
+  if (!named && !given.graph) {
+    throw ConfigError(fmt::format("schedule '{}': topology '{}' has no graph loaded", info.name, topology));
+  }
+  if (!named && given.graph->vertices() != gpus) {
+    throw ConfigError(fmt::format("schedule '{}': topology '{}' has {} ranks, the run {} GPUs", info.name, topology,
+                                  given.graph->vertices(), gpus));
+  }
+}
+
+ScheduleChoice find_schedule_or_builder(std::string_view name) {
+  for (const ScheduleInfo& info : schedule_registry()) {
+    if (info.name == name) return {&info, nullptr};
+  }
+  for (const BuilderInfo& info : builder_registry()) {
+    if (info.standalone && info.name == name) return {nullptr, &info};
+  }
+  std::string valid;
+  for (const ScheduleInfo& info : schedule_registry()) valid += fmt::format("{}{}", valid.empty() ? "" : ", ", info.name);
+  for (const BuilderInfo& info : builder_registry()) {
+    if (info.standalone) valid += fmt::format(", {}", info.name);
+  }
+  throw ConfigError(fmt::format("unknown schedule '{}' (valid: {})", name, valid));
 }
 
 const BuilderInfo& find_builder(std::string_view name) {

@@ -55,6 +55,9 @@ RunMetrics measure(const Workload& workload, int gpus, const Iteration& iteratio
   metrics.iteration = timing.iteration_end;
   metrics.compute = timing.compute_end;
   metrics.single_gpu = workload.profile.compute_time();
+  metrics.samples = static_cast<double>(gpus) * workload.trace.batch_size;
+  metrics.samples_min = metrics.samples;
+  metrics.samples_max = metrics.samples;
   metrics.mean_iteration = metrics.p50_iteration = metrics.p99_iteration = timing.iteration_end;
   metrics.wait = timing.wait;
   metrics.messages = static_cast<int>(plan.size());

@@ -169,6 +169,7 @@ double Calibration::predict_one(const nlohmann::json& document, const RunConfig&
   const JsonWhere where{(from_config ? config_file_ : measurements_file_).string(), "schedule", InputKind::config};
   ScheduleSpec spec = read_schedule(entry, where, std::filesystem::path(where.file).parent_path());
   spec.unit = config.message_unit;
+  if (spec.builder()) where.fail(fmt::format("'{}': calibration predicts plan-based schedules only", spec.name));
   const RunMetrics metrics = simulate(*workloads_.at(m.trace), collective, *spec.build(), m.gpus);
   switch (m.metric) {
     case MeasuredMetric::throughput:

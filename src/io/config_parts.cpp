@@ -3,8 +3,10 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "mgsim/error.hpp"
+#include "mgsim/io/graph_io.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/variability.hpp"
 
@@ -55,6 +57,37 @@ std::map<std::string, double, std::less<>> read_layer_density(const nlohmann::js
   return densities;
 }
 
+/// A builder's text parameter: a string, or a boolean as "true" / "false".
+std::string read_choice(const nlohmann::json& value, const JsonWhere& where) {
+  if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
+  return read_text(value, where);
+}
+
+/// Validates a standalone builder's parameters and loads the graph its
+/// `topology` names when that is a file.
+void check_builder_spec(ScheduleSpec& spec, const BuilderInfo& info, const JsonWhere& where,
+                        const std::filesystem::path& folder) {
+  // A choice that may name a file (a topology) and names none of its choices: read that graph.
+  for (const ChoiceSpec& choice : info.choices) {
+    const auto given = spec.choices.find(choice.name);
+    if (!choice.file_allowed || given == spec.choices.end() ||
+        std::find(choice.choices.begin(), choice.choices.end(), given->second) != choice.choices.end()) {
+      continue;
+    }
+    try {
+      spec.graph = load_graph(folder / given->second);
+    } catch (const Error& error) {
+      where.key(given->first).fail(
+          fmt::format("not {}, so a graph file: {}", fmt::join(choice.choices, " or "), error.what()));
+    }
+  }
+  try {
+    check_builder_params(info, spec.builder_params(), spec.graph ? spec.graph->vertices() : kMaxGpus);
+  } catch (const ConfigError& error) {
+    where.fail(error.what());
+  }
+}
+
 }  // namespace
 
 ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, const std::filesystem::path& folder) {
@@ -64,9 +97,19 @@ ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, 
   } else {
     JsonReader in(value, where);
     spec.name = in.text("name");
+  }
+  ScheduleChoice choice;
+  try {
+    choice = find_schedule_or_builder(spec.name);
+  } catch (const ConfigError& error) {
+    where.fail(error.what());
+  }
+  if (!value.is_string()) {
     for (const auto& [key, parameter] : value.items()) {
       if (key == "name") continue;
-      if (key == "layer_density") {
+      if (choice.builder && (parameter.is_string() || parameter.is_boolean())) {
+        spec.choices[key] = read_choice(parameter, where.key(key));
+      } else if (key == "layer_density") {
         spec.sparse.layer_density = read_layer_density(parameter, where.key(key));
       } else if (key == "selection_curve") {
         spec.selection_curve_file = (folder / read_text(parameter, where.key(key))).string();
@@ -76,6 +119,10 @@ ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, 
       }
     }
   }
+  if (choice.builder) {
+    check_builder_spec(spec, *choice.builder, where, folder);
+    return spec;
+  }
   try {
     spec.build();
   } catch (const ConfigError& error) {
@@ -84,10 +131,36 @@ ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, 
   return spec;
 }
 
+void check_builder_delays(const std::vector<ScheduleSpec>& specs, const Variability& variability,
+                          const JsonWhere& where) {
+  if (variability.law.empty() || variability.per != DelayUnit::layer) return;
+  for (const ScheduleSpec& spec : specs) {
+    if (spec.builder()) {
+      where.key("variability").key("per").fail(fmt::format(
+          "schedule '{}' draws one delay per mini-batch or round: use \"iteration\", not \"layer\"", spec.name));
+    }
+  }
+}
+
+void check_builder_gpus(const ScheduleSpec& spec, const std::vector<int>& gpus, const JsonWhere& where) {
+  const BuilderInfo* info = spec.builder();
+  if (!info) return;
+  for (int count : gpus) {
+    try {
+      check_builder_params(*info, spec.builder_params(), count);
+    } catch (const ConfigError& error) {
+      where.fail(error.what());
+    }
+  }
+}
+
 std::vector<ScheduleSpec> default_schedules() {
   std::vector<ScheduleSpec> specs;
   for (const ScheduleInfo& info : schedule_registry()) {
-    if (!info.sparse) specs.push_back({std::string(info.name), {}, {}, {}});
+    if (info.sparse) continue;
+    ScheduleSpec spec;
+    spec.name = info.name;
+    specs.push_back(std::move(spec));
   }
   return specs;
 }

@@ -13,12 +13,14 @@
 namespace mgsim {
 namespace {
 
-std::vector<ScheduleSpec> read_schedules(JsonReader& top, const std::filesystem::path& folder) {
+std::vector<ScheduleSpec> read_schedules(JsonReader& top, const std::filesystem::path& folder,
+                                         const std::vector<int>& gpus) {
   if (!top.has("schedules")) return default_schedules();
   std::vector<ScheduleSpec> schedules;
   for (const auto& [element, at] : top.array("schedules")) {
     schedules.push_back(read_schedule(*element, at, folder));
     check_unique_label(schedules, at);
+    check_builder_gpus(schedules.back(), gpus, at);
   }
   return schedules;
 }
@@ -102,6 +104,7 @@ void check_collective(const RunConfig& config, const JsonWhere& top) {
 std::string ScheduleSpec::label() const {
   std::vector<std::string> parts;
   for (const auto& [key, value] : params) parts.push_back(fmt::format("{}={}", key, value));
+  for (const auto& [key, value] : choices) parts.push_back(fmt::format("{}={}", key, value));
   for (const auto& [layer, density] : sparse.layer_density) parts.push_back(fmt::format("{}={}", layer, density));
   if (!selection_curve_file.empty()) {
     parts.push_back(fmt::format("selection_curve={}", std::filesystem::path(selection_curve_file).filename().string()));
@@ -109,7 +112,12 @@ std::string ScheduleSpec::label() const {
   return parts.empty() ? name : fmt::format("{}({})", name, fmt::join(parts, ","));
 }
 
-std::unique_ptr<Schedule> ScheduleSpec::build() const { return make_schedule(name, params, sparse, unit); }
+std::unique_ptr<Schedule> ScheduleSpec::build() const {
+  if (builder()) {
+    throw ConfigError(fmt::format("'{}' is an iteration builder, not a plan-based schedule: it has no plan", name));
+  }
+  return make_schedule(name, params, sparse, unit);
+}
 
 RunConfig load_run_config(const std::filesystem::path& file) {
   return read_run_config(parse_json_file(file, InputKind::config), file);
@@ -128,13 +136,22 @@ RunConfig read_run_config(const nlohmann::json& document, const std::filesystem:
   read_collective(top, folder, config);
   if (top.has("overlap")) config.overlap = read_overlap(top.object("overlap"));
   if (top.has("speed_classes")) config.speed_classes = read_speed_classes(top);
-  config.schedules = read_schedules(top, folder);
+  config.schedules = read_schedules(top, folder, config.gpus);
+  for (std::size_t s = 0; s < config.schedules.size(); ++s) {
+    const BuilderInfo* builder = config.schedules[s].builder();
+    if (builder && builder->needs_network && !config.collective_settings.curve.empty()) {
+      top.where().key("schedules").index(s).fail(fmt::format(
+          "schedule '{}' prices exchanges with a network's alpha and beta; collective 'measured' has none",
+          builder->name));
+    }
+  }
   config.message_unit = read_message_unit(top);
   for (ScheduleSpec& spec : config.schedules) spec.unit = config.message_unit;
   if (top.has("variability")) {
     config.variability = read_variability(top.object("variability"), *std::min_element(config.gpus.begin(), config.gpus.end()));
   }
   config.iterations = read_iterations(top);
+  check_builder_delays(config.schedules, config.variability, top.where());
   top.reject_unknown();
   check_collective(config, top.where());
   return config;

@@ -147,6 +147,7 @@ void read_schedules(JsonReader& top, SweepConfig& config) {
     std::vector<ScheduleSpec> expanded;
     expand_schedule(*element, at, config.file.parent_path(), expanded);
     for (ScheduleSpec& spec : expanded) {
+      check_builder_gpus(spec, config.gpus, at);
       config.schedules.push_back(std::move(spec));
       check_unique_label(config.schedules, at);
     }
@@ -177,6 +178,7 @@ SweepConfig load_sweep_config(const std::filesystem::path& file) {
     config.variability = read_variability(top.object("variability"), *std::min_element(config.gpus.begin(), config.gpus.end()));
   }
   config.iterations = read_iterations(top);
+  check_builder_delays(config.schedules, config.variability, top.where());
   top.reject_unknown();
   return config;
 }

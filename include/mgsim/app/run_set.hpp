@@ -5,8 +5,10 @@
 // and its timeline from those same iterations; a sweep executes one run per
 // row, on any thread, with the same execute_run.
 
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,18 @@ RunOutcome execute_run(const Workload& workload, const std::string& collective_n
                        Overlap overlap = {}, const Variability& variability = {},
                        int iterations = kDefaultIterations);
 
+/// Simulates `iterations` iterations of the standalone builder `spec` names
+/// (nbsgd, dpsgd, matcha) on `cluster`, seeded by the variability's seed,
+/// and reports their means; the outcome has no replayed iteration (and so no
+/// timeline). `network` is the run's, none for a measured collective.
+RunOutcome execute_builder_run(const Workload& workload, const std::string& collective_name,
+                               const Collective& collective, const ScheduleSpec& spec, const Cluster& cluster,
+                               std::optional<Network> network, const Variability& variability = {},
+                               int iterations = kDefaultIterations);
+
+/// The metrics of many iterations of a standalone builder.
+RunMetrics measure_iterations(const Workload& workload, int gpus, const SimulationResult& result);
+
 /// A speed class as timelines name it: "GPU class 0 (64 GPUs)" on a
 /// homogeneous cluster, "ranks 0-6 at speed 0.7 (7 GPUs)" otherwise.
 std::string class_name(const Cluster& cluster, int speed_class);
@@ -50,7 +64,8 @@ std::vector<RunOutcome> execute_run_config(const RunConfig& config, const Worklo
 /// The report rows of `outcomes`, in their order.
 std::vector<RunRow> rows_of(const std::vector<RunOutcome>& outcomes);
 
-/// The iterations of `outcomes` as timeline entries labelled "64 GPUs, mgwfbp".
+/// The iterations of `outcomes` as timeline entries labelled "64 GPUs, mgwfbp"
+/// (standalone builder runs, which replay no plan, are left out).
 std::vector<IterationTrace> timeline_iterations(std::vector<RunOutcome> outcomes);
 
 }  // namespace mgsim

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@ struct SweepLink {
   std::string network;  ///< the network's label, or "measured" for the measured curves
   int gpus_per_node = 1;
   std::unique_ptr<Collective> model;
+  std::optional<Network> links;  ///< the network's links; none for the measured curves
 };
 
 /// Where one run sits in the grid (indices into the sweep's lists).
@@ -73,7 +75,7 @@ class Sweep {
   SweepConfig config_;
   std::vector<Workload> workloads_;
   std::vector<SweepLink> links_;
-  std::vector<std::unique_ptr<Schedule>> schedules_;
+  std::vector<std::unique_ptr<Schedule>> schedules_;  ///< per spec; null for a standalone builder
 };
 
 }  // namespace mgsim

@@ -29,8 +29,19 @@ Network read_network(JsonReader in);
 
 /// A schedule name, or {"name": ..., <parameter>: <number>, "layer_density":
 /// {<layer>: <density>}, "selection_curve": <file>}, validated by building the
-/// schedule. The curve file is resolved against `folder`.
+/// schedule; a standalone builder's text parameters are strings (a boolean
+/// reads as "true" or "false") and a `topology` naming a file loads that
+/// graph. Files are resolved against `folder`.
 ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, const std::filesystem::path& folder);
+
+/// Fails at `where` when `spec` is a standalone builder that cannot run on
+/// one of `gpus` (k of nbsgd above it, a graph of another size).
+void check_builder_gpus(const ScheduleSpec& spec, const std::vector<int>& gpus, const JsonWhere& where);
+
+/// Fails at `where`.variability.per when a standalone builder is asked for
+/// delays per layer: they draw one delay per mini-batch or round.
+void check_builder_delays(const std::vector<ScheduleSpec>& specs, const Variability& variability,
+                          const JsonWhere& where);
 
 /// What a config gets when it names no schedules: every dense schedule
 /// (sparse ones are asked for by name).

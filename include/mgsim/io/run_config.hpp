@@ -10,23 +10,32 @@
 
 #include "mgsim/cluster.hpp"
 #include "mgsim/collective.hpp"
+#include "mgsim/iteration.hpp"
 #include "mgsim/rate_model.hpp"
 #include "mgsim/schedule.hpp"
 #include "mgsim/variability.hpp"
 
 namespace mgsim {
 
-/// A schedule as the config names it, with the parameters the user gave.
+/// A schedule as the config names it, with the parameters the user gave:
+/// a plan-based schedule, or a standalone iteration builder (nbsgd, dpsgd,
+/// matcha) that takes text parameters and a graph too.
 struct ScheduleSpec {
   std::string name;
   ParamValues params;
+  ChoiceValues choices;        ///< a builder's text parameters (trigger, topology, barrier), as given
+  std::optional<Graph> graph;  ///< read from the file `topology` names, resolved against the config
   SparseOptions sparse;              ///< per-layer densities, loaded selection curve
   std::string selection_curve_file;  ///< where `sparse.selection_curve` came from, for the label
   MessageUnit unit = MessageUnit::tensor;  ///< the config's `message_unit`
   /// "ddp" or "ddp(bucket_cap_mb=50)": unique within a run.
   std::string label() const;
-  /// Builds the schedule (validated when the config was read).
+  /// Builds the schedule (validated when the config was read). Throws
+  /// ConfigError for a standalone builder, which has no plan.
   std::unique_ptr<Schedule> build() const;
+  /// The standalone builder the name selects, or null for a plan-based schedule.
+  const BuilderInfo* builder() const { return find_schedule_or_builder(name).builder; }
+  BuilderParams builder_params() const { return {params, choices, graph}; }
 };
 
 struct RunConfig {

@@ -1,0 +1,75 @@
+#include "gossip_builder.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "mgsim/limits.hpp"
+#include "rank_compute.hpp"
+
+namespace mgsim {
+
+GossipBuilder::GossipBuilder(const BuildContext& context, const Graph& graph, GossipSettings settings)
+    : settings_(settings),
+      samples_(static_cast<double>(context.cluster.size()) * context.workload.trace.batch_size),
+      compute_time_(rank_compute_times(context.workload, context.cluster, context.variability.stragglers)),
+      matchings_(decompose_matchings(graph)),
+      ready_(compute_time_.size(), -1) {
+  if (!context.variability.law.empty()) law_ = make_law(context.variability.law, context.variability.params);
+  const auto bytes = static_cast<double>(total_gradient_bytes(context.workload.trace));
+  const Network network = context.network.value();
+  for (const auto& matching : matchings_) {
+    auto& times = exchange_time_.emplace_back();
+    for (auto [a, b] : matching) {
+      const Link& link = context.cluster.node_of(a) == context.cluster.node_of(b) ? network.intra : network.inter;
+      times.push_back(step_ns(link.alpha_s + link.beta_s_per_byte * bytes,
+                              [&] { return fmt::format("the model exchange between ranks {} and {}", a, b); }));
+    }
+  }
+}
+
+void GossipBuilder::build(Engine& engine, Random& random, SimTime start) {
+  const std::size_t ranks = compute_time_.size();
+  // Each rank starts where the previous round, still in the engine, left it.
+  const bool first = last_.empty() || engine.size() == 0;
+  for (std::size_t r = 0; r < ranks; ++r) ready_[r] = first || settings_.barrier ? start : engine.finish(last_[r]);
+  engine.clear();
+  start_ = start;
+  compute_.clear();
+  for (std::size_t r = 0; r < ranks; ++r) {
+    const SimTime delay = law_ ? law_->draw(random, compute_time_[r]) : 0;
+    compute_.push_back(engine.add(compute_time_[r] + delay, ready_[r]));
+  }
+  last_ = compute_;
+  busy_.assign(ranks, 0);
+  for (std::size_t j = 0; j < matchings_.size(); ++j) {
+    if (settings_.budget < 1.0 && !(random.uniform() < settings_.budget)) continue;
+    for (std::size_t e = 0; e < matchings_[j].size(); ++e) {
+      const auto [a, b] = matchings_[j][e];
+      const ActivityId exchange = engine.add(exchange_time_[j][e]);
+      for (int rank : {a, b}) {
+        auto& last = last_[static_cast<std::size_t>(rank)];
+        engine.depend(exchange, last);
+        last = exchange;
+        busy_[static_cast<std::size_t>(rank)] += exchange_time_[j][e];
+      }
+    }
+  }
+}
+
+IterationTiming GossipBuilder::collect(const Engine& engine) const {
+  IterationTiming timing{start_, start_, start_};
+  for (std::size_t r = 0; r < compute_.size(); ++r) {
+    timing.end = std::max(timing.end, engine.finish(last_[r]));
+    timing.compute_end = std::max(timing.compute_end, engine.finish(compute_[r]));
+  }
+  timing.samples = samples_;
+  for (std::size_t r = 0; r < compute_.size(); ++r) {
+    const SimTime end = settings_.barrier ? timing.end : engine.finish(last_[r]);
+    timing.idle += end - engine.start(compute_[r]) - engine.work(compute_[r]) - busy_[r];
+  }
+  timing.wait = timing.idle / static_cast<SimTime>(compute_.size());
+  return timing;
+}
+
+}  // namespace mgsim

@@ -1,0 +1,48 @@
+#pragma once
+// Decentralized gossip rounds (docs/decentralized.md): every round each rank
+// computes its batch, then exchanges its model with its neighbours, one
+// matching of the graph after another. D-PSGD uses every matching every
+// round; MATCHA activates each matching with probability `budget`, one draw
+// per matching per round from the one Random (a seed every rank shares).
+// An exchange is one point-to-point transfer each way at once, alpha + beta
+// x model bytes on the link joining the two ranks (intra-node or inter-node),
+// and a rank does one exchange at a time. With a barrier every rank starts a
+// round when the last one has ended the previous; without, each starts as
+// soon as its own exchanges have ended. With a delay law, each rank's compute
+// gets one delay per round, drawn rank by rank before MATCHA's activations.
+
+#include <memory>
+#include <vector>
+
+#include "mgsim/iteration.hpp"
+
+namespace mgsim {
+
+struct GossipSettings {
+  double budget = 1.0;  ///< probability that a matching is active in a round; 1: D-PSGD
+  bool barrier = false;
+};
+
+class GossipBuilder : public IterationBuilder {
+ public:
+  GossipBuilder(const BuildContext& context, const Graph& graph, GossipSettings settings);
+  void build(Engine& engine, Random& random, SimTime start) override;
+  IterationTiming collect(const Engine& engine) const override;
+
+  const std::vector<std::vector<Edge>>& matchings() const { return matchings_; }
+
+ private:
+  GossipSettings settings_;
+  double samples_;
+  std::vector<SimTime> compute_time_;  ///< per rank, nominal
+  std::unique_ptr<DelayLaw> law_;      ///< null: no random delays
+  std::vector<std::vector<Edge>> matchings_;
+  std::vector<std::vector<SimTime>> exchange_time_;  ///< per matching, per edge
+  SimTime start_ = 0;
+  std::vector<SimTime> ready_;  ///< per rank: when this round may start
+  std::vector<ActivityId> compute_;
+  std::vector<ActivityId> last_;  ///< per rank: its last activity of the round
+  std::vector<SimTime> busy_;     ///< per rank: exchange time in the round
+};
+
+}  // namespace mgsim

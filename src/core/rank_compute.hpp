@@ -1,0 +1,28 @@
+#pragma once
+// Each rank's compute of one iteration, as the builders that follow ranks one
+// by one (Non-blocking SGD, gossip) start from: forward plus backward of the
+// trace at its speed class, times the stragglers' speed for a persistent
+// straggler (as the data-parallel builder does), rounded once per profile.
+
+#include <algorithm>
+#include <vector>
+
+#include "mgsim/cluster.hpp"
+#include "mgsim/simulation.hpp"
+#include "mgsim/variability.hpp"
+
+namespace mgsim {
+
+inline std::vector<SimTime> rank_compute_times(const Workload& workload, const Cluster& cluster,
+                                               const Stragglers& stragglers) {
+  std::vector<SimTime> per_rank;
+  per_rank.reserve(static_cast<std::size_t>(cluster.size()));
+  for (int r = 0; r < cluster.size(); ++r) {
+    const bool slow = std::find(stragglers.ranks.begin(), stragglers.ranks.end(), r) != stragglers.ranks.end();
+    const double speed = cluster.speed(cluster.class_of(r)) * (slow ? stragglers.speed : 1.0);
+    per_rank.push_back(scaled_profile(workload.profile, speed).compute_time());
+  }
+  return per_rank;
+}
+
+}  // namespace mgsim

@@ -1,0 +1,239 @@
+// Non-blocking SGD and the gossip builders (D-PSGD, MATCHA), by hand.
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "mgsim/app/run_set.hpp"
+#include "mgsim/error.hpp"
+#include "mgsim/io/run_config.hpp"
+#include "mgsim/io/trace_io.hpp"
+#include "mgsim/iteration.hpp"
+#include "test_support.hpp"
+
+using namespace mgsim;
+using namespace mgsim::test;
+
+namespace {
+
+// Backward 4 us and 2 us, 10 + 20 bytes, batch 1: compute c = 6 us at speed 1.
+// The all-reduce T(M) = 1 us + 0.1 us/byte: 4 us for the 30 bytes.
+// A point-to-point exchange on the link alpha 1 us, beta 0.1 us/byte: t = 4 us.
+const Workload kWorkload(make_trace({4e-6, 2e-6}, {10, 20}));
+const LinearCost kCost(1e-6, 1e-7);
+const Link kLink{1e-6, 1e-7, 0.0};
+
+SimulationResult run(std::string_view name, const Cluster& cluster, const BuilderParams& params, int rounds,
+                     std::uint64_t seed = 1, Network network = {kLink, kLink}, const Variability& variability = {}) {
+  const auto single = make_schedule("single", {});
+  const BuildContext context{kWorkload, cluster, kCost, *single, {}, variability, network};
+  const auto builder = find_builder(name).make(context, params);
+  return simulate(*builder, seed, rounds);
+}
+
+}  // namespace
+
+TEST_CASE("Non-blocking SGD on identical ranks without noise processes all m mini-batches") {
+  // Every rank ends its m mini-batches at c = 6 us together: nothing is cut,
+  // nobody waits; the round is c + the 4 us all-reduce.
+  for (int m : {1, 2, 3}) {
+    for (const ChoiceValues& trigger : {ChoiceValues{}, ChoiceValues{{"trigger", "kth"}}, ChoiceValues{{"stop", "abort"}}}) {
+      BuilderParams params{{{"minibatches", m}}, trigger, {}};
+      if (trigger.contains("trigger")) params.numbers["k"] = 4;
+      const SimulationResult result = run("nbsgd", Cluster::homogeneous(4), params, 3);
+      for (const IterationTiming& round : result.iterations) {
+        CHECK(round.samples == 4.0);  // 4 ranks x batch 1
+        CHECK(round.duration() == 10000);
+        CHECK(round.wasted == 0);
+        CHECK(round.idle == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("Non-blocking SGD: a slow rank stops at its next mini-batch boundary, or discards it") {
+  // m = 4. Rank 0 at speed 1: mini-batches of 1.5 us, all four done at 6 us.
+  // Rank 1 at speed 0.6: backward 6.667 + 3.333 us = 10 us, mini-batches of
+  // 2.5 us ending at 2.5, 5, 7.5 and 10 us.
+  const Cluster cluster({1.0, 0.6}, {0, 1});
+  SECTION("trigger first, stop at the boundary: rank 1 finishes its third, all-reduce 7.5-11.5 us") {
+    const IterationTiming round = run("nbsgd", cluster, {}, 1).iterations[0];
+    CHECK(round.compute_end == 7500);
+    CHECK(round.end == 11500);
+    CHECK(round.samples == 7 * 0.25);  // 4 + 3 mini-batches of a quarter sample
+    CHECK(round.idle == 1500);          // rank 0 waits 6 -> 7.5 us
+    CHECK(round.wasted == 0);
+  }
+  SECTION("trigger first, abort: rank 1 drops its third at 6 us, 1 us of it done") {
+    const IterationTiming round = run("nbsgd", cluster, {{}, {{"stop", "abort"}}, {}}, 1).iterations[0];
+    CHECK(round.end == 10000);
+    CHECK(round.samples == 6 * 0.25);
+    CHECK(round.wasted == 1000);
+    CHECK(round.idle == 0);
+  }
+  SECTION("trigger kth with k = 2 waits for the slow rank: fully synchronous") {
+    const IterationTiming round = run("nbsgd", cluster, {{{"k", 2}}, {{"trigger", "kth"}}, {}}, 1).iterations[0];
+    CHECK(round.end == 14000);
+    CHECK(round.samples == 2.0);
+    CHECK(round.idle == 4000);
+  }
+  SECTION("a 3 us deadline: rank 0 has done 2 and finishes a third (4.5 us), rank 1 its second (5 us)") {
+    const IterationTiming round =
+        run("nbsgd", cluster, {{{"deadline_s", 3e-6}}, {{"trigger", "deadline"}}, {}}, 1).iterations[0];
+    CHECK(round.compute_end == 5000);
+    CHECK(round.end == 9000);
+    CHECK(round.samples == 5 * 0.25);
+    CHECK(round.idle == 500);
+  }
+  SECTION("rounds follow each other") {
+    const SimulationResult result = run("nbsgd", cluster, {}, 3);
+    CHECK(result.iterations[2].start == 2 * 11500);
+    CHECK(result.stats.total == 3 * 11500);
+  }
+}
+
+TEST_CASE("Non-blocking SGD refuses k above the GPU count and k or deadline_s without their trigger") {
+  CHECK_THROWS_WITH(run("nbsgd", Cluster::homogeneous(2), {{{"k", 3}}, {{"trigger", "kth"}}, {}}, 1),
+                    Catch::Contains("'k' = 3 exceeds the 2 GPUs"));
+  CHECK_THROWS_AS(run("nbsgd", Cluster::homogeneous(2), {{{"k", 1}}, {}, {}}, 1), ConfigError);
+  CHECK_THROWS_AS(run("nbsgd", Cluster::homogeneous(2), {{}, {{"trigger", "deadline"}}, {}}, 1), ConfigError);
+  CHECK_THROWS_AS(run("nbsgd", Cluster::homogeneous(2), {{{"minibatches", 2.5}}, {}, {}}, 1), ConfigError);
+  CHECK_THROWS_WITH(run("nbsgd", Cluster::homogeneous(2), {{}, {{"trigger", "last"}}, {}}, 1),
+                    Catch::Contains("first, kth, deadline"));
+}
+
+TEST_CASE("D-PSGD on a 4-rank ring: compute, then two matchings of exchanges") {
+  // The ring 0-1-2-3-0 splits into {01, 23} and {12, 03}; each rank does one
+  // exchange of t = 4 us per matching after its compute: 6 + 2 x 4 = 14 us.
+  for (const char* barrier : {"true", "false"}) {
+    const SimulationResult result = run("dpsgd", Cluster::homogeneous(4), {{}, {{"barrier", barrier}}, {}}, 3);
+    for (const IterationTiming& round : result.iterations) {
+      CHECK(round.duration() == 14000);
+      CHECK(round.samples == 4.0);
+      CHECK(round.idle == 0);
+    }
+  }
+}
+
+TEST_CASE("D-PSGD exchanges inside a node use the intra-node link") {
+  // Two ranks per node: 01 and 23 are intra (free here), 12 and 03 inter (4 us).
+  const Network network{{0.0, 0.0, 0.0}, kLink};
+  const SimulationResult result = run("dpsgd", Cluster::homogeneous(4, 2), {}, 1, 1, network);
+  CHECK(result.iterations[0].duration() == 6000 + 4000);
+}
+
+TEST_CASE("without a barrier, ranks far from a slow one start their next round early") {
+  // The path 0-1-2-3 splits into {01, 23} then {12}. Rank 0 at speed 0.5
+  // computes 2c = 12 us, the others c = 6 us; t = 4 us.
+  // Round 1: 23 at 6-10, 01 at 12-16, 12 at 16-20: ranks end at 16, 20, 20, 10.
+  // Round 2 without barrier: computes end 28, 26, 26, 16; 01 at 28-32, 23 at
+  // 26-30, 12 at 32-36. With a barrier all start at 20: 01 at 32-36, 12 at 36-40.
+  const Cluster cluster({0.5, 1.0}, {0, 1, 1, 1});
+  const Graph path(4, {{0, 1}, {1, 2}, {2, 3}});
+  CHECK(decompose_matchings(path) == std::vector<std::vector<Edge>>{{{0, 1}, {2, 3}}, {{1, 2}}});
+  BuilderParams params{{}, {{"topology", "path.txt"}}, path};
+  const SimulationResult free_running = run("dpsgd", cluster, params, 2);
+  CHECK(free_running.iterations[0].end == 20000);
+  CHECK(free_running.iterations[1].end == 36000);
+  // Idle in round 1: rank 1 waits 6 -> 12 and 16 -> 16 (ends 20 after 6 + 8
+  // busy), 6 us; rank 2 waits 10 -> 16, 6 us; rank 3 none; rank 0 none.
+  CHECK(free_running.iterations[0].idle == 12000);
+  params.choices["barrier"] = "true";
+  const SimulationResult barrier = run("dpsgd", cluster, params, 2);
+  CHECK(barrier.iterations[1].end == 40000);
+}
+
+TEST_CASE("MATCHA with budget 1 is D-PSGD on the same matchings") {
+  const Cluster cluster({0.5, 1.0, 0.8}, {0, 1, 2, 1, 1, 2, 1, 0, 1});
+  for (const char* topology : {"ring", "torus"}) {
+    const ChoiceValues choices{{"topology", topology}};
+    const SimulationResult dpsgd = run("dpsgd", cluster, {{}, choices, {}}, 5);
+    const SimulationResult matcha = run("matcha", cluster, {{{"budget", 1.0}}, choices, {}}, 5);
+    for (int i = 0; i < 5; ++i) {
+      CHECK(matcha.iterations[static_cast<std::size_t>(i)].end == dpsgd.iterations[static_cast<std::size_t>(i)].end);
+      CHECK(matcha.iterations[static_cast<std::size_t>(i)].idle == dpsgd.iterations[static_cast<std::size_t>(i)].idle);
+    }
+  }
+}
+
+TEST_CASE("MATCHA activates each matching with probability budget, the same for the same seed") {
+  // An 8-rank ring: 2 matchings; a round takes c + (active matchings) x t.
+  // Over 1000 rounds the active count is Binomial(2000, 0.3): mean 600,
+  // standard deviation 20.5; accept 5 deviations.
+  const BuilderParams params{{{"budget", 0.3}}, {}, {}};
+  const SimulationResult result = run("matcha", Cluster::homogeneous(8), params, 1000, 7);
+  SimTime exchanges = 0;
+  for (const IterationTiming& round : result.iterations) {
+    const SimTime comm = round.duration() - 6000;
+    REQUIRE(comm % 4000 == 0);
+    exchanges += comm / 4000;
+  }
+  CHECK(exchanges > 600 - 103);
+  CHECK(exchanges < 600 + 103);
+  const SimulationResult again = run("matcha", Cluster::homogeneous(8), params, 1000, 7);
+  CHECK(again.stats.total == result.stats.total);
+  const SimulationResult other = run("matcha", Cluster::homogeneous(8), params, 1000, 8);
+  CHECK(other.stats.total != result.stats.total);
+}
+
+TEST_CASE("gossip builders refuse a budget of 0 or above 1, a graph of another size and a missing network") {
+  CHECK_THROWS_AS(run("matcha", Cluster::homogeneous(4), {{{"budget", 0.0}}, {}, {}}, 1), ConfigError);
+  CHECK_THROWS_AS(run("matcha", Cluster::homogeneous(4), {{{"budget", 1.5}}, {}, {}}, 1), ConfigError);
+  CHECK_THROWS_WITH(run("dpsgd", Cluster::homogeneous(4), {{}, {{"topology", "g.txt"}}, Graph(3, {{0, 1}})}, 1),
+                    Catch::Contains("has 3 ranks, the run 4 GPUs"));
+  CHECK_THROWS_AS(run("dpsgd", Cluster::homogeneous(4), {{}, {{"barrier", "maybe"}}, {}}, 1), ConfigError);
+  const auto single = make_schedule("single", {});
+  const Cluster cluster = Cluster::homogeneous(4);
+  CHECK_THROWS_WITH(find_builder("dpsgd").make({kWorkload, cluster, kCost, *single, {}}, {}),
+                    Catch::Contains("needs a network"));
+}
+
+TEST_CASE("one lookup resolves a config's schedule name to a schedule or a builder") {
+  CHECK(find_schedule_or_builder("mgwfbp").schedule != nullptr);
+  CHECK(find_schedule_or_builder("matcha").builder == &find_builder("matcha"));
+  CHECK_THROWS_AS(find_schedule_or_builder("data-parallel"), ConfigError);
+  CHECK_THROWS_WITH(find_schedule_or_builder("gossip"), Catch::Contains("mgwfbp") && Catch::Contains("nbsgd") &&
+                                                            Catch::Contains("dpsgd") && Catch::Contains("matcha"));
+}
+
+TEST_CASE("a run config names the builders like schedules, with text, boolean and graph-file parameters") {
+  const std::filesystem::path file = std::filesystem::path(MGSIM_SOURCE_DIR) / "tests/data/graphs/config-petersen.json";
+  const RunConfig config = load_run_config(file);
+  REQUIRE(config.schedules.size() == 4);
+  CHECK(config.schedules[0].builder() == nullptr);
+  CHECK(config.schedules[1].label() == "dpsgd(barrier=true,topology=petersen.txt)");
+  REQUIRE(config.schedules[1].graph.has_value());
+  CHECK(config.schedules[1].graph->edges().size() == 15);
+  CHECK(config.schedules[3].label() == "nbsgd(k=10,trigger=kth)");
+  const Workload workload(load_trace(config.trace));
+  const std::vector<RunOutcome> outcomes = execute_run_config(config, workload);
+  REQUIRE(outcomes.size() == 4);
+  // MATCHA with budget 1 on the file's graph is D-PSGD on it, through the whole run path.
+  CHECK(outcomes[2].row.metrics.iteration == outcomes[1].row.metrics.iteration);
+  CHECK(outcomes[1].row.metrics.samples == 10 * 64);
+  // Non-blocking SGD waiting for all 10 ranks keeps every mini-batch.
+  CHECK(outcomes[3].row.metrics.samples == 10 * 64);
+  CHECK(outcomes[3].row.metrics.samples_min == 10 * 64);
+  // Only the plan-based schedule has a timeline.
+  CHECK(timeline_iterations(outcomes).size() == 1);
+}
+
+TEST_CASE("random delays cut Non-blocking SGD rounds short, the same way for the same seed") {
+  // Identical ranks, m = 4 mini-batches of 1.5 us, each delayed by Exp(mean
+  // 1 us): the first rank to finish rarely finds the others done, so some
+  // rounds keep fewer than 4 x 4 mini-batches, never fewer than 4 + 3 x 1.
+  Variability noise;
+  noise.law = "exponential";
+  noise.params = {{"mean_s", 1e-6}};
+  const BuilderParams params{};
+  const auto rounds = [&](std::uint64_t seed) {
+    return run("nbsgd", Cluster::homogeneous(4), params, 200, seed, {kLink, kLink}, noise);
+  };
+  const SimulationResult result = rounds(5);
+  double fewest = 4.0;
+  for (const IterationTiming& round : result.iterations) fewest = std::min(fewest, round.samples);
+  CHECK(fewest < 4.0);
+  CHECK(fewest >= 7 * 0.25);
+  CHECK(rounds(5).stats.total == result.stats.total);
+  CHECK(rounds(6).stats.total != result.stats.total);
+}
