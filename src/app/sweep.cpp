@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "mgsim/app/run_set.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/trace_io.hpp"
 
@@ -52,8 +51,12 @@ Sweep::Sweep(SweepConfig config) : config_(std::move(config)) {
   } catch (const ConfigError& error) {
     throw ConfigError(fmt::format("{}: collective: {}", config_.file.string(), error.what()));
   }
-  for (const ScheduleSpec& spec : config_.schedules) schedules_.push_back(spec.build());
+  for (const ScheduleSpec& spec : config_.schedules) {
+    schedules_.push_back(spec.build());
+    schedule_labels_.push_back(spec.label());
+  }
   check_gpu_counts();
+  for (int gpus : config_.gpus) clusters_.push_back(Cluster::homogeneous(gpus));
 }
 
 void Sweep::check_gpu_counts() const {
@@ -113,11 +116,9 @@ RunRow Sweep::run(std::size_t index) const {
   const SweepPoint at = point(index);
   const Workload& workload = workloads_[at.trace];
   const SweepLink& link = links_[at.link];
-  RunRow row = execute_run(workload, link.collective, *link.model, config_.schedules[at.schedule].label(),
-                           *schedules_[at.schedule], Cluster::homogeneous(config_.gpus[at.gpus]))
-                   .row;
-  row.unit = config_.schedules[at.schedule].unit;
-  return row;
+  return {workload.trace.model, schedule_labels_[at.schedule], link.collective,
+          simulate(workload, *link.model, *schedules_[at.schedule], clusters_[at.gpus]),
+          config_.schedules[at.schedule].unit};
 }
 
 std::string Sweep::key(std::size_t index) const {
@@ -125,7 +126,7 @@ std::string Sweep::key(std::size_t index) const {
   const SweepLink& link = links_[at.link];
   return fmt::format("{},{},{},{},{},{},{},{},", index, csv_field(config_.trace_labels[at.trace]),
                      csv_field(link.network), link.gpus_per_node, csv_field(workloads_[at.trace].trace.model),
-                     csv_field(config_.schedules[at.schedule].label()), csv_field(link.collective),
+                     csv_field(schedule_labels_[at.schedule]), csv_field(link.collective),
                      config_.gpus[at.gpus]);
 }
 

@@ -2,8 +2,9 @@
 // Executing runs: the one path from (workload, cost model, schedule, GPU
 // count) to a report row. `mgsim run` executes every (GPU count, schedule)
 // of a run config once, each schedule built once, and makes both its report
-// and its timeline from those same iterations; a sweep executes one run per
-// row, on any thread, with the same execute_run.
+// and its timeline from those same iterations. A sweep needs no timeline: its
+// rows come from simulate() (simulation.hpp), which times a plan by the
+// closed form where that is exact.
 
 #include <functional>
 #include <memory>
