@@ -13,9 +13,7 @@ ComputeProfile scaled_profile(const ComputeProfile& profile, double speed) {
   ComputeProfile scaled = profile;
   scaled.forward = scale(profile.forward);
   for (SimTime& t : scaled.backward) t = scale(t);
-  for (auto& offsets : scaled.ready_offset) {
-    for (SimTime& t : offsets) t = scale(t);
-  }
+  for (SimTime& t : scaled.ready_offsets) t = scale(t);
   return scaled;
 }
 
