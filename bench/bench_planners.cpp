@@ -1,7 +1,8 @@
 // Planner cost on a synthetic 1,000-layer trace (2 tensors per layer, ring
 // all-reduce, P = 64): only Schedule::plan() is timed; the CommProblem is
-// built once with Placement. simulate() (plan + replay) and a whole
-// config run in-process are measured for reference (docs/performance.md).
+// built once with Placement. simulate() (placement, plan and timing) next to
+// the closed form alone, and a whole config run in-process, are measured for
+// reference (docs/performance.md).
 
 #include <benchmark/benchmark.h>
 
@@ -100,6 +101,20 @@ void BM_Simulate(benchmark::State& state, const char* schedule_name) {
   }
 }
 
+/// The other half of the BM_Simulate pair: the closed form alone on a plan
+/// and problem made beforehand, i.e. the least a run can cost once planned.
+/// simulate() should stay within 10x of it (docs/performance.md, issue #14).
+void BM_ClosedForm(benchmark::State& state, const char* schedule_name) {
+  const mgsim::Workload workload(mgsim::bench::synthetic_trace(static_cast<int>(state.range(0))));
+  const auto collective = mgsim::find_collective("ring").make(mgsim::bench::ring_settings());
+  const mgsim::CommProblem problem = mgsim::Placement(workload, mgsim::Cluster::homogeneous(kGpus), *collective).problem;
+  const mgsim::Plan plan = mgsim::make_schedule(schedule_name, {})->plan(problem);
+  for (auto _ : state) {
+    const mgsim::Replay timing = mgsim::evaluate_closed_form(problem, plan);
+    benchmark::DoNotOptimize(timing.iteration_end);
+  }
+}
+
 /// `mgsim run -c configs/googlenet-k80-ring.json` without process start-up
 /// and without printing: load config and trace, execute_run_config(), format_report().
 void BM_RunConfigGoogleNet(benchmark::State& state) {
@@ -146,8 +161,9 @@ BENCHMARK(BM_OmgsAtScale)
     ->Args({1'000, 2048, 0})
     ->Unit(benchmark::kMillisecond);
 
-#define MGSIM_SIMULATE_BENCH(name) \
-  BENCHMARK_CAPTURE(BM_Simulate, name, #name)->ArgName("layers")->Arg(1'000)->Unit(benchmark::kMicrosecond)
+#define MGSIM_SIMULATE_BENCH(name)                                                                      \
+  BENCHMARK_CAPTURE(BM_Simulate, name, #name)->ArgName("layers")->Arg(1'000)->Unit(benchmark::kMicrosecond); \
+  BENCHMARK_CAPTURE(BM_ClosedForm, name, #name)->ArgName("layers")->Arg(1'000)->Unit(benchmark::kMicrosecond)
 
 MGSIM_SIMULATE_BENCH(wfbp);
 MGSIM_SIMULATE_BENCH(single);

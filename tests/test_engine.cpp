@@ -77,6 +77,31 @@ TEST_CASE("engine reproduces the closed form to the nanosecond for every schedul
   }
 }
 
+TEST_CASE("simulate() by the closed form reports what the engine's replay gives, to the nanosecond") {
+  // simulate() times a one-class run without interference by the closed
+  // form; the engine's replay of the same plan, measured, is the oracle.
+  std::mt19937_64 rng(7);
+  const Link link{45.25e-6, 1.24e-10, 2.5e-9};
+  const auto collective = find_collective("ring").make({{link, link}, 1, {}, ""});
+  for (int trial = 0; trial < 40; ++trial) {
+    const Workload workload(random_trace(rng, 80, trial % 2 == 1));
+    const int gpus = 2 << (trial % 10);
+    // Every rank at speed 1, or every rank at 0.7: one speed class either way.
+    const Cluster cluster = trial % 3 == 0 ? Cluster({0.7}, std::vector<int>(static_cast<std::size_t>(gpus), 0))
+                                           : Cluster::homogeneous(gpus);
+    for (const ScheduleInfo& info : schedule_registry()) {
+      const auto schedule = make_schedule(info.name, {});
+      const RunMetrics fast = simulate(workload, *collective, *schedule, cluster);
+      const RunMetrics engine = measure(workload, gpus, replay_iteration(workload, *collective, *schedule, cluster));
+      INFO("trial " << trial << " schedule " << info.name);
+      CHECK(fast.iteration == engine.iteration);
+      CHECK(fast.compute == engine.compute);
+      CHECK(fast.comm_busy == engine.comm_busy);
+      CHECK(fast.messages == engine.messages);
+    }
+  }
+}
+
 TEST_CASE("WFBP replay follows the MG-WFBP recurrences on a hand-made trace") {
   // T(M) = 1 + M; forward 2 s; forward-order t_b = [3, 1, 2], bytes [1, 2, 4].
   // Layer 3 ready at 4, sent 4..9; layer 2 ready at 5, sent 9..12; layer 1 ready at 8, sent 12..14.

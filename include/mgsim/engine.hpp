@@ -84,7 +84,7 @@ class Engine {
   __extension__ using Work = __int128;  // remaining work in units of 1/kFullRate ns: no overflow
   static constexpr SimTime kMaxFast = SimTime{1} << 62;  ///< below this, 64-bit arithmetic is exact
 
-  /// What the event loop touches of an activity, in one 56-byte record.
+  /// What the event loop touches of an activity, in one 48-byte record.
   struct Node {
     SimTime work = 0;
     SimTime not_before = 0;
@@ -94,7 +94,6 @@ class Engine {
     int first_edge = -1;  ///< dependents as linked lists, in insertion order
     int callback = -1;    ///< index into callbacks_, or -1
     int heap_slot = -1;   ///< where its finish event sits in heap_, or -1
-    int progress = -1;    ///< with a rate model, while it runs: its slot in progress_
   };
 
   /// A dependency: `to` waits; `next` is the edge after it in the list of
@@ -150,6 +149,7 @@ class Engine {
   // Only with a rate model: progress of the running activities.
   std::vector<Progress> progress_;
   std::vector<int> free_progress_;  ///< slots of progress_ no activity holds
+  std::vector<int> progress_of_;    ///< per activity: its slot in progress_ while it runs, else -1
   std::vector<ActivityId> changed_;
   std::vector<Event> heap_;
   RateModel* rate_model_ = nullptr;

@@ -93,7 +93,18 @@ Iteration replay_iteration(const Workload& workload, const Collective& collectiv
 /// simulate() reports, for callers that keep the iteration (for a timeline).
 RunMetrics measure(const Workload& workload, int gpus, const Iteration& iteration);
 
-/// replay_iteration() on `gpus` identical GPUs, reduced to the metrics users compare.
+/// The timing of `plan` on `placement` for its metrics: the closed form
+/// (evaluate_closed_form), which the engine reproduces to the nanosecond,
+/// where it applies (one speed class, no interference), else the engine.
+/// Compute spans come only from the engine: a timeline uses replay_iteration().
+Replay time_plan(const Placement& placement, const TensorLayout& layout, const Plan& plan, Overlap overlap = {});
+
+/// One iteration on `cluster`, planned and timed by time_plan(), reduced to
+/// the metrics users compare: what a sweep row and `simulate()` report.
+RunMetrics simulate(const Workload& workload, const Collective& collective, const Schedule& schedule,
+                    const Cluster& cluster, Overlap overlap = {});
+
+/// simulate() on `gpus` identical GPUs.
 RunMetrics simulate(const Workload& workload, const Collective& collective, const Schedule& schedule, int gpus,
                     Overlap overlap = {});
 

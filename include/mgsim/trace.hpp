@@ -41,9 +41,18 @@ struct Trace {
 /// Per-GPU speeds differ by giving each GPU class its own profile.
 struct ComputeProfile {
   SimTime forward = 0;
-  std::vector<SimTime> backward;                  ///< per layer, forward order
-  std::vector<std::vector<SimTime>> ready_offset;  ///< per layer, per tensor, from the layer's backward start
+  std::vector<SimTime> backward;  ///< per layer, forward order
+  /// Per tensor, layers in forward order: when it is ready, from its layer's
+  /// backward start. Layer l's tensors are [tensor_begin[l], tensor_begin[l + 1]).
+  /// Flat, so that copying a profile (one per speed class and run) costs a
+  /// few allocations, not one per layer.
+  std::vector<SimTime> ready_offsets;
+  std::vector<int> tensor_begin;
 
+  /// Tensor `index` of layer `layer` (forward order): its ready offset.
+  SimTime ready_offset(int layer, int index) const {
+    return ready_offsets[static_cast<std::size_t>(tensor_begin[static_cast<std::size_t>(layer)] + index)];
+  }
   /// Forward plus every layer's backward: the iteration time on one GPU.
   SimTime compute_time() const;
 };

@@ -28,19 +28,23 @@ RunOutcome execute_run(const Workload& workload, const std::string& collective_n
   RunOutcome outcome{{workload.trace.model, schedule_label, collective_name, {}},
                      replay_iteration(workload, collective, schedule, cluster, overlap),
                      {}};
-  RunMetrics& metrics = outcome.row.metrics;
-  metrics = measure(workload, cluster.size(), outcome.iteration);
-  if (!variability.none()) {
-    const auto builder =
-        find_builder("data-parallel").make({workload, cluster, collective, schedule, overlap, variability}, {});
-    const IterationStats stats = simulate(*builder, variability.seed, iterations).stats;
-    metrics.mean_iteration = stats.mean;
-    metrics.p50_iteration = stats.p50;
-    metrics.p99_iteration = stats.p99;
-    metrics.wait = stats.wait;
-  }
+  outcome.row.metrics = measure(workload, cluster.size(), outcome.iteration);
+  add_iteration_stats(outcome.row.metrics, workload, collective, schedule, cluster, overlap, variability, iterations);
   for (int c = 0; c < cluster.class_count(); ++c) outcome.class_names.push_back(class_name(cluster, c));
   return outcome;
+}
+
+void add_iteration_stats(RunMetrics& metrics, const Workload& workload, const Collective& collective,
+                         const Schedule& schedule, const Cluster& cluster, Overlap overlap,
+                         const Variability& variability, int iterations) {
+  if (variability.none()) return;
+  const auto builder =
+      find_builder("data-parallel").make({workload, cluster, collective, schedule, overlap, variability}, {});
+  const IterationStats stats = simulate(*builder, variability.seed, iterations).stats;
+  metrics.mean_iteration = stats.mean;
+  metrics.p50_iteration = stats.p50;
+  metrics.p99_iteration = stats.p99;
+  metrics.wait = stats.wait;
 }
 
 RunMetrics measure_iterations(const Workload& workload, int gpus, const SimulationResult& result) {

@@ -63,8 +63,10 @@ Sweep::Sweep(SweepConfig config) : config_(std::move(config)) {
                                       config_.file.string(), spec.label(), link.collective));
       }
     }
+    schedule_labels_.push_back(spec.label());
   }
   check_gpu_counts();
+  for (int gpus : config_.gpus) clusters_.push_back(Cluster::homogeneous(gpus));
 }
 
 void Sweep::check_gpu_counts() const {
@@ -126,15 +128,20 @@ RunRow Sweep::run(std::size_t index) const {
   const Workload& workload = workloads_[at.trace];
   const SweepLink& link = links_[at.link];
   const ScheduleSpec& spec = config_.schedules[at.schedule];
-  const Cluster cluster = Cluster::homogeneous(config_.gpus[at.gpus], link.gpus_per_node);
-  RunRow row = spec.builder() ? execute_builder_run(workload, link.collective, *link.model, spec, cluster, link.links,
-                                                    config_.variability, config_.iterations)
-                                    .row
-                              : execute_run(workload, link.collective, *link.model, spec.label(),
-                                            *schedules_[at.schedule], Cluster::homogeneous(config_.gpus[at.gpus]), {},
-                                            config_.variability, config_.iterations)
-                                    .row;
-  row.unit = config_.schedules[at.schedule].unit;
+  if (spec.builder()) {
+    RunRow row = execute_builder_run(workload, link.collective, *link.model, spec,
+                                     Cluster::homogeneous(config_.gpus[at.gpus], link.gpus_per_node), link.links,
+                                     config_.variability, config_.iterations)
+                     .row;
+    row.unit = spec.unit;
+    return row;
+  }
+  const Schedule& schedule = *schedules_[at.schedule];
+  const Cluster& cluster = clusters_[at.gpus];
+  RunRow row{workload.trace.model, schedule_labels_[at.schedule], link.collective,
+             simulate(workload, *link.model, schedule, cluster), spec.unit};
+  add_iteration_stats(row.metrics, workload, *link.model, schedule, cluster, {}, config_.variability,
+                      config_.iterations);
   return row;
 }
 
@@ -143,7 +150,7 @@ std::string Sweep::key(std::size_t index) const {
   const SweepLink& link = links_[at.link];
   return fmt::format("{},{},{},{},{},{},{},{},", index, csv_field(config_.trace_labels[at.trace]),
                      csv_field(link.network), link.gpus_per_node, csv_field(workloads_[at.trace].trace.model),
-                     csv_field(config_.schedules[at.schedule].label()), csv_field(link.collective),
+                     csv_field(schedule_labels_[at.schedule]), csv_field(link.collective),
                      config_.gpus[at.gpus]);
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 #include "mgsim/rate_model.hpp"
 
@@ -144,10 +145,12 @@ void Engine::activate(ActivityId id) {
     free_progress_.push_back(static_cast<int>(progress_.size()));
     progress_.emplace_back();
   }
-  n.progress = free_progress_.back();
+  if (progress_of_.size() < nodes_.size()) progress_of_.resize(nodes_.size(), -1);
+  const int slot = free_progress_.back();
   free_progress_.pop_back();
-  progress_[at(n.progress)] = {static_cast<Work>(n.work) * kFullRate, now_, rate_model_->rate(*this, id)};
-  schedule_finish(id, progress_[at(n.progress)]);
+  progress_of_[at(id)] = slot;
+  progress_[at(slot)] = {static_cast<Work>(n.work) * kFullRate, now_, rate_model_->rate(*this, id)};
+  schedule_finish(id, progress_[at(slot)]);
 }
 
 void Engine::schedule_finish(ActivityId id, const Progress& progress) {
@@ -163,7 +166,7 @@ void Engine::change_rates(ActivityId cause, bool started) {
   changed_.clear();
   rate_model_->update(*this, cause, started, changed_);
   for (ActivityId id : changed_) {
-    const int slot = node(id).progress;
+    const int slot = at(id) < progress_of_.size() ? progress_of_[at(id)] : -1;
     if (id == cause || slot < 0) continue;  // not running, or its rate is set by activate()
     Progress& p = progress_[at(slot)];
     const Rate rate = rate_model_->rate(*this, id);
@@ -178,14 +181,12 @@ void Engine::change_rates(ActivityId cause, bool started) {
 }
 
 void Engine::complete(ActivityId id) {
-  Node& n = node(id);
-  n.finish = now_;
+  node(id).finish = now_;
   ++finished_;
-  if (n.progress >= 0) {
-    free_progress_.push_back(n.progress);
-    n.progress = -1;
+  if (rate_model_ != nullptr) {
+    free_progress_.push_back(std::exchange(progress_of_[at(id)], -1));
+    change_rates(id, false);
   }
-  if (rate_model_ != nullptr) change_rates(id, false);
   const ActivityId added_from = size();
   if (const int callback = node(id).callback; callback >= 0) callbacks_[at(callback)](*this, id);
   for (int e = node(id).first_edge; e >= 0; e = edges_[at(e)].next) {
@@ -228,8 +229,8 @@ void Engine::rewind() {
     n.finish = -1;
     n.waiting_on = in_degree_[i];
     n.heap_slot = -1;
-    n.progress = -1;
   }
+  std::fill(progress_of_.begin(), progress_of_.end(), -1);
   heap_.clear();
   progress_.clear();
   free_progress_.clear();
@@ -242,7 +243,7 @@ void Engine::rewind() {
 void Engine::clear() {
   nodes_.clear();
   for (auto* v : {&in_degree_, &last_edge_, &resource_begin_, &resource_list_, &resource_kind_, &changed_,
-                  &free_progress_}) {
+                  &free_progress_, &progress_of_}) {
     v->clear();
   }
   edges_.clear();

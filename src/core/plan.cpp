@@ -33,6 +33,7 @@ Message make_message(const CommProblem& problem, int begin, int end, SimTime not
 
 Plan plan_from_layer_groups(const CommProblem& problem, const std::vector<int>& group_end) {
   Plan plan;
+  plan.reserve(group_end.size());
   int first_layer = 0;
   for (int end_layer : group_end) {
     plan.push_back(make_message(problem, problem.layer_begin(first_layer), problem.layer_begin(end_layer)));

@@ -13,11 +13,11 @@ template <typename VisitTensor, typename VisitLayer>
 void walk_backward(const ComputeProfile& compute, const TensorLayout& layout, VisitTensor tensor, VisitLayer layer) {
   SimTime layer_start = compute.forward;
   for (int u = 0; u < layout.layer_count(); ++u) {
-    const auto l = static_cast<std::size_t>(layout.layer[layout.layer_begin[u]]);
+    const int l = layout.layer[static_cast<std::size_t>(layout.layer_begin[u])];
     for (int t = layout.layer_begin[u]; t < layout.layer_begin[u + 1]; ++t) {
-      tensor(t, layer_start + compute.ready_offset[l][static_cast<std::size_t>(layout.index_in_layer[t])]);
+      tensor(t, layer_start + compute.ready_offset(l, layout.index_in_layer[static_cast<std::size_t>(t)]));
     }
-    layer_start += compute.backward[l];
+    layer_start += compute.backward[static_cast<std::size_t>(l)];
     layer(u, layer_start);
   }
 }
@@ -63,9 +63,9 @@ Stream add_compute_stream(Engine& engine, const ComputeProfile& compute, const T
   for (int u = 0; u < layout.layer_count(); ++u) {
     const int begin = layout.layer_begin[u];
     const int end = layout.layer_begin[u + 1];
-    const auto l = static_cast<std::size_t>(layout.layer[begin]);
-    const auto offset = [&](int t) { return compute.ready_offset[l][static_cast<std::size_t>(layout.index_in_layer[t])]; };
-    cuts.assign(1, compute.backward[l]);
+    const int l = layout.layer[static_cast<std::size_t>(begin)];
+    const auto offset = [&](int t) { return compute.ready_offset(l, layout.index_in_layer[static_cast<std::size_t>(t)]); };
+    cuts.assign(1, compute.backward[static_cast<std::size_t>(l)]);
     for (int t = begin; t < end; ++t) cuts.push_back(offset(t));
     std::sort(cuts.begin(), cuts.end());
     cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());

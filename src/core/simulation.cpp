@@ -17,9 +17,7 @@ ComputeProfile scaled_profile(const ComputeProfile& profile, double speed) {
   ComputeProfile scaled = profile;
   scaled.forward = scale(profile.forward);
   for (SimTime& t : scaled.backward) t = scale(t);
-  for (auto& offsets : scaled.ready_offset) {
-    for (SimTime& t : offsets) t = scale(t);
-  }
+  for (SimTime& t : scaled.ready_offsets) t = scale(t);
   return scaled;
 }
 
@@ -70,9 +68,22 @@ RunMetrics measure(const Workload& workload, int gpus, const Iteration& iteratio
   return metrics;
 }
 
+Replay time_plan(const Placement& placement, const TensorLayout& layout, const Plan& plan, Overlap overlap) {
+  if (placement.classes.size() == 1 && overlap.ideal()) return evaluate_closed_form(placement.problem, plan);
+  return replay(placement.classes, layout, plan, overlap);
+}
+
+RunMetrics simulate(const Workload& workload, const Collective& collective, const Schedule& schedule,
+                    const Cluster& cluster, Overlap overlap) {
+  const Placement placement(workload, cluster, collective);
+  Iteration iteration{schedule.plan(placement.problem), {}};
+  iteration.replay = time_plan(placement, workload.layout, iteration.plan, overlap);
+  return measure(workload, cluster.size(), iteration);
+}
+
 RunMetrics simulate(const Workload& workload, const Collective& collective, const Schedule& schedule, int gpus,
                     Overlap overlap) {
-  return measure(workload, gpus, replay_iteration(workload, collective, schedule, Cluster::homogeneous(gpus), overlap));
+  return simulate(workload, collective, schedule, Cluster::homogeneous(gpus), overlap);
 }
 
 }  // namespace mgsim

@@ -11,14 +11,16 @@ SimTime ComputeProfile::compute_time() const {
 ComputeProfile make_profile(const Trace& trace) {
   ComputeProfile profile;
   profile.forward = to_ns(trace.forward_time_s);
+  profile.tensor_begin.push_back(0);
   for (const Layer& layer : trace.layers) {
     const SimTime backward = to_ns(layer.backward_time_s);
     profile.backward.push_back(backward);
-    std::vector<SimTime> offsets(layer.params.size(), backward);
+    const std::size_t first = profile.ready_offsets.size();
+    profile.ready_offsets.resize(first + layer.params.size(), backward);
     for (std::size_t k = 0; k < layer.grad_ready_s.size(); ++k) {
-      offsets[k] = to_ns(layer.grad_ready_s[k]);
+      profile.ready_offsets[first + k] = to_ns(layer.grad_ready_s[k]);
     }
-    profile.ready_offset.push_back(std::move(offsets));
+    profile.tensor_begin.push_back(static_cast<int>(profile.ready_offsets.size()));
   }
   return profile;
 }

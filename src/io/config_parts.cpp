@@ -229,10 +229,10 @@ int read_iterations(JsonReader& top) {
   return top.has("iterations") ? static_cast<int>(top.integer("iterations", 1, kMaxIterations)) : kDefaultIterations;
 }
 
-void check_unique_label(const std::vector<ScheduleSpec>& specs, const JsonWhere& where) {
-  for (std::size_t i = 0; i + 1 < specs.size(); ++i) {
-    if (specs[i].label() == specs.back().label()) where.fail(fmt::format("schedule '{}' given twice", specs.back().label()));
-  }
+void check_unique_label(const ScheduleSpec& spec, std::unordered_set<std::string>& taken, const JsonWhere& where) {
+  std::string label = spec.label();
+  if (taken.contains(label)) where.fail(fmt::format("schedule '{}' given twice", label));
+  taken.insert(std::move(label));
 }
 
 }  // namespace mgsim

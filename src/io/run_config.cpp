@@ -17,9 +17,10 @@ std::vector<ScheduleSpec> read_schedules(JsonReader& top, const std::filesystem:
                                          const std::vector<int>& gpus) {
   if (!top.has("schedules")) return default_schedules();
   std::vector<ScheduleSpec> schedules;
+  std::unordered_set<std::string> labels;
   for (const auto& [element, at] : top.array("schedules")) {
     schedules.push_back(read_schedule(*element, at, folder));
-    check_unique_label(schedules, at);
+    check_unique_label(schedules.back(), labels, at);
     check_builder_gpus(schedules.back(), gpus, at);
   }
   return schedules;

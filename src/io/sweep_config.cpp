@@ -143,13 +143,14 @@ void read_schedules(JsonReader& top, SweepConfig& config) {
     config.schedules = default_schedules();
     return;
   }
+  std::unordered_set<std::string> labels;
   for (const auto& [element, at] : top.array("schedules")) {
     std::vector<ScheduleSpec> expanded;
     expand_schedule(*element, at, config.file.parent_path(), expanded);
     for (ScheduleSpec& spec : expanded) {
       check_builder_gpus(spec, config.gpus, at);
+      check_unique_label(spec, labels, at);
       config.schedules.push_back(std::move(spec));
-      check_unique_label(config.schedules, at);
     }
   }
 }

@@ -2,8 +2,9 @@
 // Executing runs: the one path from (workload, cost model, schedule, GPU
 // count) to a report row. `mgsim run` executes every (GPU count, schedule)
 // of a run config once, each schedule built once, and makes both its report
-// and its timeline from those same iterations; a sweep executes one run per
-// row, on any thread, with the same execute_run.
+// and its timeline from those same iterations. A sweep needs no timeline: its
+// rows come from simulate() (simulation.hpp), which times a plan by the
+// closed form where that is exact.
 
 #include <cstdint>
 #include <functional>
@@ -35,6 +36,13 @@ RunOutcome execute_run(const Workload& workload, const std::string& collective_n
                        const std::string& schedule_label, const Schedule& schedule, const Cluster& cluster,
                        Overlap overlap = {}, const Variability& variability = {},
                        int iterations = kDefaultIterations);
+
+/// With variability, simulates `iterations` iterations of the data-parallel
+/// builder seeded by its seed and puts their statistics into `metrics`
+/// (which keep the nominal figures otherwise).
+void add_iteration_stats(RunMetrics& metrics, const Workload& workload, const Collective& collective,
+                         const Schedule& schedule, const Cluster& cluster, Overlap overlap,
+                         const Variability& variability, int iterations);
 
 /// Simulates `iterations` iterations of the standalone builder `spec` names
 /// (nbsgd, dpsgd, matcha) on `cluster`, seeded by the variability's seed,

@@ -76,6 +76,8 @@ class Sweep {
   std::vector<Workload> workloads_;
   std::vector<SweepLink> links_;
   std::vector<std::unique_ptr<Schedule>> schedules_;  ///< per spec; null for a standalone builder
+  std::vector<std::string> schedule_labels_;  ///< per schedule, made once, not per row
+  std::vector<Cluster> clusters_;             ///< per GPU count of the grid
 };
 
 }  // namespace mgsim

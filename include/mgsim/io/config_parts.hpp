@@ -4,6 +4,8 @@
 // configs (src/io) and the planner's cluster files (src/plan).
 
 #include <filesystem>
+#include <string>
+#include <unordered_set>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -62,7 +64,7 @@ int read_iterations(JsonReader& top);
 /// A run config already parsed from `file` (load_run_config without the read).
 RunConfig read_run_config(const nlohmann::json& document, const std::filesystem::path& file);
 
-/// Fails at `where` when the last spec's label is already taken by an earlier one.
-void check_unique_label(const std::vector<ScheduleSpec>& specs, const JsonWhere& where);
+/// Fails at `where` when `spec`'s label is among `taken`; else adds it there.
+void check_unique_label(const ScheduleSpec& spec, std::unordered_set<std::string>& taken, const JsonWhere& where);
 
 }  // namespace mgsim
