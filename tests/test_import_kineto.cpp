@@ -257,4 +257,24 @@ TEST_CASE("import: malformed kineto traces are refused", "[import]") {
   CHECK_THROWS_WITH(import_kineto(sample(), "trace.json", {"m", 0, 0, {}, {}}), Catch::Contains("batch size"));
 }
 
+TEST_CASE("import: a real kineto excerpt of PyTorch 1.12 or 1.13, a backward node and no gradient, is refused",
+          "[import]") {
+  // tests/data/kineto-hta-backward-thread.json is real: HTA's test trace
+  // tests/data/call_stack/backward_thread.json, a 2022 training trace cut by
+  // its authors to seven events (tests/data/README.md): ProfilerStep#552, one
+  // autograd node (evaluate_function: AddmmBackward0, with its AddmmBackward0
+  // and aten::mm) on the autograd thread 24922, the kernel it launched, and no
+  // AccumulateGrad. Nothing can be imported; the one line says why.
+  const std::string path = std::string(MGSIM_SOURCE_DIR) + "/tests/data/kineto-hta-backward-thread.json";
+  const std::string why = "1 autograd node (AddmmBackward0) but no AccumulateGrad node";
+  CHECK_THROWS_WITH(import_kineto_file(path, {"excerpt", 1, 0, {}, {}}), Catch::StartsWith(path) && Catch::Contains(why));
+  std::ifstream in(path);
+  CHECK_THROWS_WITH(import_kineto(nlohmann::json::parse(in), "excerpt.json", {"excerpt", 1, 0, {}, {}}),
+                    Catch::Contains(why) && !Catch::Contains("\n"));
+  // Sizes given from elsewhere cannot stand in for gradients the step lacks.
+  KinetoOptions sized{"excerpt", 1, 0, {2048 * 256}, "sizes.txt"};
+  CHECK_THROWS_WITH(import_kineto_file(path, sized),
+                    Catch::Contains("accumulates 0 gradients, but sizes.txt lists 1 parameter tensors"));
+}
+
 }  // namespace
