@@ -257,4 +257,95 @@ TEST_CASE("import: malformed kineto traces are refused", "[import]") {
   CHECK_THROWS_WITH(import_kineto(sample(), "trace.json", {"m", 0, 0, {}, {}}), Catch::Contains("batch size"));
 }
 
+TEST_CASE("import: a real kineto excerpt of PyTorch 1.12 or 1.13, a backward node and no gradient, is refused",
+          "[import]") {
+  // tests/data/kineto-hta-backward-thread.json is real: HTA's test trace
+  // tests/data/call_stack/backward_thread.json, a 2022 training trace cut by
+  // its authors to seven events (tests/data/README.md): ProfilerStep#552, one
+  // autograd node (evaluate_function: AddmmBackward0, with its AddmmBackward0
+  // and aten::mm) on the autograd thread 24922, the kernel it launched, and no
+  // AccumulateGrad. Nothing can be imported; the one line says why.
+  const std::string path = std::string(MGSIM_SOURCE_DIR) + "/tests/data/kineto-hta-backward-thread.json";
+  const std::string why = "1 autograd node (AddmmBackward0) but no AccumulateGrad node";
+  CHECK_THROWS_WITH(import_kineto_file(path, {"excerpt", 1, 0, {}, {}}), Catch::StartsWith(path) && Catch::Contains(why));
+  std::ifstream in(path);
+  CHECK_THROWS_WITH(import_kineto(nlohmann::json::parse(in), "excerpt.json", {"excerpt", 1, 0, {}, {}}),
+                    Catch::Contains(why) && !Catch::Contains("\n"));
+  // Sizes given from elsewhere cannot stand in for gradients the step lacks.
+  KinetoOptions sized{"excerpt", 1, 0, {2048 * 256}, "sizes.txt"};
+  CHECK_THROWS_WITH(import_kineto_file(path, sized),
+                    Catch::Contains("accumulates 0 gradients, but sizes.txt lists 1 parameter tensors"));
+}
+
+// tests/data/kineto-vgg16-t4-backward.json is real (tests/data/README.md):
+// the backward pass of one training step of a VGG-16 for CIFAR-100 on a
+// Tesla T4 (PyTorch 2.0 era, no record_shapes), with the kernels the
+// autograd thread 2509 launched. Its parameters, from the authors' vgg16.py
+// (3x3 convolutions 3-64-64, 128-128, 256 x3, 512 x3, 512 x3; Linear
+// 512-4096-4096-100; weight and bias each), in state_dict order: 34,006,948.
+std::vector<std::int64_t> vgg16_cifar100() {
+  std::vector<std::int64_t> sizes;
+  const int channels[] = {3, 64, 64, 128, 128, 256, 256, 256, 512, 512, 512, 512, 512, 512};
+  for (int c = 0; c < 13; ++c) {
+    sizes.push_back(std::int64_t{channels[c + 1]} * channels[c] * 9);
+    sizes.push_back(channels[c + 1]);
+  }
+  const int features[] = {512, 4096, 4096, 100};
+  for (int f = 0; f < 3; ++f) {
+    sizes.push_back(std::int64_t{features[f + 1]} * features[f]);
+    sizes.push_back(features[f + 1]);
+  }
+  return sizes;
+}
+const std::string kVgg = std::string(MGSIM_SOURCE_DIR) + "/tests/data/kineto-vgg16-t4-backward.json";
+
+TEST_CASE("import: a real kineto VGG-16 backward of PyTorch 2.0 gives its 16 layers and their times", "[import]") {
+  const std::vector<std::int64_t> sizes = vgg16_cifar100();
+  REQUIRE(sizes.size() == 32);
+  const ImportedTrace imported = import_kineto_file(kVgg, {"vgg16-cifar100", 128, 0, sizes, "vgg16.py"});
+  const Trace& t = imported.trace;
+  // Times in us after 1683924250000000. The backward starts with the first
+  // kernel the autograd thread launched (a fill, at 678521). A layer's
+  // gradients are ready when the last kernel launched before its
+  // AccumulateGrad ended ends; its time is that minus the previous layer's.
+  // By hand: fc3 (AddmmBackward0 #6549), AccumulateGrads ending at 664634
+  // and 664683, last launch before them the bias-sum reduce_kernel
+  // (launched 664529), ending at 678641 + 18 = 678659: 138 us. conv1_1
+  // (ConvolutionBackward0 #6508), AccumulateGrads ending at 672281 and
+  // 672294, last launch the bias-sum reduce_kernel at 672235, ending at
+  // 705244 + 87 = 705331: 26810 us, 660 after conv1_2's 26150 (its
+  // reduce_kernel launched at 671933 ends at 704584 + 87). The other layers
+  // were computed from the file by a separate script applying the same rule.
+  // Timestamps of ~1.7e15 us must not lose ns on the way (a double would be
+  // off by up to 128 ns per time): hence margins of 1 ns.
+  const std::vector<double> backward_us = {660,  3526, 1364, 2079, 988,  1618, 2011, 1301,
+                                           2278, 2860, 1829, 1826, 2284, 330,  1718, 138};
+  const std::vector<int> sequence = {6508, 6510, 6513, 6515, 6518, 6520, 6522, 6525,
+                                     6527, 6529, 6532, 6534, 6536, 6541, 6545, 6549};
+  REQUIRE(t.layers.size() == 16);
+  std::int64_t parameters = 0;
+  for (std::size_t l = 0; l < 16; ++l) {
+    const std::string node = l < 13 ? "ConvolutionBackward0" : "AddmmBackward0";
+    CHECK(t.layers[l].name == fmt::format("{}#{}", node, sequence[l]));
+    CHECK(t.layers[l].params == std::vector<std::int64_t>{sizes[2 * l], sizes[2 * l + 1]});
+    CHECK(t.layers[l].backward_time_s == Approx(backward_us[l] * 1e-6).margin(1e-9));
+    for (std::int64_t p : t.layers[l].params) parameters += p;
+  }
+  CHECK(parameters == 34006948);
+  CHECK(imported.provenance["statistics"]["backward_s"].get<double>() == Approx(26810e-6).margin(1e-9));
+  CHECK(imported.provenance["hardware"][0] == "Tesla T4");
+  CHECK(imported.provenance["layers_from"] == "backward node names (no nn.Module events)");
+}
+
+TEST_CASE("import: a real kineto trace without record_shapes needs the sizes, as many as its gradients", "[import]") {
+  CHECK_THROWS_WITH(import_kineto_file(kVgg, {"vgg16-cifar100", 128, 0, {}, {}}),
+                    Catch::Contains("no \"Input Dims\"") && Catch::Contains("--param-sizes FILE"));
+  // 32 AccumulateGrad nodes: 16 layers, weight and bias each; a list without
+  // fc3's bias is refused.
+  std::vector<std::int64_t> sizes = vgg16_cifar100();
+  sizes.pop_back();
+  CHECK_THROWS_WITH(import_kineto_file(kVgg, {"vgg16-cifar100", 128, 0, sizes, "sizes.txt"}),
+                    Catch::Contains("accumulates 32 gradients, but sizes.txt lists 31 parameter tensors"));
+}
+
 }  // namespace

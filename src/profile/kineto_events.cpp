@@ -53,7 +53,13 @@ class EventReader {
     if (found == event.end() || !found->is_number() || !(found->get<double>() >= 0 && found->get<double>() <= max_us)) {
       fail(fmt::format("expected a number \"{}\" in [0, {:g}] (microseconds)", key, max_us));
     }
-    return std::llround(found->get<double>() * 1000.0);
+    // Whole microseconds since 1970 (PyTorch <= 2.0 writes them as integers,
+    // ~1.7e15) times 1000 pass 2^53, where a double is off by up to 128 ns:
+    // the whole part is scaled as an integer, only the fraction as a double.
+    if (found->is_number_integer()) return found->get<std::int64_t>() * 1000;
+    const double us = found->get<double>();
+    const double whole = std::floor(us);
+    return static_cast<std::int64_t>(whole) * 1000 + std::llround((us - whole) * 1000.0);
   }
 
   /// A string field, "" when absent.

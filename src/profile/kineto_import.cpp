@@ -14,6 +14,7 @@
 // out of the compute (collected in kineto_events) and reported.
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -97,11 +98,7 @@ class KinetoImporter {
       add_markers(records, iteration++, from, to, nodes, grads);
       steps.push_back(static_cast<double>(to - from) * 1e-9);
     }
-    if (params_.empty())
-      throw TraceError(
-          fmt::format("{}: no AccumulateGrad node: the trace holds no backward pass "
-                      "of trainable parameters (was the profiler active during loss.backward()?)",
-                      source_));
+    if (params_.empty()) no_gradients();
     ImportedTrace out = build(records);
     if (!events_.steps.empty() && !steps.empty()) {
       std::sort(steps.begin(), steps.end());
@@ -113,6 +110,20 @@ class KinetoImporter {
 
  private:
   [[noreturn]] void fail(const std::string& what) const { throw TraceError(fmt::format("{}: {}", source_, what)); }
+
+  /// No AccumulateGrad: either no backward at all, or backward nodes without
+  /// a parameter's gradient (an excerpt of a step, frozen parameters).
+  [[noreturn]] void no_gradients() const {
+    if (nodes_.empty()) {
+      fail("no AccumulateGrad node: the trace holds no backward pass of trainable parameters (was the profiler "
+           "active during loss.backward()?)");
+    }
+    std::set<std::string> names;
+    for (const Node& n : nodes_) names.insert(n.name);
+    fail(fmt::format("{} autograd node{} ({}) but no AccumulateGrad node: no parameter's gradient is in the trace "
+                     "(cut before the gradients were accumulated, or no trainable parameters)",
+                     nodes_.size(), nodes_.size() == 1 ? "" : "s", fmt::join(names, ", ")));
+  }
 
   std::pair<std::int64_t, std::int64_t> whole_trace() const {
     std::int64_t from = events_.operators.front().start_ns, to = from;
