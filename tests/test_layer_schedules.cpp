@@ -169,19 +169,19 @@ TEST_CASE("optimal chooses the groups of the plain O(L^2) search, ties included"
 }
 
 TEST_CASE("optimal matches the plain search on long communication-bound traces at 8 GPUs") {
-  // Messages of up to 16 MB against 2 ms of backward a layer: the best plans
+  // Layers of up to 400 MB against 2 ms of backward a layer: the best plans
   // are a few huge messages, so thousands of starts inside one merged group
   // end within a nanosecond of each other and only rounding separates them.
   std::mt19937_64 rng(8);
   std::uniform_real_distribution<double> backward(20e-6, 2e-3);
-  std::uniform_int_distribution<std::int64_t> bytes(4'000, 16'000'000);
+  std::uniform_int_distribution<std::int64_t> bytes(4'000, 400'000'000);
   for (const double beta : {1.24e-10, 9.934e-10}) {
     const Link link{45.25e-6, beta, 2.5e-9};
     const auto ring = find_collective("ring").make({{link, link}, 1, {}, "", {}});
-    for (int trial = 0; trial < 2; ++trial) {
+    for (int trial = 0; trial < 3; ++trial) {
       std::vector<double> times;
       std::vector<std::int64_t> sizes;
-      for (int l = 0; l < 1500; ++l) {
+      for (int l = 0; l < 2000; ++l) {
         times.push_back(backward(rng));
         sizes.push_back(bytes(rng));
       }

@@ -196,9 +196,10 @@ class Optimal : public Schedule {
       if (last_free + 1 < k) {
         const double x = line.startup + line.slope * static_cast<double>(prefix[k]);
         // Each double operation of the model, the slope, W and X errs by at
-        // most 2^-53 of a term no larger than x + best[k] (no W exceeds it);
-        // 1e-13 of it is 900 such errors, and 1e-6 ns covers zero.
-        const double error = 1e-6 + 1e-13 * (x + static_cast<double>(best[k]));
+        // most 2^-53 of a term no larger than x + best[k] (no W exceeds it):
+        // 2^-46 of it is 128 such errors, and 1e-6 ns covers zero. (On the
+        // benchmark's traces 2^-54 still gives the plain search's cuts.)
+        const double error = 1e-6 + 0x1p-46 * (x + static_cast<double>(best[k]));
         const auto least = static_cast<SimTime>(std::floor(waiting.min(last_free + 1, k - 1) + x - error + 0.5));
         for (SimTime v = least; v <= least + 1 && v <= best[k]; ++v) {
           const double threshold = static_cast<double>(v) + 0.5 - x + error;
