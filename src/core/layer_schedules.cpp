@@ -96,7 +96,7 @@ class MinTree {
 
   /// The largest i in [lo, hi] whose value is below `threshold`, or -1.
   int last_below(int lo, int hi, double threshold) const {
-    return last_below(1, 0, static_cast<int>(leaves_) - 1, lo, hi, threshold);
+    return lo > hi ? -1 : last_below(1, 0, static_cast<int>(leaves_) - 1, lo, hi, threshold);
   }
 
  private:
@@ -179,7 +179,9 @@ class Optimal : public Schedule {
   ///      first that ends at v is the latest start that ends there; the
   ///      starts priced before it have z within `error` of v + 1/2, so a
   ///      layer costs O(log L) unless many starts are that close (several
-  ///      equal W do not matter: the walk stops at the first).
+  ///      equal W do not matter: the walk stops at the first). Only values
+  ///      up to gP's end are tried; a window start that ties it wins, being
+  ///      later.
   static std::vector<int> affine_cuts(const CommProblem& problem, const std::vector<SimTime>& ready,
                                       const std::vector<std::int64_t>& prefix, CommCost::Line line) {
     const int n = problem.layer_count();
@@ -197,7 +199,7 @@ class Optimal : public Schedule {
         const double x = line.startup + line.slope * static_cast<double>(prefix[k]);
         // Each double operation of the model, the slope, W and X errs by at
         // most 2^-53 of a term no larger than x + best[k] (no W exceeds it):
-        // 2^-46 of it is 128 such errors, and 1e-6 ns covers zero. (On the
+        // 2^-46 of it is 128 such errors, and 1e-6 ns covers terms near zero. (On the
         // benchmark's traces 2^-54 still gives the plain search's cuts.)
         const double error = 1e-6 + 0x1p-46 * (x + static_cast<double>(best[k]));
         const auto least = static_cast<SimTime>(std::floor(waiting.min(last_free + 1, k - 1) + x - error + 0.5));
