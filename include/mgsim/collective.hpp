@@ -106,10 +106,15 @@ class CommCost {
   SimTime allgather(std::int64_t bytes_per_rank) const;
   /// Cost of an empty message: the start-up term `a` of the MG-WFBP rule.
   SimTime startup() const { return startup_; }
-  /// For a model affine at this P (Collective::allreduce_affine): the slope
-  /// s in ns per byte, so that (*this)(M) is startup() + s * M to within 1 ns
-  /// plus floating-point error. Empty for other models.
-  std::optional<double> slope_ns_per_byte() const;
+  /// The line of a model affine at this P (Collective::allreduce_affine), in
+  /// ns before rounding: (*this)(M) is llround(startup + slope * M) up to
+  /// floating-point error in the model (near 1e-16 of its terms). Empty for
+  /// other models.
+  struct Line {
+    double startup;
+    double slope;  ///< ns per byte
+  };
+  std::optional<Line> line_ns() const;
   int gpus() const { return gpus_; }
 
  private:

@@ -90,13 +90,14 @@ SimTime CommCost::allgather(std::int64_t bytes_per_rank) const {
                  [&] { return fmt::format("an all-gather of {} bytes per GPU on {} GPUs", bytes_per_rank, gpus_); });
 }
 
-std::optional<double> CommCost::slope_ns_per_byte() const {
-  if (gpus_ <= 1) return 0.0;
+std::optional<CommCost::Line> CommCost::line_ns() const {
+  if (gpus_ <= 1) return Line{0.0, 0.0};
   if (!collective_->allreduce_affine(gpus_)) return std::nullopt;
   constexpr double kFar = 0x1p40;  // bytes: far enough that rounding of a + b*M is negligible in b
-  const double slope = (collective_->allreduce_seconds(kFar, gpus_) - collective_->allreduce_seconds(0, gpus_)) / kFar;
+  const double startup = collective_->allreduce_seconds(0, gpus_);
+  const double slope = (collective_->allreduce_seconds(kFar, gpus_) - startup) / kFar;
   if (slope < 0) return std::nullopt;
-  return slope * 1e9;
+  return Line{startup * 1e9, slope * 1e9};
 }
 
 SimTime CommCost::operator()(std::int64_t bytes) const {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <limits>
 #include <numeric>
 #include <optional>
@@ -71,7 +72,7 @@ class MgWfbp : public Schedule {
 };
 
 /// Minimum of values set one by one at positions 0..n-1 (unset: +inf), and
-/// the positions of a range whose value is below a threshold.
+/// the last position of a range whose value is below a threshold.
 class MinTree {
  public:
   explicit MinTree(int n) : leaves_(std::bit_ceil(static_cast<std::size_t>(std::max(n, 1)))), min_(2 * leaves_, kInf) {}
@@ -93,25 +94,20 @@ class MinTree {
     return found;
   }
 
-  /// Calls visit(i) for every i in [lo, hi] whose value is below `threshold`.
-  template <typename Visit>
-  void each_below(int lo, int hi, double threshold, Visit&& visit) const {
-    descend(1, 0, static_cast<int>(leaves_) - 1, lo, hi, threshold, visit);
+  /// The largest i in [lo, hi] whose value is below `threshold`, or -1.
+  int last_below(int lo, int hi, double threshold) const {
+    return lo > hi ? -1 : last_below(1, 0, static_cast<int>(leaves_) - 1, lo, hi, threshold);
   }
 
  private:
   static constexpr double kInf = std::numeric_limits<double>::infinity();
 
-  template <typename Visit>
-  void descend(std::size_t node, int first, int last, int lo, int hi, double threshold, Visit& visit) const {
-    if (last < lo || first > hi || min_[node] >= threshold) return;
-    if (first == last) {
-      visit(first);
-      return;
-    }
+  int last_below(std::size_t node, int first, int last, int lo, int hi, double threshold) const {
+    if (last < lo || first > hi || min_[node] >= threshold) return -1;
+    if (first == last) return first;
     const int middle = first + (last - first) / 2;
-    descend(2 * node, first, middle, lo, hi, threshold, visit);
-    descend(2 * node + 1, middle + 1, last, lo, hi, threshold, visit);
+    const int right = last_below(2 * node + 1, middle + 1, last, lo, hi, threshold);
+    return right >= 0 ? right : last_below(2 * node, first, middle, lo, hi, threshold);
   }
 
   std::size_t leaves_;
@@ -132,9 +128,9 @@ class Optimal : public Schedule {
     for (int u = 0; u < n; ++u) {
       prefix.push_back(prefix.back() + problem.bytes_of(problem.layer_begin(u), problem.layer_begin(u + 1)));
     }
-    const std::optional<double> slope = problem.cost.slope_ns_per_byte();
-    const std::vector<int> cut = slope && std::is_sorted(ready.begin(), ready.end())
-                                     ? affine_cuts(problem, ready, prefix, *slope)
+    const std::optional<CommCost::Line> line = problem.cost.line_ns();
+    const std::vector<int> cut = line && std::is_sorted(ready.begin(), ready.end())
+                                     ? affine_cuts(problem, ready, prefix, *line)
                                      : scanned_cuts(problem, ready, prefix);
     std::vector<int> group_end;
     for (int k = n; k > 0; k = cut[static_cast<std::size_t>(k)]) group_end.insert(group_end.begin(), k);
@@ -163,8 +159,9 @@ class Optimal : public Schedule {
     return cut;
   }
 
-  /// The same cuts when T(M) is affine, a + s*M (so never decreasing), and
-  /// layers become ready in order, so that ready(g..k-1) = ready[k-1] =: R.
+  /// The same cuts when T(M) is llround(a + s*M) (so never decreasing) up to
+  /// floating-point error, and layers become ready in order, so that
+  /// ready(g..k-1) = ready[k-1] =: R.
   ///  (1) best(k) <= best(k+1): in the best plan of k+1 layers, drop layer k
   ///      from the last group; that group gets no later ready time and no
   ///      more bytes, so it does not end later (T never decreases).
@@ -172,17 +169,22 @@ class Optimal : public Schedule {
   ///      them ends at R + T(bytes(g..k-1)), least for the largest, gP (ties:
   ///      gP is also the latest start). No other start in [0, gP] can win.
   ///  (3) A start g > gP waits for best(g) > R and ends at best(g) +
-  ///      T(S(k) - S(g)), S the byte prefix sums: W(g) + a + s*S(k) with
-  ///      W(g) = best(g) - s*S(g), a minimum over a window of W. T is llround
-  ///      of the model in ns, so it is within `tolerance` of a + s*M; a start
-  ///      whose W exceeds the window minimum m by 2 tolerance or more ends
-  ///      strictly later than the start holding m, so only starts with
-  ///      W < m + 2 tolerance + 1 are priced, exactly. The window's W values
-  ///      sit in a MinTree: O(L log L) when few starts are that close.
+  ///      T(S(k) - S(g)), S the byte prefix sums. As best(g) is whole, that
+  ///      is floor(z(g) + 1/2) with z(g) = W(g) + X, W(g) = best(g) - s*S(g)
+  ///      and X = a + s*S(k), all computed within `error` in double. The end
+  ///      never decreases with z, so the window's least end is one of two
+  ///      values v, v + 1, v = floor(min W + X - error + 1/2); a start can
+  ///      end at v only if W(g) < v + 1/2 - X + error. Walking those starts
+  ///      from the right in a MinTree of W and pricing each exactly, the
+  ///      first that ends at v is the latest start that ends there; the
+  ///      starts priced before it have z within `error` of v + 1/2, so a
+  ///      layer costs O(log L) unless many starts are that close (several
+  ///      equal W do not matter: the walk stops at the first). Only values
+  ///      up to gP's end are tried; a window start that ties it wins, being
+  ///      later.
   static std::vector<int> affine_cuts(const CommProblem& problem, const std::vector<SimTime>& ready,
-                                      const std::vector<std::int64_t>& prefix, double slope) {
+                                      const std::vector<std::int64_t>& prefix, CommCost::Line line) {
     const int n = problem.layer_count();
-    const auto a = static_cast<double>(problem.cost.startup());
     std::vector<SimTime> best(static_cast<std::size_t>(n) + 1, 0);
     std::vector<int> cut(static_cast<std::size_t>(n) + 1, 0);
     MinTree waiting(n + 1);
@@ -194,20 +196,28 @@ class Optimal : public Schedule {
       best[k] = group_ready + problem.cost(prefix[k] - prefix[last_free]);
       cut[k] = last_free;
       if (last_free + 1 < k) {
-        // llround's 0.5 ns at M and at 0, plus double's error in the model, in
-        // the slope and in W (each near 1e-16 of the magnitude), with room.
-        const double magnitude = a + slope * static_cast<double>(prefix[k]) + static_cast<double>(best[k]);
-        const double tolerance = 2.0 + 1e-12 * magnitude;
-        const double threshold = waiting.min(last_free + 1, k - 1) + 2 * tolerance + 1;
-        waiting.each_below(last_free + 1, k - 1, threshold, [&](int g) {
-          const SimTime end = best[g] + problem.cost(prefix[k] - prefix[g]);
-          if (end < best[k] || (end == best[k] && g > cut[k])) {
+        const double x = line.startup + line.slope * static_cast<double>(prefix[k]);
+        // Each double operation of the model, the slope, W and X errs by at
+        // most 2^-53 of a term no larger than x + best[k] (no W exceeds it):
+        // 2^-46 of it is 128 such errors, and 1e-6 ns covers terms near zero. (On the
+        // benchmark's traces 2^-54 still gives the plain search's cuts.)
+        const double error = 1e-6 + 0x1p-46 * (x + static_cast<double>(best[k]));
+        const auto least = static_cast<SimTime>(std::floor(waiting.min(last_free + 1, k - 1) + x - error + 0.5));
+        for (SimTime v = least; v <= least + 1 && v <= best[k]; ++v) {
+          const double threshold = static_cast<double>(v) + 0.5 - x + error;
+          SimTime end = v + 1;
+          int g = k;
+          while (end > v && (g = waiting.last_below(last_free + 1, g - 1, threshold)) >= 0) {
+            end = best[g] + problem.cost(prefix[k] - prefix[g]);
+          }
+          if (g >= 0) {
             best[k] = end;
             cut[k] = g;
+            break;
           }
-        });
+        }
       }
-      waiting.set(k, static_cast<double>(best[k]) - slope * static_cast<double>(prefix[k]));
+      waiting.set(k, static_cast<double>(best[k]) - line.slope * static_cast<double>(prefix[k]));
     }
     return cut;
   }
