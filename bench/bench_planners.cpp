@@ -23,18 +23,23 @@ namespace {
 
 using mgsim::bench::kGpus;
 
+/// The timed loop of every planner benchmark: plan `problem` again and again.
+void time_plans(benchmark::State& state, const mgsim::Schedule& schedule, const mgsim::CommProblem& problem) {
+  std::size_t messages = 0;
+  for (auto _ : state) {
+    const mgsim::Plan plan = schedule.plan(problem);
+    messages = plan.size();
+    benchmark::DoNotOptimize(plan.data());
+  }
+  state.counters["messages"] = static_cast<double>(messages);
+}
+
 void BM_Plan(benchmark::State& state, const char* schedule_name) {
   const mgsim::Workload workload(mgsim::bench::synthetic_trace(static_cast<int>(state.range(0))));
   const auto collective = mgsim::find_collective("ring").make(mgsim::bench::ring_settings());
   const mgsim::CommProblem problem = mgsim::Placement(workload, mgsim::Cluster::homogeneous(kGpus), *collective).problem;
   const auto schedule = mgsim::make_schedule(schedule_name, {});
-  std::size_t messages = 0;
-  for (auto _ : state) {
-    const mgsim::Plan plan = schedule->plan(problem);
-    messages = plan.size();
-    benchmark::DoNotOptimize(plan.data());
-  }
-  state.counters["messages"] = static_cast<double>(messages);
+  time_plans(state, *schedule, problem);
 }
 
 /// The ring model without its affine flag: `optimal` then prices every
@@ -59,13 +64,7 @@ void BM_OptimalAtScale(benchmark::State& state) {
   const mgsim::GpuClass classes[] = {{gpus, workload.profile}};
   const mgsim::CommProblem problem = mgsim::make_problem(classes, workload.layout, mgsim::CommCost(collective, gpus));
   const auto schedule = mgsim::make_schedule("optimal", {});
-  std::size_t messages = 0;
-  for (auto _ : state) {
-    const mgsim::Plan plan = schedule->plan(problem);
-    messages = plan.size();
-    benchmark::DoNotOptimize(plan.data());
-  }
-  state.counters["messages"] = static_cast<double>(messages);
+  time_plans(state, *schedule, problem);
 }
 
 /// Exact `omgs` (default density and selection cost) at scale: range(0)
@@ -82,13 +81,7 @@ void BM_OmgsAtScale(benchmark::State& state) {
   const mgsim::GpuClass classes[] = {{gpus, workload.profile}};
   const mgsim::CommProblem problem = mgsim::make_problem(classes, workload.layout, mgsim::CommCost(*ring, gpus));
   const auto schedule = mgsim::make_schedule("omgs", {});
-  std::size_t messages = 0;
-  for (auto _ : state) {
-    const mgsim::Plan plan = schedule->plan(problem);
-    messages = plan.size();
-    benchmark::DoNotOptimize(plan.data());
-  }
-  state.counters["messages"] = static_cast<double>(messages);
+  time_plans(state, *schedule, problem);
 }
 
 void BM_Simulate(benchmark::State& state, const char* schedule_name) {
