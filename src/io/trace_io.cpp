@@ -147,7 +147,8 @@ Trace load_trace(const std::filesystem::path& file) {
 
 CurveFile load_curve_file(const std::filesystem::path& file) {
   const nlohmann::json document = parse_json_file(file, InputKind::curve);
-  if (document.is_object() && document.value("format", "") == "mgsim-trace") {
+  if (const auto format = document.is_object() ? document.find("format") : document.end();
+      format != document.end() && *format == "mgsim-trace") {
     const Trace trace = load_trace(file);
     if (trace.insitu_allreduce.empty()) {
       JsonWhere{file.string(), "insitu_allreduce", InputKind::curve}.fail(
