@@ -182,10 +182,10 @@ void profile_layers(const LayersOptions& o, const std::string& command) {
   const auto rank_file = [&](const char* stem, int rank, const char* ext) {
     return work.path() / fmt::format("{}.{}.{}", stem, rank, ext);
   };
-  std::vector<std::string> argv;
+  std::string rank0_command;  // for provenance: the others differ only in --device and their files
   std::vector<pid_t> running;
   for (int rank = 0; rank < o.gpus; ++rank) {
-    argv = {o.python,
+    const std::vector<std::string> argv = {o.python,
             helper.string(),
             "--model",
             o.model,
@@ -211,6 +211,7 @@ void profile_layers(const LayersOptions& o, const std::string& command) {
                              fmt::format("WORLD_SIZE={}", o.gpus), "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + port});
     }
     running.push_back(start_program(argv, env));
+    if (rank == 0) rank0_command = fmt::format("{}", fmt::join(argv, " "));
   }
   // A rank that fails leaves the others waiting for it at the rendezvous: stop them.
   int failed = 0;
@@ -232,7 +233,7 @@ void profile_layers(const LayersOptions& o, const std::string& command) {
       profile::read_model_description(rank_file("model", 0, "json")), records, command);
   warn(result.warnings);
   nlohmann::json provenance = result.provenance;
-  provenance["helper_command"] = fmt::format("{}", fmt::join(argv, " "));
+  provenance["helper_command"] = rank0_command;
   emit(format_trace_json(result.trace, provenance), o.output, {});
   if (o.output == kStdout) return;
   double backward = 0;
