@@ -348,4 +348,53 @@ TEST_CASE("import: a real kineto trace without record_shapes needs the sizes, as
                     Catch::Contains("accumulates 32 gradients, but sizes.txt lists 31 parameter tensors"));
 }
 
+// tests/data/kineto-pt18-mlp-v100-step.json is real and whole
+// (tests/data/README.md): pytorch/kineto's tb_plugin test input of May 2021,
+// PyTorch 1.8/1.9 (category "Operator", no evaluate_function wrappers), one
+// ProfilerStep#2 on a V100: two nn.Linear on a 3-D input with clamp between
+// them, an MSE loss and SGD. Each aten::linear runs t + matmul + add_, so its
+// bias gradient comes through AddBackward1 and its weight's through
+// MmBackward (after TBackward): 4 AccumulateGrad, 2 layers. The trace holds
+// no shapes; the sizes below are placeholders in state_dict order
+// (linear1.weight, linear1.bias, linear2.weight, linear2.bias).
+const std::string kPt18 = std::string(MGSIM_SOURCE_DIR) + "/tests/data/kineto-pt18-mlp-v100-step.json";
+
+TEST_CASE("import: a real PyTorch 1.8 kineto step gives its two Linear layers, times and step time", "[import]") {
+  const ImportedTrace imported = import_kineto_file(kPt18, {"mlp", 2, 0, {100, 10, 20, 2}, "sizes.txt"});
+  const Trace& t = imported.trace;
+  CHECK(imported.provenance["backward_nodes_from"] == "node operators without evaluate_function (PyTorch 1.8, 1.9)");
+  // Times in us after 1621401187000000, read from the file by hand. Forward:
+  // the first GPU work of the step, the input's memcpy, at 224556; backward:
+  // the first kernel the autograd thread 24610 launched (a fill at 228962,
+  // launched 228932 inside MseLossBackward, which starts at 228516): 4406.
+  CHECK(t.forward_time_s == Approx(4406e-6).margin(1e-9));
+  // Gradients, in the order they arrive, at the end of the last kernel the
+  // thread launched before each AccumulateGrad ended:
+  //   linear2.bias   AccumulateGrad ends 230256, add kernel 230162+1 -> 1201
+  //   linear2.weight AccumulateGrad ends 232663, add kernel 232603+1 -> 3642
+  //   linear1.bias   AccumulateGrad ends 234501, add kernel 234445+1 -> 5484
+  //   linear1.weight AccumulateGrad ends 235614, add kernel 235555+1 -> 6594
+  // The Linear of the bias (AddBackward1 #31 from aten::add_ in the second
+  // aten::linear) takes the weight (MmBackward #29 from aten::mm in it).
+  REQUIRE(t.layers.size() == 2);
+  CHECK(t.layers[1].name == "AddBackward1#31");
+  CHECK(t.layers[1].params == std::vector<std::int64_t>{20, 2});
+  CHECK(t.layers[1].backward_time_s == Approx(3642e-6).margin(1e-9));
+  CHECK(t.layers[1].grad_ready_s[0] == Approx(3642e-6).margin(1e-9));
+  CHECK(t.layers[1].grad_ready_s[1] == Approx(1201e-6).margin(1e-9));
+  CHECK(t.layers[0].name == "AddBackward1#25");
+  CHECK(t.layers[0].params == std::vector<std::int64_t>{100, 10});
+  CHECK(t.layers[0].backward_time_s == Approx((6594 - 3642) * 1e-6).margin(1e-9));
+  CHECK(t.layers[0].grad_ready_s[0] == Approx((6594 - 3642) * 1e-6).margin(1e-9));
+  CHECK(t.layers[0].grad_ready_s[1] == Approx((5484 - 3642) * 1e-6).margin(1e-9));
+  // ProfilerStep#2 lasts 13410 us: the step time compared with forward +
+  // backward (11000 us; the rest is data loading, zero_grad and SGD.step).
+  REQUIRE(imported.step_time_s);
+  CHECK(*imported.step_time_s == Approx(13410e-6).margin(1e-9));
+  // PyTorch 1.8/1.9 name the devices under "computeProperties".
+  CHECK(imported.provenance["hardware"] == std::vector<std::string>(4, "Tesla V100-DGXS-32GB"));
+  CHECK_THROWS_WITH(import_kineto_file(kPt18, {"mlp", 2, 0, {100, 10, 20}, "sizes.txt"}),
+                    Catch::Contains("accumulates 4 gradients, but sizes.txt lists 3 parameter tensors"));
+}
+
 }  // namespace

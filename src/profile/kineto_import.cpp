@@ -9,7 +9,10 @@
 // layer of the node that produced its gradient: the nearest earlier node on
 // its thread, mapped through its sequence number to the forward operator and
 // the innermost "nn.Module" around it (with_stack=True), or named after the
-// node itself when the trace has no module events. Sizes come from the
+// node itself when the trace has no module events; then gradients whose
+// nodes come from the same top-level aten:: operator of the forward share a
+// layer (a Linear on a 3-D input in PyTorch 1.8: aten::linear's bias through
+// AddBackward, its weight through MmBackward). Sizes come from the
 // AccumulateGrad's "Input Dims" (record_shapes=True). NCCL kernels are kept
 // out of the compute (collected in kineto_events) and reported.
 
@@ -206,9 +209,25 @@ class KinetoImporter {
       } else if (passes_through(n.name)) {
         continue;
       }
-      return n.inner != nullptr && n.inner->sequence ? fmt::format("{}#{}", n.name, *n.inner->sequence) : n.name;
+      std::string name = n.inner != nullptr && n.inner->sequence ? fmt::format("{}#{}", n.name, *n.inner->sequence) : n.name;
+      if (const Span* call = use_modules ? nullptr : forward_call(n)) return layer_of_call_.try_emplace(call, name).first->second;
+      return name;
     }
     return "unattributed";
+  }
+
+  /// The outermost aten:: operator of the forward around the operator that
+  /// created a backward node (through its sequence number), or nullptr.
+  const Span* forward_call(const Node& node) const {
+    if (node.inner == nullptr || !node.inner->sequence) return nullptr;
+    const auto forward = forward_by_sequence_.find(*node.inner->sequence);
+    if (forward == forward_by_sequence_.end()) return nullptr;
+    const Span& op = *forward->second;
+    for (const Span& outer : events_.operators) {
+      if (outer.start_ns > op.start_ns) break;
+      if (outer.thread == op.thread && outer.end_ns >= op.end_ns && outer.name.starts_with("aten::")) return &outer;
+    }
+    return nullptr;
   }
 
   void describe_parameters(const std::vector<const Node*>& nodes, const std::vector<const Node*>& grads) {
@@ -368,6 +387,7 @@ class KinetoImporter {
   std::vector<Node> nodes_;
   std::vector<bool> in_backward_;
   std::map<std::int64_t, const Span*> forward_by_sequence_;
+  std::map<const Span*, std::string> layer_of_call_;  ///< top-level forward operator -> its layer
   std::vector<std::pair<std::int64_t, std::int64_t>> windows_;
   std::vector<ParamInfo> params_;
   std::vector<std::string> warnings_;
@@ -391,8 +411,10 @@ nlohmann::json top_level_facts(const nlohmann::json& document) {
       if (value != distributed->end() && value->is_number_integer()) facts[key] = *value;
     }
   }
-  const auto devices = document.find("deviceProperties");
-  if (devices != document.end() && devices->is_array()) {
+  // "computeProperties" before PyTorch 1.10, "deviceProperties" since.
+  for (const char* key : {"deviceProperties", "computeProperties"}) {
+    const auto devices = document.find(key);
+    if (devices == document.end() || !devices->is_array()) continue;
     std::vector<std::string> names;
     for (const nlohmann::json& d : *devices) {
       if (d.is_object() && d.contains("name") && d["name"].is_string()) names.push_back(d["name"].get<std::string>());
