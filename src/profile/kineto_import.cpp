@@ -209,9 +209,10 @@ class KinetoImporter {
       } else if (passes_through(n.name)) {
         continue;
       }
-      std::string name = n.inner != nullptr && n.inner->sequence ? fmt::format("{}#{}", n.name, *n.inner->sequence) : n.name;
-      if (const Span* call = use_modules ? nullptr : forward_call(n)) return layer_of_call_.try_emplace(call, name).first->second;
-      return name;
+      std::string name =
+          n.inner != nullptr && n.inner->sequence ? fmt::format("{}#{}", n.name, *n.inner->sequence) : n.name;
+      const Span* call = use_modules ? nullptr : forward_call(n);
+      return call != nullptr ? layer_of_call_.try_emplace(call, std::move(name)).first->second : name;
     }
     return "unattributed";
   }
