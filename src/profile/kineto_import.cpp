@@ -219,16 +219,30 @@ class KinetoImporter {
 
   /// The outermost aten:: operator of the forward around the operator that
   /// created a backward node (through its sequence number), or nullptr.
-  const Span* forward_call(const Node& node) const {
+  const Span* forward_call(const Node& node) {
     if (node.inner == nullptr || !node.inner->sequence) return nullptr;
     const auto forward = forward_by_sequence_.find(*node.inner->sequence);
     if (forward == forward_by_sequence_.end()) return nullptr;
-    const Span& op = *forward->second;
-    for (const Span& outer : events_.operators) {
-      if (outer.start_ns > op.start_ns) break;
-      if (outer.thread == op.thread && outer.end_ns >= op.end_ns && outer.name.starts_with("aten::")) return &outer;
+    const std::vector<Span>& ops = events_.operators;
+    if (outer_call_.empty()) find_outer_calls();
+    const int outer = outer_call_[static_cast<std::size_t>(forward->second - ops.data())];
+    return outer < 0 ? nullptr : &ops[static_cast<std::size_t>(outer)];
+  }
+
+  /// For every operator, the outermost aten:: operator around it on its
+  /// thread (itself included), or -1: one pass over the operators in start
+  /// order, with a stack of the open ones per thread.
+  void find_outer_calls() {
+    const std::vector<Span>& ops = events_.operators;
+    outer_call_.assign(ops.size(), -1);
+    std::map<std::uint64_t, std::vector<std::size_t>> open;  // thread -> operators around the next, outermost first
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      std::vector<std::size_t>& around = open[ops[i].thread];
+      while (!around.empty() && ops[around.back()].end_ns < ops[i].end_ns) around.pop_back();
+      const int outer = around.empty() ? -1 : outer_call_[around.back()];
+      outer_call_[i] = outer >= 0 || !ops[i].name.starts_with("aten::") ? outer : static_cast<int>(i);
+      around.push_back(i);
     }
-    return nullptr;
   }
 
   void describe_parameters(const std::vector<const Node*>& nodes, const std::vector<const Node*>& grads) {
@@ -389,6 +403,7 @@ class KinetoImporter {
   std::vector<bool> in_backward_;
   std::map<std::int64_t, const Span*> forward_by_sequence_;
   std::map<const Span*, std::string> layer_of_call_;  ///< top-level forward operator -> its layer
+  std::vector<int> outer_call_;                       ///< per operator: see find_outer_calls()
   std::vector<std::pair<std::int64_t, std::int64_t>> windows_;
   std::vector<ParamInfo> params_;
   std::vector<std::string> warnings_;
