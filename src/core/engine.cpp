@@ -262,6 +262,7 @@ void Engine::clear() {
     v->clear();
   }
   edges_.clear();
+  readied_edges_ = no_edges();  // they named edges just cleared
   callbacks_.clear();
   progress_.clear();
   heap_.clear();
