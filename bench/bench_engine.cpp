@@ -141,6 +141,7 @@ BENCHMARK(BM_EngineRun)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_EngineRunRates)
     ->ArgNames({"n", "streams"})
+    ->Args({100'000, 256})
     ->Args({1'000'000, 4})
     ->Args({1'000'000, 256})
     ->Unit(benchmark::kMillisecond);

@@ -16,6 +16,7 @@
 // runs (partners chosen during the run, trigger policies). The engine knows nothing
 // of GPUs or collectives: iteration builders (iteration.hpp) make the DAG.
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -152,6 +153,15 @@ class Engine {
   std::vector<int> progress_of_;    ///< per activity: its slot in progress_ while it runs, else -1
   std::vector<ActivityId> changed_;
   std::vector<Event> heap_;
+  /// The first edges of the last kLookBehind activities made ready (-1: none).
+  static constexpr std::size_t kLookBehind = 16;
+  std::array<int, kLookBehind> readied_edges_ = no_edges();
+  std::size_t readied_ = 0;
+  static constexpr std::array<int, kLookBehind> no_edges() {
+    std::array<int, kLookBehind> edges{};
+    edges.fill(-1);
+    return edges;
+  }
   RateModel* rate_model_ = nullptr;
   SimTime now_ = 0;
   std::int64_t finished_ = 0;
