@@ -130,10 +130,10 @@ class Engine {
   void change_rates(ActivityId cause, bool started);
   /// Queues `activity`'s event at `time`; a finish event already queued moves.
   void push(SimTime time, ActivityId activity);
-  Event pop();
+  /// Removes the root's event, handled, that no new event has replaced.
+  void pop_root();
   /// Fetches the record of the first dependent of the event `next` (the
-  /// one popped next): the event loop's one cache miss, overlapped with the
-  /// work of the event before it.
+  /// one handled next).
   void prefetch_dependent(const Event& next);
   void place(std::size_t slot, const Event& event);
   void sift_up(std::size_t slot, const Event& event);
@@ -167,6 +167,7 @@ class Engine {
   std::int64_t finished_ = 0;
   std::uint32_t sequence_ = 0;
   bool ran_ = false;
+  bool root_handled_ = false;  ///< the root's event is handled: a new event may take its place
 };
 
 }  // namespace mgsim

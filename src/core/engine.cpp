@@ -107,7 +107,10 @@ void Engine::sift_down(std::size_t slot, const Event& event) {
 void Engine::push(SimTime time, ActivityId activity) {
   const Event event{time, sequence_++, activity};
   const int queued = activity >= 0 ? node(activity).heap_slot : -1;
-  if (queued < 0) {
+  if (queued < 0 && root_handled_) {
+    root_handled_ = false;
+    sift_down(0, event);  // one sift instead of a pop's and a push's
+  } else if (queued < 0) {
     heap_.push_back(event);
     sift_up(heap_.size() - 1, event);
   } else if (earlier(event, heap_[at(queued)])) {
@@ -117,16 +120,10 @@ void Engine::push(SimTime time, ActivityId activity) {
   }
 }
 
-Engine::Event Engine::pop() {
-  const Event top = heap_.front();
-  if (top.activity >= 0) node(top.activity).heap_slot = -1;
+void Engine::pop_root() {
   const Event last = heap_.back();
   heap_.pop_back();
-  if (!heap_.empty()) {
-    sift_down(0, last);
-    prefetch_dependent(heap_.front());
-  }
-  return top;
+  if (!heap_.empty()) sift_down(0, last);
 }
 
 void Engine::prefetch_dependent(const Event& next) {
@@ -220,13 +217,20 @@ std::int64_t Engine::run() {
     if (node(id).waiting_on == 0) ready(id);
   }
   while (!heap_.empty()) {
-    const Event event = pop();
+    // The earliest event stays at the root while it is handled: no other
+    // event can pass it (any event queued meanwhile comes later), and the
+    // first new one takes its place.
+    const Event event = heap_.front();
     now_ = event.time;
+    root_handled_ = true;
     if (event.activity < 0) {
       activate(~event.activity);
     } else {
+      node(event.activity).heap_slot = -1;
       complete(event.activity);
     }
+    if (std::exchange(root_handled_, false)) pop_root();
+    if (!heap_.empty()) prefetch_dependent(heap_.front());
   }
   if (finished_ != size()) throw std::logic_error("engine: activity dependencies form a cycle");
   return finished_;
