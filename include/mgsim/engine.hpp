@@ -135,6 +135,10 @@ class Engine {
   /// Fetches the record of the first dependent of the event `next` (the
   /// one handled next).
   void prefetch_dependent(const Event& next);
+  /// Fetches both cache lines an activity's record may span.
+  void prefetch_node(ActivityId id);
+  /// Queues `edge` (an activity made ready: its first edge, or -1) in look_.
+  void look_ahead(int edge);
   void place(std::size_t slot, const Event& event);
   void sift_up(std::size_t slot, const Event& event);
   void sift_down(std::size_t slot, const Event& event);
@@ -153,15 +157,16 @@ class Engine {
   std::vector<int> progress_of_;    ///< per activity: its slot in progress_ while it runs, else -1
   std::vector<ActivityId> changed_;
   std::vector<Event> heap_;
-  /// The first edges of the last kLookBehind activities made ready (-1: none).
+  /// Edges of activities made ready, in a ring: each is prefetched when it
+  /// enters, and when kLookBehind more have entered (it has arrived by then)
+  /// the record of its dependent is prefetched and the next edge of the same
+  /// activity enters. So the records an activity touches when it finishes
+  /// are in cache by then, on a DAG far larger than the cache.
   static constexpr std::size_t kLookBehind = 16;
-  std::array<int, kLookBehind> readied_edges_ = no_edges();
-  std::size_t readied_ = 0;
-  static constexpr std::array<int, kLookBehind> no_edges() {
-    std::array<int, kLookBehind> edges{};
-    edges.fill(-1);
-    return edges;
-  }
+  static constexpr std::size_t kLookCapacity = 64;
+  std::array<int, kLookCapacity> look_{};
+  std::size_t look_head_ = 0;
+  std::size_t look_tail_ = 0;
   RateModel* rate_model_ = nullptr;
   SimTime now_ = 0;
   std::int64_t finished_ = 0;
