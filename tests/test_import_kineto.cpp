@@ -391,6 +391,7 @@ TEST_CASE("import: a real PyTorch 1.8 kineto step gives its two Linear layers, t
   // backward (11000 us; the rest is data loading, zero_grad and SGD.step).
   REQUIRE(imported.step_time_s);
   CHECK(*imported.step_time_s == Approx(13410e-6).margin(1e-9));
+  for (const std::string& warning : imported.warnings) CHECK_THAT(warning, !Catch::Contains("no forward pass"));
   // PyTorch 1.8/1.9 name the devices under "computeProperties".
   CHECK(imported.provenance["hardware"] == std::vector<std::string>(4, "Tesla V100-DGXS-32GB"));
   CHECK_THROWS_WITH(import_kineto_file(kPt18, {"mlp", 2, 0, {100, 10, 20}, "sizes.txt"}),
@@ -506,6 +507,10 @@ TEST_CASE("import: a real kineto ResNet-50 (bottleneck) backward gives its 105 l
   CHECK(imported.provenance["statistics"]["backward_s"].get<double>() == Approx(16350e-6).margin(1e-9));
   CHECK(imported.provenance["backward_nodes_from"] == "autograd::engine::evaluate_function events (PyTorch >= 1.10)");
   CHECK(imported.provenance["hardware"][0] == "Tesla T4");
+  // The fixture keeps the backward only: the forward's absence is said.
+  CHECK_THAT(imported.warnings, Catch::VectorContains(std::string(
+                                    "the trace holds no forward pass (forward time 0): predictions from it leave the "
+                                    "forward out; profile a whole step, or set \"forward_time_s\" in the written trace")));
   std::vector<std::int64_t> fewer = sizes;
   fewer.pop_back();
   CHECK_THROWS_WITH(import_kineto_file(kResnet, {"resnet50-bottleneck", 64, 0, fewer, "sizes.txt"}),

@@ -322,6 +322,10 @@ class KinetoImporter {
     ImportedTrace out;
     out.trace = std::move(built.trace);
     out.warnings = warnings_;
+    if (out.trace.forward_time_s == 0) {
+      out.warnings.push_back("the trace holds no forward pass (forward time 0): predictions from it leave the "
+                             "forward out; profile a whole step, or set \"forward_time_s\" in the written trace");
+    }
     if (notes.markers_any_thread > 0) {
       out.warnings.push_back(
           fmt::format("{} AccumulateGrad events ran on a thread that launched no kernel: matched "
