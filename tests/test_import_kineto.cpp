@@ -162,6 +162,23 @@ TEST_CASE("import: PyTorch 1.8/1.9 traces, without evaluate_function wrappers, g
   CHECK(bare.provenance["backward_nodes_from"] == "node operators without evaluate_function (PyTorch 1.8, 1.9)");
 }
 
+TEST_CASE("import: an operator that only read the sequence counter before the forward does not take its node",
+          "[import]") {
+  // PyTorch stamps every operator with the autograd sequence counter, which
+  // only the operator that creates a node advances: a data loader's copy to
+  // the GPU just before the forward carries the number of the first layer's
+  // node (aten::stack and aten::to share TBackward's 22 in the real
+  // PyTorch 1.8 trace). Here an aten::to outside any module, before
+  // Linear_0, carries the 1 of Linear_0's AddmmBackward0.
+  nlohmann::json document = sample();
+  document["traceEvents"].push_back({{"ph", "X"}, {"cat", "cpu_op"}, {"name", "aten::to"}, {"pid", 42}, {"tid", 100},
+                                     {"ts", 1002}, {"dur", 5}, {"args", {{"Sequence number", 1}}}});
+  const ImportedTrace imported = import(document);
+  REQUIRE(imported.trace.layers.size() == 2);
+  CHECK(imported.trace.layers[0].name == "Linear_0");
+  CHECK(imported.trace.layers[0].params == std::vector<std::int64_t>{128, 16});
+}
+
 TEST_CASE("import: kineto without record_shapes takes the parameter sizes from a list", "[import]") {
   nlohmann::json no_shapes = sample();
   for (auto& e : no_shapes["traceEvents"]) {

@@ -150,7 +150,10 @@ class KinetoImporter {
     if (nodes_.empty()) find_bare_nodes();
     for (std::size_t i = 0; i < ops.size(); ++i) {
       if (in_backward_[i] || !ops[i].sequence || *ops[i].sequence < 0 || ops[i].name.starts_with(kEvaluate)) continue;
-      forward_by_sequence_.try_emplace(*ops[i].sequence, &ops[i]);
+      // The last operator (by start) to carry a sequence number created the
+      // node: the ones before it only read the counter it then advanced
+      // (a data loader's aten::to, the aten::linear around its aten::addmm).
+      forward_by_sequence_.insert_or_assign(*ops[i].sequence, &ops[i]);
     }
   }
 
