@@ -166,11 +166,7 @@ std::vector<ScheduleSpec> default_schedules() {
 }
 
 MessageUnit read_message_unit(JsonReader& top) {
-  if (!top.has("message_unit")) return MessageUnit::tensor;
-  const nlohmann::json& value = top.required("message_unit");
-  if (value == "layer") return MessageUnit::layer;
-  if (value != "tensor") top.where().key("message_unit").expected("\"tensor\" or \"layer\"", value);
-  return MessageUnit::tensor;
+  return top.one_of_two("message_unit", "tensor", "layer") ? MessageUnit::layer : MessageUnit::tensor;
 }
 
 namespace {
@@ -189,14 +185,6 @@ Stragglers read_stragglers(JsonReader in, int gpus) {
   stragglers.speed = in.number("speed", 0.0, false, 1000.0);
   in.reject_unknown();
   return stragglers;
-}
-
-DelayUnit read_delay_unit(JsonReader& in) {
-  if (!in.has("per")) return DelayUnit::iteration;
-  const nlohmann::json& value = in.required("per");
-  if (value == "layer") return DelayUnit::layer;
-  if (value != "iteration") in.where().key("per").expected("\"iteration\" or \"layer\"", value);
-  return DelayUnit::iteration;
 }
 
 }  // namespace
@@ -218,7 +206,7 @@ Variability read_variability(JsonReader in, int gpus) {
       }
     }
   }
-  variability.per = read_delay_unit(in);
+  variability.per = in.one_of_two("per", "iteration", "layer") ? DelayUnit::layer : DelayUnit::iteration;
   if (in.has("seed")) variability.seed = static_cast<std::uint64_t>(in.integer("seed", 0, kMaxSeed));
   if (in.has("stragglers")) variability.stragglers = read_stragglers(in.object("stragglers"), gpus);
   in.reject_unknown();

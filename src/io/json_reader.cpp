@@ -87,6 +87,14 @@ double JsonReader::number(std::string_view key, double min, bool min_inclusive, 
                                                         : read_number(value, where_.key(key), min, min_inclusive, max);
 }
 
+bool JsonReader::one_of_two(std::string_view key, std::string_view first, std::string_view second) {
+  if (!has(key)) return false;
+  const nlohmann::json& value = required(key);
+  if (value == second) return true;
+  if (value != first) where().key(key).expected(fmt::format("\"{}\" or \"{}\"", first, second), value);
+  return false;
+}
+
 std::int64_t JsonReader::integer(std::string_view key, std::int64_t min, std::int64_t max) {
   const nlohmann::json& value = required(key);
   return is_integer_in(value, min, max) ? value.get<std::int64_t>() : read_integer(value, where_.key(key), min, max);

@@ -53,6 +53,9 @@ class JsonReader {
   double number(std::string_view key, double min, bool min_inclusive,
                 double max = std::numeric_limits<double>::infinity());
   std::int64_t integer(std::string_view key, std::int64_t min, std::int64_t max);
+  /// An optional key that holds one of two words: false for `first` (the
+  /// default, when the key is absent), true for `second`.
+  bool one_of_two(std::string_view key, std::string_view first, std::string_view second);
   JsonReader object(std::string_view key);
   /// The elements of an array key; fails when it is empty and `allow_empty` is false.
   std::vector<std::pair<const nlohmann::json*, JsonWhere>> array(std::string_view key, bool allow_empty = false);
