@@ -54,7 +54,7 @@ void BM_DataParallelIterations(benchmark::State& state) {
   const auto schedule = mgsim::make_schedule("wfbp", {});
   const double slowdown = static_cast<double>(state.range(2)) / 100.0;
   const auto builder = mgsim::find_builder("data-parallel")
-                           .make({workload, cluster, *collective, *schedule, {slowdown, slowdown}}, {});
+                           .make({workload, cluster, *collective, schedule.get(), {slowdown, slowdown}}, {});
   for (auto _ : state) {
     const auto result = mgsim::simulate(*builder, 1, static_cast<int>(state.range(1)));
     benchmark::DoNotOptimize(result.stats.total);
@@ -88,7 +88,7 @@ void BM_VariabilityIterations(benchmark::State& state) {
   variability.per = state.range(2) != 0 ? mgsim::DelayUnit::layer : mgsim::DelayUnit::iteration;
   const auto builder =
       mgsim::find_builder("data-parallel")
-          .make({workload, cluster, *collective, *schedule, {slowdown, slowdown}, variability}, {});
+          .make({workload, cluster, *collective, schedule.get(), {slowdown, slowdown}, variability}, {});
   for (auto _ : state) {
     const auto result = mgsim::simulate(*builder, variability.seed, static_cast<int>(state.range(1)));
     benchmark::DoNotOptimize(result.stats.total);

@@ -25,8 +25,7 @@ const Link kLink{1e-6, 1e-7, 0.0};
 
 SimulationResult run(std::string_view name, const Cluster& cluster, const BuilderParams& params, int rounds,
                      std::uint64_t seed = 1, Network network = {kLink, kLink}, const Variability& variability = {}) {
-  const auto single = make_schedule("single", {});
-  const BuildContext context{kWorkload, cluster, kCost, *single, {}, variability, network};
+  const BuildContext context{kWorkload, cluster, kCost, nullptr, {}, variability, network};
   const auto builder = find_builder(name).make(context, params);
   return simulate(*builder, seed, rounds);
 }
@@ -182,10 +181,12 @@ TEST_CASE("gossip builders refuse a budget of 0 or above 1, a graph of another s
   CHECK_THROWS_WITH(run("dpsgd", Cluster::homogeneous(4), {{}, {{"topology", "g.txt"}}, Graph(3, {{0, 1}})}, 1),
                     Catch::Contains("has 3 ranks, the run 4 GPUs"));
   CHECK_THROWS_AS(run("dpsgd", Cluster::homogeneous(4), {{}, {{"barrier", "maybe"}}, {}}, 1), ConfigError);
-  const auto single = make_schedule("single", {});
   const Cluster cluster = Cluster::homogeneous(4);
-  CHECK_THROWS_WITH(find_builder("dpsgd").make({kWorkload, cluster, kCost, *single, {}}, {}),
+  CHECK_THROWS_WITH(find_builder("dpsgd").make({kWorkload, cluster, kCost, nullptr, {}}, {}),
                     Catch::Contains("needs a network"));
+  // The data-parallel builder plans a schedule: it needs one.
+  CHECK_THROWS_WITH(find_builder("data-parallel").make({kWorkload, cluster, kCost, nullptr, {}}, {}),
+                    Catch::Contains("no schedule to plan"));
 }
 
 TEST_CASE("one lookup resolves a config's schedule name to a schedule or a builder") {

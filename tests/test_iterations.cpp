@@ -39,7 +39,7 @@ TEST_CASE("two ranks of different speed classes: messages wait for the slower on
   const LinearCost cost(1e-6, 1e-7);
   const Cluster cluster({1.0, 0.5}, {0, 1});
   const auto wfbp = make_schedule("wfbp", {});
-  const auto builder = find_builder("data-parallel").make({workload, cluster, cost, *wfbp, {}}, {});
+  const auto builder = find_builder("data-parallel").make({workload, cluster, cost, wfbp.get(), {}}, {});
   const SimulationResult result = simulate(*builder, 1, 1);
   REQUIRE(result.iterations.size() == 1);
   CHECK(result.iterations[0].compute_end == 12000);
@@ -51,7 +51,7 @@ TEST_CASE("iterations run back to back and a homogeneous run repeats the single-
   const LinearCost cost(1e-6, 1e-7);
   const auto wfbp = make_schedule("wfbp", {});
   const Cluster cluster = Cluster::homogeneous(4);
-  const auto builder = find_builder("data-parallel").make({workload, cluster, cost, *wfbp, {}}, {});
+  const auto builder = find_builder("data-parallel").make({workload, cluster, cost, wfbp.get(), {}}, {});
   const SimulationResult result = simulate(*builder, 1, 100);
   const SimTime one = simulate(workload, cost, *wfbp, 4).iteration;  // 8 us, see test_rates.cpp
   REQUIRE(one == 8000);

@@ -116,7 +116,7 @@ SimulationResult run(const Workload& workload, const Cluster& cluster, const Sch
                      const Variability& variability, int iterations, Overlap overlap = {},
                      const Collective& cost = LinearCost(1e-6, 1e-7)) {
   const auto builder =
-      find_builder("data-parallel").make({workload, cluster, cost, schedule, overlap, variability}, {});
+      find_builder("data-parallel").make({workload, cluster, cost, &schedule, overlap, variability}, {});
   return simulate(*builder, variability.seed, iterations);
 }
 

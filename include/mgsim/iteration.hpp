@@ -51,7 +51,9 @@ struct BuildContext {
   const Workload& workload;
   const Cluster& cluster;
   const Collective& collective;
-  const Schedule& schedule;
+  /// What the data-parallel builder plans; nullptr for the builders that
+  /// make their own exchanges (nbsgd, dpsgd, matcha).
+  const Schedule* schedule;
   Overlap overlap;
   Variability variability = {};  ///< none: every iteration is the nominal one
   /// The run's links, for point-to-point exchanges (alpha + beta x bytes);

@@ -39,7 +39,7 @@ void add_iteration_stats(RunMetrics& metrics, const Workload& workload, const Co
                          const Variability& variability, int iterations) {
   if (variability.none()) return;
   const auto builder =
-      find_builder("data-parallel").make({workload, cluster, collective, schedule, overlap, variability}, {});
+      find_builder("data-parallel").make({workload, cluster, collective, &schedule, overlap, variability}, {});
   const IterationStats stats = simulate(*builder, variability.seed, iterations).stats;
   metrics.mean_iteration = stats.mean;
   metrics.p50_iteration = stats.p50;
@@ -82,8 +82,7 @@ RunMetrics measure_iterations(const Workload& workload, int gpus, const Simulati
 RunOutcome execute_builder_run(const Workload& workload, const std::string& collective_name,
                                const Collective& collective, const ScheduleSpec& spec, const Cluster& cluster,
                                std::optional<Network> network, const Variability& variability, int iterations) {
-  const auto single = make_schedule("single", {});  // BuildContext carries one; the builder does not plan
-  const BuildContext context{workload, cluster, collective, *single, {}, variability, network};
+  const BuildContext context{workload, cluster, collective, nullptr, {}, variability, network};
   const auto builder = spec.builder()->make(context, spec.builder_params());
   const SimulationResult result = simulate(*builder, variability.seed, iterations);
   return {{workload.trace.model, spec.label(), collective_name, measure_iterations(workload, cluster.size(), result),

@@ -1,14 +1,23 @@
 #include "data_parallel_builder.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace mgsim {
+namespace {
+
+const Schedule& schedule_of(const BuildContext& context) {
+  if (context.schedule == nullptr) throw std::invalid_argument("data-parallel builder: no schedule to plan");
+  return *context.schedule;
+}
+
+}  // namespace
 
 DataParallelBuilder::DataParallelBuilder(const BuildContext& context)
     : workload_(context.workload),
       cluster_(context.cluster),
       placement_(context.workload, context.cluster, context.collective),
-      plan_(context.schedule.plan(placement_.problem)),
+      plan_(schedule_of(context).plan(placement_.problem)),
       overlap_(context.overlap),
       interference_(context.overlap),
       variability_(context.variability) {
