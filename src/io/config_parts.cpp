@@ -81,11 +81,8 @@ void check_builder_spec(ScheduleSpec& spec, const BuilderInfo& info, const JsonW
           fmt::format("not {}, so a graph file: {}", fmt::join(choice.choices, " or "), error.what()));
     }
   }
-  try {
-    check_builder_params(info, spec.builder_params(), spec.graph ? spec.graph->vertices() : kMaxGpus);
-  } catch (const ConfigError& error) {
-    where.fail(error.what());
-  }
+  const int ranks = spec.graph ? spec.graph->vertices() : kMaxGpus;
+  where.reporting([&] { check_builder_params(info, spec.builder_params(), ranks); });
 }
 
 }  // namespace
@@ -98,12 +95,7 @@ ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, 
     JsonReader in(value, where);
     spec.name = in.text("name");
   }
-  ScheduleChoice choice;
-  try {
-    choice = find_schedule_or_builder(spec.name);
-  } catch (const ConfigError& error) {
-    where.fail(error.what());
-  }
+  const ScheduleChoice choice = where.reporting([&] { return find_schedule_or_builder(spec.name); });
   if (!value.is_string()) {
     for (const auto& [key, parameter] : value.items()) {
       if (key == "name") continue;
@@ -123,11 +115,7 @@ ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, 
     check_builder_spec(spec, *choice.builder, where, folder);
     return spec;
   }
-  try {
-    spec.build();
-  } catch (const ConfigError& error) {
-    where.fail(error.what());
-  }
+  where.reporting([&] { spec.build(); });
   return spec;
 }
 
@@ -145,13 +133,7 @@ void check_builder_delays(const std::vector<ScheduleSpec>& specs, const Variabil
 void check_builder_gpus(const ScheduleSpec& spec, const std::vector<int>& gpus, const JsonWhere& where) {
   const BuilderInfo* info = spec.builder();
   if (!info) return;
-  for (int count : gpus) {
-    try {
-      check_builder_params(*info, spec.builder_params(), count);
-    } catch (const ConfigError& error) {
-      where.fail(error.what());
-    }
-  }
+  for (int count : gpus) where.reporting([&] { check_builder_params(*info, spec.builder_params(), count); });
 }
 
 std::vector<ScheduleSpec> default_schedules() {
@@ -193,14 +175,9 @@ Variability read_variability(JsonReader in, int gpus) {
   Variability variability;
   if (in.has("law")) {
     variability.law = in.text("law");
-    const JsonWhere at = in.where().key("law");
-    const LawInfo* info = nullptr;
-    try {
-      info = &find_law(variability.law);
-    } catch (const ConfigError& error) {
-      at.fail(error.what());
-    }
-    for (const ParamSpec& spec : info->params) {
+    const LawInfo& info =
+        in.where().key("law").reporting([&]() -> const LawInfo& { return find_law(variability.law); });
+    for (const ParamSpec& spec : info.params) {
       if (in.has(spec.name)) {
         variability.params.emplace(spec.name, in.number(spec.name, 0.0, spec.zero_allowed, spec.max_value));
       }

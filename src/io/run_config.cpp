@@ -29,12 +29,7 @@ std::vector<ScheduleSpec> read_schedules(JsonReader& top, const std::filesystem:
 void read_collective(JsonReader& top, const std::filesystem::path& folder, RunConfig& config) {
   if (top.has("collective")) config.collective = top.text("collective");
   const JsonWhere at = top.where().key("collective");
-  const CollectiveInfo* info = nullptr;
-  try {
-    info = &find_collective(config.collective);
-  } catch (const ConfigError& error) {
-    at.fail(error.what());
-  }
+  const CollectiveInfo* info = at.reporting([&] { return &find_collective(config.collective); });
   config.collective_settings.gpus_per_node = config.gpus_per_node;
   if (info->needs_curve) {
     std::string sources;

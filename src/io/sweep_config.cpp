@@ -73,11 +73,7 @@ std::pair<bool, bool> read_collectives(JsonReader& top, SweepConfig& config) {
   for (const auto& [element, at] : read_axis(top, "collective", "a collective name")) {
     const std::string name = read_text(*element, at);
     refuse_repeat(config.collectives, name, at);
-    try {
-      (find_collective(name).needs_curve ? any_curve : any_network) = true;
-    } catch (const ConfigError& error) {
-      at.fail(error.what());
-    }
+    (at.reporting([&] { return find_collective(name).needs_curve; }) ? any_curve : any_network) = true;
   }
   return {any_curve, any_network};
 }

@@ -26,12 +26,7 @@ Cluster load_cluster(const std::filesystem::path& file) {
   if (top.has("description")) top.text("description");
   if (top.has("collective")) c.collective = top.text("collective");
   const JsonWhere at = top.where().key("collective");
-  const CollectiveInfo* info = nullptr;
-  try {
-    info = &find_collective(c.collective);
-  } catch (const ConfigError& error) {
-    at.fail(error.what());
-  }
+  const CollectiveInfo* info = at.reporting([&] { return &find_collective(c.collective); });
   if (info->needs_curve) {
     at.fail("collective 'measured' prices only the measured GPU counts, a plan needs every power-of-two group: use "
             "an analytic collective");

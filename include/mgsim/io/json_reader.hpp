@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mgsim/error.hpp"
 #include "mgsim/io/files.hpp"
 #include "mgsim/io/json_document.hpp"
 
@@ -36,6 +37,16 @@ struct JsonWhere {
   JsonWhere index(std::size_t i) const;
   [[noreturn]] void fail(std::string_view message) const;
   [[noreturn]] void expected(std::string_view what, const nlohmann::json& got) const;
+  /// Runs `check` and returns what it returns; a ConfigError it throws (a
+  /// lookup by name, a check of parameters) is reported here instead.
+  template <class Check>
+  decltype(auto) reporting(Check&& check) const {
+    try {
+      return check();
+    } catch (const ConfigError& error) {
+      fail(error.what());
+    }
+  }
 };
 
 class JsonReader {
