@@ -10,14 +10,13 @@ namespace mgsim {
 namespace {
 
 /// Event order: time, then sequence. Sequences are unique, so the order is
-/// total and any heap pops the same events in the same order.
-bool earlier(const auto& a, const auto& b) { return a.time != b.time ? a.time < b.time : a.sequence < b.sequence; }
-
-/// The same order as one unsigned 128-bit number (event times are >= 0), so
-/// that picking the earliest of a node's children compiles to conditional
-/// moves instead of branches the predictor cannot learn.
+/// total and any heap pops the same events in the same order. It is read as
+/// one unsigned 128-bit number (event times are >= 0), so that picking the
+/// earliest of a node's children compiles to conditional moves instead of
+/// branches the predictor cannot learn.
 __extension__ using Key = unsigned __int128;
 Key key_of(const auto& e) { return (static_cast<Key>(static_cast<std::uint64_t>(e.time)) << 32) | e.sequence; }
+bool earlier(const auto& a, const auto& b) { return key_of(a) < key_of(b); }
 
 constexpr std::size_t kArity = 4;  // a 4-ary heap: half the depth of a binary one, children in one cache line
 
