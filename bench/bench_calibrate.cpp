@@ -10,7 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "mgsim/io/calibrate.hpp"
+#include "mgsim/app/calibrate.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "synthetic.hpp"
 

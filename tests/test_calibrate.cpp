@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "mgsim/error.hpp"
-#include "mgsim/io/calibrate.hpp"
+#include "mgsim/app/calibrate.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "test_sweep_support.hpp"
 

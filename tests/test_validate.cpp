@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "mgsim/error.hpp"
-#include "mgsim/io/validate.hpp"
+#include "mgsim/app/validate.hpp"
 #include "test_sweep_support.hpp"
 
 using namespace mgsim;

@@ -62,6 +62,9 @@ struct CollectiveSettings {
   std::string curve_source;       ///< where the points came from, for messages
   /// All-gather points (bytes per rank) for the sparse schedules; only `measured` uses them.
   std::vector<CurvePoint> allgather_curve;
+  /// Fixed seconds added to every message (framework dispatch and kernel
+  /// launch per tensor or bucket): the config's `message_overhead_s`.
+  double message_overhead_s = 0.0;
 };
 
 class Collective {
@@ -84,7 +87,9 @@ struct CollectiveInfo {
   std::string_view name;
   std::string_view description;
   bool needs_curve;  ///< true when the model is built from measured points
-  std::unique_ptr<Collective> (*make)(const CollectiveSettings&);
+  std::unique_ptr<Collective> (*make_model)(const CollectiveSettings&);
+  /// The model built from `settings`, every message `settings.message_overhead_s` longer.
+  std::unique_ptr<Collective> make(const CollectiveSettings& settings) const;
 };
 
 /// Every cost model, in the order `mgsim list` shows them.

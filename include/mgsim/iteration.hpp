@@ -59,6 +59,8 @@ struct BuildContext {
   /// The run's links, for point-to-point exchanges (alpha + beta x bytes);
   /// none with a measured collective.
   std::optional<Network> network = std::nullopt;
+  /// Seconds added to every point-to-point exchange (the collective adds its own).
+  double message_overhead_s = 0.0;
 };
 
 class IterationBuilder {

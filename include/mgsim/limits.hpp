@@ -30,6 +30,15 @@ inline constexpr double kMaxComputeSeconds = 365.0 * 24 * 3600;
 /// Most gradient tensors in a trace (and so messages in a plan): 2^20.
 inline constexpr std::int64_t kMaxTensors = std::int64_t{1} << 20;
 
+/// Largest GPU count accepted.
+inline constexpr int kMaxGpus = 1 << 20;
+/// Largest iteration count accepted (the per-iteration timings are kept).
+inline constexpr int kMaxIterations = 1'000'000;
+/// Largest seed accepted: 2^53, so that every seed is exact as a JSON number.
+inline constexpr std::int64_t kMaxSeed = std::int64_t{1} << 53;
+/// Largest fixed overhead per message accepted, in seconds.
+inline constexpr double kMaxMessageOverhead = 1.0;
+
 /// Throws ConfigError: step `what` takes `seconds`, past kMaxStepSeconds (or not a number).
 [[noreturn]] void refuse_step(double seconds, std::string_view what);
 

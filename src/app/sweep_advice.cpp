@@ -23,24 +23,57 @@ double default_of(const Knob& knob) {
   return spec->default_value;
 }
 
-KnobAdvice advise_knob(const Knob& knob, const Workload& workload, const Collective& collective, int gpus,
-                       SimTime optimal) {
-  const auto iteration = [&](const ParamValues& given) {
-    return simulate(workload, collective, *make_schedule(knob.schedule, given), gpus).iteration;
-  };
+ScheduleSpec candidate(std::string_view schedule, std::optional<std::pair<std::string_view, double>> value,
+                       MessageUnit unit) {
+  ScheduleSpec spec;
+  spec.name = schedule;
+  if (value) spec.params.emplace(std::string(value->first), value->second);
+  spec.unit = unit;
+  return spec;
+}
+
+/// optimal, then per schedule of a knob its default, then each knob's values
+/// (advice_values() each): the schedules of the advice grid.
+std::vector<ScheduleSpec> candidates(MessageUnit unit) {
+  std::vector<ScheduleSpec> specs{candidate("optimal", std::nullopt, unit)};
+  for (const Knob& knob : kKnobs) {
+    const auto named = [&](const ScheduleSpec& spec) { return spec.name == knob.schedule && spec.params.empty(); };
+    if (std::none_of(specs.begin(), specs.end(), named)) specs.push_back(candidate(knob.schedule, std::nullopt, unit));
+  }
+  for (const Knob& knob : kKnobs) {
+    for (double value : advice_values()) specs.push_back(candidate(knob.schedule, std::pair(knob.parameter, value), unit));
+  }
+  return specs;
+}
+
+/// The mean iteration time of each candidate at grid position `g` of the GPU counts.
+SimTime time_of(const RunGrid& grid, std::size_t g, const ScheduleSpec& spec) {
+  const std::vector<ScheduleSpec>& specs = grid.scenario().schedules;
+  const std::size_t s = static_cast<std::size_t>(&spec - specs.data());
+  return grid.row(g * specs.size() + s).metrics.mean_iteration;
+}
+
+KnobAdvice advise_knob(const Knob& knob, const RunGrid& grid, std::size_t g) {
+  const std::vector<ScheduleSpec>& specs = grid.scenario().schedules;
   KnobAdvice advice;
-  advice.gpus = gpus;
+  advice.gpus = grid.scenario().gpus[g];
   advice.schedule = knob.schedule;
   advice.parameter = knob.parameter;
   advice.default_value = default_of(knob);
-  advice.at_default = iteration({});
-  advice.optimal = optimal;
+  advice.optimal = time_of(grid, g, specs.front());
+  for (const ScheduleSpec& spec : specs) {
+    if (spec.name != knob.schedule) continue;
+    const auto value = spec.params.find(knob.parameter);
+    if (spec.params.empty()) {
+      advice.at_default = time_of(grid, g, spec);
+    } else if (value != spec.params.end()) {
+      advice.tried.emplace_back(value->second, time_of(grid, g, spec));
+    }
+  }
   advice.best_value = advice.default_value;
   advice.best_is_default = true;
   advice.best = advice.at_default;
-  for (double value : advice_values()) {
-    const SimTime time = iteration({{std::string(knob.parameter), value}});
-    advice.tried.emplace_back(value, time);
+  for (const auto& [value, time] : advice.tried) {
     if (time < advice.best) {
       advice.best = time;
       advice.best_value = value;
@@ -114,13 +147,13 @@ std::vector<double> advice_values() {
   return values;
 }
 
-std::vector<KnobAdvice> advise(const RunConfig& config, const Workload& workload) {
-  const auto collective = find_collective(config.collective).make(config.collective_settings);
-  const auto optimal = make_schedule("optimal", ParamValues{}, {}, config.message_unit);
+std::vector<KnobAdvice> advise(Scenario scenario, WorkloadCache& cache) {
+  require_one_of_each(scenario, "mgsim advise");
+  scenario.schedules = candidates(scenario.message_unit);
+  const RunGrid grid(std::move(scenario), cache);
   std::vector<KnobAdvice> advice;
-  for (int gpus : config.gpus) {
-    const SimTime best_possible = simulate(workload, *collective, *optimal, gpus).iteration;
-    for (const Knob& knob : kKnobs) advice.push_back(advise_knob(knob, workload, *collective, gpus, best_possible));
+  for (std::size_t g = 0; g < grid.scenario().gpus.size(); ++g) {
+    for (const Knob& knob : kKnobs) advice.push_back(advise_knob(knob, grid, g));
   }
   return advice;
 }

@@ -132,8 +132,8 @@ void run_ordered(std::size_t first, std::size_t count, int threads, const RowMak
   if (results.failure) std::rethrow_exception(results.failure);
 }
 
-void run_sweep(const Sweep& sweep, SweepShard shard, std::size_t first, int threads, const RowSink& sink) {
-  run_ordered(first, shard.size(sweep.size()), threads, [&](std::size_t k) { return sweep.row(shard.run(k)); }, sink);
+void run_sweep(const RunGrid& sweep, SweepShard shard, std::size_t first, int threads, const RowSink& sink) {
+  run_ordered(first, shard.size(sweep.size()), threads, [&](std::size_t k) { return sweep.csv_line(shard.run(k)); }, sink);
 }
 
 SweepFile::SweepFile(const std::filesystem::path& file, const std::string& header, bool resume_it,

@@ -8,7 +8,7 @@
 
 #include "commands.hpp"
 #include "mgsim/io/report.hpp"
-#include "mgsim/io/run_config.hpp"
+#include "mgsim/io/scenario.hpp"
 #include "mgsim/app/sweep_advice.hpp"
 #include "mgsim/io/trace_io.hpp"
 
@@ -23,10 +23,14 @@ struct AdviseOptions {
 
 void advise_command(const AdviseOptions& options) {
   const ReportFormat format = parse_report_format(options.format);
-  const RunConfig config = load_run_config(options.config);
-  const Workload workload(load_trace(config.trace));
-  const std::string report = format_advice(advise(config, workload), workload.trace.model, config.collective, format);
-  emit(report, options.output, {options.config, config.trace});
+  Scenario scenario = load_scenario(options.config);
+  std::vector<std::filesystem::path> inputs = scenario.inputs;
+  inputs.push_back(options.config);
+  const std::string collective = scenario.collectives.front();
+  const std::filesystem::path trace = scenario.traces.front();
+  WorkloadCache cache;
+  const std::vector<KnobAdvice> advice = advise(std::move(scenario), cache);
+  emit(format_advice(advice, cache.get(trace).trace.model, collective, format), options.output, inputs);
 }
 
 }  // namespace

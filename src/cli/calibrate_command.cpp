@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "commands.hpp"
-#include "mgsim/io/calibrate.hpp"
+#include "mgsim/app/calibrate.hpp"
 #include "mgsim/io/files.hpp"
 #include "mgsim/io/report.hpp"
 

@@ -9,7 +9,7 @@
 #include "mgsim/app/run_set.hpp"
 #include "mgsim/io/files.hpp"
 #include "mgsim/io/report.hpp"
-#include "mgsim/io/run_config.hpp"
+#include "mgsim/io/scenario.hpp"
 #include "mgsim/io/timeline.hpp"
 #include "mgsim/io/trace_io.hpp"
 
@@ -25,14 +25,17 @@ struct RunOptions {
 
 void run(const RunOptions& options) {
   const ReportFormat format = parse_report_format(options.format);
-  const RunConfig config = load_run_config(options.config);
-  const Workload workload(load_trace(config.trace));
-  std::vector<RunOutcome> outcomes = execute_run_config(config, workload);
+  Scenario scenario = load_scenario(options.config);
+  require_one_of_each(scenario, "mgsim run");
+  std::vector<std::filesystem::path> inputs = scenario.inputs;
+  inputs.push_back(options.config);
+  WorkloadCache cache;
+  const RunGrid grid(std::move(scenario), cache);
+  std::vector<RunOutcome> outcomes = execute_runs(grid);
   const std::string report = format_report(rows_of(outcomes), format);
-  const std::vector<std::filesystem::path> inputs{options.config, config.trace};
   if (!options.timeline.empty()) {
     check_not_an_input(options.timeline, inputs);
-    write_file_atomically(options.timeline, format_timeline(workload, timeline_iterations(std::move(outcomes))));
+    write_file_atomically(options.timeline, format_timeline(grid.workload(0), timeline_iterations(std::move(outcomes))));
   }
   emit(report, options.output, inputs);
 }

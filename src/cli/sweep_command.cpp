@@ -64,23 +64,24 @@ void sweep(SweepOptions options) {
   const SweepShard shard = SweepShard::parse(options.shard);
   if (options.output == kStdout) options.output.clear();
   if (options.resume && options.output.empty()) throw ConfigError("--resume: needs --output FILE to resume");
-  const Sweep grid(load_sweep_config(options.config));  // validates everything before any output
+  WorkloadCache cache;
+  const RunGrid grid(load_scenario(options.config), cache);  // validates everything before any output
   const std::size_t total = shard.size(grid.size());
   std::optional<SweepFile> file;
   std::size_t first = 0;
   if (!options.output.empty()) {
     const auto key_of = [&](std::size_t k) { return k < total ? grid.key(shard.run(k)) : std::string(); };
     const std::filesystem::path csv = output_target(options.output);  // a regular file, through any link
-    std::vector<std::filesystem::path> inputs = grid.config().traces;
+    std::vector<std::filesystem::path> inputs = grid.scenario().inputs;
     inputs.push_back(options.config);
     check_not_an_input(csv, inputs);
     const std::string fingerprint = sweep_fingerprint(grid, shard);
     if (options.resume) check_fingerprint(csv, fingerprint);
-    file.emplace(csv, Sweep::header(), options.resume, key_of);
+    file.emplace(csv, RunGrid::header(), options.resume, key_of);
     write_fingerprint(csv, fingerprint);
     first = file->rows_found();
   } else {
-    write_stdout(Sweep::header());
+    write_stdout(RunGrid::header());
   }
   ProgressBar progress(first, total);
   progress.update(first);

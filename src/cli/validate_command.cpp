@@ -5,7 +5,7 @@
 #include <string>
 
 #include "commands.hpp"
-#include "mgsim/io/validate.hpp"
+#include "mgsim/app/validate.hpp"
 
 namespace mgsim::cli {
 namespace {

@@ -36,7 +36,32 @@ constexpr std::array kCollectives{
                    make_measured},
 };
 
+/// A model whose every message (all-reduce or all-gather) takes `overhead`
+/// seconds more: a + overhead + b M stays affine.
+class WithMessageOverhead final : public Collective {
+ public:
+  WithMessageOverhead(std::unique_ptr<Collective> model, double overhead)
+      : model_(std::move(model)), overhead_(overhead) {}
+  double allreduce_seconds(double bytes, int gpus) const override {
+    return model_->allreduce_seconds(bytes, gpus) + overhead_;
+  }
+  double allgather_seconds(double bytes_per_rank, int gpus) const override {
+    return model_->allgather_seconds(bytes_per_rank, gpus) + overhead_;
+  }
+  bool allreduce_affine(int gpus) const override { return model_->allreduce_affine(gpus); }
+
+ private:
+  std::unique_ptr<Collective> model_;
+  double overhead_;
+};
+
 }  // namespace
+
+std::unique_ptr<Collective> CollectiveInfo::make(const CollectiveSettings& settings) const {
+  std::unique_ptr<Collective> model = make_model(settings);
+  if (settings.message_overhead_s == 0.0) return model;
+  return std::make_unique<WithMessageOverhead>(std::move(model), settings.message_overhead_s);
+}
 
 std::span<const CollectiveInfo> collective_registry() { return kCollectives; }
 

@@ -23,7 +23,7 @@ GossipBuilder::GossipBuilder(const BuildContext& context, const Graph& graph, Go
     for (const auto& edge : matching) {
       const int a = edge.first, b = edge.second;  // named copies: clang 14 cannot capture structured bindings
       const Link& link = context.cluster.node_of(a) == context.cluster.node_of(b) ? network.intra : network.inter;
-      times.push_back(step_ns(link.alpha_s + link.beta_s_per_byte * bytes,
+      times.push_back(step_ns(link.alpha_s + link.beta_s_per_byte * bytes + context.message_overhead_s,
                               [&] { return fmt::format("the model exchange between ranks {} and {}", a, b); }));
     }
   }

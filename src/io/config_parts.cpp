@@ -7,6 +7,7 @@
 
 #include "mgsim/error.hpp"
 #include "mgsim/io/graph_io.hpp"
+#include "mgsim/io/scenario.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/variability.hpp"
 
@@ -66,7 +67,7 @@ std::string read_choice(const nlohmann::json& value, const JsonWhere& where) {
 /// Validates a standalone builder's parameters and loads the graph its
 /// `topology` names when that is a file.
 void check_builder_spec(ScheduleSpec& spec, const BuilderInfo& info, const JsonWhere& where,
-                        const std::filesystem::path& folder) {
+                        const std::filesystem::path& folder, std::vector<std::filesystem::path>& inputs) {
   // A choice that may name a file (a topology) and names none of its choices: read that graph.
   for (const ChoiceSpec& choice : info.choices) {
     const auto given = spec.choices.find(choice.name);
@@ -76,6 +77,7 @@ void check_builder_spec(ScheduleSpec& spec, const BuilderInfo& info, const JsonW
     }
     try {
       spec.graph = load_graph(folder / given->second);
+      inputs.push_back(folder / given->second);
     } catch (const Error& error) {
       where.key(given->first).fail(
           fmt::format("not {}, so a graph file: {}", fmt::join(choice.choices, " or "), error.what()));
@@ -87,7 +89,8 @@ void check_builder_spec(ScheduleSpec& spec, const BuilderInfo& info, const JsonW
 
 }  // namespace
 
-ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, const std::filesystem::path& folder) {
+ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, const std::filesystem::path& folder,
+                           std::vector<std::filesystem::path>& inputs) {
   ScheduleSpec spec;
   if (value.is_string()) {
     spec.name = read_text(value, where);
@@ -106,13 +109,14 @@ ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, 
       } else if (key == "selection_curve") {
         spec.selection_curve_file = (folder / read_text(parameter, where.key(key))).string();
         spec.sparse.selection_curve = load_selection_curve(spec.selection_curve_file);
+        inputs.push_back(spec.selection_curve_file);
       } else {
         spec.params[key] = read_number(parameter, where.key(key), 0.0, true);
       }
     }
   }
   if (choice.builder) {
-    check_builder_spec(spec, *choice.builder, where, folder);
+    check_builder_spec(spec, *choice.builder, where, folder, inputs);
     return spec;
   }
   where.reporting([&] { spec.build(); });

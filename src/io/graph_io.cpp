@@ -9,7 +9,7 @@
 
 #include "mgsim/error.hpp"
 #include "mgsim/io/files.hpp"
-#include "mgsim/io/run_config.hpp"
+#include "mgsim/limits.hpp"
 
 namespace mgsim {
 namespace {

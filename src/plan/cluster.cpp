@@ -3,7 +3,7 @@
 #include "mgsim/io/config_parts.hpp"
 #include "mgsim/io/json_reader.hpp"
 #include "mgsim/error.hpp"
-#include "mgsim/io/run_config.hpp"
+#include "mgsim/limits.hpp"
 
 namespace mgsim::plan {
 

@@ -6,7 +6,7 @@
 
 #include "mgsim/io/json_reader.hpp"
 #include "mgsim/error.hpp"
-#include "mgsim/io/run_config.hpp"
+#include "mgsim/limits.hpp"
 #include "mgsim/io/trace_io.hpp"
 
 namespace mgsim::profile {

@@ -20,7 +20,7 @@
 #include <set>
 
 #include "mgsim/error.hpp"
-#include "mgsim/io/run_config.hpp"
+#include "mgsim/limits.hpp"
 #include "mgsim/profile/importers.hpp"
 #include "text_lines.hpp"
 

@@ -11,7 +11,7 @@
 #include <map>
 
 #include "mgsim/error.hpp"
-#include "mgsim/io/run_config.hpp"
+#include "mgsim/limits.hpp"
 #include "mgsim/profile/importers.hpp"
 #include "text_lines.hpp"
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "mgsim/io/report.hpp"
-#include "mgsim/io/run_config.hpp"
-#include "mgsim/simulation.hpp"
+#include "mgsim/app/run_grid.hpp"
+#include "mgsim/io/report.hpp"
 
 namespace mgsim {
 
@@ -37,13 +37,16 @@ struct KnobAdvice {
 /// Values tried for a knob, ascending: 0.25, 0.5, 1, ..., 1024 (MiB or ms).
 std::vector<double> advice_values();
 
-/// Per GPU count of the config (in its order): DDP's bucket_cap_mb, then
-/// Horovod's fusion_threshold_mb and cycle_time_ms. The config's `schedules`
-/// are not used. A value is tried by setting that parameter alone, the others
+/// Per GPU count of the scenario (in its order): DDP's bucket_cap_mb, then
+/// Horovod's fusion_threshold_mb and cycle_time_ms, each candidate a run of
+/// the scenario's grid with every other key as given (overlap, speed classes,
+/// variability...), compared by mean iteration time. The scenario's
+/// `schedules` are not used; its trace, node size, collective and network
+/// must have one value each. A value is tried by setting that parameter alone, the others
 /// at their defaults (docs/config.md says what DDP's first bucket then is);
 /// the default is every parameter left out. Ties go to the default, then to
 /// the smaller value.
-std::vector<KnobAdvice> advise(const RunConfig& config, const Workload& workload);
+std::vector<KnobAdvice> advise(Scenario scenario, WorkloadCache& cache);
 
 /// As a table, CSV (one row per KnobAdvice) or JSON ({"advice": [...]}).
 std::string format_advice(const std::vector<KnobAdvice>& advice, std::string_view model, std::string_view collective,

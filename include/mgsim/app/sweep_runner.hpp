@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "mgsim/app/sweep.hpp"
+#include "mgsim/app/run_grid.hpp"
 
 namespace mgsim {
 
@@ -43,7 +43,7 @@ using RowSink = std::function<void(std::string_view rows, std::size_t done)>;
 void run_ordered(std::size_t first, std::size_t count, int threads, const RowMaker& make, const RowSink& sink);
 
 /// Runs a shard of a sweep from its `first`-th run on, rows to `sink`.
-void run_sweep(const Sweep& sweep, SweepShard shard, std::size_t first, int threads, const RowSink& sink);
+void run_sweep(const RunGrid& sweep, SweepShard shard, std::size_t first, int threads, const RowSink& sink);
 
 /// A sweep's CSV file, appended to as rows arrive.
 class SweepFile {

@@ -1,7 +1,7 @@
 #pragma once
 // Pieces of a config that several configs read the same way: a network, a
-// schedule entry, the overlap settings. Shared by the run, sweep and advice
-// configs (src/io) and the planner's cluster files (src/plan).
+// schedule entry, the overlap settings. Shared by the scenario reader
+// (scenario.cpp), the measurements of calibrate and the planner's cluster files (src/plan).
 
 #include <filesystem>
 #include <string>
@@ -13,7 +13,7 @@
 #include "mgsim/io/json_reader.hpp"
 #include "mgsim/collective.hpp"
 #include "mgsim/rate_model.hpp"
-#include "mgsim/io/run_config.hpp"
+#include "mgsim/schedule_spec.hpp"
 #include "mgsim/variability.hpp"
 
 namespace mgsim {
@@ -33,8 +33,9 @@ Network read_network(JsonReader in);
 /// {<layer>: <density>}, "selection_curve": <file>}, validated by building the
 /// schedule; a standalone builder's text parameters are strings (a boolean
 /// reads as "true" or "false") and a `topology` naming a file loads that
-/// graph. Files are resolved against `folder`.
-ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, const std::filesystem::path& folder);
+/// graph. Files are resolved against `folder`; each file read is appended to `inputs`.
+ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, const std::filesystem::path& folder,
+                           std::vector<std::filesystem::path>& inputs);
 
 /// Fails at `where` when `spec` is a standalone builder that cannot run on
 /// one of `gpus` (k of nbsgd above it, a graph of another size).
@@ -60,9 +61,6 @@ Variability read_variability(JsonReader in, int gpus);
 
 /// The config's optional "iterations": 1..kMaxIterations, default kDefaultIterations.
 int read_iterations(JsonReader& top);
-
-/// A run config already parsed from `file` (load_run_config without the read).
-RunConfig read_run_config(const nlohmann::json& document, const std::filesystem::path& file);
 
 /// Fails at `where` when `spec`'s label is among `taken`; else adds it there.
 void check_unique_label(const ScheduleSpec& spec, std::unordered_set<std::string>& taken, const JsonWhere& where);

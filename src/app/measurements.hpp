@@ -1,12 +1,12 @@
 #pragma once
-// Reading measurement rows (calibrate, validate). Internal to src/io.
+// Reading measurement rows (calibrate, validate). Internal to src/app.
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <vector>
 
 #include "mgsim/io/json_reader.hpp"
-#include "mgsim/io/calibrate.hpp"
+#include "mgsim/app/calibrate.hpp"
 
 namespace mgsim {
 

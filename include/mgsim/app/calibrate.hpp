@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "mgsim/io/run_config.hpp"
-#include "mgsim/simulation.hpp"
+#include "mgsim/app/run_grid.hpp"
+#include "mgsim/io/scenario.hpp"
 
 namespace mgsim {
 
@@ -80,8 +80,8 @@ class Calibration {
 
  private:
   std::vector<double> predict_document(const nlohmann::json& document) const;
-  double predict_one(const nlohmann::json& document, const RunConfig& config, const Collective& collective,
-                     const Measurement& m) const;
+  /// Measurement `m` evaluated on `scenario` (read from `document`), as the one evaluator predicts it.
+  double predict_one(const nlohmann::json& document, const Scenario& scenario, const Measurement& m) const;
   /// The optimiser's unit of each path: its base value, or for a zero the
   /// smallest power of ten that moves a prediction by 0.1%.
   void choose_scales(const std::vector<double>& base_prediction);
@@ -96,7 +96,8 @@ class Calibration {
   std::vector<double> initial_;
   std::vector<double> scale_;  ///< per path: the optimiser works on value / scale
   std::vector<Measurement> measurements_;
-  std::map<std::filesystem::path, std::unique_ptr<Workload>> workloads_;
+  /// Every measurement's trace, loaded when the calibration is built (so predict() only reads it).
+  mutable WorkloadCache workloads_;
 };
 
 }  // namespace mgsim

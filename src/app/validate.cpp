@@ -1,4 +1,4 @@
-#include "mgsim/io/validate.hpp"
+#include "mgsim/app/validate.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include "mgsim/io/json_reader.hpp"
 #include "measurements.hpp"
 #include "mgsim/error.hpp"
-#include "mgsim/io/calibrate.hpp"
+#include "mgsim/app/calibrate.hpp"
 
 namespace mgsim {
 namespace {
@@ -53,7 +53,9 @@ void validate_case(const std::filesystem::path& file, ValidationReport& report) 
   top.integer("version", 1, 1);
   top.text("description");
   const nlohmann::json& config = top.required("config");
-  const std::filesystem::path base_trace = read_run_config(config, file).trace;
+  const Scenario scenario = read_scenario(config, file);
+  require_one_of_each(scenario, "mgsim validate");
+  const std::filesystem::path base_trace = scenario.traces.front();
   std::vector<std::string> paths;
   if (top.has("fit")) {
     for (const auto& [element, at] : top.array("fit")) paths.push_back(read_text(*element, at));

@@ -1,4 +1,4 @@
-#include "mgsim/io/calibrate.hpp"
+#include "mgsim/app/calibrate.hpp"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,8 @@
 #include "mgsim/io/json_reader.hpp"
 #include "measurements.hpp"
 #include "mgsim/error.hpp"
-#include "mgsim/io/run_config.hpp"
+#include "mgsim/app/run_grid.hpp"
+#include "mgsim/io/scenario.hpp"
 #include "mgsim/io/trace_io.hpp"
 
 namespace mgsim {
@@ -29,6 +30,13 @@ nlohmann::json::json_pointer pointer_of(const std::string& path) {
     from = dot + 1;
   }
   return nlohmann::json::json_pointer(pointer);
+}
+
+/// The scenario a calibration predicts with: one trace, node size, collective and network.
+Scenario base_scenario(const nlohmann::json& document, const std::filesystem::path& file) {
+  Scenario scenario = read_scenario(document, file);
+  require_one_of_each(scenario, "mgsim calibrate");
+  return scenario;
 }
 
 /// The index of the base config's schedule entry named `name`, or -1.
@@ -71,7 +79,8 @@ std::vector<Measurement> read_measurements(const nlohmann::json& rows, const Jso
     const nlohmann::json& schedule = in.required("schedule");
     m.config_schedule = schedule.is_string() ? config_schedule_index(base_config, schedule.get<std::string>()) : -1;
     m.schedule = schedule;
-    m.schedule_label = read_schedule(schedule, at.key("schedule"), folder).label();
+    std::vector<std::filesystem::path> inputs;
+    m.schedule_label = read_schedule(schedule, at.key("schedule"), folder, inputs).label();
     int given = 0;
     for (const MeasuredMetric metric :
          {MeasuredMetric::iteration_time, MeasuredMetric::throughput, MeasuredMetric::comm_time}) {
@@ -107,7 +116,7 @@ std::vector<Measurement> load_measurements(const std::filesystem::path& file, co
 Calibration Calibration::from_files(const std::filesystem::path& config, const std::filesystem::path& measurements,
                                     std::vector<std::string> fit_paths) {
   const nlohmann::json document = parse_json_file(config, InputKind::config);
-  const std::filesystem::path base_trace = read_run_config(document, config).trace;
+  const std::filesystem::path base_trace = base_scenario(document, config).traces.front();
   std::vector<Measurement> rows = load_measurements(measurements, document, base_trace);
   std::ifstream text(config, std::ios::binary);  // again, keeping the key order for the fitted copy
   return Calibration(config, nlohmann::ordered_json::parse(text), measurements, "measurements", std::move(rows),
@@ -124,7 +133,7 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
       base_(ordered_base_),
       paths_(std::move(fit_paths)),
       measurements_(std::move(measurements)) {
-  const RunConfig base = read_run_config(base_, config_file_);
+  const Scenario base = base_scenario(base_, config_file_);
   for (const std::string& path : paths_) {
     const JsonWhere where{config_file_.string(), path, InputKind::config};
     const auto pointer = pointer_of(path);
@@ -137,14 +146,11 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
     JsonWhere{measurements_file_.string(), rows_key_, InputKind::config}.fail(fmt::format(
         "expected at least {} measurements (one per --fit path), got {}", paths_.size(), measurements_.size()));
   }
-  for (const Measurement& m : measurements_) {
-    if (!workloads_.contains(m.trace)) workloads_.emplace(m.trace, std::make_unique<Workload>(load_trace(m.trace)));
-  }
-  const auto collective = find_collective(base.collective).make(base.collective_settings);
+  for (const Measurement& m : measurements_) workloads_.get(m.trace);
   std::vector<double> base_prediction;
   for (std::size_t i = 0; i < measurements_.size(); ++i) {
     try {
-      base_prediction.push_back(predict_one(base_, base, *collective, measurements_[i]));
+      base_prediction.push_back(predict_one(base_, base, measurements_[i]));
     } catch (const Error& error) {
       JsonWhere{measurements_file_.string(), fmt::format("{}[{}]", rows_key_, i), InputKind::config}.fail(
           fmt::format("the config cannot run {} GPUs with schedule '{}': {}", measurements_[i].gpus,
@@ -161,32 +167,34 @@ nlohmann::json Calibration::with_values(std::span<const double> values) const {
   return document;
 }
 
-double Calibration::predict_one(const nlohmann::json& document, const RunConfig& config, const Collective& collective,
+double Calibration::predict_one(const nlohmann::json& document, const Scenario& scenario,
                                 const Measurement& m) const {
   const bool from_config = m.config_schedule >= 0;
   const nlohmann::json& entry =
       from_config ? document.at("schedules").at(static_cast<std::size_t>(m.config_schedule)) : m.schedule;
   const JsonWhere where{(from_config ? config_file_ : measurements_file_).string(), "schedule", InputKind::config};
-  ScheduleSpec spec = read_schedule(entry, where, std::filesystem::path(where.file).parent_path());
-  spec.unit = config.message_unit;
-  if (spec.builder()) where.fail(fmt::format("'{}': calibration predicts plan-based schedules only", spec.name));
-  const RunMetrics metrics = simulate(*workloads_.at(m.trace), collective, *spec.build(), m.gpus);
+  Scenario point = scenario;
+  point.traces = {m.trace};
+  point.trace_labels = {m.trace.string()};
+  point.gpus = {m.gpus};
+  point.schedules = {read_schedule(entry, where, std::filesystem::path(where.file).parent_path(), point.inputs)};
+  point.schedules.front().unit = scenario.message_unit;
+  const RunMetrics metrics = RunGrid(std::move(point), workloads_).row(0).metrics;
   switch (m.metric) {
     case MeasuredMetric::throughput:
-      return metrics.throughput();
+      return metrics.mean_throughput();
     case MeasuredMetric::comm_time:
       return metrics.comm_s();
     case MeasuredMetric::iteration_time:
       break;
   }
-  return metrics.iteration_time_s();
+  return to_seconds(metrics.mean_iteration);
 }
 
 std::vector<double> Calibration::predict_document(const nlohmann::json& document) const {
-  const RunConfig config = read_run_config(document, config_file_);
-  const auto collective = find_collective(config.collective).make(config.collective_settings);
+  const Scenario scenario = base_scenario(document, config_file_);
   std::vector<double> predicted;
-  for (const Measurement& m : measurements_) predicted.push_back(predict_one(document, config, *collective, m));
+  for (const Measurement& m : measurements_) predicted.push_back(predict_one(document, scenario, m));
   return predicted;
 }
 

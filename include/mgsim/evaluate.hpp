@@ -1,0 +1,75 @@
+#pragma once
+// The one evaluator: every command that predicts a number (run, sweep,
+// advise, calibrate, validate) describes what it wants as a RunPoint, one
+// fully resolved run, and calls evaluate(). How the point is timed is one
+// named choice, made by choose_timing() from the point alone (as SimGrid's
+// models name their FULL or LAZY update): the closed form, the engine per
+// speed class, or the engine per rank over many iterations. The strategies
+// agree wherever more than one applies; evaluate_with() forces one, for the
+// differential tests that check it.
+
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "mgsim/cluster.hpp"
+#include "mgsim/collective.hpp"
+#include "mgsim/iteration.hpp"
+#include "mgsim/rate_model.hpp"
+#include "mgsim/schedule_spec.hpp"
+#include "mgsim/simulation.hpp"
+#include "mgsim/variability.hpp"
+
+namespace mgsim {
+
+/// One run, everything resolved: the caller owns what the references name.
+struct RunPoint {
+  const Workload& workload;
+  /// Built for this point's network, node size, curves and message overhead.
+  const Collective& collective;
+  const ScheduleSpec& spec;
+  const Schedule* schedule;  ///< `spec` built; null for a standalone builder
+  int gpus = 1;
+  int gpus_per_node = 1;
+  std::span<const SpeedShare> speed_classes;
+  Overlap overlap;
+  std::optional<Network> network;   ///< the links, for point-to-point exchanges; none for measured curves
+  double message_overhead_s = 0.0;  ///< added to every point-to-point exchange
+  const Variability& variability;
+  int iterations = kDefaultIterations;
+};
+
+/// How a point is timed.
+enum class Timing {
+  closed_form,     ///< one speed class, no interference: the recurrences of docs/domain.md section 1
+  engine_classes,  ///< speed classes or interference: the engine, one compute stream per class
+  engine_ranks,    ///< variability or a standalone builder: the engine per rank, over many iterations
+};
+
+/// "closed-form", "engine-classes", "engine-ranks".
+std::string_view to_string(Timing timing);
+
+/// The cheapest strategy that is exact for `point`.
+Timing choose_timing(const RunPoint& point);
+
+/// The ranks of `point`: its speed classes over its GPUs, nodes of gpus_per_node.
+Cluster cluster_of(const RunPoint& point);
+
+/// A point's metrics and, when asked for, the nominal iteration behind them
+/// (plan and per-class replay, for a timeline; none for a standalone builder).
+struct Evaluation {
+  RunMetrics metrics;
+  std::optional<Iteration> iteration;
+};
+
+/// Evaluates `point` with choose_timing(point).
+Evaluation evaluate(const RunPoint& point, bool keep_iteration = false);
+
+/// Evaluates `point` with `timing`. Throws ConfigError when the strategy does
+/// not apply: the closed form with speed classes or interference, anything but
+/// engine_ranks for a standalone builder. engine_ranks on a plan-based
+/// schedule reports the nominal figures and, from a per-rank run of the
+/// point's iterations, the mean, p50, p99 and wait.
+Evaluation evaluate_with(const RunPoint& point, Timing timing, bool keep_iteration = false);
+
+}  // namespace mgsim

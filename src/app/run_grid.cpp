@@ -1,0 +1,165 @@
+#include "mgsim/app/run_grid.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "mgsim/error.hpp"
+#include "mgsim/io/json_reader.hpp"
+#include "mgsim/io/trace_io.hpp"
+
+namespace mgsim {
+namespace {
+
+/// Collective outermost, then network, then GPUs per node. A measured
+/// collective takes no network: it appears once per node size, labelled
+/// "measured".
+std::vector<GridLink> make_links(const Scenario& scenario) {
+  std::vector<GridLink> links;
+  for (const std::string& name : scenario.collectives) {
+    const CollectiveInfo& info = find_collective(name);
+    std::vector<std::pair<std::string, Network>> networks;
+    if (info.needs_curve) {
+      networks.emplace_back("measured", Network{});
+    } else {
+      for (const NamedNetwork& entry : scenario.networks) networks.emplace_back(entry.label, entry.network);
+    }
+    for (const auto& [label, network] : networks) {
+      for (int per_node : scenario.gpus_per_node) {
+        std::unique_ptr<Collective> model;
+        try {
+          model = info.make(scenario.collective_settings(network, per_node));
+        } catch (const Error& error) {
+          JsonWhere{scenario.file.string(), info.needs_curve ? "curves" : "network", InputKind::config}.fail(
+              error.what());
+        }
+        links.push_back({name, label, per_node, std::move(model),
+                         info.needs_curve ? std::nullopt : std::optional(network)});
+      }
+    }
+  }
+  return links;
+}
+
+bool any_sparse(const std::vector<ScheduleSpec>& specs) {
+  return std::any_of(specs.begin(), specs.end(),
+                     [](const ScheduleSpec& spec) { return !spec.builder() && find_schedule(spec.name).sparse; });
+}
+
+}  // namespace
+
+const Workload& WorkloadCache::get(const std::filesystem::path& trace) {
+  auto& loaded = loaded_[trace];
+  if (!loaded) loaded = std::make_unique<Workload>(load_trace(trace));
+  return *loaded;
+}
+
+RunGrid::RunGrid(Scenario scenario, WorkloadCache& cache) : scenario_(std::move(scenario)) {
+  for (const std::filesystem::path& trace : scenario_.traces) workloads_.push_back(&cache.get(trace));
+  links_ = make_links(scenario_);
+  for (const ScheduleSpec& spec : scenario_.schedules) {
+    schedules_.push_back(spec.builder() ? nullptr : spec.build());
+    labels_.push_back(spec.label());
+  }
+  check_gpu_counts();
+  check_layer_names();
+}
+
+void RunGrid::check_gpu_counts() const {
+  const bool sparse = any_sparse(scenario_.schedules);
+  for (const GridLink& link : links_) {
+    for (std::size_t g = 0; g < scenario_.gpus.size(); ++g) {
+      const int gpus = scenario_.gpus[g];
+      const JsonWhere where{scenario_.file.string(), fmt::format("gpus[{}]", g), InputKind::config};
+      for (const int rank : scenario_.variability.stragglers.ranks) {
+        if (rank >= gpus) where.fail(fmt::format("straggler rank {} is not below the GPU count, {}", rank, gpus));
+      }
+      const std::string context =
+          links_.size() == 1 ? std::string()
+                             : fmt::format("{} GPUs with collective '{}' on network '{}', {} GPUs per node: ", gpus,
+                                           link.collective, link.network, link.gpus_per_node);
+      try {
+        const CommCost cost(*link.model, gpus);  // costs an empty message: fails where the model cannot answer
+        cost(1);
+        if (sparse) cost.allgather(1);
+      } catch (const Error& error) {
+        where.fail(context + error.what());
+      }
+    }
+  }
+}
+
+void RunGrid::check_layer_names() const {
+  for (const ScheduleSpec& spec : scenario_.schedules) {
+    for (std::size_t t = 0; t < workloads_.size(); ++t) {
+      const Trace& trace = workloads_[t]->trace;
+      for (const auto& [name, density] : spec.sparse.layer_density) {
+        const auto named = [&](const Layer& layer) { return layer.name == name; };
+        if (std::none_of(trace.layers.begin(), trace.layers.end(), named)) {
+          JsonWhere{scenario_.file.string(), "schedules", InputKind::config}.fail(fmt::format(
+              "'{}': layer_density names layer '{}', which trace {} does not have", labels_[&spec - &scenario_.schedules[0]],
+              name, scenario_.trace_labels[t]));
+        }
+      }
+    }
+  }
+}
+
+std::size_t RunGrid::size() const {
+  return workloads_.size() * links_.size() * scenario_.gpus.size() * schedules_.size();
+}
+
+GridIndex RunGrid::index(std::size_t run) const {
+  GridIndex at;
+  at.schedule = run % schedules_.size();
+  run /= schedules_.size();
+  at.gpus = run % scenario_.gpus.size();
+  run /= scenario_.gpus.size();
+  at.link = run % links_.size();
+  at.trace = run / links_.size();
+  return at;
+}
+
+RunPoint RunGrid::point(std::size_t run) const {
+  const GridIndex at = index(run);
+  const GridLink& link = links_[at.link];
+  return {.workload = *workloads_[at.trace],
+          .collective = *link.model,
+          .spec = scenario_.schedules[at.schedule],
+          .schedule = schedules_[at.schedule].get(),
+          .gpus = scenario_.gpus[at.gpus],
+          .gpus_per_node = link.gpus_per_node,
+          .speed_classes = scenario_.speed_classes,
+          .overlap = scenario_.overlap,
+          .network = link.links,
+          .message_overhead_s = scenario_.message_overhead_s,
+          .variability = scenario_.variability,
+          .iterations = scenario_.iterations};
+}
+
+RunRow RunGrid::row(std::size_t run, const RunMetrics& metrics) const {
+  const GridIndex at = index(run);
+  return {workloads_[at.trace]->trace.model, labels_[at.schedule], links_[at.link].collective, metrics,
+          scenario_.message_unit};
+}
+
+RunRow RunGrid::row(std::size_t run) const { return row(run, evaluate(point(run)).metrics); }
+
+std::string RunGrid::key(std::size_t run) const {
+  const GridIndex at = index(run);
+  const GridLink& link = links_[at.link];
+  return fmt::format("{},{},{},{},{},{},{},{},", run, csv_field(scenario_.trace_labels[at.trace]),
+                     csv_field(link.network), link.gpus_per_node, csv_field(workloads_[at.trace]->trace.model),
+                     csv_field(labels_[at.schedule]), csv_field(link.collective), scenario_.gpus[at.gpus]);
+}
+
+std::string RunGrid::csv_line(std::size_t run) const {
+  const GridIndex at = index(run);
+  const GridLink& link = links_[at.link];
+  return fmt::format("{},{},{},{},{}", run, csv_field(scenario_.trace_labels[at.trace]), csv_field(link.network),
+                     link.gpus_per_node, csv_row(row(run)));
+}
+
+std::string RunGrid::header() { return csv_preamble() + "run,trace,network,gpus_per_node," + csv_header(); }
+
+}  // namespace mgsim

@@ -1,0 +1,117 @@
+#include "mgsim/evaluate.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "mgsim/error.hpp"
+
+namespace mgsim {
+namespace {
+
+BuildContext context_of(const RunPoint& point, const Cluster& cluster) {
+  return {point.workload, cluster,         point.collective, point.schedule, point.overlap, point.variability,
+          point.network,  point.message_overhead_s};
+}
+
+/// The metrics of many iterations of a standalone builder: means over them.
+RunMetrics measure_iterations(const Workload& workload, int gpus, const SimulationResult& result) {
+  RunMetrics metrics;
+  metrics.gpus = gpus;
+  metrics.batch_size = workload.trace.batch_size;
+  metrics.single_gpu = workload.profile.compute_time();
+  metrics.iteration = result.stats.mean;
+  metrics.mean_iteration = result.stats.mean;
+  metrics.p50_iteration = result.stats.p50;
+  metrics.p99_iteration = result.stats.p99;
+  metrics.wait = result.stats.wait;
+  const auto n = static_cast<SimTime>(result.iterations.size());
+  SimTime compute = 0, idle = 0, wasted = 0;
+  double samples = 0.0;
+  metrics.samples_min = result.iterations.front().samples;
+  metrics.samples_max = result.iterations.front().samples;
+  for (const IterationTiming& timing : result.iterations) {
+    compute += timing.compute_end - timing.start;
+    idle += timing.idle;
+    wasted += timing.wasted;
+    samples += timing.samples;
+    metrics.samples_min = std::min(metrics.samples_min, timing.samples);
+    metrics.samples_max = std::max(metrics.samples_max, timing.samples);
+  }
+  metrics.compute = (compute + n / 2) / n;
+  metrics.idle = (idle + n / 2) / n;
+  metrics.wasted = (wasted + n / 2) / n;
+  metrics.samples = samples / static_cast<double>(n);
+  return metrics;
+}
+
+Evaluation evaluate_builder(const RunPoint& point, const Cluster& cluster) {
+  const auto builder = point.spec.builder()->make(context_of(point, cluster), point.spec.builder_params());
+  const SimulationResult result = simulate(*builder, point.variability.seed, point.iterations);
+  return {measure_iterations(point.workload, cluster.size(), result), std::nullopt};
+}
+
+/// The per-rank statistics of the point's iterations, into `metrics`.
+void add_rank_statistics(const RunPoint& point, const Cluster& cluster, RunMetrics& metrics) {
+  const auto builder = find_builder("data-parallel").make(context_of(point, cluster), {});
+  const IterationStats stats = simulate(*builder, point.variability.seed, point.iterations).stats;
+  metrics.mean_iteration = stats.mean;
+  metrics.p50_iteration = stats.p50;
+  metrics.p99_iteration = stats.p99;
+  metrics.wait = stats.wait;
+}
+
+}  // namespace
+
+std::string_view to_string(Timing timing) {
+  switch (timing) {
+    case Timing::engine_classes:
+      return "engine-classes";
+    case Timing::engine_ranks:
+      return "engine-ranks";
+    case Timing::closed_form:
+      break;
+  }
+  return "closed-form";
+}
+
+Cluster cluster_of(const RunPoint& point) {
+  return Cluster::with_shares(point.gpus, point.gpus_per_node, point.speed_classes);
+}
+
+Timing choose_timing(const RunPoint& point) {
+  if (point.spec.builder() || !point.variability.none()) return Timing::engine_ranks;
+  if (cluster_of(point).class_count() > 1 || !point.overlap.ideal()) return Timing::engine_classes;
+  return Timing::closed_form;
+}
+
+Evaluation evaluate(const RunPoint& point, bool keep_iteration) {
+  return evaluate_with(point, choose_timing(point), keep_iteration);
+}
+
+Evaluation evaluate_with(const RunPoint& point, Timing timing, bool keep_iteration) {
+  const Cluster cluster = cluster_of(point);
+  if (point.spec.builder()) {
+    if (timing != Timing::engine_ranks) {
+      throw ConfigError(fmt::format("'{}' is a standalone builder: only the per-rank engine times it", point.spec.name));
+    }
+    return evaluate_builder(point, cluster);
+  }
+  const Placement placement(point.workload, cluster, point.collective);
+  Iteration iteration{point.schedule->plan(placement.problem), {}};
+  if (timing == Timing::closed_form) {
+    if (placement.classes.size() > 1 || !point.overlap.ideal()) {
+      throw ConfigError("the closed form applies to one speed class without interference only");
+    }
+    if (!keep_iteration) iteration.replay = evaluate_closed_form(placement.problem, iteration.plan);
+  }
+  if (timing != Timing::closed_form || keep_iteration) {
+    iteration.replay = replay(placement.classes, point.workload.layout, iteration.plan, point.overlap);
+  }
+  Evaluation evaluation{measure(point.workload, cluster.size(), iteration), std::nullopt};
+  if (timing == Timing::engine_ranks) add_rank_statistics(point, cluster, evaluation.metrics);
+  if (keep_iteration) evaluation.iteration = std::move(iteration);
+  return evaluation;
+}
+
+}  // namespace mgsim

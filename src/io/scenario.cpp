@@ -1,0 +1,247 @@
+#include "mgsim/io/scenario.hpp"
+
+#include <algorithm>
+#include <unordered_set>
+#include <utility>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "mgsim/error.hpp"
+#include "mgsim/io/config_parts.hpp"
+#include "mgsim/io/json_reader.hpp"
+#include "mgsim/io/trace_io.hpp"
+
+namespace mgsim {
+namespace {
+
+using Element = std::pair<const nlohmann::json*, JsonWhere>;
+
+/// The value of `key` alone, or the elements of a non-empty array: the axis of
+/// a grid. `what` names one element for the error message.
+std::vector<Element> read_axis(JsonReader& top, std::string_view key, std::string_view what) {
+  const nlohmann::json& value = top.required(key);
+  const JsonWhere at = top.where().key(key);
+  if (!value.is_array()) return {{&value, at}};
+  if (value.empty()) at.expected(fmt::format("{} or a non-empty array of them", what), value);
+  std::vector<Element> elements;
+  for (std::size_t i = 0; i < value.size(); ++i) elements.emplace_back(&value[i], at.index(i));
+  return elements;
+}
+
+/// Fails at `where` when `label` is already among `seen`.
+void refuse_repeat(std::vector<std::string>& seen, const std::string& label, const JsonWhere& where) {
+  if (std::find(seen.begin(), seen.end(), label) != seen.end()) where.fail(fmt::format("'{}' given twice", label));
+  seen.push_back(label);
+}
+
+void read_traces(JsonReader& top, Scenario& scenario) {
+  for (const auto& [element, at] : read_axis(top, "trace", "a trace file")) {
+    const std::string label = read_text(*element, at);
+    refuse_repeat(scenario.trace_labels, label, at);
+    scenario.traces.push_back(scenario.file.parent_path() / label);
+  }
+}
+
+/// An axis of distinct integers in [1, kMaxGpus].
+std::vector<int> read_counts(const std::vector<Element>& elements) {
+  std::vector<int> counts;
+  std::vector<std::string> seen;
+  for (const auto& [element, at] : elements) {
+    counts.push_back(static_cast<int>(read_integer(*element, at, 1, kMaxGpus)));
+    refuse_repeat(seen, std::to_string(counts.back()), at);
+  }
+  return counts;
+}
+
+/// Reads the collectives; returns whether any needs measured curves and any a network.
+std::pair<bool, bool> read_collectives(JsonReader& top, Scenario& scenario) {
+  if (!top.has("collective")) return {false, true};
+  bool any_curve = false, any_network = false;
+  scenario.collectives.clear();
+  for (const auto& [element, at] : read_axis(top, "collective", "a collective name")) {
+    const std::string name = read_text(*element, at);
+    refuse_repeat(scenario.collectives, name, at);
+    (at.reporting([&] { return find_collective(name).needs_curve; }) ? any_curve : any_network) = true;
+  }
+  return {any_curve, any_network};
+}
+
+void read_networks(JsonReader& top, Scenario& scenario) {
+  std::vector<std::string> seen;
+  for (const auto& [element, at] : read_axis(top, "network", "a network object")) {
+    JsonReader in(*element, at);
+    NamedNetwork entry;
+    entry.label = in.has("name") ? in.text("name") : fmt::format("net{}", scenario.networks.size());
+    entry.network = read_network(in);
+    refuse_repeat(seen, entry.label, at);
+    scenario.networks.push_back(std::move(entry));
+  }
+}
+
+void read_curves(JsonReader& top, Scenario& scenario) {
+  for (const auto& [element, where] : top.array("curves")) {
+    const std::filesystem::path curve = scenario.file.parent_path() / read_text(*element, where);
+    const CurveFile file = load_curve_file(curve);
+    if (file.collective == CurveCollective::reducescatter) {
+      where.fail(fmt::format("{} is a reduce-scatter curve: no schedule uses one; give all-reduce or all-gather curves",
+                             curve.string()));
+    }
+    auto& all = file.collective == CurveCollective::allgather ? scenario.allgather_curve : scenario.curve;
+    all.insert(all.end(), file.points.begin(), file.points.end());
+    scenario.curve_source += fmt::format("{}{}", scenario.curve_source.empty() ? "" : ", ", curve.string());
+    scenario.inputs.push_back(curve);
+  }
+}
+
+void read_links(JsonReader& top, Scenario& scenario) {
+  const auto [any_curve, any_network] = read_collectives(top, scenario);
+  if (any_network) {
+    read_networks(top, scenario);
+  } else if (top.has("network")) {
+    top.where().key("network").fail("not used by collective 'measured'; remove it");
+  }
+  if (any_curve) {
+    read_curves(top, scenario);
+  } else if (top.has("curves")) {
+    top.where().key("curves").fail(
+        fmt::format("only collective 'measured' uses curves, not '{}'", scenario.collectives.front()));
+  }
+}
+
+/// One schedule entry, whose parameters may be arrays: one spec per
+/// combination, the first parameter (by name) outermost, values in file order.
+void expand_schedule(const nlohmann::json& value, const JsonWhere& where, Scenario& scenario) {
+  std::vector<std::pair<std::string, const nlohmann::json*>> axes;
+  if (value.is_object()) {
+    for (const auto& [key, parameter] : value.items()) {
+      if (key == "name" || !parameter.is_array()) continue;
+      const JsonWhere at = where.key(key);
+      if (parameter.empty()) at.expected("a number or a non-empty array of numbers", parameter);
+      for (std::size_t j = 0; j < parameter.size(); ++j) read_number(parameter[j], at.index(j), 0.0, true);
+      axes.emplace_back(key, &parameter);
+    }
+  }
+  std::vector<std::size_t> digit(axes.size(), 0);
+  while (true) {
+    nlohmann::json combination = value;
+    for (std::size_t a = 0; a < axes.size(); ++a) combination[axes[a].first] = (*axes[a].second)[digit[a]];
+    scenario.schedules.push_back(read_schedule(combination, where, scenario.file.parent_path(), scenario.inputs));
+    std::size_t a = axes.size();
+    while (a > 0 && ++digit[a - 1] == axes[a - 1].second->size()) digit[--a] = 0;
+    if (a == 0) return;
+  }
+}
+
+void read_schedules(JsonReader& top, Scenario& scenario) {
+  if (!top.has("schedules")) {
+    scenario.schedules = default_schedules();
+    return;
+  }
+  std::unordered_set<std::string> labels;
+  for (const auto& [element, at] : top.array("schedules")) {
+    const std::size_t first = scenario.schedules.size();
+    expand_schedule(*element, at, scenario);
+    for (std::size_t s = first; s < scenario.schedules.size(); ++s) {
+      const ScheduleSpec& spec = scenario.schedules[s];
+      check_builder_gpus(spec, scenario.gpus, at);
+      check_unique_label(spec, labels, at);
+      const BuilderInfo* builder = spec.builder();
+      const auto measured = [](const std::string& name) { return find_collective(name).needs_curve; };
+      if (builder && builder->needs_network &&
+          std::any_of(scenario.collectives.begin(), scenario.collectives.end(), measured)) {
+        at.fail(fmt::format("schedule '{}' prices exchanges with a network's alpha and beta; collective 'measured' "
+                            "has none",
+                            builder->name));
+      }
+    }
+  }
+}
+
+/// [{"fraction": f, "speed": s}, ...]: fractions in (0, 1] adding up to at
+/// most 1, speeds in (0, 1000].
+std::vector<SpeedShare> read_speed_classes(JsonReader& top) {
+  std::vector<SpeedShare> shares;
+  double total = 0.0;
+  for (const auto& [element, at] : top.array("speed_classes")) {
+    JsonReader share(*element, at);
+    const double fraction = share.number("fraction", 0.0, false);
+    const double speed = share.number("speed", 0.0, false);
+    share.reject_unknown();
+    if (fraction > 1.0) at.key("fraction").fail(fmt::format("expected a fraction of the GPUs in (0, 1], got {}", fraction));
+    if (speed > 1000.0) at.key("speed").fail(fmt::format("expected a relative speed in (0, 1000], got {}", speed));
+    total += fraction;
+    shares.push_back({fraction, speed});
+  }
+  if (total > 1.0 + 1e-9) {
+    top.where().key("speed_classes").fail(fmt::format("the fractions add up to {}, more than 1", total));
+  }
+  return shares;
+}
+
+}  // namespace
+
+CollectiveSettings Scenario::collective_settings(const Network& network, int per_node) const {
+  CollectiveSettings settings;
+  settings.network = network;
+  settings.gpus_per_node = per_node;
+  settings.curve = curve;
+  settings.curve_source = curve_source;
+  settings.allgather_curve = allgather_curve;
+  settings.message_overhead_s = message_overhead_s;
+  return settings;
+}
+
+std::vector<int> default_gpus() {
+  std::vector<int> gpus;
+  for (int p = 4; p <= 2048; p *= 2) gpus.push_back(p);
+  return gpus;
+}
+
+Scenario load_scenario(const std::filesystem::path& file) {
+  return read_scenario(parse_json_file(file, InputKind::config), file);
+}
+
+Scenario read_scenario(const nlohmann::json& document, const std::filesystem::path& file) {
+  JsonReader top(document, {file.string(), "", InputKind::config});
+  Scenario scenario;
+  scenario.file = file;
+  scenario.canonical = document.dump();
+  if (top.has("description")) top.text("description");
+  read_traces(top, scenario);
+  scenario.gpus = top.has("gpus") ? read_counts(top.array("gpus")) : default_gpus();
+  if (top.has("gpus_per_node")) scenario.gpus_per_node = read_counts(read_axis(top, "gpus_per_node", "an integer"));
+  read_links(top, scenario);
+  if (top.has("overlap")) scenario.overlap = read_overlap(top.object("overlap"));
+  if (top.has("speed_classes")) scenario.speed_classes = read_speed_classes(top);
+  if (top.has("message_overhead_s")) {
+    scenario.message_overhead_s = top.number("message_overhead_s", 0.0, true, kMaxMessageOverhead);
+  }
+  read_schedules(top, scenario);
+  scenario.message_unit = read_message_unit(top);
+  for (ScheduleSpec& spec : scenario.schedules) spec.unit = scenario.message_unit;
+  if (top.has("variability")) {
+    scenario.variability =
+        read_variability(top.object("variability"), *std::min_element(scenario.gpus.begin(), scenario.gpus.end()));
+  }
+  scenario.iterations = read_iterations(top);
+  check_builder_delays(scenario.schedules, scenario.variability, top.where());
+  top.reject_unknown();
+  scenario.inputs.insert(scenario.inputs.end(), scenario.traces.begin(), scenario.traces.end());
+  return scenario;
+}
+
+void require_one_of_each(const Scenario& scenario, std::string_view command) {
+  const auto one = [&](std::string_view key, std::size_t count) {
+    if (count <= 1) return;
+    JsonWhere{scenario.file.string(), std::string(key), InputKind::config}.fail(fmt::format(
+        "{} values given: '{}' takes one; a grid of them is a sweep (mgsim sweep -c {})", count, command,
+        scenario.file.string()));
+  };
+  one("trace", scenario.traces.size());
+  one("gpus_per_node", scenario.gpus_per_node.size());
+  one("collective", scenario.collectives.size());
+  one("network", scenario.networks.size());
+}
+
+}  // namespace mgsim
