@@ -11,7 +11,7 @@
 
 #include "mgsim/app/run_set.hpp"
 #include "mgsim/io/report.hpp"
-#include "mgsim/io/run_config.hpp"
+#include "mgsim/io/scenario.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/plan.hpp"
 #include "mgsim/replay.hpp"
@@ -109,14 +109,13 @@ void BM_ClosedForm(benchmark::State& state, const char* schedule_name) {
 }
 
 /// `mgsim run -c configs/googlenet-k80-ring.json` without process start-up
-/// and without printing: load config and trace, execute_run_config(), format_report().
+/// and without printing: load config and trace, execute_runs(), format_report().
 void BM_RunConfigGoogleNet(benchmark::State& state) {
   const std::string file = std::string(MGSIM_SOURCE_DIR) + "/configs/googlenet-k80-ring.json";
   std::size_t rows = 0;
   for (auto _ : state) {
-    const mgsim::RunConfig config = mgsim::load_run_config(file);
-    const mgsim::Workload workload(mgsim::load_trace(config.trace));
-    const auto results = mgsim::rows_of(mgsim::execute_run_config(config, workload));
+    mgsim::WorkloadCache cache;
+    const auto results = mgsim::rows_of(mgsim::execute_runs(mgsim::RunGrid(mgsim::load_scenario(file), cache)));
     const std::string report = mgsim::format_report(results, mgsim::ReportFormat::table);
     rows = results.size();
     benchmark::DoNotOptimize(report.data());

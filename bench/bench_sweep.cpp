@@ -64,8 +64,9 @@ void BM_Sweep1000(benchmark::State& state) {
   std::size_t runs = 0;
   std::size_t bytes = 0;
   for (auto _ : state) {
-    const mgsim::Sweep sweep(mgsim::load_sweep_config(inputs.config()));
-    std::string csv = mgsim::Sweep::header();
+    mgsim::WorkloadCache cache;
+    const mgsim::RunGrid sweep(mgsim::load_scenario(inputs.config()), cache);
+    std::string csv = mgsim::RunGrid::header();
     mgsim::run_sweep(sweep, {}, 0, threads, [&](std::string_view rows, std::size_t) { csv += rows; });
     runs = sweep.size();
     bytes = csv.size();
@@ -97,7 +98,8 @@ void BM_Sweep100k(benchmark::State& state) {
   write_trace(inputs.config().parent_path() / "synthetic-64.json", mgsim::bench::synthetic_trace(64, 64));
   std::size_t runs = 0;
   for (auto _ : state) {
-    const mgsim::Sweep sweep(mgsim::load_sweep_config(config));
+    mgsim::WorkloadCache cache;
+    const mgsim::RunGrid sweep(mgsim::load_scenario(config), cache);
     std::size_t bytes = 0;
     mgsim::run_sweep(sweep, {}, 0, 1, [&](std::string_view rows, std::size_t) { bytes += rows.size(); });
     runs = sweep.size();

@@ -21,16 +21,12 @@ constexpr SimTime kMs = 1'000'000;
 
 /// Four layers of one 1 MiB tensor (1-byte elements), 10 ms of backward
 /// each, no forward: tensors are ready at 10, 20, 30 and 40 ms.
-Workload four_layers() { return Workload(make_trace({0.01, 0.01, 0.01, 0.01}, {kMiB, kMiB, kMiB, kMiB})); }
+Trace four_layers() { return make_trace({0.01, 0.01, 0.01, 0.01}, {kMiB, kMiB, kMiB, kMiB}); }
 
-/// Ring on 2 GPUs with no latency and no reduction cost: T(M) = M b, here 10 ms per MiB.
-RunConfig ring_on_two_gpus() {
-  RunConfig config;
-  config.gpus = {2};
-  config.collective = "ring";
-  const Link link{0.0, 0.01 / static_cast<double>(kMiB), 0.0};
-  config.collective_settings.network = {link, link};
-  return config;
+/// `trace` with ring on 2 GPUs with no latency and no reduction cost: T(M) = M b, here 10 ms per MiB.
+std::vector<KnobAdvice> advise_on_two_gpus(Trace trace) {
+  WorkloadCache cache;
+  return advise(ring_scenario(cache, std::move(trace), {2}, {0.0, 0.01 / static_cast<double>(kMiB), 0.0}), cache);
 }
 
 }  // namespace
@@ -44,8 +40,7 @@ TEST_CASE("advise: tries 0.25 MiB to 1024 MiB in powers of two", "[advise]") {
 }
 
 TEST_CASE("advise: DDP's best cap sends each tensor alone; the default merges three and loses 40%", "[advise]") {
-  const Workload workload = four_layers();
-  const std::vector<KnobAdvice> advice = advise(ring_on_two_gpus(), workload);
+  const std::vector<KnobAdvice> advice = advise_on_two_gpus(four_layers());
   REQUIRE(advice.size() == 3);
   const KnobAdvice& ddp = advice[0];
   CHECK(ddp.schedule == "ddp");
@@ -73,7 +68,7 @@ TEST_CASE("advise: DDP's best cap sends each tensor alone; the default merges th
 TEST_CASE("advise: when no threshold beats Horovod's default, the default is the advice", "[advise]") {
   // Tensors become ready 10 ms apart while the cycle is 1 ms: every tensor is
   // sent alone at its own wake-up whatever the threshold: 50 ms, as the optimum.
-  const std::vector<KnobAdvice> advice = advise(ring_on_two_gpus(), four_layers());
+  const std::vector<KnobAdvice> advice = advise_on_two_gpus(four_layers());
   REQUIRE(advice.size() == 3);
   const KnobAdvice& horovod = advice[1];
   CHECK(horovod.schedule == "horovod");
@@ -98,12 +93,10 @@ TEST_CASE("advise: when no threshold beats Horovod's default, the default is the
 
 TEST_CASE("advise: the best value is the minimum over everything tried", "[advise]") {
   std::mt19937_64 rng(11);
-  RunConfig config = ring_on_two_gpus();
-  config.gpus = {4, 64, 1024};
-  config.collective_settings.network.inter = config.collective_settings.network.intra = {50e-6, 1e-9, 0.0};
   for (int round = 0; round < 10; ++round) {
-    const Workload workload(random_trace(rng, 40));
-    for (const KnobAdvice& a : advise(config, workload)) {
+    WorkloadCache cache;
+    const Scenario scenario = ring_scenario(cache, random_trace(rng, 40), {4, 64, 1024}, {50e-6, 1e-9, 0.0});
+    for (const KnobAdvice& a : advise(scenario, cache)) {
       SimTime minimum = a.at_default;
       for (const auto& [value, time] : a.tried) minimum = std::min(minimum, time);
       CHECK(a.best == minimum);
@@ -113,7 +106,7 @@ TEST_CASE("advise: the best value is the minimum over everything tried", "[advis
 }
 
 TEST_CASE("advise: the report comes as a table, CSV or JSON", "[advise]") {
-  const std::vector<KnobAdvice> advice = advise(ring_on_two_gpus(), four_layers());
+  const std::vector<KnobAdvice> advice = advise_on_two_gpus(four_layers());
   const std::string table = format_advice(advice, "four", "ring", ReportFormat::table);
   CHECK(table.find("0.25") != std::string::npos);
   CHECK(table.find("128 (default)") != std::string::npos);

@@ -6,7 +6,7 @@
 
 #include "mgsim/app/run_set.hpp"
 #include "mgsim/error.hpp"
-#include "mgsim/io/run_config.hpp"
+#include "mgsim/io/scenario.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/iteration.hpp"
 #include "test_support.hpp"
@@ -199,15 +199,15 @@ TEST_CASE("one lookup resolves a config's schedule name to a schedule or a build
 
 TEST_CASE("a run config names the builders like schedules, with text, boolean and graph-file parameters") {
   const std::filesystem::path file = std::filesystem::path(MGSIM_SOURCE_DIR) / "tests/data/graphs/config-petersen.json";
-  const RunConfig config = load_run_config(file);
+  const Scenario config = load_scenario(file);
   REQUIRE(config.schedules.size() == 4);
   CHECK(config.schedules[0].builder() == nullptr);
   CHECK(config.schedules[1].label() == "dpsgd(barrier=true,topology=petersen.txt)");
   REQUIRE(config.schedules[1].graph.has_value());
   CHECK(config.schedules[1].graph->edges().size() == 15);
   CHECK(config.schedules[3].label() == "nbsgd(k=10,trigger=kth)");
-  const Workload workload(load_trace(config.trace));
-  const std::vector<RunOutcome> outcomes = execute_run_config(config, workload);
+  WorkloadCache cache;
+  const std::vector<RunOutcome> outcomes = execute_runs(RunGrid(config, cache));
   REQUIRE(outcomes.size() == 4);
   // MATCHA with budget 1 on the file's graph is D-PSGD on it, through the whole run path.
   CHECK(outcomes[2].row.metrics.iteration == outcomes[1].row.metrics.iteration);

@@ -18,7 +18,8 @@
 #include <nlohmann/json.hpp>
 
 #include "mgsim/error.hpp"
-#include "mgsim/io/run_config.hpp"
+#include "mgsim/app/run_grid.hpp"
+#include "mgsim/io/scenario.hpp"
 #include "mgsim/io/trace_io.hpp"
 
 namespace {
@@ -469,6 +470,20 @@ TEST_CASE("curve loader rejects malformed curves", "[loaders][curve]") {
 
 // ---- run config ------------------------------------------------------------------------------------------
 
+/// What `mgsim run` reads: the scenario with one of each axis.
+mgsim::Scenario load_run_config(const fs::path& file) {
+  mgsim::Scenario scenario = mgsim::load_scenario(file);
+  mgsim::require_one_of_each(scenario, "mgsim run");
+  return scenario;
+}
+
+/// What `mgsim run` checks before it runs: the scenario read, its grid built
+/// (traces loaded, every cost model asked at every GPU count).
+void check_run_config(const fs::path& file) {
+  mgsim::WorkloadCache cache;
+  const mgsim::RunGrid grid(load_run_config(file), cache);
+}
+
 /// Writes `config` as run.json next to a valid t.json and requires
 /// load_run_config to reject it with a ConfigError naming the file.
 void require_config_error(const json& config, std::initializer_list<std::string> fragments) {
@@ -476,27 +491,27 @@ void require_config_error(const json& config, std::initializer_list<std::string>
   dir.write("t.json", valid_trace());
   dir.write("c.json", valid_curve());
   const fs::path file = dir.write("run.json", config);
-  require_error<mgsim::ConfigError>([&] { mgsim::load_run_config(file); }, {file.string()});
-  require_error<mgsim::ConfigError>([&] { mgsim::load_run_config(file); }, fragments);
+  require_error<mgsim::ConfigError>([&] { check_run_config(file); }, {file.string()});
+  require_error<mgsim::ConfigError>([&] { check_run_config(file); }, fragments);
 }
 
 TEST_CASE("config loader accepts the acceptance config as it stands", "[loaders][config]") {
   TempDir dir;
   dir.write("t.json", valid_trace());
   const fs::path file = dir.write("run.json", std::string(kAcceptanceConfig));
-  const mgsim::RunConfig config = mgsim::load_run_config(file);
-  CHECK(config.trace == dir.path() / "t.json");
+  const mgsim::Scenario config = load_run_config(file);
+  CHECK(config.traces.front() == dir.path() / "t.json");
   CHECK(config.gpus == std::vector<int>{4, 16, 2048});
-  CHECK(config.gpus_per_node == 1);
-  CHECK(config.collective == "ring");
-  CHECK(config.collective_settings.gpus_per_node == 1);
-  const mgsim::Network& network = config.collective_settings.network;
+  CHECK(config.gpus_per_node.front() == 1);
+  CHECK(config.collectives.front() == "ring");
+  CHECK(config.gpus_per_node.front() == 1);
+  const mgsim::Network& network = config.networks.front().network;
   CHECK(network.inter.alpha_s == Approx(45.25e-6));
   CHECK(network.inter.beta_s_per_byte == 9.93e-10);
   CHECK(network.inter.gamma_s_per_byte == 2.5e-9);
   CHECK(network.intra.alpha_s == network.inter.alpha_s);
   CHECK(network.intra.beta_s_per_byte == network.inter.beta_s_per_byte);
-  CHECK(config.collective_settings.curve.empty());
+  CHECK(config.curve.empty());
   const std::vector<std::string> names{"wfbp", "single", "mgwfbp", "optimal", "ddp", "horovod"};
   REQUIRE(config.schedules.size() == names.size());
   for (std::size_t i = 0; i < names.size(); ++i) {
@@ -505,7 +520,7 @@ TEST_CASE("config loader accepts the acceptance config as it stands", "[loaders]
     CHECK(config.schedules[i].label() == names[i]);
   }
   // ... and its trace loads.
-  CHECK(mgsim::load_trace(config.trace).layers.size() == 2);
+  CHECK(mgsim::load_trace(config.traces.front()).layers.size() == 2);
 }
 
 TEST_CASE("config loader resolves the trace against the config's folder", "[loaders][config]") {
@@ -514,15 +529,15 @@ TEST_CASE("config loader resolves the trace against the config's folder", "[load
   json config = valid_config();
   config["trace"] = "../traces/t.json";
   const fs::path file = dir.write("configs/run.json", config);
-  const mgsim::RunConfig loaded = mgsim::load_run_config(file);
-  CHECK(loaded.trace == dir.path() / "configs" / ".." / "traces" / "t.json");
-  CHECK(fs::equivalent(loaded.trace, dir.path() / "traces" / "t.json"));
-  CHECK(mgsim::load_trace(loaded.trace).model == "tiny");
+  const mgsim::Scenario loaded = load_run_config(file);
+  CHECK(loaded.traces.front() == dir.path() / "configs" / ".." / "traces" / "t.json");
+  CHECK(fs::equivalent(loaded.traces.front(), dir.path() / "traces" / "t.json"));
+  CHECK(mgsim::load_trace(loaded.traces.front()).model == "tiny");
 
   SECTION("an absolute trace path is kept") {
     config["trace"] = (dir.path() / "traces" / "t.json").string();
     const fs::path absolute = dir.write("configs/abs.json", config);
-    CHECK(mgsim::load_run_config(absolute).trace == dir.path() / "traces" / "t.json");
+    CHECK(load_run_config(absolute).traces.front() == dir.path() / "traces" / "t.json");
   }
 }
 
@@ -531,7 +546,7 @@ TEST_CASE("config loader reads schedule objects with parameters", "[loaders][con
   json config = valid_config();
   config["schedules"] = json::parse(
       R"(["ddp", {"name": "ddp", "bucket_cap_mb": 50}, {"name": "horovod", "copy_s_per_byte": 0}, {"name": "wfbp"}])");
-  const mgsim::RunConfig loaded = mgsim::load_run_config(dir.write("run.json", config));
+  const mgsim::Scenario loaded = load_run_config(dir.write("run.json", config));
   REQUIRE(loaded.schedules.size() == 4);
   CHECK(loaded.schedules[0].label() == "ddp");
   CHECK(loaded.schedules[0].params.empty());
@@ -547,7 +562,7 @@ TEST_CASE("config loader gives every dense schedule when none is named", "[loade
   TempDir dir;
   json config = valid_config();
   config.erase("schedules");
-  const mgsim::RunConfig loaded = mgsim::load_run_config(dir.write("run.json", config));
+  const mgsim::Scenario loaded = load_run_config(dir.write("run.json", config));
   const std::vector<std::string> dense{"wfbp", "single", "mgwfbp", "optimal", "ddp", "horovod"};
   REQUIRE(loaded.schedules.size() == dense.size());
   for (std::size_t i = 0; i < loaded.schedules.size(); ++i) {
@@ -564,12 +579,12 @@ TEST_CASE("config loader reads a two-level network and a description", "[loaders
   config["collective"] = "hierarchical";
   config["network"] = json::parse(R"({"intra": {"alpha_us": 1, "beta_s_per_byte": 1e-11},
                                       "inter": {"alpha_us": 10, "beta_s_per_byte": 1e-9, "gamma_s_per_byte": 1e-10}})");
-  const mgsim::RunConfig loaded = mgsim::load_run_config(dir.write("run.json", config));
-  CHECK(loaded.gpus_per_node == 4);
-  CHECK(loaded.collective_settings.gpus_per_node == 4);
-  CHECK(loaded.collective_settings.network.intra.alpha_s == Approx(1e-6));
-  CHECK(loaded.collective_settings.network.intra.gamma_s_per_byte == 0.0);
-  CHECK(loaded.collective_settings.network.inter.beta_s_per_byte == 1e-9);
+  const mgsim::Scenario loaded = load_run_config(dir.write("run.json", config));
+  CHECK(loaded.gpus_per_node.front() == 4);
+  CHECK(loaded.gpus_per_node.front() == 4);
+  CHECK(loaded.networks.front().network.intra.alpha_s == Approx(1e-6));
+  CHECK(loaded.networks.front().network.intra.gamma_s_per_byte == 0.0);
+  CHECK(loaded.networks.front().network.inter.beta_s_per_byte == 1e-9);
 }
 
 TEST_CASE("config loader loads the curves of collective measured", "[loaders][config][curve]") {
@@ -579,9 +594,9 @@ TEST_CASE("config loader loads the curves of collective measured", "[loaders][co
   config.erase("network");
   config["collective"] = "measured";
   config["curves"] = {"curves/c.json"};
-  const mgsim::RunConfig loaded = mgsim::load_run_config(dir.write("run.json", config));
-  CHECK(loaded.collective_settings.curve.size() == 3);
-  CHECK_THAT(loaded.collective_settings.curve_source, Catch::Contains("c.json"));
+  const mgsim::Scenario loaded = load_run_config(dir.write("run.json", config));
+  CHECK(loaded.curve.size() == 3);
+  CHECK_THAT(loaded.curve_source, Catch::Contains("c.json"));
 }
 
 TEST_CASE("config loader takes all-gather curves for the sparse schedules, refuses reduce-scatter ones",
@@ -595,9 +610,9 @@ TEST_CASE("config loader takes all-gather curves for the sparse schedules, refus
   config.erase("network");
   config["collective"] = "measured";
   config["curves"] = {"curves/c.json", "curves/ag.json"};
-  const mgsim::RunConfig loaded = mgsim::load_run_config(dir.write("run.json", config));
-  CHECK(loaded.collective_settings.curve.size() == 3);
-  CHECK(loaded.collective_settings.allgather_curve.size() == 3);
+  const mgsim::Scenario loaded = load_run_config(dir.write("run.json", config));
+  CHECK(loaded.curve.size() == 3);
+  CHECK(loaded.allgather_curve.size() == 3);
   // An all-gather curve is not an all-reduce curve, wherever one is asked for.
   require_error<mgsim::CurveError>([&] { mgsim::load_curve(dir.path() / "curves/ag.json"); },
                                    {"ag.json", "expected an \"allreduce\" curve here, got \"allgather\""});
@@ -605,37 +620,37 @@ TEST_CASE("config loader takes all-gather curves for the sparse schedules, refus
   scatter["collective"] = "reducescatter";
   dir.write("curves/rs.json", scatter);
   config["curves"] = {"curves/rs.json"};
-  require_error<mgsim::ConfigError>([&] { mgsim::load_run_config(dir.write("run.json", config)); },
+  require_error<mgsim::ConfigError>([&] { load_run_config(dir.write("run.json", config)); },
                                     {"rs.json is a reduce-scatter curve: no schedule uses one"});
 }
 
 TEST_CASE("config loader loads the shipped configs", "[loaders][config]") {
   for (const char* name : {"googlenet-k80-ring.json", "googlenet-k80-measured.json"}) {
     INFO(name);
-    const mgsim::RunConfig config = mgsim::load_run_config(source_dir() / "configs" / name);
-    CHECK(fs::equivalent(config.trace, source_dir() / "traces" / "googlenet-k80.json"));
+    const mgsim::Scenario config = load_run_config(source_dir() / "configs" / name);
+    CHECK(fs::equivalent(config.traces.front(), source_dir() / "traces" / "googlenet-k80.json"));
     CHECK(config.schedules.size() == 6);
     CHECK_FALSE(config.gpus.empty());
-    CHECK(mgsim::load_trace(config.trace).layers.size() == 64);
+    CHECK(mgsim::load_trace(config.traces.front()).layers.size() == 64);
   }
-  const mgsim::RunConfig measured = mgsim::load_run_config(source_dir() / "configs" / "googlenet-k80-measured.json");
-  CHECK(measured.collective == "measured");
+  const mgsim::Scenario measured = load_run_config(source_dir() / "configs" / "googlenet-k80-measured.json");
+  CHECK(measured.collectives.front() == "measured");
   CHECK(measured.gpus == std::vector<int>{2, 4, 8});
-  CHECK_FALSE(measured.collective_settings.curve.empty());
-  const mgsim::RunConfig ring = mgsim::load_run_config(source_dir() / "configs" / "googlenet-k80-ring.json");
-  CHECK(ring.collective == "ring");
+  CHECK_FALSE(measured.curve.empty());
+  const mgsim::Scenario ring = load_run_config(source_dir() / "configs" / "googlenet-k80-ring.json");
+  CHECK(ring.collectives.front() == "ring");
   CHECK(ring.gpus.back() == 2048);
 }
 
 TEST_CASE("config loader rejects an unreadable or malformed file", "[loaders][config]") {
   TempDir dir;
   const fs::path missing = dir.path() / "no-such-config.json";
-  require_error<mgsim::ConfigError>([&] { mgsim::load_run_config(missing); }, {missing.string(), "cannot read"});
+  require_error<mgsim::ConfigError>([&] { load_run_config(missing); }, {missing.string(), "cannot read"});
   const fs::path malformed = dir.write("bad.json", std::string(R"({"trace": "t.json" "gpus": [4]})"));
-  require_error<mgsim::ConfigError>([&] { mgsim::load_run_config(malformed); },
+  require_error<mgsim::ConfigError>([&] { load_run_config(malformed); },
                                     {malformed.string(), "malformed JSON"});
   const fs::path array = dir.write("array.json", std::string("[]"));
-  require_error<mgsim::ConfigError>([&] { mgsim::load_run_config(array); }, {array.string(), "an object"});
+  require_error<mgsim::ConfigError>([&] { load_run_config(array); }, {array.string(), "an object"});
 }
 
 TEST_CASE("config loader rejects wrong keys and GPU counts", "[loaders][config]") {
@@ -806,7 +821,7 @@ TEST_CASE("config loader rejects a curve file that does not exist or is wrong", 
   SECTION("missing curve file: the message names that file") {
     config["curves"] = {"no-such-curve.json"};
     const fs::path file = dir.write("run.json", config);
-    const std::string message = message_of<mgsim::CurveError>([&] { mgsim::load_run_config(file); });
+    const std::string message = message_of<mgsim::CurveError>([&] { load_run_config(file); });
     CHECK_THAT(message, Catch::Contains((dir.path() / "no-such-curve.json").string()));
   }
   SECTION("a bad curve file is a CurveError naming the curve file and key") {
@@ -815,7 +830,7 @@ TEST_CASE("config loader rejects a curve file that does not exist or is wrong", 
     const fs::path curve_file = dir.write("c.json", curve);
     config["curves"] = {"c.json"};
     const fs::path file = dir.write("run.json", config);
-    require_error<mgsim::CurveError>([&] { mgsim::load_run_config(file); },
+    require_error<mgsim::CurveError>([&] { load_run_config(file); },
                                      {curve_file.string(), "points[1].seconds"});
   }
 }
@@ -835,7 +850,7 @@ TEST_CASE("config loader reads per-layer densities and a selection curve for spa
   json config = valid_config();
   config["schedules"] = json::parse(
       R"([{"name": "lags", "density": 0.01, "layer_density": {"conv1": 0.5}, "selection_curve": "topk.json"}])");
-  const mgsim::RunConfig loaded = mgsim::load_run_config(dir.write("run.json", config));
+  const mgsim::Scenario loaded = load_run_config(dir.write("run.json", config));
   REQUIRE(loaded.schedules.size() == 1);
   const mgsim::ScheduleSpec& spec = loaded.schedules[0];
   CHECK(spec.sparse.layer_density.at("conv1") == 0.5);
@@ -852,7 +867,7 @@ TEST_CASE("config loader rejects bad sparse options", "[loaders][config]") {
     json config = valid_config();
     config["schedules"] = json::parse(schedules);
     const fs::path file = dir.write("run.json", config);
-    require_error<mgsim::ConfigError>([&] { mgsim::load_run_config(file); }, fragments);
+    require_error<mgsim::ConfigError>([&] { load_run_config(file); }, fragments);
   };
   reject(R"([{"name": "wfbp", "layer_density": {"conv1": 0.5}}])", {"schedules[0]", "sparse schedules only"});
   reject(R"([{"name": "lags", "layer_density": {"conv1": 0}}])", {"schedules[0].layer_density.conv1", "> 0"});
@@ -861,7 +876,7 @@ TEST_CASE("config loader rejects bad sparse options", "[loaders][config]") {
   json config = valid_config();
   config["schedules"] = json::parse(R"([{"name": "lags", "selection_curve": "missing.json"}])");
   const fs::path file = dir.write("run.json", config);
-  require_error<mgsim::CurveError>([&] { mgsim::load_run_config(file); }, {"missing.json", "cannot read"});
+  require_error<mgsim::CurveError>([&] { load_run_config(file); }, {"missing.json", "cannot read"});
   json duplicate = selection_curve_file();
   duplicate["points"][1]["elements"] = 1000;
   const fs::path curve = dir.write("dup.json", duplicate);
@@ -876,7 +891,7 @@ TEST_CASE("config loader reads variability and iterations", "[loaders][config][v
   config["iterations"] = 250;
   config["variability"] = json::parse(R"({"law": "bernoulli", "probability": 0.25, "per": "layer", "seed": 7,
                                           "stragglers": {"ranks": [3, 0], "speed": 0.5}})");
-  const mgsim::RunConfig loaded = mgsim::load_run_config(dir.write("c.json", config));
+  const mgsim::Scenario loaded = load_run_config(dir.write("c.json", config));
   CHECK(loaded.iterations == 250);
   const mgsim::Variability& v = loaded.variability;
   CHECK(v.law == "bernoulli");
@@ -886,7 +901,7 @@ TEST_CASE("config loader reads variability and iterations", "[loaders][config][v
   CHECK(v.stragglers.ranks == std::vector<int>{3, 0});
   CHECK(v.stragglers.speed == 0.5);
 
-  const mgsim::RunConfig plain = mgsim::load_run_config(dir.write("p.json", valid_config()));
+  const mgsim::Scenario plain = load_run_config(dir.write("p.json", valid_config()));
   CHECK(plain.variability.none());
   CHECK(plain.iterations == 100);  // the documented default
 }

@@ -4,7 +4,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <memory>
 #include <random>
 #include <vector>
 
@@ -17,47 +16,19 @@ using namespace mgsim::test;
 
 namespace {
 
-/// A schedule that counts how often it is asked for a plan.
-class CountingSchedule : public Schedule {
- public:
-  CountingSchedule(std::unique_ptr<Schedule> inner, int& plans) : inner_(std::move(inner)), plans_(&plans) {}
-  Plan plan(const CommProblem& problem) const override {
-    ++*plans_;
-    return inner_->plan(problem);
-  }
+const Link kLink{1e-5, 1e-9, 0.0};
 
- private:
-  std::unique_ptr<Schedule> inner_;
-  int* plans_;
-};
-
-RunConfig ring_config() {
-  RunConfig config;
-  config.gpus = {2, 8, 32};
-  config.collective = "ring";
-  const Link link{1e-5, 1e-9, 0.0};
-  config.collective_settings.network = {link, link};
-  config.schedules = {ScheduleSpec{"wfbp", {}, {}, {}}, ScheduleSpec{"mgwfbp", {}, {}, {}}};
-  return config;
-}
+std::vector<ScheduleSpec> wfbp_and_mgwfbp() { return {ScheduleSpec{"wfbp"}, ScheduleSpec{"mgwfbp"}}; }
 
 }  // namespace
 
-TEST_CASE("run set: each schedule is built once and each run planned once", "[run_set]") {
+TEST_CASE("run set: the report and the timeline come from the same iterations", "[run_set]") {
   std::mt19937_64 rng(3);
-  const Workload workload(random_trace(rng, 20, true));
-  const RunConfig config = ring_config();
-  int builds = 0, plans = 0;
-  const auto counting = [&](const ScheduleSpec& spec) -> std::unique_ptr<Schedule> {
-    ++builds;
-    return std::make_unique<CountingSchedule>(spec.build(), plans);
-  };
-  std::vector<RunOutcome> outcomes = execute_run_config(config, workload, counting);
-  // Both the report and the timeline come from these outcomes, with no further planning.
+  WorkloadCache cache;
+  const RunGrid grid(ring_scenario(cache, random_trace(rng, 20, true), {2, 8, 32}, kLink, wfbp_and_mgwfbp()), cache);
+  std::vector<RunOutcome> outcomes = execute_runs(grid);
   const std::vector<RunRow> rows = rows_of(outcomes);
   const std::vector<IterationTrace> timeline = timeline_iterations(std::move(outcomes));
-  CHECK(builds == 2);     // wfbp, mgwfbp
-  CHECK(plans == 3 * 2);  // 3 GPU counts x 2 schedules
   REQUIRE(rows.size() == 6);
   REQUIRE(timeline.size() == 6);
   CHECK(timeline[0].label == "2 GPUs, wfbp");
@@ -70,14 +41,15 @@ TEST_CASE("run set: each schedule is built once and each run planned once", "[ru
 
 TEST_CASE("run set: rows come GPU counts outer and agree with simulate()", "[run_set]") {
   std::mt19937_64 rng(5);
-  const Workload workload(random_trace(rng, 30, true));
-  const RunConfig config = ring_config();
-  const std::vector<RunRow> rows = rows_of(execute_run_config(config, workload));
-  const auto ring = find_collective("ring").make(config.collective_settings);
+  WorkloadCache cache;
+  const RunGrid grid(ring_scenario(cache, random_trace(rng, 30, true), {2, 8, 32}, kLink, wfbp_and_mgwfbp()), cache);
+  const Workload& workload = grid.workload(0);
+  const std::vector<RunRow> rows = rows_of(execute_runs(grid));
+  const auto ring = find_collective("ring").make({{kLink, kLink}});
   REQUIRE(rows.size() == 6);
   for (std::size_t r = 0; r < rows.size(); ++r) {
-    const int gpus = config.gpus[r / 2];
-    const ScheduleSpec& spec = config.schedules[r % 2];
+    const int gpus = grid.scenario().gpus[r / 2];
+    const ScheduleSpec& spec = grid.scenario().schedules[r % 2];
     const RunMetrics expected = simulate(workload, *ring, *spec.build(), gpus);
     CHECK(rows[r].schedule == spec.label());
     CHECK(rows[r].collective == "ring");

@@ -16,8 +16,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "mgsim/io/run_config.hpp"
-#include "mgsim/io/sweep_config.hpp"
+#include "mgsim/io/scenario.hpp"
 
 using namespace mgsim;
 
@@ -45,14 +44,14 @@ TEST_CASE("shipped 10 GbE constants are the MG-WFBP authors' beta = 1.2 / (9 Gbi
   CHECK(kAuthorsBeta == Approx(9.934e-10).epsilon(1e-4));  // the figure the docs quote
   for (const char* config : {"configs/googlenet-k80-ring.json", "configs/googlenet-k80-sparse.json"}) {
     INFO(config);
-    const RunConfig loaded = load_run_config(kSource / config);
-    CHECK(loaded.collective_settings.network.inter.beta_s_per_byte == Approx(kAuthorsBeta).epsilon(1e-12));
-    CHECK(loaded.collective_settings.network.inter.alpha_s == Approx(45.25e-6));
+    const Scenario loaded = load_scenario(kSource / config);
+    CHECK(loaded.networks.at(0).network.inter.beta_s_per_byte == Approx(kAuthorsBeta).epsilon(1e-12));
+    CHECK(loaded.networks.at(0).network.inter.alpha_s == Approx(45.25e-6));
   }
   CHECK(beta_in_script(kSource / "scripts/mgwfbp_study.sh") == Approx(kAuthorsBeta).epsilon(1e-12));
-  const SweepConfig bench = load_sweep_config(kSource / "configs/sweep-bench.json");
+  const Scenario bench = load_scenario(kSource / "configs/sweep-bench.json");
   const auto ten_gbe = std::find_if(bench.networks.begin(), bench.networks.end(),
-                                    [](const SweepNetwork& network) { return network.label == "10GbE"; });
+                                    [](const NamedNetwork& network) { return network.label == "10GbE"; });
   REQUIRE(ten_gbe != bench.networks.end());
   CHECK(ten_gbe->network.inter.beta_s_per_byte == Approx(kAuthorsBeta).epsilon(1e-12));
 }

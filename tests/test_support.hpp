@@ -7,7 +7,9 @@
 #include <random>
 #include <vector>
 
+#include "mgsim/app/run_grid.hpp"
 #include "mgsim/collective.hpp"
+#include "mgsim/io/scenario.hpp"
 #include "mgsim/plan.hpp"
 #include "mgsim/replay.hpp"
 #include "mgsim/simulation.hpp"
@@ -80,6 +82,21 @@ inline std::vector<std::pair<int, int>> ranges(const Plan& plan) {
   std::vector<std::pair<int, int>> out;
   for (const Message& m : plan) out.emplace_back(m.begin, m.end);
   return out;
+}
+
+/// A scenario of `trace` (put into `cache` as "trace.json") on `gpus`, ring
+/// all-reduce over one flat `link`, running `schedules`.
+inline Scenario ring_scenario(WorkloadCache& cache, Trace trace, std::vector<int> gpus, Link link,
+                              std::vector<ScheduleSpec> schedules = {}) {
+  Scenario scenario;
+  scenario.file = "test.json";
+  scenario.trace_labels = {"trace.json"};
+  scenario.traces = {"trace.json"};
+  cache.put("trace.json", std::move(trace));
+  scenario.gpus = std::move(gpus);
+  scenario.networks = {{"net0", {link, link}}};
+  scenario.schedules = std::move(schedules);
+  return scenario;
 }
 
 }  // namespace mgsim::test

@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "mgsim/error.hpp"
-#include "mgsim/app/sweep.hpp"
-#include "mgsim/io/sweep_config.hpp"
+#include "mgsim/app/run_grid.hpp"
+#include "mgsim/io/scenario.hpp"
 #include "mgsim/version.hpp"
 #include "test_support.hpp"
 #include "test_sweep_support.hpp"
@@ -35,6 +35,13 @@ std::filesystem::path write_sweep(const SweepTempDir& dir, const json& config) {
   return dir.write_json("sweep.json", config);
 }
 
+/// A grid with the cache its traces live in.
+struct Loaded {
+  explicit Loaded(const std::filesystem::path& file) : grid(load_scenario(file), cache) {}
+  WorkloadCache cache;
+  RunGrid grid;
+};
+
 json base_config() { return {{"trace", "a.json"}, {"network", kLink}, {"gpus", {2, 4}}, {"schedules", {"wfbp"}}}; }
 
 /// The message of the error loading (and building) the sweep with `key` set to `value`.
@@ -48,7 +55,7 @@ std::string error_with(const std::string& key, const json& value) {
   }
   const auto file = write_sweep(dir, config);
   try {
-    const Sweep sweep(load_sweep_config(file));
+    const Loaded loaded(file);
   } catch (const Error& error) {
     const std::string message = error.what();
     CHECK_THAT(message, Contains(file.string()));
@@ -67,7 +74,8 @@ TEST_CASE("sweep: the grid is the product of the lists, trace outermost and sche
                        {"collective", {"ring", "tree"}},
                        {"network", {json{{"name", "slow"}, {"alpha_us", 100}, {"beta_s_per_byte", 1e-8}}, kLink}},
                        {"schedules", {"wfbp", json{{"name", "ddp"}, {"bucket_cap_mb", {1, 4}}}}}};
-  const Sweep sweep(load_sweep_config(write_sweep(dir, config)));
+  const Loaded loaded(write_sweep(dir, config));
+  const RunGrid& sweep = loaded.grid;
   // 2 traces x (2 collectives x 2 networks) x 2 GPU counts x 3 schedules.
   REQUIRE(sweep.size() == 48);
   REQUIRE(sweep.links().size() == 4);
@@ -75,21 +83,21 @@ TEST_CASE("sweep: the grid is the product of the lists, trace outermost and sche
   CHECK(sweep.links()[1].network == "net1");  // unnamed networks are numbered from 0
   CHECK(sweep.links()[2].collective == "tree");
   CHECK(sweep.links()[2].network == "slow");
-  CHECK(sweep.config().schedules[2].label() == "ddp(bucket_cap_mb=4)");
-  const std::string header = Sweep::header();  // the version line, then the columns
+  CHECK(sweep.scenario().schedules[2].label() == "ddp(bucket_cap_mb=4)");
+  const std::string header = RunGrid::header();  // the version line, then the columns
   CHECK(header.starts_with(fmt::format("# mgsim {} format {}\n", version(), kReportFormatVersion)));
   CHECK(header.substr(header.find('\n') + 1).starts_with("run,trace,network,gpus_per_node,model,schedule,collective,gpus,"));
   // 41 = 1 * 24 (trace b) + 2 * 6 (tree on slow) + 1 * 3 (8 GPUs) + 2 (the 4 MiB cap).
-  CHECK(sweep.row(41).starts_with("41,b.json,slow,1,beta,ddp(bucket_cap_mb=4),tree,8,"));
-  CHECK(sweep.row(0).starts_with("0,a.json,slow,1,alpha,wfbp,ring,2,"));
-  CHECK(sweep.row(47).starts_with("47,b.json,net1,1,beta,ddp(bucket_cap_mb=4),tree,8,"));
+  CHECK(sweep.csv_line(41).starts_with("41,b.json,slow,1,beta,ddp(bucket_cap_mb=4),tree,8,"));
+  CHECK(sweep.csv_line(0).starts_with("0,a.json,slow,1,alpha,wfbp,ring,2,"));
+  CHECK(sweep.csv_line(47).starts_with("47,b.json,net1,1,beta,ddp(bucket_cap_mb=4),tree,8,"));
 }
 
 TEST_CASE("sweep: two list parameters give every combination, the first name outermost", "[sweep]") {
   SweepTempDir dir;
   json config = base_config();
   config["schedules"] = {json{{"name", "horovod"}, {"fusion_threshold_mb", {1, 2}}, {"cycle_time_ms", {0.5, 5}}}};
-  const SweepConfig loaded = load_sweep_config(write_sweep(dir, config));
+  const Scenario loaded = load_scenario(write_sweep(dir, config));
   REQUIRE(loaded.schedules.size() == 4);
   CHECK(loaded.schedules[0].label() == "horovod(cycle_time_ms=0.5,fusion_threshold_mb=1)");
   CHECK(loaded.schedules[1].label() == "horovod(cycle_time_ms=0.5,fusion_threshold_mb=2)");
@@ -98,7 +106,7 @@ TEST_CASE("sweep: two list parameters give every combination, the first name out
 
 TEST_CASE("sweep: left-out keys take the defaults (4..2048 GPUs, ring, every dense schedule)", "[sweep]") {
   SweepTempDir dir;
-  const SweepConfig loaded = load_sweep_config(write_sweep(dir, {{"trace", "a.json"}, {"network", kLink}}));
+  const Scenario loaded = load_scenario(write_sweep(dir, {{"trace", "a.json"}, {"network", kLink}}));
   CHECK(loaded.gpus == std::vector<int>{4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048});
   CHECK(loaded.gpus_per_node == std::vector<int>{1});
   CHECK(loaded.collectives == std::vector<std::string>{"ring"});
@@ -147,16 +155,18 @@ TEST_CASE("sweep: a measured curve lacking a GPU count of the grid is refused be
   config["collective"] = {"ring", "measured"};
   config["curves"] = {"c.json"};
   const auto file = write_sweep(dir, config);
-  REQUIRE_THROWS_WITH(Sweep(load_sweep_config(file)),
+  REQUIRE_THROWS_WITH(Loaded(file),
                       Contains(file.string() + ": gpus[1]: 4 GPUs with collective 'measured' on network 'measured'"));
   config["gpus"] = {2};  // the curve has 2 GPUs: ring on net0 and the measured curve
-  const Sweep sweep(load_sweep_config(write_sweep(dir, config)));
+  const Loaded loaded(write_sweep(dir, config));
+  const RunGrid& sweep = loaded.grid;
   REQUIRE(sweep.links().size() == 2);
   CHECK(sweep.links()[1].network == "measured");
   // Sparse schedules exchange by all-gather, which a measured all-reduce curve cannot cost.
   config["schedules"] = {"wfbp", "topk"};
-  REQUIRE_THROWS_WITH(Sweep(load_sweep_config(write_sweep(dir, config))),
-                      Contains("schedules: 'topk' cannot run with 2 GPUs with collective 'measured'"));
+  REQUIRE_THROWS_WITH(Loaded(write_sweep(dir, config)),
+                      Contains("gpus[0]: 2 GPUs with collective 'measured' on network 'measured', 1 GPUs per node: ") &&
+                          Contains("no measured all-gather curve"));
 }
 
 TEST_CASE("sweep: a node size that does not divide a GPU count is refused before any run", "[sweep]") {
@@ -166,5 +176,5 @@ TEST_CASE("sweep: a node size that does not divide a GPU count is refused before
   config["gpus_per_node"] = {1, 4};
   config["gpus"] = {4, 6};  // 6 GPUs fill no whole number of 4-GPU nodes
   const auto file = write_sweep(dir, config);
-  REQUIRE_THROWS_WITH(Sweep(load_sweep_config(file)), Contains(file.string() + ": gpus[1]: 6 GPUs"));
+  REQUIRE_THROWS_WITH(Loaded(file), Contains(file.string() + ": gpus[1]: 6 GPUs"));
 }

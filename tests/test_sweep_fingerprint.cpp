@@ -31,8 +31,9 @@ std::string fingerprint(const std::function<void(json&, mgsim::Trace&)>& edit, c
   mgsim::Trace trace = mgsim::test::make_trace({1e-3, 2e-3}, {1000, 2000}, 1e-3);
   edit(config, trace);
   dir.write_json("t.json", mgsim::test::trace_json(trace));
-  const mgsim::Sweep sweep(mgsim::load_sweep_config(dir.write_json("sweep.json", config)));
-  return mgsim::sweep_fingerprint(sweep, mgsim::SweepShard::parse(shard));
+  mgsim::WorkloadCache cache;
+  const mgsim::RunGrid grid(mgsim::load_scenario(dir.write_json("sweep.json", config)), cache);
+  return mgsim::sweep_fingerprint(grid, mgsim::SweepShard::parse(shard));
 }
 
 }  // namespace
@@ -52,8 +53,15 @@ TEST_CASE("the fingerprint changes with every value a row depends on, and only w
   CHECK(fingerprint([](json&, mgsim::Trace& t) { t.layers[0].params[0] = 1001; }) != base);
   CHECK(fingerprint([](json&, mgsim::Trace& t) { t.batch_size = 2; }) != base);
   CHECK(fingerprint([](json&, mgsim::Trace&) {}, "1/2") != base);
-  // Variability: each of its values, and the iteration count only with it.
-  CHECK(fingerprint([](json& c, mgsim::Trace&) { c["iterations"] = 50; }) == base);
+  // Every other key of a scenario, each in turn (the stale rows of issue 22 came from message_unit).
+  CHECK(fingerprint([](json& c, mgsim::Trace&) { c["message_unit"] = "layer"; }) != base);
+  CHECK(fingerprint([](json& c, mgsim::Trace&) { c["message_unit"] = "tensor"; }) != base);  // conservative: as written
+  CHECK(fingerprint([](json& c, mgsim::Trace&) { c["overlap"] = {{"compute_slowdown", 0.1}}; }) != base);
+  CHECK(fingerprint([](json& c, mgsim::Trace&) { c["speed_classes"] = {{{"fraction", 0.5}, {"speed", 0.5}}}; }) != base);
+  CHECK(fingerprint([](json& c, mgsim::Trace&) { c["message_overhead_s"] = 1e-5; }) != base);
+  CHECK(fingerprint([](json& c, mgsim::Trace&) { c["gpus_per_node"] = 2; }) != base);
+  CHECK(fingerprint([](json& c, mgsim::Trace&) { c["iterations"] = 50; }) != base);  // conservative: as written
+  // Variability: each of its values.
   const auto noisy = [](json& c) { c["variability"] = {{"law", "exponential"}, {"mean_s", 1e-3}}; };
   const std::string with_noise = fingerprint([&](json& c, mgsim::Trace&) { noisy(c); });
   CHECK(with_noise != base);

@@ -14,7 +14,7 @@
 #include "mgsim/app/run_set.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/report.hpp"
-#include "mgsim/io/run_config.hpp"
+#include "mgsim/io/scenario.hpp"
 #include "mgsim/app/sweep_runner.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "test_sweep_support.hpp"
@@ -113,11 +113,12 @@ TEST_CASE("sweep: shards are disjoint and together cover the grid", "[sweep]") {
 
 TEST_CASE("sweep: the CSV is the same for one and for many threads, and for shards merged", "[sweep]") {
   SweepTempDir dir;
-  const Sweep sweep(load_sweep_config(dir.write_json("sweep.json", googlenet_sweep())));
+  WorkloadCache cache;
+  const RunGrid sweep(load_scenario(dir.write_json("sweep.json", googlenet_sweep())), cache);
   REQUIRE(sweep.size() == 100);
   std::string sequential;  // each row on its own, in order, on this thread
-  for (std::size_t i = 0; i < sweep.size(); ++i) sequential += sweep.row(i);
-  for (std::size_t i = 0; i < sweep.size(); ++i) CHECK(sweep.row(i).starts_with(sweep.key(i)));
+  for (std::size_t i = 0; i < sweep.size(); ++i) sequential += sweep.csv_line(i);
+  for (std::size_t i = 0; i < sweep.size(); ++i) CHECK(sweep.csv_line(i).starts_with(sweep.key(i)));
   for (int threads : {1, 2, 0}) {
     std::string out;
     run_sweep(sweep, {}, 0, threads, [&](std::string_view rows, std::size_t) { out += rows; });
@@ -149,15 +150,15 @@ TEST_CASE("sweep: a sweep's rows are the rows of `mgsim run` with the same setti
     config["variability"] = {{"law", "exponential"}, {"mean_s", 2e-3}, {"per", "layer"}, {"seed", 9}};
     config["iterations"] = 20;
   }
-  const Sweep sweep(load_sweep_config(dir.write_json("sweep.json", config)));
+  WorkloadCache cache;
+  const RunGrid sweep(load_scenario(dir.write_json("sweep.json", config)), cache);
   config["schedules"] = {"wfbp", "single", "mgwfbp", json{{"name", "ddp"}, {"bucket_cap_mb", 1}},
                          json{{"name", "ddp"}, {"bucket_cap_mb", 25}}};
-  const RunConfig run = load_run_config(dir.write_json("run.json", config));
-  const std::vector<RunRow> rows = rows_of(execute_run_config(run, Workload(load_trace(run.trace))));
+  const std::vector<RunRow> rows = rows_of(execute_runs(RunGrid(load_scenario(dir.write_json("run.json", config)), cache)));
   REQUIRE(rows.size() == sweep.size());
   const std::string prefix_of_trace = "," + std::string(MGSIM_SOURCE_DIR) + "/traces/googlenet-k80.json,net0,1,";
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    CHECK(sweep.row(i) == std::to_string(i) + prefix_of_trace + csv_row(rows[i]));
+    CHECK(sweep.csv_line(i) == std::to_string(i) + prefix_of_trace + csv_row(rows[i]));
     // 64 layers' noise of mean 2 ms on each of 4..2048 GPUs lengthens every iteration.
     CHECK((rows[i].metrics.mean_iteration > rows[i].metrics.iteration) == noisy);
   }

@@ -35,9 +35,15 @@ const LinearCost kCost(1e-3, 1e-5);
 /// One run's iteration as `mgsim run --timeline` shows it, labelled "<P> GPUs, <schedule>".
 IterationTrace traced(const Workload& workload, const Collective& collective, const std::string& schedule,
                       const ParamValues& params, int gpus) {
-  return timeline_iterations({execute_run(workload, "test", collective, schedule, *make_schedule(schedule, params),
-                                          Cluster::homogeneous(gpus))})
-      .front();
+  const ScheduleSpec spec{.name = schedule, .params = params, .unit = MessageUnit::layer};
+  const auto built = spec.build();
+  const Variability none;
+  const RunPoint point{
+      .workload = workload, .collective = collective, .spec = spec, .schedule = built.get(), .gpus = gpus,
+      .variability = none};
+  std::vector<RunOutcome> outcomes;
+  outcomes.push_back(execute_run(point, {workload.trace.model, schedule, "test", {}}));
+  return timeline_iterations(std::move(outcomes)).front();
 }
 
 json timeline_of(const Workload& workload, const std::string& schedule) {

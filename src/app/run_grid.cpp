@@ -54,6 +54,10 @@ const Workload& WorkloadCache::get(const std::filesystem::path& trace) {
   return *loaded;
 }
 
+void WorkloadCache::put(const std::filesystem::path& name, Trace trace) {
+  loaded_[name] = std::make_unique<Workload>(std::move(trace));
+}
+
 RunGrid::RunGrid(Scenario scenario, WorkloadCache& cache) : scenario_(std::move(scenario)) {
   for (const std::filesystem::path& trace : scenario_.traces) workloads_.push_back(&cache.get(trace));
   links_ = make_links(scenario_);
@@ -74,10 +78,8 @@ void RunGrid::check_gpu_counts() const {
       for (const int rank : scenario_.variability.stragglers.ranks) {
         if (rank >= gpus) where.fail(fmt::format("straggler rank {} is not below the GPU count, {}", rank, gpus));
       }
-      const std::string context =
-          links_.size() == 1 ? std::string()
-                             : fmt::format("{} GPUs with collective '{}' on network '{}', {} GPUs per node: ", gpus,
-                                           link.collective, link.network, link.gpus_per_node);
+      const std::string context = fmt::format("{} GPUs with collective '{}' on network '{}', {} GPUs per node: ", gpus,
+                                              link.collective, link.network, link.gpus_per_node);
       try {
         const CommCost cost(*link.model, gpus);  // costs an empty message: fails where the model cannot answer
         cost(1);

@@ -17,20 +17,22 @@ std::string class_name(const Cluster& cluster, int speed_class) {
   return fmt::format("{} {} at speed {} ({} GPUs)", gpus == 1 ? "rank" : "ranks", ranks, cluster.speed(speed_class), gpus);
 }
 
+RunOutcome execute_run(const RunPoint& point, RunRow labels) {
+  Evaluation evaluation = evaluate(point, true);
+  RunOutcome outcome;
+  outcome.row = std::move(labels);
+  outcome.row.metrics = evaluation.metrics;
+  outcome.iteration = std::move(evaluation.iteration);
+  if (outcome.iteration) {
+    const Cluster cluster = cluster_of(point);
+    for (int c = 0; c < cluster.class_count(); ++c) outcome.class_names.push_back(class_name(cluster, c));
+  }
+  return outcome;
+}
+
 std::vector<RunOutcome> execute_runs(const RunGrid& grid) {
   std::vector<RunOutcome> outcomes;
-  for (std::size_t run = 0; run < grid.size(); ++run) {
-    const RunPoint point = grid.point(run);
-    Evaluation evaluation = evaluate(point, true);
-    RunOutcome outcome;
-    outcome.row = grid.row(run, evaluation.metrics);
-    outcome.iteration = std::move(evaluation.iteration);
-    if (outcome.iteration) {
-      const Cluster cluster = cluster_of(point);
-      for (int c = 0; c < cluster.class_count(); ++c) outcome.class_names.push_back(class_name(cluster, c));
-    }
-    outcomes.push_back(std::move(outcome));
-  }
+  for (std::size_t run = 0; run < grid.size(); ++run) outcomes.push_back(execute_run(grid.point(run), grid.row(run, {})));
   return outcomes;
 }
 

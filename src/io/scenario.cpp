@@ -115,7 +115,7 @@ void expand_schedule(const nlohmann::json& value, const JsonWhere& where, Scenar
   std::vector<std::pair<std::string, const nlohmann::json*>> axes;
   if (value.is_object()) {
     for (const auto& [key, parameter] : value.items()) {
-      if (key == "name" || !parameter.is_array()) continue;
+      if (key == "name" || key == "layer_density" || !parameter.is_array()) continue;  // densities: an object
       const JsonWhere at = where.key(key);
       if (parameter.empty()) at.expected("a number or a non-empty array of numbers", parameter);
       for (std::size_t j = 0; j < parameter.size(); ++j) read_number(parameter[j], at.index(j), 0.0, true);
@@ -206,7 +206,9 @@ Scenario read_scenario(const nlohmann::json& document, const std::filesystem::pa
   JsonReader top(document, {file.string(), "", InputKind::config});
   Scenario scenario;
   scenario.file = file;
-  scenario.canonical = document.dump();
+  nlohmann::json canonical = document;
+  if (canonical.is_object()) canonical.erase("description");  // free text: changes no result
+  scenario.canonical = canonical.dump();
   if (top.has("description")) top.text("description");
   read_traces(top, scenario);
   scenario.gpus = top.has("gpus") ? read_counts(top.array("gpus")) : default_gpus();

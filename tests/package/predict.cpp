@@ -6,8 +6,7 @@
 
 #include "mgsim/app/run_set.hpp"
 #include "mgsim/io/report.hpp"
-#include "mgsim/io/run_config.hpp"
-#include "mgsim/io/trace_io.hpp"
+#include "mgsim/io/scenario.hpp"
 
 int main(int argc, char** argv) {
   if (argc != 2) {
@@ -15,9 +14,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const mgsim::RunConfig config = mgsim::load_run_config(argv[1]);
-    const mgsim::Workload workload(mgsim::load_trace(config.trace));
-    const auto outcomes = mgsim::execute_run_config(config, workload);
+    mgsim::WorkloadCache cache;
+    const auto outcomes = mgsim::execute_runs(mgsim::RunGrid(mgsim::load_scenario(argv[1]), cache));
     std::fputs(mgsim::format_report(mgsim::rows_of(outcomes), mgsim::ReportFormat::csv).c_str(), stdout);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "predict: %s\n", error.what());

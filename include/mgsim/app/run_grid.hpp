@@ -27,6 +27,8 @@ class WorkloadCache {
  public:
   /// The workload of `trace`, loaded on first use. Throws TraceError.
   const Workload& get(const std::filesystem::path& trace);
+  /// Makes `trace` the workload of `name`, as if loaded from that file.
+  void put(const std::filesystem::path& name, Trace trace);
 
  private:
   std::map<std::filesystem::path, std::unique_ptr<Workload>> loaded_;
