@@ -28,7 +28,7 @@ class HandCollective : public Collective {
 };
 
 /// A GPU so fast that every operator's compute rounds to 0 ns: only communication is left.
-constexpr zoo::GpuSpec kInstantGpu{"instant", "test", {1e12, 1e12, 1e12, 1e12}, 1e12, 1e15, "test", 1.0, 1.0};
+const zoo::GpuSpec kInstantGpu{"instant", "test", {1e12, 1e12, 1e12, 1e12}, 1e12, 1e15, "test", 1.0, 1.0};
 
 /// input 8 x 16 -> fc1 (16 -> 32, bias) -> relu -> fc2 (32 -> 4, bias), fp32.
 ModelGraph two_layer_mlp() {

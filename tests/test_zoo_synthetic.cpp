@@ -62,10 +62,10 @@ TEST_CASE("zoo: the GPU catalogue has K80 to H200 with sources, and names valid 
     CHECK(gpu.memory_gb_per_s > 0);
     CHECK(gpu.peak_tflops(Precision::fp32) == gpu.vector_tflops);
   }
-  CHECK(names == "k80 p100 v100 a100 h100 h200 ");
+  CHECK(names == "k80 p100 v100 a100 h100 h200 a100-pcie l40s rtx4090 rtx3090 a6000 rtx8000 2080ti 1080ti ");
   CHECK_THROWS_WITH(find_gpu("k80").peak_tflops(Precision::fp16), Contains("valid precisions for k80: fp32"));
   CHECK_THROWS_WITH(find_gpu("v100").peak_tflops(Precision::bf16), Contains("fp32, fp16"));
-  CHECK_THROWS_WITH(find_gpu("a10"), Contains("unknown gpu 'a10'") && Contains("k80, p100, v100, a100, h100, h200"));
+  CHECK_THROWS_WITH(find_gpu("a10"), Contains("unknown gpu 'a10'") && Contains("k80, p100, v100, a100, h100, h200, a100-pcie"));
   CHECK_THROWS_AS(parse_precision("fp8"), mgsim::ConfigError);
   CHECK_THROWS_WITH(parse_precision("fp8"), Contains("fp32, tf32, fp16, bf16"));
   CHECK(precision_bytes(Precision::tf32) == 4);
@@ -109,6 +109,58 @@ TEST_CASE("zoo: synthetic trace of a two-layer MLP on a K80, by hand", "[zoo]") 
   CHECK(t.provenance["compute_efficiency"] == 1.0);
   // A graph built for 4-byte elements cannot be timed as bf16.
   CHECK_THROWS_AS(synthesize_trace(two_layer_mlp(), find_gpu("h100"), Precision::bf16, {}), mgsim::ConfigError);
+}
+
+TEST_CASE("zoo: a synthetic trace scaled to a measured step time or throughput, by hand", "[zoo]") {
+  // Unscaled (the case above): forward 6.71e-8 s, backward 1.12e-7 + 2.22e-8 s: 2.013e-7 s per iteration.
+  SyntheticTrace by_step = synthesize_trace(two_layer_mlp(), find_gpu("k80"), Precision::fp32, {1.0, 1.0, 2.0, 0.0});
+  scale_to_measured(by_step, {0, 4.026e-7, "a test"});  // twice the roofline: factor 2
+  CHECK(by_step.trace.forward_time_s == Approx(1.342e-7).epsilon(1e-9));
+  CHECK(by_step.trace.layers[0].backward_time_s == Approx(2.24e-7).epsilon(1e-9));
+  CHECK(by_step.trace.layers[1].backward_time_s == Approx(4.44e-8).epsilon(1e-9));
+  CHECK(by_step.provenance["measured_compute"]["scale_factor"].get<double>() == Approx(2.0).epsilon(1e-9));
+  CHECK(by_step.provenance["measured_compute"]["measured_by"] == "a test");
+  // Batch 8 at 8 / 2.013e-4 samples/s is an iteration of 2.013e-4 s: factor 1000.
+  SyntheticTrace by_rate = synthesize_trace(two_layer_mlp(), find_gpu("k80"), Precision::fp32, {1.0, 1.0, 2.0, 0.0});
+  scale_to_measured(by_rate, {8 / 2.013e-4, 0, "a test"});
+  CHECK(by_rate.trace.forward_time_s == Approx(6.71e-5).epsilon(1e-9));
+  CHECK(by_rate.trace.layers[0].backward_time_s == Approx(1.12e-4).epsilon(1e-9));
+  CHECK(by_rate.provenance["measured_compute"]["iteration_s"].get<double>() == Approx(2.013e-4).epsilon(1e-9));
+  CHECK(by_rate.provenance["measured_compute"]["throughput_samples_per_s"].get<double>() == Approx(39741.679).epsilon(1e-6));
+  CHECK_THROWS_WITH(scale_to_measured(by_rate, {100, 1, "a test"}), Contains("exactly one"));
+  CHECK_THROWS_WITH(scale_to_measured(by_rate, {-5, 0, "a test"}), Contains("positive finite"));
+  CHECK_THROWS_WITH(scale_to_measured(by_rate, {100, 0, ""}), Contains("needs its source"));
+}
+
+TEST_CASE("zoo: a GPU spec file times a model as the catalogue entry with the same numbers does", "[zoo]") {
+  TempFile file("gpu-spec.json");
+  const auto write = [&](const std::string& text) { std::ofstream(file.path()) << text; };
+  write(R"({"name": "my-k80", "description": "K80 copy", "source": "k80 datasheet",
+            "matrix_tflops": {"fp32": 4.37}, "memory_gb_per_s": 240})");
+  const GpuSpec mine = load_gpu_spec(file.path());
+  CHECK(mine.vector_tflops == 4.37);  // defaults to the fp32 peak
+  CHECK(mine.compute_efficiency == 0.6);
+  CHECK(mine.matrix_tflops[2] == 0.0);
+  const RooflineSettings s{1.0, 1.0, 2.0, 0.0};
+  const SyntheticTrace a = synthesize_trace(two_layer_mlp(), mine, Precision::fp32, s);
+  const SyntheticTrace b = synthesize_trace(two_layer_mlp(), find_gpu("k80"), Precision::fp32, s);
+  CHECK(a.trace.forward_time_s == b.trace.forward_time_s);
+  CHECK(a.trace.layers[0].backward_time_s == b.trace.layers[0].backward_time_s);
+  CHECK(a.provenance["gpu"] == "my-k80");
+  const std::string f = file.path().string();
+  const std::string head = R"({"name": "x", "description": "d", "source": "s", )";
+  write(head + R"("matrix_tflops": {"fp32": 4}, "memory_gb_per_s": 240, "colour": 1})");
+  CHECK_THROWS_WITH(load_gpu_spec(file.path()), Contains(f + ": colour: unknown key"));
+  write(head + R"("matrix_tflops": {"fp32": 4, "fp8": 8}, "memory_gb_per_s": 240})");
+  CHECK_THROWS_WITH(load_gpu_spec(file.path()), Contains("matrix_tflops.fp8: unknown key"));
+  write(head + R"("matrix_tflops": {"fp16": 4}, "memory_gb_per_s": 240})");
+  CHECK_THROWS_WITH(load_gpu_spec(file.path()), Contains("matrix_tflops.fp32: missing"));
+  write(head + R"("matrix_tflops": {"fp32": 4}, "memory_gb_per_s": 0})");
+  CHECK_THROWS_WITH(load_gpu_spec(file.path()), Contains("memory_gb_per_s: expected"));
+  write(head + R"("matrix_tflops": {"fp32": 4}, "memory_gb_per_s": 240, "compute_efficiency": 1.5})");
+  CHECK_THROWS_WITH(load_gpu_spec(file.path()), Contains("compute_efficiency: expected"));
+  write(R"({"name": "v100", "description": "d", "source": "s", "matrix_tflops": {"fp32": 4}, "memory_gb_per_s": 240})");
+  CHECK_THROWS_WITH(load_gpu_spec(file.path()), Contains("name: 'v100' is a catalogue entry"));
 }
 
 TEST_CASE("zoo: a synthetic ResNet-50 trace is written, loads with the trace loader and runs", "[zoo]") {

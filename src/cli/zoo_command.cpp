@@ -33,6 +33,7 @@ struct ModelArgs {
 /// Roofline settings; a negative efficiency means "the GPU entry's default".
 struct RooflineArgs {
   std::string gpu;
+  std::string gpu_spec;  ///< a GPU spec file instead of a catalogue entry
   double compute_efficiency = -1;
   double memory_efficiency = -1;
   double backward_factor = 2.0;
@@ -49,7 +50,10 @@ void add_model_options(CLI::App* command, ModelArgs& a) {
 }
 
 void add_roofline_options(CLI::App* command, RooflineArgs& r) {
-  command->add_option("--gpu", r.gpu, "GPU catalogue entry (see `mgsim zoo list`)")->required();
+  CLI::Option* gpu = command->add_option("--gpu", r.gpu, "GPU catalogue entry (see `mgsim zoo list`)");
+  CLI::Option* spec = command->add_option("--gpu-spec", r.gpu_spec, "GPU spec file for a card the catalogue lacks "
+                                          "(docs/models.md#gpu-spec-files)");
+  gpu->excludes(spec);
   command->add_option("--compute-efficiency", r.compute_efficiency, "fraction of peak FLOP/s (default: the GPU entry's)")
       ->check(finite_in(0, 1, false));
   command->add_option("--memory-efficiency", r.memory_efficiency, "fraction of peak bandwidth (default: the GPU entry's)")
@@ -62,8 +66,28 @@ void add_roofline_options(CLI::App* command, RooflineArgs& r) {
       ->check(finite_in(0, 1e6, true));
 }
 
+void add_measured_options(CLI::App* command, MeasuredCompute& m) {
+  CLI::Option* throughput = command->add_option("--throughput", m.throughput_samples_per_s,
+                                                "scale the trace to this measured 1-GPU throughput, samples/s")
+                                ->check(finite_in(0, 1e12, false));
+  CLI::Option* step = command->add_option("--step-time", m.step_time_s,
+                                          "scale the trace to this measured 1-GPU iteration (forward + backward), s")
+                          ->check(finite_in(0, 1e6, false));
+  CLI::Option* by = command->add_option("--measured-by", m.measured_by,
+                                        "who measured the figure and where (paper table, repository file and commit)");
+  throughput->excludes(step);
+  throughput->needs(by);
+  step->needs(by);
+}
+
 ModelGraph build(const ModelArgs& a, int batch) {
   return build_model(a.model, {batch, a.image_size, a.seq_len, a.aux_heads, precision_bytes(parse_precision(a.precision))});
+}
+
+/// The GPU of --gpu or --gpu-spec (exactly one).
+GpuSpec gpu_of(const RooflineArgs& r) {
+  if (r.gpu.empty() == r.gpu_spec.empty()) throw ConfigError("give a GPU: --gpu NAME or --gpu-spec FILE");
+  return r.gpu.empty() ? load_gpu_spec(r.gpu_spec) : find_gpu(r.gpu);
 }
 
 RooflineSettings settings_of(const RooflineArgs& r, const GpuSpec& gpu) {
@@ -90,7 +114,7 @@ void list() {
       const double v = gpu.matrix_tflops[static_cast<std::size_t>(p)];
       return v > 0 ? fmt::format("{:g}", v) : std::string("-");
     };
-    fmt::print("  {:<6} {:>6} / {:>6} / {:>6} / {:>6}  {:>6g}  {}\n", gpu.name, peak(Precision::fp32),
+    fmt::print("  {:<9} {:>6} / {:>6} / {:>6} / {:>6}  {:>6g}  {}\n", gpu.name, peak(Precision::fp32),
                peak(Precision::tf32), peak(Precision::fp16), peak(Precision::bf16), gpu.memory_gb_per_s, gpu.description);
   }
 }
@@ -110,11 +134,14 @@ void show(const ModelArgs& a) {
              static_cast<double>(g.forward_flops()) * 1e-9, g.batch_size());
 }
 
-void trace(const ModelArgs& a, const RooflineArgs& r, const std::string& output) {
-  const GpuSpec& gpu = find_gpu(r.gpu);
+void trace(const ModelArgs& a, const RooflineArgs& r, const MeasuredCompute& measured, const std::string& output) {
+  const GpuSpec gpu = gpu_of(r);
   const Precision precision = parse_precision(a.precision);
   gpu.peak_tflops(precision);  // refuse an unsupported precision before building
   SyntheticTrace t = synthesize_trace(build(a, a.batch), gpu, precision, settings_of(r, gpu));
+  if (measured.throughput_samples_per_s != 0 || measured.step_time_s != 0 || !measured.measured_by.empty()) {
+    scale_to_measured(t, measured);
+  }
   t.provenance["aux_heads"] = a.aux_heads;
   if (a.image_size > 0) t.provenance["image_size"] = a.image_size;
   if (a.seq_len > 0) t.provenance["seq_len"] = a.seq_len;
@@ -125,14 +152,14 @@ void trace(const ModelArgs& a, const RooflineArgs& r, const std::string& output)
 void calibrate_trace(ModelArgs a, const RooflineArgs& r, const std::string& trace_file, const CalibrationOptions& options) {
   const Trace measured = load_trace(trace_file);
   if (a.model.empty()) a.model = measured.model;
-  const GpuSpec& gpu = find_gpu(r.gpu);
+  const GpuSpec gpu = gpu_of(r);
   const Precision precision = parse_precision(a.precision);
   const ModelGraph graph = build(a, measured.batch_size);
   const CalibrationResult result = calibrate(measured, graph, gpu, precision, settings_of(r, gpu), options);
   fmt::print("{}", format_calibration(result));
   const RooflineSettings& s = result.after;
-  fmt::print("\nto use the fit: mgsim zoo trace --gpu {} --compute-efficiency {:.4g} --memory-efficiency {:.4g}{}\n",
-             gpu.name, s.compute_efficiency, s.memory_efficiency,
+  fmt::print("\nto use the fit: mgsim zoo trace {} --compute-efficiency {:.4g} --memory-efficiency {:.4g}{}\n",
+             r.gpu.empty() ? "--gpu-spec " + r.gpu_spec : "--gpu " + r.gpu, s.compute_efficiency, s.memory_efficiency,
              s.op_overhead_s > 0 ? fmt::format(" --op-overhead-us {:.4g}", s.op_overhead_s * 1e6) : std::string());
 }
 
@@ -140,6 +167,7 @@ void add_trace_command(CLI::App* zoo) {
   struct Options {
     ModelArgs model;
     RooflineArgs roofline;
+    MeasuredCompute measured;
     std::string output;
   };
   auto o = std::make_shared<Options>();
@@ -148,9 +176,12 @@ void add_trace_command(CLI::App* zoo) {
   command->add_option("--batch", o->model.batch, "samples per GPU")->capture_default_str();
   add_model_options(command, o->model);
   add_roofline_options(command, o->roofline);
+  add_measured_options(command, o->measured);
   command->add_option("-o,--output", o->output, "file to write instead of stdout (-: stdout)");
-  add_examples(command, {"mgsim zoo trace --model resnet50 --gpu h100 --precision bf16 --batch 64 -o resnet50-h100.json"});
-  command->callback([o] { trace(o->model, o->roofline, o->output); });
+  add_examples(command, {"mgsim zoo trace --model resnet50 --gpu h100 --precision bf16 --batch 64 -o resnet50-h100.json",
+                         "mgsim zoo trace --model resnet50 --gpu v100 --batch 256 --precision fp16 --throughput 1270 "
+                         "--measured-by 'NVIDIA DeepLearningExamples TF RN50 README, DGX-1 1 GPU AMP'"});
+  command->callback([o] { trace(o->model, o->roofline, o->measured, o->output); });
 }
 
 void add_calibrate_command(CLI::App* zoo) {

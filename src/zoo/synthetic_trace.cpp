@@ -111,4 +111,47 @@ SyntheticTrace synthesize_trace(const ModelGraph& graph, const GpuSpec& gpu, Pre
   return out;
 }
 
+namespace {
+
+/// Seconds of one measured iteration; throws ConfigError unless exactly one figure is given.
+double measured_iteration_s(const MeasuredCompute& m, int batch) {
+  const auto given = [](double v) { return v != 0; };
+  if (given(m.throughput_samples_per_s) == given(m.step_time_s)) {
+    throw ConfigError("give exactly one measured figure: a throughput (samples/s) or a step time (s)");
+  }
+  const double value = given(m.step_time_s) ? m.step_time_s : m.throughput_samples_per_s;
+  if (!std::isfinite(value) || value <= 0) {
+    throw ConfigError(fmt::format("a measured {} must be a positive finite number, got {}",
+                                  given(m.step_time_s) ? "step time" : "throughput", value));
+  }
+  if (m.measured_by.empty()) throw ConfigError("a measured figure needs its source (who measured it, where)");
+  return given(m.step_time_s) ? m.step_time_s : batch / m.throughput_samples_per_s;
+}
+
+}  // namespace
+
+void scale_to_measured(SyntheticTrace& t, const MeasuredCompute& m) {
+  const double target = measured_iteration_s(m, t.trace.batch_size);
+  double roofline = t.trace.forward_time_s;
+  for (const Layer& layer : t.trace.layers) roofline += layer.backward_time_s;
+  if (roofline <= 0) throw ConfigError("the roofline trace takes no time: there is nothing to scale");
+  const double factor = target / roofline;
+  t.trace.forward_time_s *= factor;
+  for (Layer& layer : t.trace.layers) {
+    layer.backward_time_s *= factor;
+    for (double& ready : layer.grad_ready_s) ready *= factor;
+  }
+  nlohmann::ordered_json figure;
+  if (m.throughput_samples_per_s > 0) figure["throughput_samples_per_s"] = m.throughput_samples_per_s;
+  if (m.step_time_s > 0) figure["step_time_s"] = m.step_time_s;
+  figure["measured_by"] = m.measured_by;
+  figure["iteration_s"] = target;
+  figure["roofline_iteration_s"] = roofline;
+  figure["scale_factor"] = factor;
+  figure["method"] = "forward and every layer's backward multiplied by scale_factor so that forward + backward on one "
+                     "GPU equals the measured iteration (batch / throughput, or the step time); the per-layer split "
+                     "stays the roofline's";
+  t.provenance["measured_compute"] = std::move(figure);
+}
+
 }  // namespace mgsim::zoo

@@ -58,4 +58,19 @@ struct SyntheticTrace {
 SyntheticTrace synthesize_trace(const ModelGraph& graph, const GpuSpec& gpu, Precision precision,
                                 const RooflineSettings& settings);
 
+/// A measured one-GPU figure of the same model, batch and GPU: exactly one
+/// of throughput (an iteration is batch / throughput seconds) and step time.
+struct MeasuredCompute {
+  double throughput_samples_per_s = 0;  ///< > 0, or 0 when step_time_s is given
+  double step_time_s = 0;               ///< > 0, or 0 when throughput is given
+  std::string measured_by;              ///< who measured it and where (paper table, repository file)
+};
+
+/// Multiplies the forward and every layer's backward time (and ready times)
+/// by the factor that makes forward + backward equal the measured iteration,
+/// and records the figure, its source and the factor in the provenance
+/// ("measured_compute"). Throws ConfigError on a figure that is not one
+/// positive finite number with a non-empty source.
+void scale_to_measured(SyntheticTrace& trace, const MeasuredCompute& measured);
+
 }  // namespace mgsim::zoo

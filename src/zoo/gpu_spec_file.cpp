@@ -1,0 +1,51 @@
+// GPU spec files: a catalogue entry written by the user for a card the
+// catalogue lacks, read strictly (docs/models.md#gpu-spec-files).
+
+#include <algorithm>
+
+#include "mgsim/io/json_reader.hpp"
+#include "mgsim/zoo/gpus.hpp"
+
+namespace mgsim::zoo {
+namespace {
+
+constexpr double kMaxTflops = 1e5;      // 100 PFLOP/s per device
+constexpr double kMaxGbPerS = 1e6;      // 1 PB/s per device
+constexpr double kDefaultComputeEfficiency = 0.6;
+constexpr double kDefaultMemoryEfficiency = 0.8;
+
+std::array<double, 4> read_peaks(JsonReader peaks) {
+  std::array<double, 4> out{};
+  for (std::size_t p = 0; p < kPrecisions.size(); ++p) {
+    const std::string_view key = precision_name(kPrecisions[p]);
+    if (p == 0 || peaks.has(key)) out[p] = peaks.number(key, 0, false, kMaxTflops);
+  }
+  peaks.reject_unknown();
+  return out;
+}
+
+}  // namespace
+
+GpuSpec load_gpu_spec(const std::filesystem::path& file) {
+  const nlohmann::json document = parse_json_file(file, InputKind::config);
+  JsonReader top(document, {file.string(), "", InputKind::config});
+  GpuSpec gpu;
+  gpu.name = top.text("name");
+  const auto& catalogue = gpu_catalogue();
+  if (std::any_of(catalogue.begin(), catalogue.end(), [&](const GpuSpec& g) { return g.name == gpu.name; })) {
+    top.where().key("name").fail("'" + gpu.name + "' is a catalogue entry: give the file's card another name");
+  }
+  gpu.description = top.text("description");
+  gpu.source = top.text("source");
+  gpu.matrix_tflops = read_peaks(top.object("matrix_tflops"));
+  gpu.vector_tflops = top.has("vector_tflops") ? top.number("vector_tflops", 0, false, kMaxTflops) : gpu.matrix_tflops[0];
+  gpu.memory_gb_per_s = top.number("memory_gb_per_s", 0, false, kMaxGbPerS);
+  gpu.compute_efficiency = top.has("compute_efficiency") ? top.number("compute_efficiency", 0, false, 1.0)
+                                                         : kDefaultComputeEfficiency;
+  gpu.memory_efficiency = top.has("memory_efficiency") ? top.number("memory_efficiency", 0, false, 1.0)
+                                                       : kDefaultMemoryEfficiency;
+  top.reject_unknown();
+  return gpu;
+}
+
+}  // namespace mgsim::zoo
