@@ -42,7 +42,7 @@ IterationTrace traced(const Workload& workload, const Collective& collective, co
       .workload = workload, .collective = collective, .spec = spec, .schedule = built.get(), .gpus = gpus,
       .variability = none};
   std::vector<RunOutcome> outcomes;
-  outcomes.push_back(execute_run(point, {workload.trace.model, schedule, "test", {}}));
+  outcomes.push_back(run_outcome(point, evaluate(point, true), {workload.trace.model, schedule, "test", {}}));
   return timeline_iterations(std::move(outcomes)).front();
 }
 

@@ -145,7 +145,18 @@ RunRow RunGrid::row(std::size_t run, const RunMetrics& metrics) const {
           scenario_.message_unit};
 }
 
-RunRow RunGrid::row(std::size_t run) const { return row(run, evaluate(point(run)).metrics); }
+Evaluation RunGrid::evaluate(std::size_t run, bool keep_iteration) const {
+  try {
+    return mgsim::evaluate(point(run), keep_iteration);
+  } catch (const ConfigError& error) {
+    const GridIndex at = index(run);
+    throw ConfigError(fmt::format("{}: {} GPUs, schedule '{}', trace {}: {}", scenario_.file.string(),
+                                  scenario_.gpus[at.gpus], labels_[at.schedule], scenario_.trace_labels[at.trace],
+                                  error.what()));
+  }
+}
+
+RunRow RunGrid::row(std::size_t run) const { return row(run, evaluate(run).metrics); }
 
 std::string RunGrid::key(std::size_t run) const {
   const GridIndex at = index(run);

@@ -17,8 +17,7 @@ std::string class_name(const Cluster& cluster, int speed_class) {
   return fmt::format("{} {} at speed {} ({} GPUs)", gpus == 1 ? "rank" : "ranks", ranks, cluster.speed(speed_class), gpus);
 }
 
-RunOutcome execute_run(const RunPoint& point, RunRow labels) {
-  Evaluation evaluation = evaluate(point, true);
+RunOutcome run_outcome(const RunPoint& point, Evaluation evaluation, RunRow labels) {
   RunOutcome outcome;
   outcome.row = std::move(labels);
   outcome.row.metrics = evaluation.metrics;
@@ -32,7 +31,9 @@ RunOutcome execute_run(const RunPoint& point, RunRow labels) {
 
 std::vector<RunOutcome> execute_runs(const RunGrid& grid) {
   std::vector<RunOutcome> outcomes;
-  for (std::size_t run = 0; run < grid.size(); ++run) outcomes.push_back(execute_run(grid.point(run), grid.row(run, {})));
+  for (std::size_t run = 0; run < grid.size(); ++run) {
+    outcomes.push_back(run_outcome(grid.point(run), grid.evaluate(run, true), grid.row(run, {})));
+  }
   return outcomes;
 }
 

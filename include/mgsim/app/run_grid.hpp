@@ -66,6 +66,9 @@ class RunGrid {
   GridIndex index(std::size_t run) const;
   /// Run `run`, resolved.
   RunPoint point(std::size_t run) const;
+  /// Run `run` evaluated (evaluate.hpp); a ConfigError names the config,
+  /// the GPU count and the schedule.
+  Evaluation evaluate(std::size_t run, bool keep_iteration = false) const;
   /// Run `run` evaluated, as a report row.
   RunRow row(std::size_t run) const;
   /// The row of an evaluation of run `run`.

@@ -23,9 +23,9 @@ struct RunOutcome {
 /// homogeneous cluster, "ranks 0-6 at speed 0.7 (7 GPUs)" otherwise.
 std::string class_name(const Cluster& cluster, int speed_class);
 
-/// `point` evaluated once, keeping its nominal iteration; `labels` gives
-/// the row's model, schedule, collective and unit.
-RunOutcome execute_run(const RunPoint& point, RunRow labels);
+/// `evaluation` of `point` (with its nominal iteration) as an outcome;
+/// `labels` gives the row's model, schedule, collective and unit.
+RunOutcome run_outcome(const RunPoint& point, Evaluation evaluation, RunRow labels);
 
 /// Every run of `grid`, in its order, each evaluated once.
 std::vector<RunOutcome> execute_runs(const RunGrid& grid);
