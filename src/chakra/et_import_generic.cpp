@@ -121,6 +121,10 @@ Imported import_generic(const EtFile& file, const EtGraph& graph, const std::str
   if (stream.messages.empty()) {
     throw TraceError(fmt::format("{}: no ALL_REDUCE or ALL_GATHER collective: not a data-parallel step", source));
   }
+  if (sum(stream.compute, 0, static_cast<std::ptrdiff_t>(stream.compute.size())) == 0) {
+    throw TraceError(fmt::format("{}: no GPU compute (every COMP_NODE is a CPU op or takes 0 us): not a training step",
+                                 source));
+  }
   if (stream.messages.size() > static_cast<std::size_t>(kMaxTensors)) {
     throw TraceError(fmt::format("{}: more than {} gradient collectives", source, kMaxTensors));
   }
