@@ -11,7 +11,7 @@ seconds=${1:-60}
 jobs=${2:-2}
 shift $(( $# > 2 ? 2 : $# ))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(config trace curve kineto nccl_tests osu)
+[ ${#targets[@]} -gt 0 ] || targets=(config trace curve kineto nccl_tests osu chakra)
 
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
   -DMGSIM_BUILD_FUZZERS=ON \
@@ -26,6 +26,7 @@ seeds_of() {
     kineto) ls tests/data/kineto-*.json tests/data/bad/*/kineto-* ;;
     nccl_tests) ls tests/data/nccl-tests-* tests/data/bad/*/nccl-tests-* ;;
     osu) ls tests/data/osu-* tests/data/bad/*/osu-* ;;
+    chakra) ls tests/data/chakra/*.et tests/data/bad/chakra/*.et ;;
   esac 2>/dev/null
 }
 

@@ -3,7 +3,7 @@
 set -euo pipefail
 packages=(cmake g++ make libboost-graph-dev nlohmann-json3-dev libcli11-dev libfmt-dev catch2
           libbenchmark-dev libnlopt-cxx-dev zlib1g-dev python3 python3-matplotlib clang libclang-rt-14-dev
-          help2man)
+          help2man protobuf-compiler libprotobuf-dev)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -43,6 +43,9 @@ void add_sweep_command(CLI::App& app);
 void add_advise_command(CLI::App& app);
 void add_profile_command(CLI::App& app);
 void add_import_command(CLI::App& app);
+/// `mgsim import chakra`, a subcommand of `import` (chakra_command.cpp).
+void add_import_chakra(CLI::App& import_command);
+void add_export_command(CLI::App& app);
 void add_fit_command(CLI::App& app);
 void add_plan_command(CLI::App& app);
 void add_calibrate_command(CLI::App& app);

@@ -1,4 +1,4 @@
-// `mgsim import nccl-tests|osu|kineto FILE [-o OUT]`: other tools' outputs as
+// `mgsim import nccl-tests|osu|kineto|chakra FILE [-o OUT]`: other tools' outputs as
 // mgsim curve and trace files (docs/profiling.md), written to OUT or stdout.
 
 #include <fmt/format.h>
@@ -155,7 +155,7 @@ CLI::App* add_source(CLI::App& parent, const char* name, const char* what, Impor
 
 void add_import_command(CLI::App& app) {
   auto options = std::make_shared<ImportOptions>();
-  CLI::App* command = app.add_subcommand("import", "convert nccl-tests, OSU or PyTorch profiler output to mgsim files");
+  CLI::App* command = app.add_subcommand("import", "convert nccl-tests, OSU, PyTorch profiler or Chakra ET output to mgsim files");
   command->require_subcommand(1);
   add_examples(command, {"mgsim import nccl-tests all_reduce_perf.txt -o curve.json",
                          "mgsim import kineto trace.json --model resnet50 --batch 64 -o resnet50.json"});
@@ -197,6 +197,8 @@ void add_import_command(CLI::App& app) {
                      "state_dict order");
   add_examples(kineto, {"mgsim import kineto trace.json --model resnet50 --batch 64 --skip-steps 1 -o resnet50.json"});
   kineto->callback([options] { import_kineto(*options); });
+
+  add_import_chakra(*command);
 }
 
 }  // namespace mgsim::cli

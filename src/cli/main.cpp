@@ -27,6 +27,7 @@ constexpr std::array kCommands{
     mgsim::cli::add_advise_command,
     mgsim::cli::add_profile_command,
     mgsim::cli::add_import_command,
+    mgsim::cli::add_export_command,
     mgsim::cli::add_fit_command,
     mgsim::cli::add_plan_command,
     mgsim::cli::add_calibrate_command,

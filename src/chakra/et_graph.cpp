@@ -1,0 +1,81 @@
+#include "et_graph.hpp"
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <queue>
+#include <unordered_map>
+
+#include "mgsim/error.hpp"
+
+namespace mgsim::chakra {
+namespace {
+
+std::unordered_map<std::uint64_t, std::size_t> index_ids(const EtFile& file, const std::string& source) {
+  std::unordered_map<std::uint64_t, std::size_t> index;
+  for (std::size_t i = 0; i < file.nodes.size(); ++i) {
+    const auto [at, fresh] = index.emplace(file.nodes[i].id(), i);
+    if (!fresh) {
+      throw TraceError(fmt::format("{}: id given twice (first at byte {})", describe(file, i, source),
+                                   file.offsets[at->second]));
+    }
+  }
+  return index;
+}
+
+void add_parents(const EtFile& file, const std::unordered_map<std::uint64_t, std::size_t>& index, std::size_t i,
+                 EtGraph& graph) {
+  const ChakraProtoMsg::Node& node = file.nodes[i];
+  for (const auto* deps : {&node.data_deps(), &node.ctrl_deps()}) {
+    for (std::uint64_t dep : *deps) {
+      const auto parent = index.find(dep);
+      if (parent == index.end()) {
+        ++graph.dangling;
+      } else {
+        graph.parents[i].push_back(parent->second);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::string describe(const EtFile& file, std::size_t index, const std::string& source) {
+  const ChakraProtoMsg::Node& node = file.nodes[index];
+  return fmt::format("{}: node id {} ('{}', byte {})", source, node.id(), node.name(), file.offsets[index]);
+}
+
+EtGraph order_nodes(const EtFile& file, const std::string& source) {
+  const std::unordered_map<std::uint64_t, std::size_t> index = index_ids(file, source);
+  const std::size_t n = file.nodes.size();
+  EtGraph graph;
+  graph.parents.resize(n);
+  std::vector<std::vector<std::size_t>> children(n);
+  std::vector<std::size_t> waiting(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    add_parents(file, index, i, graph);
+    waiting[i] = graph.parents[i].size();
+    for (std::size_t p : graph.parents[i]) children[p].push_back(i);
+  }
+  std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> ready;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (waiting[i] == 0) ready.push(i);
+  }
+  while (!ready.empty()) {
+    const std::size_t i = ready.top();
+    ready.pop();
+    graph.order.push_back(i);
+    for (std::size_t c : children[i]) {
+      if (--waiting[c] == 0) ready.push(c);
+    }
+  }
+  if (graph.order.size() < n) {
+    std::size_t stuck = 0;
+    while (waiting[stuck] == 0) ++stuck;
+    throw TraceError(fmt::format("{}: its dependencies form a cycle ({} nodes never become ready)",
+                                 describe(file, stuck, source), n - graph.order.size()));
+  }
+  return graph;
+}
+
+}  // namespace mgsim::chakra

@@ -1,0 +1,179 @@
+// `mgsim export chakra` and `mgsim import chakra`: Chakra execution traces
+// (docs/chakra.md) out of a config's plan and into an mgsim trace.
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "commands.hpp"
+#include "mgsim/chakra/chakra.hpp"
+#include "mgsim/error.hpp"
+#include "mgsim/io/files.hpp"
+#include "mgsim/io/report.hpp"
+#include "mgsim/io/run_config.hpp"
+#include "mgsim/io/trace_io.hpp"
+#include "mgsim/version.hpp"
+
+namespace mgsim::cli {
+namespace {
+
+struct ExportOptions {
+  std::string config;
+  int gpus = 0;
+  std::string schedule;
+  std::string prefix;
+};
+
+/// The config's schedule named `name` (its label, or its name when one schedule has it).
+const ScheduleSpec& pick_schedule(const RunConfig& config, const ExportOptions& options) {
+  const ScheduleSpec* found = nullptr;
+  std::string known;
+  for (const ScheduleSpec& spec : config.schedules) {
+    known += (known.empty() ? "" : ", ") + spec.label();
+    if (spec.label() == options.schedule) return spec;
+    if (spec.name == options.schedule) {
+      if (found) throw ConfigError(fmt::format("--schedule {}: the config has several; name one by its label ({})", options.schedule, known));
+      found = &spec;
+    }
+  }
+  if (!found) {
+    throw ConfigError(fmt::format("--schedule {}: not a schedule of {} (it has: {})", options.schedule, options.config, known));
+  }
+  if (found->builder()) {
+    throw ConfigError(fmt::format("--schedule {}: an iteration builder has no plan of collectives to export", options.schedule));
+  }
+  return *found;
+}
+
+/// The one place that assembles a run for export: config -> workload,
+/// collective, schedule, placement -> plan (to adapt when runs are assembled
+/// by RunPoint / evaluate).
+Plan plan_for_export(const RunConfig& config, const Workload& workload, const ScheduleSpec& spec, int gpus) {
+  if (!config.speed_classes.empty()) {
+    throw ConfigError("speed_classes: the ranks of an export are identical; remove speed_classes from the config");
+  }
+  const auto collective = find_collective(config.collective).make(config.collective_settings);
+  const Placement placement(workload, Cluster::homogeneous(gpus, config.gpus_per_node), *collective);
+  return spec.build()->plan(placement.problem);
+}
+
+std::string provenance_of(const std::filesystem::path& trace) {
+  const auto document = nlohmann::ordered_json::parse(read_input_file(trace, InputKind::trace));
+  return document.at("provenance").dump();
+}
+
+void export_chakra(const ExportOptions& options) {
+  const RunConfig config = load_run_config(options.config);
+  const ScheduleSpec& spec = pick_schedule(config, options);
+  const Workload workload(load_trace(config.trace));
+  const Plan plan = plan_for_export(config, workload, spec, options.gpus);
+  if (!config.overlap.ideal() || !config.variability.none()) {
+    std::fprintf(stderr, "mgsim: warning: the config's overlap and variability are not in a Chakra ET: the files hold "
+                         "the nominal iteration\n");
+  }
+  const chakra::ExportLabel label{
+      fmt::format("mgsim {} export chakra -c {} --gpus {} --schedule {}", version(), options.config, options.gpus,
+                  spec.label()),
+      provenance_of(config.trace)};
+  const std::string bytes = chakra::export_rank(workload, plan, label);
+  const std::vector<std::filesystem::path> inputs{options.config, config.trace};
+  for (int rank = 0; rank < options.gpus; ++rank) {
+    const std::filesystem::path file = fmt::format("{}.{}.et", options.prefix, rank);
+    check_not_an_input(file, inputs);
+    write_file_atomically(file, bytes);
+  }
+  fmt::print("wrote {}.{{0..{}}}.et: {} {} on {} GPUs, {} layers, {} messages, {} bytes each\n", options.prefix,
+             options.gpus - 1, workload.trace.model, spec.label(), options.gpus, workload.trace.layers.size(),
+             plan.size(), bytes.size());
+}
+
+struct ImportOptions {
+  std::string input;
+  std::string output;
+  std::string model;
+  int batch_size = 0;
+};
+
+/// The file to read: `input` itself, or rank 0 of the prefix `input`; other
+/// ranks' files that differ from rank 0 are reported.
+std::filesystem::path rank_file(const std::string& input) {
+  if (input == "-" || std::filesystem::is_regular_file(input)) return input;
+  const std::filesystem::path first = input + ".0.et";
+  if (!std::filesystem::is_regular_file(first)) {
+    throw TraceError(fmt::format("{}: neither a file nor the prefix of {}", input, first.string()));
+  }
+  const std::string bytes = read_input_file(first, InputKind::trace);
+  int differ = 0;
+  int rank = 1;
+  for (; std::filesystem::is_regular_file(fmt::format("{}.{}.et", input, rank)); ++rank) {
+    differ += read_input_file(fmt::format("{}.{}.et", input, rank), InputKind::trace) != bytes;
+  }
+  if (differ > 0) {
+    std::fprintf(stderr, "mgsim: warning: %d of the %d rank files differ from rank 0's; imported rank 0\n", differ, rank);
+  }
+  return first;
+}
+
+nlohmann::ordered_json provenance_of(const chakra::Imported& imported, const std::string& file) {
+  nlohmann::ordered_json provenance = {{"kind", "measured"}, {"tool", "Chakra execution trace"}, {"source", file}};
+  if (!imported.provenance.empty()) provenance = nlohmann::ordered_json::parse(imported.provenance);
+  if (!provenance.is_object() || !provenance.contains("kind")) {
+    throw TraceError(fmt::format("{}: mgsim_provenance: expected a JSON object with \"kind\"", file));
+  }
+  provenance["imported_by"] = fmt::format("mgsim import chakra {}", file);
+  return provenance;
+}
+
+void import_chakra(const ImportOptions& options) {
+  const std::filesystem::path file = rank_file(options.input);
+  chakra::Imported imported = chakra::import_et(read_input_file(file, InputKind::trace), file.string());
+  for (const std::string& warning : imported.warnings) std::fprintf(stderr, "mgsim: warning: %s\n", warning.c_str());
+  if (!imported.from_mgsim) {
+    imported.trace.model = options.model.empty() ? file.stem().string() : options.model;
+    imported.trace.batch_size = options.batch_size > 0 ? options.batch_size : 1;
+  }
+  emit(format_trace_json(imported.trace, provenance_of(imported, file.string())), options.output, {file});
+  if (options.output.empty() || options.output == kStdout) return;
+  fmt::print("wrote {}: {} layers, forward {:.3f} ms, {} collectives ({})\n", options.output,
+             imported.trace.layers.size(), imported.trace.forward_time_s * 1e3, imported.messages.size(),
+             imported.from_mgsim ? "an mgsim export: trace and plan as exported" : "one layer per collective");
+}
+
+}  // namespace
+
+void add_import_chakra(CLI::App& import_command) {
+  auto options = std::make_shared<ImportOptions>();
+  CLI::App* chakra = import_command.add_subcommand("chakra", "Chakra execution trace (.et) of a data-parallel step -> trace");
+  chakra->add_option("file", options->input, "an .et file, or the PREFIX of PREFIX.<rank>.et (reads rank 0)")->required();
+  chakra->add_option("-o,--output", options->output, "the mgsim file to write (default or -: stdout)");
+  chakra->add_option("--model", options->model, "model name (default: the file name; an mgsim export keeps its own)");
+  chakra->add_option("--batch", options->batch_size, "samples per GPU per iteration (default 1; an mgsim export keeps its own)")
+      ->check(CLI::Range(1, 1 << 30));
+  add_examples(chakra, {"mgsim import chakra et/googlenet -o googlenet.json",
+                        "mgsim import chakra workload.0.et --model resnet50 --batch 32 -o resnet50.json"});
+  chakra->callback([options] { import_chakra(*options); });
+}
+
+void add_export_command(CLI::App& app) {
+  auto options = std::make_shared<ExportOptions>();
+  CLI::App* command = app.add_subcommand("export", "write a config's plan in another tool's format (Chakra ET)");
+  command->require_subcommand(1);
+  add_examples(command, {"mgsim export chakra -c configs/googlenet-k80-ring.json --gpus 4 --schedule wfbp -o et/googlenet"});
+  CLI::App* chakra = command->add_subcommand(
+      "chakra", "one iteration as planned, as Chakra execution traces PREFIX.<rank>.et (ASTRA-sim's workload)");
+  chakra->add_option("-c,--config", options->config, "run config (JSON, see docs/config.md)")->required();
+  chakra->add_option("--gpus", options->gpus, "ranks: one file per rank")
+      ->required()
+      ->check(CLI::Range(1, chakra::kMaxExportRanks));
+  chakra->add_option("--schedule", options->schedule, "the config's schedule to plan with (its name or label)")
+      ->required();
+  chakra->add_option("-o,--output", options->prefix, "file prefix: writes PREFIX.0.et .. PREFIX.<gpus-1>.et")
+      ->required();
+  add_examples(chakra, {"mgsim export chakra -c configs/googlenet-k80-ring.json --gpus 4 --schedule mgwfbp -o et/googlenet"});
+  chakra->callback([options] { export_chakra(*options); });
+}
+
+}  // namespace mgsim::cli

@@ -1,0 +1,238 @@
+// Chakra execution traces (docs/chakra.md): the framing against real ET files
+// of public repositories, the node structure of an export worked by hand, the
+// exact round trip export -> import on the shipped trace and random traces for
+// every schedule, and the generic import of a hand-built PyTorch-like ET.
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+
+#include "et_stream.hpp"
+#include "mgsim/chakra/chakra.hpp"
+#include "mgsim/error.hpp"
+#include "mgsim/io/run_config.hpp"
+#include "mgsim/io/trace_io.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using namespace mgsim;
+using chakra::decode_et;
+using chakra::encode_et;
+
+const std::string kData = std::string(MGSIM_SOURCE_DIR) + "/tests/data/chakra/";
+
+std::string bytes_of(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+const ChakraProtoMsg::AttributeProto& attr(const ChakraProtoMsg::Node& node, const std::string& name) {
+  for (const auto& a : node.attr()) {
+    if (a.name() == name) return a;
+  }
+  FAIL("no attribute " << name);
+  throw;
+}
+
+void require_same_trace(const Trace& got, const Trace& want) {
+  REQUIRE(got.model == want.model);
+  REQUIRE(got.batch_size == want.batch_size);
+  REQUIRE(got.forward_time_s == want.forward_time_s);
+  REQUIRE(got.layers.size() == want.layers.size());
+  for (std::size_t l = 0; l < want.layers.size(); ++l) {
+    REQUIRE(got.layers[l].name == want.layers[l].name);
+    REQUIRE(got.layers[l].params == want.layers[l].params);
+    REQUIRE(got.layers[l].dtype_bytes == want.layers[l].dtype_bytes);
+    REQUIRE(got.layers[l].backward_time_s == want.layers[l].backward_time_s);
+    REQUIRE(got.layers[l].grad_ready_s == want.layers[l].grad_ready_s);
+  }
+}
+
+void require_same_plan(const Plan& got, const Plan& want) {
+  REQUIRE(got.size() == want.size());
+  for (std::size_t m = 0; m < want.size(); ++m) {
+    CHECK(got[m].begin == want[m].begin);
+    CHECK(got[m].end == want[m].end);
+    CHECK(got[m].bytes == want[m].bytes);
+    CHECK(got[m].sent_bytes == want[m].sent_bytes);
+    CHECK(got[m].duration == want[m].duration);
+    CHECK(got[m].not_before == want[m].not_before);
+    CHECK(got[m].selection == want[m].selection);
+    CHECK(got[m].kind == want[m].kind);
+  }
+}
+
+/// Every schedule of the registry with its defaults plans `trace`; each plan
+/// exported and imported gives back the trace and the plan.
+void round_trip_every_schedule(const Trace& trace, const Collective& collective, int gpus) {
+  const test::Setup setup(trace, collective, gpus);
+  for (const ScheduleInfo& info : schedule_registry()) {
+    for (MessageUnit unit : {MessageUnit::tensor, MessageUnit::layer}) {
+      INFO("schedule " << info.name);
+      const Plan plan = make_schedule(info.name, {}, {}, unit)->plan(setup.problem);
+      const std::string bytes = chakra::export_rank(setup.workload, plan, {"test", R"({"kind":"synthetic"})"});
+      const chakra::Imported back = chakra::import_et(bytes, "export");
+      REQUIRE(back.from_mgsim);
+      REQUIRE(back.warnings.empty());
+      REQUIRE(back.provenance == R"({"kind":"synthetic"})");
+      require_same_trace(back.trace, trace);
+      require_same_plan(back.messages, plan);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("Real ASTRA-sim ET files decode to the fields of their bytes and re-encode to the same bytes") {
+  // astra-sim examples/workload/microbenchmarks/all_reduce/4npus_1MB/all_reduce.1.et, read by hand from
+  // its 83 bytes: 07 | 0a 05 "0.0.4" (metadata), 4a | 08 01 (id 1) 12 14 "all_reduce_4npus_1MB"
+  // 18 07 (COMM_COLL_NODE) and three attributes: is_cpu_op bool false, comm_type int64 0,
+  // comm_size int64 80 80 40 = 0x40 << 14 = 1048576.
+  for (const auto& [file, comm_type] : {std::pair{"astra-sim-all_reduce-4npus-1MB.1.et", 0},
+                                        std::pair{"astra-sim-all_gather-4npus-1MB.1.et", 2}}) {
+    const std::string bytes = bytes_of(kData + file);
+    const chakra::EtFile et = decode_et(bytes, file);
+    REQUIRE(et.metadata.version() == "0.0.4");
+    REQUIRE(et.nodes.size() == 1);
+    const ChakraProtoMsg::Node& node = et.nodes[0];
+    CHECK(node.id() == 1);
+    CHECK(node.type() == ChakraProtoMsg::COMM_COLL_NODE);
+    CHECK(attr(node, "is_cpu_op").bool_val() == false);
+    CHECK(attr(node, "comm_type").int64_val() == comm_type);
+    CHECK(attr(node, "comm_size").int64_val() == 1048576);
+    CHECK(et.offsets == std::vector<std::size_t>{8});
+    REQUIRE(encode_et(et) == bytes);
+  }
+}
+
+TEST_CASE("A real PyTorch ET converted by Chakra decodes node by node and re-encodes to the same bytes") {
+  // The first 7 records of chakra's tests/data feeder trace (tests/data/README.md). Ids, types,
+  // durations and record offsets as protoc --decode=ChakraProtoMsg.Node lists them.
+  const std::string bytes = bytes_of(kData + "chakra-feeder-pytorch-head.0.et");
+  const chakra::EtFile et = decode_et(bytes, "head");
+  REQUIRE(et.nodes.size() == 6);
+  const std::vector<std::uint64_t> ids{216, 217, 430, 432, 433, 435};
+  const std::vector<std::uint64_t> micros{318, 28, 4, 85, 79, 28};
+  const std::vector<std::size_t> offsets{95, 6045, 11998, 18144, 18743, 19346};
+  for (std::size_t i = 0; i < 6; ++i) {
+    CHECK(et.nodes[i].id() == ids[i]);
+    CHECK(et.nodes[i].duration_micros() == micros[i]);
+    CHECK(et.nodes[i].type() == (i < 3 ? ChakraProtoMsg::COMP_NODE : ChakraProtoMsg::COMM_COLL_NODE));
+  }
+  CHECK(et.offsets == offsets);
+  CHECK(et.metadata.attr(0).name() == "schema");
+  CHECK(et.metadata.attr(0).string_val() == "1.0.1");
+  REQUIRE(encode_et(et) == bytes);
+  // Its collectives are broadcasts (node 435, comm_type 5) and two without comm_type: no gradient message.
+  REQUIRE_THROWS_WITH(chakra::import_et(bytes, "head"), Catch::Contains("no ALL_REDUCE or ALL_GATHER"));
+}
+
+TEST_CASE("An ET of collectives only is refused as a training step") {
+  REQUIRE_THROWS_WITH(chakra::import_et(bytes_of(kData + "astra-sim-all_reduce-4npus-1MB.1.et"), "ar"),
+                      Catch::Contains("no GPU compute"));
+}
+
+TEST_CASE("An export splits a layer's backward where its gradients become ready") {
+  // forward 1 ms; layer a (1 tensor, 2 ms); layer b (tensors of 10 and 20 floats, 3 ms, ready at 1 and 3 ms).
+  Trace trace = test::make_trace({2e-3, 3e-3}, {5, 0}, 1e-3);
+  trace.layers[1].params = {10, 20};
+  trace.layers[1].dtype_bytes = 4;
+  trace.layers[1].grad_ready_s = {1e-3, 3e-3};
+  const test::LinearCost cost(1e-4, 0);
+  const test::Setup setup(trace, cost, 2);
+  // Backward order: tensor 0 = b's 20 floats (3 ms), 1 = b's 10 floats (1 ms), 2 = a's.
+  const Plan plan{make_message(setup.problem, 0, 2), make_message(setup.problem, 2, 3)};
+  const chakra::EtFile et = decode_et(chakra::export_rank(setup.workload, plan, {"test", "{}"}), "t");
+  REQUIRE(et.nodes.size() == 6);
+  const std::vector<std::string> names{"forward", "backward:layer2:0", "backward:layer2:1", "backward:layer1",
+                                       "all_reduce:0", "all_reduce:1"};
+  const std::vector<std::uint64_t> micros{1000, 1000, 2000, 2000, 100, 100};
+  for (std::size_t i = 0; i < 6; ++i) {
+    CHECK(et.nodes[i].id() == i);
+    CHECK(et.nodes[i].name() == names[i]);
+    CHECK(et.nodes[i].duration_micros() == micros[i]);
+  }
+  CHECK(et.nodes[1].data_deps(0) == 0);
+  // Message 0 waits for both spans of b (its tensors are ready after nodes 1 and 2); message 1 for a.
+  CHECK(std::vector<std::uint64_t>(et.nodes[4].data_deps().begin(), et.nodes[4].data_deps().end()) ==
+        std::vector<std::uint64_t>{1, 2});
+  CHECK(et.nodes[4].ctrl_deps_size() == 0);
+  CHECK(std::vector<std::uint64_t>(et.nodes[5].data_deps().begin(), et.nodes[5].data_deps().end()) ==
+        std::vector<std::uint64_t>{3});
+  CHECK(et.nodes[5].ctrl_deps(0) == 4);
+  CHECK(attr(et.nodes[4], "comm_size").int64_val() == 120);  // 30 floats
+  CHECK(attr(et.nodes[5], "comm_size").int64_val() == 5);
+}
+
+TEST_CASE("Export then import gives back the shipped trace and every schedule's plan") {
+  const RunConfig config = load_run_config(std::string(MGSIM_SOURCE_DIR) + "/configs/googlenet-k80-ring.json");
+  const auto ring = find_collective(config.collective).make(config.collective_settings);
+  const Trace trace = load_trace(config.trace);
+  for (int gpus : {4, 64}) round_trip_every_schedule(trace, *ring, gpus);
+}
+
+TEST_CASE("Export then import gives back random traces with ready offsets and every schedule's plan") {
+  const RunConfig config = load_run_config(std::string(MGSIM_SOURCE_DIR) + "/configs/googlenet-k80-ring.json");
+  const auto ring = find_collective(config.collective).make(config.collective_settings);
+  std::mt19937_64 rng(29);
+  for (int i = 0; i < 20; ++i) round_trip_every_schedule(test::random_trace(rng, 12, i % 2 == 0), *ring, 8);
+}
+
+TEST_CASE("A PyTorch-like ET maps to one layer per gradient collective, the rest reported") {
+  chakra::EtFile et;
+  auto add = [&](std::uint64_t id, const char* name, ChakraProtoMsg::NodeType type, std::uint64_t us,
+                 std::vector<std::uint64_t> deps) -> ChakraProtoMsg::Node& {
+    ChakraProtoMsg::Node& node = et.nodes.emplace_back();
+    node.set_id(id);
+    node.set_name(name);
+    node.set_type(type);
+    node.set_duration_micros(us);
+    for (auto d : deps) node.add_data_deps(d);
+    return node;
+  };
+  auto coll = [&](std::uint64_t id, std::int64_t type, std::int64_t size, std::vector<std::uint64_t> deps) {
+    auto& node = add(id, "nccl", ChakraProtoMsg::COMM_COLL_NODE, 7, deps);
+    auto* t = node.add_attr();
+    t->set_name("comm_type");
+    t->set_int64_val(type);
+    auto* s = node.add_attr();
+    s->set_name("comm_size");
+    s->set_int64_val(size);
+  };
+  add(10, "aten::conv2d", ChakraProtoMsg::COMP_NODE, 100, {});
+  add(11, "autograd::engine::evaluate_function: LinearBackward0", ChakraProtoMsg::COMP_NODE, 300, {10});
+  coll(12, ChakraProtoMsg::ALL_REDUCE, 4096, {11});
+  add(13, "ConvolutionBackward0", ChakraProtoMsg::COMP_NODE, 200, {11});
+  coll(14, ChakraProtoMsg::ALL_REDUCE, 1024, {13, 99});  // 99: not in the file
+  add(15, "Optimizer.step", ChakraProtoMsg::COMP_NODE, 50, {13});
+  auto* cpu = add(16, "aten::empty", ChakraProtoMsg::COMP_NODE, 999, {}).add_attr();
+  cpu->set_name("is_cpu_op");
+  cpu->set_bool_val(true);
+  add(17, "load", ChakraProtoMsg::MEM_LOAD_NODE, 5, {});
+  coll(18, ChakraProtoMsg::BROADCAST, 64, {});
+  for (std::size_t i = 0; i < et.nodes.size(); ++i) et.offsets.push_back(i);
+  const chakra::Imported got = chakra::import_et(encode_et(et), "pt");
+  REQUIRE_FALSE(got.from_mgsim);
+  // forward = the 100 us before the first *backward* node; layers in forward order: the
+  // conv (200 us, 1024 bytes) then the linear (300 us, 4096 bytes).
+  CHECK(got.trace.forward_time_s == Approx(100e-6).epsilon(1e-12));
+  REQUIRE(got.trace.layers.size() == 2);
+  CHECK(got.trace.layers[0].backward_time_s == Approx(200e-6).epsilon(1e-12));
+  CHECK(got.trace.layers[0].params == std::vector<std::int64_t>{1024});
+  CHECK(got.trace.layers[1].backward_time_s == Approx(300e-6).epsilon(1e-12));
+  CHECK(got.trace.layers[1].params == std::vector<std::int64_t>{4096});
+  REQUIRE(got.messages.size() == 2);
+  CHECK(got.messages[0].bytes == 4096);
+  CHECK(got.messages[1].duration == 7000);
+  // CPU op, MEM_LOAD node, BROADCAST, the optimizer's 50 us after the last collective, the dangling dep.
+  REQUIRE(got.warnings.size() == 5);
+  CHECK_THAT(got.warnings[0], Catch::Contains("1 BROADCAST collectives not mapped"));
+  CHECK_THAT(got.warnings[1], Catch::Contains("1 CPU ops"));
+  CHECK_THAT(got.warnings[2], Catch::Contains("1 MEM_LOAD_NODE nodes"));
+  CHECK_THAT(got.warnings[3], Catch::Contains("1 compute nodes (0.050 ms) after the last gradient collective"));
+  CHECK_THAT(got.warnings[4], Catch::Contains("1 dependencies name nodes that are not in the file"));
+}
