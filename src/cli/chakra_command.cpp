@@ -13,7 +13,8 @@
 #include "mgsim/error.hpp"
 #include "mgsim/io/files.hpp"
 #include "mgsim/io/report.hpp"
-#include "mgsim/io/run_config.hpp"
+#include "mgsim/app/run_grid.hpp"
+#include "mgsim/io/scenario.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/version.hpp"
 
@@ -28,7 +29,7 @@ struct ExportOptions {
 };
 
 /// The config's schedule named `name` (its label, or its name when one schedule has it).
-const ScheduleSpec& pick_schedule(const RunConfig& config, const ExportOptions& options) {
+const ScheduleSpec& pick_schedule(const Scenario& config, const ExportOptions& options) {
   const ScheduleSpec* found = nullptr;
   std::string known;
   for (const ScheduleSpec& spec : config.schedules) {
@@ -48,16 +49,14 @@ const ScheduleSpec& pick_schedule(const RunConfig& config, const ExportOptions& 
   return *found;
 }
 
-/// The one place that assembles a run for export: config -> workload,
-/// collective, schedule, placement -> plan (to adapt when runs are assembled
-/// by RunPoint / evaluate).
-Plan plan_for_export(const RunConfig& config, const Workload& workload, const ScheduleSpec& spec, int gpus) {
-  if (!config.speed_classes.empty()) {
+/// The plan of `spec` on `gpus` GPUs of `scenario`, as the one evaluator makes it.
+Plan plan_for_export(Scenario scenario, const ScheduleSpec& spec, int gpus, WorkloadCache& cache) {
+  if (!scenario.speed_classes.empty()) {
     throw ConfigError("speed_classes: the ranks of an export are identical; remove speed_classes from the config");
   }
-  const auto collective = find_collective(config.collective).make(config.collective_settings);
-  const Placement placement(workload, Cluster::homogeneous(gpus, config.gpus_per_node), *collective);
-  return spec.build()->plan(placement.problem);
+  scenario.gpus = {gpus};
+  scenario.schedules = {spec};
+  return RunGrid(std::move(scenario), cache).evaluate(0, true).iteration.value().plan;
 }
 
 std::string provenance_of(const std::filesystem::path& trace) {
@@ -66,10 +65,12 @@ std::string provenance_of(const std::filesystem::path& trace) {
 }
 
 void export_chakra(const ExportOptions& options) {
-  const RunConfig config = load_run_config(options.config);
+  const Scenario config = load_scenario(options.config);
+  require_one_of_each(config, "mgsim export chakra");
   const ScheduleSpec& spec = pick_schedule(config, options);
-  const Workload workload(load_trace(config.trace));
-  const Plan plan = plan_for_export(config, workload, spec, options.gpus);
+  WorkloadCache cache;
+  const Plan plan = plan_for_export(config, spec, options.gpus, cache);
+  const Workload& workload = cache.get(config.traces.front());
   if (!config.overlap.ideal() || !config.variability.none()) {
     std::fprintf(stderr, "mgsim: warning: the config's overlap and variability are not in a Chakra ET: the files hold "
                          "the nominal iteration\n");
@@ -77,9 +78,10 @@ void export_chakra(const ExportOptions& options) {
   const chakra::ExportLabel label{
       fmt::format("mgsim {} export chakra -c {} --gpus {} --schedule {}", version(), options.config, options.gpus,
                   spec.label()),
-      provenance_of(config.trace)};
+      provenance_of(config.traces.front())};
   const std::string bytes = chakra::export_rank(workload, plan, label);
-  const std::vector<std::filesystem::path> inputs{options.config, config.trace};
+  std::vector<std::filesystem::path> inputs = config.inputs;
+  inputs.push_back(options.config);
   for (int rank = 0; rank < options.gpus; ++rank) {
     const std::filesystem::path file = fmt::format("{}.{}.et", options.prefix, rank);
     check_not_an_input(file, inputs);
