@@ -128,8 +128,9 @@ ScheduleChoice find_schedule_or_builder(std::string_view name);
 /// count). Throws ConfigError naming the builder and the parameter.
 void check_builder_params(const BuilderInfo& info, const BuilderParams& given, int gpus);
 
-/// The given choice of `spec`, or its default.
-std::string_view choice_value(const ChoiceValues& given, const ChoiceSpec& spec);
+/// The given choice of the text parameter `name` of `specs`, or its default;
+/// an empty view when `specs` has no such parameter.
+std::string_view choice_value(const ChoiceValues& given, std::span<const ChoiceSpec> specs, std::string_view name);
 
 /// Summary statistics of many iterations (nearest-rank percentiles).
 struct IterationStats {

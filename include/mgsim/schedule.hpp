@@ -84,7 +84,8 @@ std::unique_ptr<Schedule> make_schedule(std::string_view name, const ParamValues
 /// `specs` or a value outside its range. Shared by schedules and delay laws.
 void check_params(std::string_view owner, std::span<const ParamSpec> specs, const ParamValues& given);
 
-/// The given value of `spec`, or its default.
-double param_value(const ParamValues& given, const ParamSpec& spec);
+/// The given value of the parameter `name` of `specs`, or its default. A
+/// name not among `specs` is a programming error (std::logic_error).
+double param_value(const ParamValues& given, std::span<const ParamSpec> specs, std::string_view name);
 
 }  // namespace mgsim

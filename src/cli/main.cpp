@@ -15,6 +15,7 @@
 #include "commands.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/utf8.hpp"
+#include "mgsim/registry_lookup.hpp"
 #include "mgsim/version.hpp"
 
 namespace {
@@ -54,6 +55,16 @@ void check_arguments(int argc, char** argv) {
   }
 }
 
+/// Refuses a first argument that names no subcommand, suggesting the nearest
+/// (CLI11 would only say that a subcommand is required).
+void check_subcommand(int argc, char** argv, const CLI::App& app) {
+  if (argc < 2 || argv[1][0] == '-') return;
+  std::vector<std::string> names;
+  for (const CLI::App* command : app.get_subcommands({})) names.push_back(command->get_name());
+  if (std::find(names.begin(), names.end(), argv[1]) != names.end()) return;
+  throw mgsim::ConfigError(fmt::format("{} (mgsim --help lists them)", mgsim::unknown_name("command", argv[1], names)));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -63,6 +74,7 @@ int main(int argc, char** argv) {
   for (const auto add_command : kCommands) add_command(app);
   try {
     check_arguments(argc, argv);
+    check_subcommand(argc, argv, app);
     app.parse(argc, argv);
     mgsim::cli::finish_stdout();
   } catch (const CLI::ParseError& error) {

@@ -85,51 +85,86 @@ class BernoulliSlowdown : public DelayLaw {
 constexpr double kMaxScaleSeconds = 3600.0;  // kMaxDelay: a larger scale only ever draws the cut
 
 constexpr ParamSpec kExponentialParams[] = {
-    {"mean_s", 0.01, true, "mean delay 1/lambda, seconds", kMaxScaleSeconds},
+    {.name = "mean_s",
+     .default_value = 0.01,
+     .zero_allowed = true,
+     .description = "mean delay 1/lambda, seconds",
+     .max_value = kMaxScaleSeconds},
 };
 constexpr ParamSpec kShiftedExponentialParams[] = {
-    {"shift_s", 0.0, true, "the fixed part of every delay, seconds", kMaxScaleSeconds},
-    {"mean_s", 0.01, true, "mean of the exponential part 1/lambda, seconds", kMaxScaleSeconds},
+    {.name = "shift_s",
+     .default_value = 0.0,
+     .zero_allowed = true,
+     .description = "the fixed part of every delay, seconds",
+     .max_value = kMaxScaleSeconds},
+    {.name = "mean_s",
+     .default_value = 0.01,
+     .zero_allowed = true,
+     .description = "mean of the exponential part 1/lambda, seconds",
+     .max_value = kMaxScaleSeconds},
 };
 constexpr ParamSpec kLogNormalParams[] = {
-    {"median_s", 0.01, true, "median delay e^mu, seconds", kMaxScaleSeconds},
-    {"sigma", 0.5, true, "standard deviation of the delay's logarithm", 10.0},
+    {.name = "median_s",
+     .default_value = 0.01,
+     .zero_allowed = true,
+     .description = "median delay e^mu, seconds",
+     .max_value = kMaxScaleSeconds},
+    {.name = "sigma",
+     .default_value = 0.5,
+     .zero_allowed = true,
+     .description = "standard deviation of the delay's logarithm",
+     .max_value = 10.0},
 };
 constexpr ParamSpec kParetoParams[] = {
-    {"scale_s", 0.01, true, "smallest delay x_m, seconds", kMaxScaleSeconds},
-    {"shape", 3.0, false, "tail index alpha (mean finite above 1, variance above 2)", 1000.0},
+    {.name = "scale_s",
+     .default_value = 0.01,
+     .zero_allowed = true,
+     .description = "smallest delay x_m, seconds",
+     .max_value = kMaxScaleSeconds},
+    {.name = "shape",
+     .default_value = 3.0,
+     .zero_allowed = false,
+     .description = "tail index alpha (mean finite above 1, variance above 2)",
+     .max_value = 1000.0},
 };
 constexpr ParamSpec kBernoulliParams[] = {
-    {"probability", 0.01, true, "chance that a unit is slowed", 1.0},
-    {"slowdown", 1.0, true, "a slowed unit takes (1 + slowdown) x its nominal time", 1000.0},
+    {.name = "probability",
+     .default_value = 0.01,
+     .zero_allowed = true,
+     .description = "chance that a unit is slowed",
+     .max_value = 1.0},
+    {.name = "slowdown",
+     .default_value = 1.0,
+     .zero_allowed = true,
+     .description = "a slowed unit takes (1 + slowdown) x its nominal time",
+     .max_value = 1000.0},
 };
-
-double value(const ParamValues& given, std::span<const ParamSpec> specs, std::size_t i) {
-  return param_value(given, specs[i]);
-}
 
 constexpr std::array kLaws{
     LawInfo{"exponential", "Exp(lambda) delays: memoryless noise of mean 1/lambda", kExponentialParams,
             [](const ParamValues& given) -> std::unique_ptr<DelayLaw> {
-              return std::make_unique<ShiftedExponential>(0.0, value(given, kExponentialParams, 0));
+              return std::make_unique<ShiftedExponential>(0.0, param_value(given, kExponentialParams, "mean_s"));
             }},
     LawInfo{"shifted-exponential", "a fixed delay plus Exp(lambda) noise", kShiftedExponentialParams,
             [](const ParamValues& given) -> std::unique_ptr<DelayLaw> {
-              return std::make_unique<ShiftedExponential>(value(given, kShiftedExponentialParams, 0),
-                                                          value(given, kShiftedExponentialParams, 1));
+              return std::make_unique<ShiftedExponential>(param_value(given, kShiftedExponentialParams, "shift_s"),
+                                                          param_value(given, kShiftedExponentialParams, "mean_s"));
             }},
     LawInfo{"lognormal", "log-normal delays: e^(mu + sigma Z)", kLogNormalParams,
             [](const ParamValues& given) -> std::unique_ptr<DelayLaw> {
-              return std::make_unique<LogNormal>(value(given, kLogNormalParams, 0), value(given, kLogNormalParams, 1));
+              return std::make_unique<LogNormal>(param_value(given, kLogNormalParams, "median_s"),
+                                                 param_value(given, kLogNormalParams, "sigma"));
             }},
     LawInfo{"pareto", "Pareto (type I) delays: a heavy tail of rare long stalls", kParetoParams,
             [](const ParamValues& given) -> std::unique_ptr<DelayLaw> {
-              return std::make_unique<Pareto>(value(given, kParetoParams, 0), value(given, kParetoParams, 1));
+              return std::make_unique<Pareto>(param_value(given, kParetoParams, "scale_s"),
+                                              param_value(given, kParetoParams, "shape"));
             }},
     LawInfo{"bernoulli", "Bernoulli slow-down: with probability p a unit runs (1 + slowdown) x longer",
-            kBernoulliParams, [](const ParamValues& given) -> std::unique_ptr<DelayLaw> {
-              return std::make_unique<BernoulliSlowdown>(value(given, kBernoulliParams, 0),
-                                                         value(given, kBernoulliParams, 1));
+            kBernoulliParams,
+            [](const ParamValues& given) -> std::unique_ptr<DelayLaw> {
+              return std::make_unique<BernoulliSlowdown>(param_value(given, kBernoulliParams, "probability"),
+                                                         param_value(given, kBernoulliParams, "slowdown"));
             }},
 };
 

@@ -23,10 +23,20 @@ namespace {
 constexpr SimTime kMaxRunTime = SimTime{1} << 62;
 
 constexpr std::array kNbsgdParams{
-    ParamSpec{"minibatches", 4.0, false, "m: mini-batches each rank's batch is split into (an integer)", 1024.0},
-    ParamSpec{"k", 1.0, false, "with trigger kth: the round ends when the k-th rank has finished all m (an integer)"},
-    ParamSpec{"deadline_s", 0.0, false, "with trigger deadline (and required by it): seconds from the round's start",
-              kMaxStepSeconds},
+    ParamSpec{.name = "minibatches",
+              .default_value = 4.0,
+              .zero_allowed = false,
+              .description = "m: mini-batches each rank's batch is split into (an integer)",
+              .max_value = 1024.0},
+    ParamSpec{.name = "k",
+              .default_value = 1.0,
+              .zero_allowed = false,
+              .description = "with trigger kth: the round ends when the k-th rank has finished all m (an integer)"},
+    ParamSpec{.name = "deadline_s",
+              .default_value = 0.0,
+              .zero_allowed = false,
+              .description = "with trigger deadline (and required by it): seconds from the round's start",
+              .max_value = kMaxStepSeconds},
 };
 constexpr std::array<std::string_view, 3> kTriggers{"first", "kth", "deadline"};
 constexpr std::array<std::string_view, 2> kStops{"boundary", "abort"};
@@ -37,7 +47,11 @@ constexpr std::array kNbsgdChoices{
 };
 
 constexpr std::array kGossipParams{
-    ParamSpec{"budget", 1.0, false, "probability that each matching is active in a round (MATCHA's budget)", 1.0},
+    ParamSpec{.name = "budget",
+              .default_value = 1.0,
+              .zero_allowed = false,
+              .description = "probability that each matching is active in a round (MATCHA's budget)",
+              .max_value = 1.0},
 };
 /// The topologies built for any rank count; any other `topology` names a graph file.
 struct NamedGraph {
@@ -48,9 +62,15 @@ constexpr std::array kNamedGraphs{NamedGraph{"ring", ring_graph}, NamedGraph{"to
 constexpr std::array kTopologies{kNamedGraphs[0].name, kNamedGraphs[1].name};
 constexpr std::array<std::string_view, 2> kBooleans{"false", "true"};
 constexpr std::array kGossipChoices{
-    ChoiceSpec{"topology", "ring", kTopologies, "the graph: ring, torus (2-D) or a graph file (docs/decentralized.md)",
-               true},
-    ChoiceSpec{"barrier", "false", kBooleans, "true: every round starts when the last rank has ended the previous"},
+    ChoiceSpec{.name = "topology",
+               .default_value = "ring",
+               .choices = kTopologies,
+               .description = "the graph: ring, torus (2-D) or a graph file (docs/decentralized.md)",
+               .file_allowed = true},
+    ChoiceSpec{.name = "barrier",
+               .default_value = "false",
+               .choices = kBooleans,
+               .description = "true: every round starts when the last rank has ended the previous"},
 };
 
 std::unique_ptr<IterationBuilder> make_data_parallel(const BuildContext& context, const BuilderParams&) {
@@ -60,18 +80,19 @@ std::unique_ptr<IterationBuilder> make_data_parallel(const BuildContext& context
 std::unique_ptr<IterationBuilder> make_nbsgd(const BuildContext& context, const BuilderParams& given) {
   check_builder_params(find_builder("nbsgd"), given, context.cluster.size());
   NbsgdSettings settings;
-  settings.minibatches = static_cast<int>(param_value(given.numbers, kNbsgdParams[0]));
-  const std::string_view trigger = choice_value(given.choices, kNbsgdChoices[0]);
+  settings.minibatches = static_cast<int>(param_value(given.numbers, kNbsgdParams, "minibatches"));
+  const std::string_view trigger = choice_value(given.choices, kNbsgdChoices, "trigger");
   settings.trigger = trigger == "deadline" ? NbsgdTrigger::deadline : NbsgdTrigger::kth;
-  settings.k = trigger == "kth" ? static_cast<int>(param_value(given.numbers, kNbsgdParams[1])) : 1;
-  settings.deadline = to_ns(param_value(given.numbers, kNbsgdParams[2]));
-  settings.stop = choice_value(given.choices, kNbsgdChoices[1]) == "abort" ? NbsgdStop::abort : NbsgdStop::boundary;
+  settings.k = trigger == "kth" ? static_cast<int>(param_value(given.numbers, kNbsgdParams, "k")) : 1;
+  settings.deadline = to_ns(param_value(given.numbers, kNbsgdParams, "deadline_s"));
+  settings.stop =
+      choice_value(given.choices, kNbsgdChoices, "stop") == "abort" ? NbsgdStop::abort : NbsgdStop::boundary;
   return std::make_unique<NbsgdBuilder>(context, settings);
 }
 
 /// The graph `topology` names on `gpus` ranks.
 Graph gossip_graph(const BuilderParams& given, int gpus) {
-  const std::string_view topology = choice_value(given.choices, kGossipChoices[0]);
+  const std::string_view topology = choice_value(given.choices, kGossipChoices, "topology");
   for (const NamedGraph& named : kNamedGraphs) {
     if (named.name == topology) return named.make(gpus);
   }
@@ -84,7 +105,7 @@ std::unique_ptr<IterationBuilder> make_gossip(const BuildContext& context, const
   if (!context.network) {
     throw ConfigError(fmt::format("schedule '{}': needs a network (alpha, beta) for point-to-point exchanges", name));
   }
-  const GossipSettings settings{budget, choice_value(given.choices, kGossipChoices[1]) == "true"};
+  const GossipSettings settings{budget, choice_value(given.choices, kGossipChoices, "barrier") == "true"};
   return std::make_unique<GossipBuilder>(context, gossip_graph(given, context.cluster.size()), settings);
 }
 
@@ -93,23 +114,37 @@ std::unique_ptr<IterationBuilder> make_dpsgd(const BuildContext& context, const 
 }
 
 std::unique_ptr<IterationBuilder> make_matcha(const BuildContext& context, const BuilderParams& given) {
-  return make_gossip(context, given, "matcha", param_value(given.numbers, kGossipParams[0]));
+  return make_gossip(context, given, "matcha", param_value(given.numbers, kGossipParams, "budget"));
 }
 
 constexpr std::array kBuilders{
-    BuilderInfo{"data-parallel",
-                "synchronous data parallelism: the schedule's plan replayed on every speed class, "
-                "every iteration after the previous one's last message",
-                {}, {}, false, make_data_parallel},
-    BuilderInfo{"nbsgd",
-                "Non-blocking SGD: m mini-batches per rank, a trigger ends the round, one all-reduce of the "
-                "accumulated gradients (He and Dube)",
-                kNbsgdParams, kNbsgdChoices, true, make_nbsgd},
-    BuilderInfo{"dpsgd", "D-PSGD: every round each rank exchanges its model with every neighbour, matching by matching",
-                {}, kGossipChoices, true, make_dpsgd, true},
-    BuilderInfo{"matcha",
-                "MATCHA: D-PSGD whose matchings are each active with probability budget per round (shared seed)",
-                kGossipParams, kGossipChoices, true, make_matcha, true},
+    BuilderInfo{.name = "data-parallel",
+                .description = "synchronous data parallelism: the schedule's plan replayed on every speed class, "
+                               "every iteration after the previous one's last message",
+                .standalone = false,
+                .make = make_data_parallel},
+    BuilderInfo{.name = "nbsgd",
+                .description = "Non-blocking SGD: m mini-batches per rank, a trigger ends the round, one all-reduce "
+                               "of the accumulated gradients (He and Dube)",
+                .params = kNbsgdParams,
+                .choices = kNbsgdChoices,
+                .standalone = true,
+                .make = make_nbsgd},
+    BuilderInfo{.name = "dpsgd",
+                .description = "D-PSGD: every round each rank exchanges its model with every neighbour, matching by "
+                               "matching",
+                .choices = kGossipChoices,
+                .standalone = true,
+                .make = make_dpsgd,
+                .needs_network = true},
+    BuilderInfo{.name = "matcha",
+                .description = "MATCHA: D-PSGD whose matchings are each active with probability budget per round "
+                               "(shared seed)",
+                .params = kGossipParams,
+                .choices = kGossipChoices,
+                .standalone = true,
+                .make = make_matcha,
+                .needs_network = true},
 };
 
 /// Fails unless `value` of parameter `name` is a whole number.
@@ -140,19 +175,18 @@ void check_choices(const BuilderInfo& info, const ChoiceValues& given) {
 
 std::span<const BuilderInfo> builder_registry() { return kBuilders; }
 
-std::string_view choice_value(const ChoiceValues& given, const ChoiceSpec& spec) {
-  const auto found = given.find(spec.name);
-  return found == given.end() ? spec.default_value : std::string_view(found->second);
+std::string_view choice_value(const ChoiceValues& given, std::span<const ChoiceSpec> specs, std::string_view name) {
+  const auto spec = std::find_if(specs.begin(), specs.end(), [&](const ChoiceSpec& c) { return c.name == name; });
+  if (spec == specs.end()) return {};
+  const auto found = given.find(name);
+  return found == given.end() ? spec->default_value : std::string_view(found->second);
 }
 
 void check_builder_params(const BuilderInfo& info, const BuilderParams& given, int gpus) {
   check_params(fmt::format("schedule '{}'", info.name), info.params, given.numbers);
   check_choices(info, given.choices);
   for (std::string_view name : {"minibatches", "k"}) require_integer(info.name, given.numbers, name);
-  const auto chosen = [&](std::string_view name) {
-    const auto spec = std::find_if(info.choices.begin(), info.choices.end(), [&](const ChoiceSpec& c) { return c.name == name; });
-    return spec == info.choices.end() ? std::string_view{} : choice_value(given.choices, *spec);
-  };
+  const auto chosen = [&](std::string_view name) { return choice_value(given.choices, info.choices, name); };
   const std::string_view trigger = chosen("trigger");
   if (given.numbers.contains("k") && trigger != "kth") {
     throw ConfigError(fmt::format("schedule '{}': parameter 'k' needs trigger 'kth', not '{}'", info.name, trigger));
@@ -160,9 +194,9 @@ void check_builder_params(const BuilderInfo& info, const BuilderParams& given, i
   if (given.numbers.contains("deadline_s") != (trigger == "deadline")) {
     throw ConfigError(fmt::format("schedule '{}': trigger 'deadline' and parameter 'deadline_s' go together", info.name));
   }
-  if (trigger == "kth" && param_value(given.numbers, kNbsgdParams[1]) > gpus) {
+  if (trigger == "kth" && param_value(given.numbers, kNbsgdParams, "k") > gpus) {
     throw ConfigError(fmt::format("schedule '{}': parameter 'k' = {} exceeds the {} GPUs", info.name,
-                                  param_value(given.numbers, kNbsgdParams[1]), gpus));
+                                  param_value(given.numbers, kNbsgdParams, "k"), gpus));
   }
   const std::string_view topology = chosen("topology");
   const bool named = topology.empty() || std::find(kTopologies.begin(), kTopologies.end(), topology) != kTopologies.end();
@@ -182,12 +216,12 @@ ScheduleChoice find_schedule_or_builder(std::string_view name) {
   for (const BuilderInfo& info : builder_registry()) {
     if (info.standalone && info.name == name) return {nullptr, &info};
   }
-  std::string valid;
-  for (const ScheduleInfo& info : schedule_registry()) valid += fmt::format("{}{}", valid.empty() ? "" : ", ", info.name);
+  std::vector<std::string_view> names;
+  for (const ScheduleInfo& info : schedule_registry()) names.push_back(info.name);
   for (const BuilderInfo& info : builder_registry()) {
-    if (info.standalone) valid += fmt::format(", {}", info.name);
+    if (info.standalone) names.push_back(info.name);
   }
-  throw ConfigError(fmt::format("unknown schedule '{}' (valid: {})", name, valid));
+  throw ConfigError(unknown_name("schedule", name, names));
 }
 
 const BuilderInfo& find_builder(std::string_view name) {

@@ -1,10 +1,11 @@
 #include "mgsim/schedule.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
-
-#include <fmt/format.h>
+#include <stdexcept>
 
 #include "mgsim/error.hpp"
 #include "mgsim/limits.hpp"
@@ -20,49 +21,118 @@ constexpr std::array<ParamSpec, 0> kNoParams{};
 constexpr double kMaxBufferMiB = 1 << 20;
 
 constexpr std::array kDdpParams{
-    ParamSpec{"bucket_cap_mb", 25.0, false, "bucket capacity in MiB (PyTorch DDP bucket_cap_mb)", kMaxBufferMiB},
-    ParamSpec{"first_bucket_cap_mb", 1.0, false,
-              "capacity of the first bucket in MiB; when left out it is 1 MiB with the default bucket_cap_mb and "
-              "equal to bucket_cap_mb otherwise",
-              kMaxBufferMiB},
+    ParamSpec{.name = "bucket_cap_mb",
+              .default_value = 25.0,
+              .zero_allowed = false,
+              .description = "bucket capacity in MiB (PyTorch DDP bucket_cap_mb)",
+              .max_value = kMaxBufferMiB},
+    ParamSpec{.name = "first_bucket_cap_mb",
+              .default_value = 1.0,
+              .zero_allowed = false,
+              .description =
+                  "capacity of the first bucket in MiB; when left out it is 1 MiB with the default bucket_cap_mb and "
+                  "equal to bucket_cap_mb otherwise",
+              .max_value = kMaxBufferMiB},
 };
 
 constexpr std::array kHorovodParams{
-    ParamSpec{"fusion_threshold_mb", 128.0, false, "fusion buffer size in MiB (HOROVOD_FUSION_THRESHOLD)",
-              kMaxBufferMiB},
-    ParamSpec{"cycle_time_ms", 1.0, false, "background cycle time in ms (HOROVOD_CYCLE_TIME)", kMaxStepSeconds * 1e3},
-    ParamSpec{"copy_s_per_byte", 0.0, true,
-              "seconds per byte to copy a fused tensor into and out of the fusion buffer (0: not modelled)", 1.0},
+    ParamSpec{.name = "fusion_threshold_mb",
+              .default_value = 128.0,
+              .zero_allowed = false,
+              .description = "fusion buffer size in MiB (HOROVOD_FUSION_THRESHOLD)",
+              .max_value = kMaxBufferMiB},
+    ParamSpec{.name = "cycle_time_ms",
+              .default_value = 1.0,
+              .zero_allowed = false,
+              .description = "background cycle time in ms (HOROVOD_CYCLE_TIME)",
+              .max_value = kMaxStepSeconds * 1e3},
+    ParamSpec{
+        .name = "copy_s_per_byte",
+        .default_value = 0.0,
+        .zero_allowed = true,
+        .description = "seconds per byte to copy a fused tensor into and out of the fusion buffer (0: not modelled)",
+        .max_value = 1.0},
 };
 
 constexpr std::array kSparseParams{
-    ParamSpec{"density", 0.001, false, "fraction rho of each gradient's elements kept by top-k", 1.0},
-    ParamSpec{"selection_s", 2.19e-10, true,
-              "top-k selection cost s in t_s(d) = s d log2(d) seconds for d elements (the authors' P102-100 fit)",
-              1.0},
-    ParamSpec{"value_bytes", 4.0, false, "bytes per kept value", 16.0},
-    ParamSpec{"index_bytes", 4.0, true, "bytes per kept index", 16.0},
+    ParamSpec{.name = "density",
+              .default_value = 0.001,
+              .zero_allowed = false,
+              .description = "fraction rho of each gradient's elements kept by top-k",
+              .max_value = 1.0},
+    ParamSpec{.name = "selection_s",
+              .default_value = 2.19e-10,
+              .zero_allowed = true,
+              .description =
+                  "top-k selection cost s in t_s(d) = s d log2(d) seconds for d elements (the authors' P102-100 fit)",
+              .max_value = 1.0},
+    ParamSpec{.name = "value_bytes",
+              .default_value = 4.0,
+              .zero_allowed = false,
+              .description = "bytes per kept value",
+              .max_value = 16.0},
+    ParamSpec{.name = "index_bytes",
+              .default_value = 4.0,
+              .zero_allowed = true,
+              .description = "bytes per kept index",
+              .max_value = 16.0},
 };
 
 constexpr std::array kSchedules{
-    ScheduleInfo{"wfbp", "wait-free backprop: one all-reduce per message unit (tensor or layer) as soon as it is ready",
-                 kNoParams, false, make_wfbp, true},
-    ScheduleInfo{"single", "single-layer (SyncEASGD): one all-reduce of all gradients after backward", kNoParams, false,
-                 make_single},
-    ScheduleInfo{"mgwfbp", "MG-WFBP: the authors' published merge rule (Shi et al., INFOCOM'19)", kNoParams, false,
-                 make_mgwfbp, true},
-    ScheduleInfo{"optimal", "exact minimum over all contiguous groupings of message units (O(n^2) dynamic program)",
-                 kNoParams, false, make_optimal, true},
-    ScheduleInfo{"ddp", "PyTorch DistributedDataParallel gradient buckets", kDdpParams, false, make_ddp},
-    ScheduleInfo{"horovod", "Horovod tensor fusion on a background cycle", kHorovodParams, false, make_horovod},
-    ScheduleInfo{"topk", "TopK-SGD: top-k of all gradients after backward, one sparse all-gather", kSparseParams, true,
-                 make_topk},
-    ScheduleInfo{"lags", "LAGS-SGD: per-layer top-k and sparse all-gather, pipelined with backward", kSparseParams, true,
-                 make_lags},
-    ScheduleInfo{"omgs", "OMGS-SGD, exact: optimal merge of consecutive layers before top-k (Pareto DP)",
-                 kSparseParams, true, make_omgs},
-    ScheduleInfo{"omgs-rule", "OMGS-SGD: the authors' published greedy merge test (Shi et al., INFOCOM'20)",
-                 kSparseParams, true, make_omgs_rule},
+    ScheduleInfo{
+        .name = "wfbp",
+        .description = "wait-free backprop: one all-reduce per message unit (tensor or layer) as soon as it is ready",
+        .params = kNoParams,
+        .sparse = false,
+        .make = make_wfbp,
+        .groups_units = true},
+    ScheduleInfo{.name = "single",
+                 .description = "single-layer (SyncEASGD): one all-reduce of all gradients after backward",
+                 .params = kNoParams,
+                 .sparse = false,
+                 .make = make_single},
+    ScheduleInfo{.name = "mgwfbp",
+                 .description = "MG-WFBP: the authors' published merge rule (Shi et al., INFOCOM'19)",
+                 .params = kNoParams,
+                 .sparse = false,
+                 .make = make_mgwfbp,
+                 .groups_units = true},
+    ScheduleInfo{.name = "optimal",
+                 .description = "exact minimum over all contiguous groupings of message units (O(n^2) dynamic program)",
+                 .params = kNoParams,
+                 .sparse = false,
+                 .make = make_optimal,
+                 .groups_units = true},
+    ScheduleInfo{.name = "ddp",
+                 .description = "PyTorch DistributedDataParallel gradient buckets",
+                 .params = kDdpParams,
+                 .sparse = false,
+                 .make = make_ddp},
+    ScheduleInfo{.name = "horovod",
+                 .description = "Horovod tensor fusion on a background cycle",
+                 .params = kHorovodParams,
+                 .sparse = false,
+                 .make = make_horovod},
+    ScheduleInfo{.name = "topk",
+                 .description = "TopK-SGD: top-k of all gradients after backward, one sparse all-gather",
+                 .params = kSparseParams,
+                 .sparse = true,
+                 .make = make_topk},
+    ScheduleInfo{.name = "lags",
+                 .description = "LAGS-SGD: per-layer top-k and sparse all-gather, pipelined with backward",
+                 .params = kSparseParams,
+                 .sparse = true,
+                 .make = make_lags},
+    ScheduleInfo{.name = "omgs",
+                 .description = "OMGS-SGD, exact: optimal merge of consecutive layers before top-k (Pareto DP)",
+                 .params = kSparseParams,
+                 .sparse = true,
+                 .make = make_omgs},
+    ScheduleInfo{.name = "omgs-rule",
+                 .description = "OMGS-SGD: the authors' published greedy merge test (Shi et al., INFOCOM'20)",
+                 .params = kSparseParams,
+                 .sparse = true,
+                 .make = make_omgs_rule},
 };
 
 void check_sparse_options(const ScheduleInfo& info, const SparseOptions& options) {
@@ -108,10 +178,9 @@ void check_params(std::string_view owner, std::span<const ParamSpec> specs, cons
     const auto spec =
         std::find_if(specs.begin(), specs.end(), [&key = name](const ParamSpec& p) { return p.name == key; });
     if (spec == specs.end()) {
-      std::string valid;
-      for (const ParamSpec& p : specs) valid += fmt::format("{}{}", valid.empty() ? "" : ", ", p.name);
-      throw ConfigError(
-          fmt::format("{}: unknown parameter '{}' (valid: {})", owner, name, valid.empty() ? "none" : valid));
+      std::vector<std::string_view> names;
+      for (const ParamSpec& p : specs) names.push_back(p.name);
+      throw ConfigError(fmt::format("{}: {}", owner, unknown_name("parameter", name, names)));
     }
     const bool ok = std::isfinite(value) && (value > 0 || (spec->zero_allowed && value == 0)) &&
                     value <= spec->max_value;
@@ -123,9 +192,11 @@ void check_params(std::string_view owner, std::span<const ParamSpec> specs, cons
   }
 }
 
-double param_value(const ParamValues& given, const ParamSpec& spec) {
-  const auto found = given.find(spec.name);
-  return found == given.end() ? spec.default_value : found->second;
+double param_value(const ParamValues& given, std::span<const ParamSpec> specs, std::string_view name) {
+  const auto spec = std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == name; });
+  if (spec == specs.end()) throw std::logic_error(fmt::format("no parameter '{}' in this table", name));
+  const auto found = given.find(name);
+  return found == given.end() ? spec->default_value : found->second;
 }
 
 }  // namespace mgsim

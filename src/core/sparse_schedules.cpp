@@ -537,9 +537,12 @@ class OmgsRule : public SparseSchedule {
 template <typename T>
 std::unique_ptr<Schedule> make_sparse(std::string_view name, const ParamValues& given, const SparseOptions& sparse) {
   const auto& specs = find_schedule(name).params;
-  SparseSettings settings{param_value(given, specs[0]), param_value(given, specs[1]),
-                          std::llround(param_value(given, specs[2])), std::llround(param_value(given, specs[3])),
-                          sparse.layer_density, {}};
+  SparseSettings settings{param_value(given, specs, "density"),
+                          param_value(given, specs, "selection_s"),
+                          std::llround(param_value(given, specs, "value_bytes")),
+                          std::llround(param_value(given, specs, "index_bytes")),
+                          sparse.layer_density,
+                          {}};
   for (const SelectionPoint& point : sparse.selection_curve) {
     settings.selection_curve.push_back({static_cast<double>(point.elements), point.seconds});
   }

@@ -8,6 +8,7 @@
 
 #include "mgsim/error.hpp"
 #include "mgsim/io/utf8.hpp"
+#include "mgsim/registry_lookup.hpp"
 
 namespace mgsim {
 namespace {
@@ -72,7 +73,14 @@ bool JsonReader::has(std::string_view key) {
 const nlohmann::json& JsonReader::required(std::string_view key) {
   known_.emplace(key);
   const auto found = value_.find(key);
-  if (found == value_.end()) where_.key(key).fail("missing");
+  if (found == value_.end()) {
+    for (const auto& [given, value] : value_.items()) {  // a misspelt key is the likely cause
+      if (edit_distance(given, key) <= std::max<std::size_t>(2, key.size() / 3)) {
+        where_.key(key).fail(fmt::format("missing; did you mean it by '{}'?", given));
+      }
+    }
+    where_.key(key).fail("missing");
+  }
   return *found;
 }
 
@@ -116,9 +124,13 @@ std::vector<std::pair<const nlohmann::json*, JsonWhere>> JsonReader::array(std::
 void JsonReader::reject_unknown() const {
   for (const auto& [key, value] : value_.items()) {
     if (known_.contains(key)) continue;
-    std::string valid;
-    for (const std::string& name : known_) valid += fmt::format("{}{}", valid.empty() ? "" : ", ", name);
-    where_.key(key).fail(fmt::format("unknown key (known here: {})", valid));
+    std::string valid, nearest;
+    for (const std::string& name : known_) {
+      valid += fmt::format("{}{}", valid.empty() ? "" : ", ", name);
+      if (nearest.empty() && edit_distance(key, name) <= std::max<std::size_t>(2, name.size() / 3)) nearest = name;
+    }
+    const std::string hint = nearest.empty() ? "" : fmt::format("; did you mean '{}'?", nearest);
+    where_.key(key).fail(fmt::format("unknown key{} (known here: {})", hint, valid));
   }
 }
 
