@@ -5,7 +5,7 @@
 set -euo pipefail
 build=(cmake g++ make libboost-graph-dev nlohmann-json3-dev libcli11-dev libfmt-dev catch2
        libnlopt-cxx-dev zlib1g-dev)
-rest=(libbenchmark-dev python3 python3-matplotlib clang libclang-rt-14-dev help2man)
+rest=(libbenchmark-dev python3 python3-matplotlib clang libclang-rt-14-dev help2man sqlite3)
 case ${1:-} in
   --build) packages=("${build[@]}"); options=(--no-install-recommends) ;;
   "") packages=("${build[@]}" "${rest[@]}"); options=() ;;

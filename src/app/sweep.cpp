@@ -161,6 +161,6 @@ std::string Sweep::row(std::size_t index) const {
                      link.gpus_per_node, csv_row(run(index)));
 }
 
-std::string Sweep::header() { return csv_preamble() + "run,trace,network,gpus_per_node," + csv_header(); }
+std::string Sweep::header() { return "run,trace,network,gpus_per_node," + csv_header(); }
 
 }  // namespace mgsim
