@@ -175,6 +175,7 @@ CurveFile load_curve_file(const std::filesystem::path& file) {
     curve.points.push_back(point);
   }
   top.reject_unknown();
+  curve.provenance = document.at("provenance");
   return curve;
 }
 
