@@ -1,11 +1,16 @@
 // `mgsim run`: predict iteration time and scaling for every schedule and GPU count of a config.
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "commands.hpp"
+#include "progress_bar.hpp"
+#include "mgsim/error.hpp"
 #include "mgsim/app/run_set.hpp"
 #include "mgsim/io/files.hpp"
 #include "mgsim/io/report.hpp"
@@ -21,14 +26,41 @@ struct RunOptions {
   std::string format = "table";
   std::string output;
   std::string timeline;
+  std::string columns = "default";
+  std::string baseline;
 };
+
+TableOptions table_options(const RunOptions& options, ReportFormat format) {
+  if (options.columns != "default" && options.columns != "all") {
+    throw ConfigError(fmt::format("--columns: expected 'default' or 'all', got '{}'", options.columns));
+  }
+  if (!options.baseline.empty() && format != ReportFormat::table) {
+    throw ConfigError("--baseline: only the table has a speedup column (CSV and JSON hold iteration_time_s)");
+  }
+  return {options.columns == "all", options.baseline};
+}
+
+/// execute_run_config one GPU count at a time, with a progress bar on stderr
+/// when the runs take over a second and stderr is a terminal.
+std::vector<RunOutcome> execute_with_progress(const RunConfig& config, const Workload& workload) {
+  ProgressBar progress(0, config.gpus.size() * config.schedules.size(), std::chrono::seconds(1));
+  std::vector<RunOutcome> outcomes;
+  RunConfig one = config;
+  for (const int gpus : config.gpus) {
+    one.gpus = {gpus};
+    for (RunOutcome& outcome : execute_run_config(one, workload)) outcomes.push_back(std::move(outcome));
+    progress.update(outcomes.size());
+  }
+  return outcomes;
+}
 
 void run(const RunOptions& options) {
   const ReportFormat format = parse_report_format(options.format);
+  const TableOptions table = table_options(options, format);
   const RunConfig config = load_run_config(options.config);
   const Workload workload(load_trace(config.trace));
-  std::vector<RunOutcome> outcomes = execute_run_config(config, workload);
-  const std::string report = format_report(rows_of(outcomes), format);
+  std::vector<RunOutcome> outcomes = execute_with_progress(config, workload);
+  const std::string report = format_report(rows_of(outcomes), format, table);
   const std::vector<std::filesystem::path> inputs{options.config, config.trace};
   if (!options.timeline.empty()) {
     check_not_an_input(options.timeline, inputs);
@@ -42,12 +74,22 @@ void run(const RunOptions& options) {
 void add_run_command(CLI::App& app) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* command = app.add_subcommand("run", "predict iteration time and scaling for every schedule and GPU count");
-  command->add_option("-c,--config", options->config, "run config (JSON, see docs/config.md)")->required();
+  command->add_option("-c,--config", options->config, "run config (JSON, see docs/config.md)")
+      ->required()
+      ->transform(shipped_data());
   command->add_option("-f,--format", options->format, "table, csv or json")->capture_default_str();
   command->add_option("-o,--output", options->output, "file to write instead of stdout (-: stdout)");
   command->add_option("--timeline", options->timeline, "also write the simulated iterations as a Chrome trace (Perfetto)");
+  command
+      ->add_option("--columns", options->columns,
+                   "default or all: the table leaves out the columns that are the same in every row and mean/p99 "
+                   "equal to the nominal iteration, or shows them all")
+      ->capture_default_str();
+  command->add_option("--baseline", options->baseline,
+                      "schedule (see `mgsim list`): the table adds each row's speedup over it at the same GPU count");
   add_examples(command, {"mgsim run -c configs/googlenet-k80-measured.json",
                          "mgsim run -c configs/googlenet-k80-ring.json --format csv -o ring.csv",
+                         "mgsim run -c configs/googlenet-k80-ring.json --baseline wfbp --columns all",
                          "mgsim run -c configs/googlenet-k80-insitu.json --timeline tl.json  # open tl.json in ui.perfetto.dev"});
   command->callback([options] { run(*options); });
 }
