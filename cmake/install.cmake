@@ -1,7 +1,11 @@
 # What `cmake --install` puts where (README.md, Install), besides the targets
 # that src/ and profiler/ install themselves:
 #   lib/cmake/mgsim/       the CMake package: find_package(mgsim)
-#   share/doc/mgsim/       README.md and docs/
+#   share/doc/mgsim/       README.md, docs/ and validation/README.md, laid out as in
+#                          the source tree so that their links work
+#   share/mgsim/           the shipped examples: configs/, traces/, validation/ and
+#                          the plot scripts in scripts/ (the binary looks there for a
+#                          relative input path it does not find: src/cli/shipped_data.cpp)
 #   share/man/man1/        mgsim.1, made by help2man when it is installed
 #   share/bash-completion/completions/mgsim
 
@@ -15,7 +19,13 @@ install(FILES ${PROJECT_BINARY_DIR}/mgsimConfig.cmake ${PROJECT_BINARY_DIR}/mgsi
         DESTINATION ${MGSIM_PACKAGE_DIR})
 
 install(FILES ${PROJECT_SOURCE_DIR}/README.md TYPE DOC)
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ TYPE DOC)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs TYPE DOC)
+install(FILES ${PROJECT_SOURCE_DIR}/validation/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR}/validation)
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/configs ${PROJECT_SOURCE_DIR}/traces ${PROJECT_SOURCE_DIR}/validation
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/mgsim)
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/plot_sweep.py ${PROJECT_SOURCE_DIR}/scripts/plot_frontier.py
+                 ${PROJECT_SOURCE_DIR}/scripts/plot_stragglers.py DESTINATION ${CMAKE_INSTALL_DATADIR}/mgsim/scripts)
 install(FILES ${PROJECT_SOURCE_DIR}/completions/mgsim.bash DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
         RENAME mgsim)
 
@@ -25,8 +35,9 @@ if(MGSIM_SANITIZE)  # a sanitized mgsim is for tests; its --help might report at
 elseif(MGSIM_HELP2MAN)
   add_custom_command(OUTPUT ${PROJECT_BINARY_DIR}/mgsim.1
     COMMAND ${CMAKE_COMMAND} -DMGSIM=$<TARGET_FILE:mgsim> -DHELP2MAN=${MGSIM_HELP2MAN}
+            -DSECTIONS=${PROJECT_SOURCE_DIR}/cmake/man_sections.roff
             -DOUTPUT=${PROJECT_BINARY_DIR}/mgsim.1 -P ${PROJECT_SOURCE_DIR}/cmake/man_page.cmake
-    DEPENDS mgsim ${PROJECT_SOURCE_DIR}/cmake/man_page.cmake
+    DEPENDS mgsim ${PROJECT_SOURCE_DIR}/cmake/man_page.cmake ${PROJECT_SOURCE_DIR}/cmake/man_sections.roff
     COMMENT "man page mgsim.1 (help2man)")
   add_custom_target(mgsim_man ALL DEPENDS ${PROJECT_BINARY_DIR}/mgsim.1)
   install(FILES ${PROJECT_BINARY_DIR}/mgsim.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)

@@ -1,7 +1,9 @@
 # Writes OUTPUT, mgsim's man page, with help2man: the top-level --help and
 # --version, then a COMMANDS section with every subcommand's --help (nested
-# ones too), so the page lists each option and example the binary has.
-#   cmake -DMGSIM=... -DHELP2MAN=... -DOUTPUT=... -P man_page.cmake
+# ones too), so the page lists each option and example the binary has, then
+# the hand-written sections of SECTIONS (EXIT STATUS, FILES, ENVIRONMENT,
+# SEE ALSO: cmake/man_sections.roff).
+#   cmake -DMGSIM=... -DHELP2MAN=... -DSECTIONS=... -DOUTPUT=... -P man_page.cmake
 
 # Appends to `text` the --help of `mgsim ${words}` and of its subcommands, as roff.
 function(append_help words)
@@ -34,7 +36,7 @@ append_help("")
 file(WRITE ${OUTPUT}.include "[COMMANDS]\n${text}")
 execute_process(COMMAND ${HELP2MAN} --no-info --no-discard-stderr --section 1
                         --name "trace-driven simulator of data-parallel training on GPU clusters"
-                        --include ${OUTPUT}.include --output ${OUTPUT} ${MGSIM}
+                        --include ${OUTPUT}.include --include ${SECTIONS} --output ${OUTPUT} ${MGSIM}
                 RESULT_VARIABLE status)
 if(NOT status EQUAL 0)
   message(FATAL_ERROR "help2man failed on ${MGSIM}")

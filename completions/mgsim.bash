@@ -1,7 +1,7 @@
 # bash completion for mgsim (installed as share/bash-completion/completions/mgsim).
-# Subcommands and options are read from `mgsim ... --help` at each completion,
-# so they follow the binary; an option's value and anything else complete as
-# file names.
+# Subcommands, options and option values are read from `mgsim ... --help`
+# (and `mgsim list`, `mgsim zoo list`) at each completion, so they follow the
+# binary; any other value completes as a file name.
 
 # Prints the subcommands (with --subcommands) or the options listed by `mgsim WORDS... --help`;
 # an option that takes a value is printed with a trailing "=".
@@ -18,10 +18,44 @@ _mgsim_help_words() {
     }'
 }
 
+# Prints the names of a section of `mgsim WORDS...` ("schedules:", "models" ...): the
+# first word of its indented lines.
+_mgsim_listed() {  # _mgsim_listed MGSIM SECTION-PREFIX WORDS...
+  local mgsim=$1 prefix=$2
+  shift 2
+  "$mgsim" "$@" 2>/dev/null | awk -v prefix="$prefix" '
+    /^[a-z]/ { on = index($0, prefix) == 1; next }
+    on && /^  [a-z0-9]/ { print $1 }'
+}
+
+# Prints the values OPTION of `mgsim WORDS...` takes, when they are a known set: the
+# list its help starts with ("table, csv or json"), or a zoo model, a GPU or a schedule.
+_mgsim_values() {  # _mgsim_values MGSIM OPTION WORDS...
+  local mgsim=$1 option=$2
+  shift 2
+  local help
+  # The option's line and its continuation lines (a long one is wrapped), as one line.
+  help=$("$mgsim" "$@" --help 2>/dev/null | awk -v option="$option" '
+    found && /^     / { sub(/^ +/, "  "); line = line $0; next }
+    found { exit }
+    /^  -/ { n = split($1, names, ","); for (i = 1; i <= n; i++) if (names[i] == option) { found = 1; line = $0 } }
+    END { print line }')
+  help=$(sed -E 's/^  [^ ]+( [^ ]+)*  +//' <<<"$help")  # the description: after the names and type
+  if [[ $help =~ (^|: )([a-z0-9_]+(, [a-z0-9_]+)*\ or\ [a-z0-9_]+) ]]; then
+    sed -e 's/, / /g' -e 's/ or / /' <<<"${BASH_REMATCH[2]}"
+  elif [[ $help == *"zoo model"* || $help == "model name (see \`mgsim zoo list\`)"* ]]; then
+    _mgsim_listed "$mgsim" models zoo list
+  elif [[ $help == *"GPU catalogue"* ]]; then
+    _mgsim_listed "$mgsim" gpus zoo list
+  elif [[ $help == schedule* ]]; then
+    _mgsim_listed "$mgsim" schedules list
+  fi
+}
+
 _mgsim() {
   local mgsim=${COMP_WORDS[0]} cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
   local -a path=()
-  local subcommands options i
+  local subcommands options values i
   subcommands=$(_mgsim_help_words --subcommands "$mgsim")
   for ((i = 1; i < COMP_CWORD; i++)); do
     if [[ ${COMP_WORDS[i]} != -* ]] && grep -qxF -- "${COMP_WORDS[i]}" <<<"$subcommands"; then
@@ -31,7 +65,12 @@ _mgsim() {
   done
   options=$(_mgsim_help_words --options "$mgsim" "${path[@]}")
   if [[ $prev == -* ]] && grep -qxF -- "$prev=" <<<"$options"; then
-    mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+    values=$(_mgsim_values "$mgsim" "$prev" "${path[@]}")
+    if [[ -n $values ]]; then
+      mapfile -t COMPREPLY < <(compgen -W "$values" -- "$cur")
+    else
+      mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+    fi
   elif [[ $cur == -* ]]; then
     mapfile -t COMPREPLY < <(compgen -W "${options//=/}" -- "$cur")
   else

@@ -20,7 +20,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/mgsim-check-outputs.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
 # The goldens hold "VERSION" where outputs carry mgsim's version (the JSON
-# field "mgsim_version", the CSV line "# mgsim VERSION format N"), so they do
+# field "mgsim_version", the CSV column of that name, last but one), so they do
 # not change with every commit; any other difference, the format version
 # included, still fails.
 VERSION=$("$MGSIM" --version)
@@ -28,7 +28,7 @@ VERSION=${VERSION#mgsim }
 VERSION_RE=$(printf '%s' "$VERSION" | sed 's/[][\\.*^$/]/\\&/g')
 normalize_version() {
   sed -i -e "s/\"mgsim_version\": \"$VERSION_RE\"/\"mgsim_version\": \"VERSION\"/" \
-    -e "1s/^# mgsim $VERSION_RE format /# mgsim VERSION format /" "$@"
+    -e "s/,$VERSION_RE,\([0-9]*\)\$/,VERSION,\1/" "$@"
 }
 
 # Writes a config's outputs into folder $2; a config `mgsim run` refuses is taken as a sweep config.

@@ -44,7 +44,7 @@ cat >results/mgwfbp-study.json <<EOF
 EOF
 
 "$MGSIM" sweep --config results/mgwfbp-study.json --threads "$threads" --output results/mgwfbp-study.csv
-echo "mgwfbp_study: $(($(wc -l <results/mgwfbp-study.csv) - 2)) runs -> results/mgwfbp-study.csv" >&2
+echo "mgwfbp_study: $(($(wc -l <results/mgwfbp-study.csv) - 1)) runs -> results/mgwfbp-study.csv" >&2
 
 python3 scripts/plot_sweep.py results/mgwfbp-study.csv docs/figures/mgwfbp-study \
   --title $'WFBP, single-layer, MG-WFBP and the optimal merge, 10 GbE\nsimulated by mgsim from the measured GoogleNet/K80 trace with analytic ring and tree models'

@@ -24,8 +24,7 @@ def read_frontiers(paths):
     frontiers = OrderedDict()
     for path in paths:
         with open(path, newline="") as f:
-            # The first line, "# mgsim VERSION format N", is a comment (docs/output-format.md).
-            rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+            rows = list(csv.DictReader(f))
         if not rows or "memory_bytes" not in rows[0]:
             sys.exit(f"plot_frontier: {path}: not a `mgsim plan --format csv` file")
         for r in rows:

@@ -59,8 +59,7 @@ def _debian_has_matplotlib():
 
 def read_rows(path):
     with open(path, newline="") as f:
-        # The first line, "# mgsim VERSION format N", is a comment (docs/output-format.md).
-        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+        rows = list(csv.DictReader(f))
     if not rows:
         sys.exit(f"plot_sweep: {path}: no rows")
     for key in ("schedule", "gpus"):

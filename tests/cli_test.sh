@@ -73,7 +73,7 @@ for r in results:
 pairs = {(r["schedule"], r["gpus"]) for r in results}
 want = {(s, g) for s in sys.argv[2].split() for g in (4, 16, 2048)}
 assert pairs == want, "schedule x gpus pairs differ: %r" % sorted(pairs ^ want)
-assert data["format_version"] == 1, data.get("format_version")
+assert data["format_version"] == 2, data.get("format_version")
 assert data["mgsim_version"] == sys.argv[3], (data.get("mgsim_version"), sys.argv[3])
 ' "$1" "${SCHEDULES[*]}" "$VERSION"
   else
@@ -104,19 +104,20 @@ fi
 rc=0
 "$MGSIM" run --config run.json --format csv >csv.out 2>csv.err || rc=$?
 lines=$(wc -l <csv.out)
-header=$(sed -n 2p csv.out)
+header=$(head -n 1 csv.out)
 if [[ $rc != 0 ]]; then
   fail "(b) run --format csv exits 0" "exit $rc: $(head -c 300 csv.err)"
-elif [[ $lines != 20 ]]; then
-  fail "(b) run --format csv prints a version line, a header and 18 rows" "got $lines lines"
-elif [[ $(head -n 1 csv.out) != "# mgsim $VERSION format 1" ]]; then
-  fail "(b) run --format csv starts with '# mgsim $VERSION format 1'" "$(head -n 1 csv.out)"
-elif [[ $header != *schedule* || $header != *gpus* || $header != *iteration_time_s* ]]; then
-  fail "(b) run --format csv header names the columns" "$header"
-elif [[ $(tail -n +3 csv.out | awk -F, '{print NF}' | sort -u) != $(awk -F, '{print NF}' <<<"$header") ]]; then
+elif [[ $lines != 19 ]]; then
+  fail "(b) run --format csv prints a header and 18 rows" "got $lines lines"
+elif [[ $header != model,schedule,collective,gpus,* || $header != *,iteration_time_s,* ||
+        $header != *,message_unit,mgsim_version,format_version ]]; then
+  fail "(b) run --format csv: the first line is the header, the version columns last" "$header"
+elif [[ $(tail -n +2 csv.out | awk -F, '{print NF}' | sort -u) != $(awk -F, '{print NF}' <<<"$header") ]]; then
   fail "(b) run --format csv rows have as many fields as the header"
+elif [[ $(tail -n +2 csv.out | grep -cv ",$VERSION,2\$") != 0 ]]; then
+  fail "(b) run --format csv: every row ends with this mgsim's version and format 2" "$(sed -n 2p csv.out)"
 else
-  pass "(b) run --format csv: version line, header, 18 rows"
+  pass "(b) run --format csv: header, 18 rows, each ending with the version and format 2"
 fi
 
 # ---- (c) --output FILE ---------------------------------------------------------------------------------------
@@ -259,7 +260,7 @@ expect_error measured-16-gpus "$CURVE" run --config measured/run.json --format j
 # The shipped measured config, at its own GPU counts, runs.
 rc=0
 "$MGSIM" run --config "$ROOT/configs/googlenet-k80-measured.json" --format csv >measured.out 2>measured.err || rc=$?
-if [[ $rc == 0 && $(wc -l <measured.out) == 20 ]]; then
+if [[ $rc == 0 && $(wc -l <measured.out) == 19 ]]; then
   pass "(g) the shipped measured config runs at 2, 4 and 8 GPUs"
 else
   fail "(g) the shipped measured config runs at 2, 4 and 8 GPUs" "exit $rc: $(head -c 300 measured.err)"
@@ -281,8 +282,8 @@ expect_error duplicate-key "given twice" run --config bad/duplicate-key/run.json
 sed 's|"gpus": \[4, 16, 2048\]|"gpus": [8]|; s|"schedules": \[[^]]*\]|"schedules": ["wfbp"]|' run.json >ideal.json
 sed 's|}$|, "overlap": {"compute_slowdown": 1, "comm_slowdown": 1}, "speed_classes": [{"fraction": 0.25, "speed": 0.5}]}|' \
   ideal.json >slowed.json
-ideal=$("$MGSIM" run -c ideal.json --format csv | sed -n 3p | cut -d, -f5)
-slowed=$("$MGSIM" run -c slowed.json --format csv --timeline slowed-tl.json | sed -n 3p | cut -d, -f5)
+ideal=$("$MGSIM" run -c ideal.json --format csv | sed -n 2p | cut -d, -f5)
+slowed=$("$MGSIM" run -c slowed.json --format csv --timeline slowed-tl.json | sed -n 2p | cut -d, -f5)
 if awk -v a="$ideal" -v b="$slowed" 'BEGIN { exit !(b > a) }' &&
    grep -q '"8 GPUs, wfbp: ranks 0-1 at speed 0.5 (2 GPUs)"' slowed-tl.json &&
    grep -q '"8 GPUs, wfbp: ranks 2-7 at speed 1 (6 GPUs)"' slowed-tl.json; then
@@ -371,8 +372,8 @@ sed 's|}$|, "variability": {"law": "lognormal", "median_s": 0.0005, "sigma": 1, 
 "$MGSIM" run -c ideal.json --format csv >ideal.csv
 "$MGSIM" run -c noisy.json --format csv >noisy1.csv
 "$MGSIM" run -c noisy.json --format csv >noisy2.csv
-csv_value() {  # csv_value FILE COLUMN: COLUMN's value in FILE's first row (after the '# mgsim' line)
-  awk -F, -v name="$2" '/^#/ { next } !c { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c; exit }' "$1"
+csv_value() {  # csv_value FILE COLUMN: COLUMN's value in FILE's first row
+  awk -F, -v name="$2" '!c { for (i = 1; i <= NF; i++) if ($i == name) c = i; next } { print $c; exit }' "$1"
 }
 if cmp -s noisy1.csv noisy2.csv &&
    awk -v m="$(csv_value noisy1.csv mean_iteration_time_s)" -v t="$(csv_value noisy1.csv iteration_time_s)" \
@@ -385,5 +386,35 @@ else
   fail "variability: the same seed gives the same bytes; without it the statistics are the nominal iteration's" \
     "$(head -c 400 noisy1.csv)"
 fi
+
+# ---- the table: informative columns, --columns all, --baseline ---------------------------------------------------
+
+RING=$ROOT/configs/googlenet-k80-ring.json
+wide=$(for config in "$ROOT"/configs/googlenet-k80-*.json "$ROOT"/configs/stragglers-study.json; do
+  "$MGSIM" run -c "$config" | awk -v c="$(basename "$config")" 'length($0) > 120 { print c ": " length($0); exit }'
+done)
+"$MGSIM" run -c "$RING" >default.txt
+"$MGSIM" run -c "$RING" --columns all >all.txt
+if [[ -z $wide ]] && ! grep -q 'mean (ms)' default.txt && grep -q 'mean and p99 equal it (no variability)' default.txt &&
+   grep -q '^every row: compute 308.001 ms' default.txt && grep -q 'mean (ms)  *p99 (ms)' all.txt &&
+   [[ $(grep -c '^ *[0-9]' default.txt) == 60 ]]; then
+  pass "table: at most 120 characters; constant and nominal-equal columns noted above it, shown with --columns all"
+else
+  fail "table: informative columns" "too wide: $wide; $(head -n 3 default.txt)"
+fi
+# vs wfbp = wfbp's iteration time / the row's, at the same GPU count (computed here from the CSV).
+"$MGSIM" run -c "$RING" --baseline wfbp >baseline.txt
+expected=$("$MGSIM" run -c "$RING" --format csv |
+  awk -F, 'NR > 1 { t[$4 "," $2] = $5 } END { printf "%.2fx %.2fx", t["4,wfbp"] / t["4,single"], t["2048,wfbp"] / t["2048,mgwfbp"] }')
+got=$(awk '$1 == 4 && $2 == "single" { a = $NF } $1 == 2048 && $2 == "mgwfbp" { b = $NF } END { print a, b }' baseline.txt)
+if grep -q 'vs wfbp$' baseline.txt && [[ $got == "$expected" ]]; then
+  pass "table --baseline wfbp: wfbp's iteration time / the row's at each GPU count ($got)"
+else
+  fail "table --baseline wfbp" "got '$got', expected '$expected'"
+fi
+expect_error baseline-unknown "--baseline: no schedule 'tree' in this run (its schedules: wfbp, single, mgwfbp, optimal, ddp, horovod)" \
+  run -c "$RING" --baseline tree
+expect_error baseline-csv "--baseline: only the table has a speedup column" run -c "$RING" --baseline wfbp --format csv
+expect_error columns-unknown "--columns: expected 'default' or 'all', got 'some'" run -c "$RING" --columns some
 
 finish

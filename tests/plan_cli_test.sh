@@ -25,13 +25,13 @@ else
   fail "memory limit" "$(cat err.txt)"
 fi
 
-if "$MGSIM" "${PLAN[@]}" --memory-limit 1MB >tiny.txt 2>err.txt && grep -q '^no plan fits in' tiny.txt; then
-  pass "memory limit below every plan: said so"
+if "$MGSIM" "${PLAN[@]}" --memory-limit 1MB >tiny.txt 2>err.txt && grep -q '^no plan fits in 0.00 GiB per device; .*: lower --batch' tiny.txt; then
+  pass "memory limit below every plan: said so, with what to change"
 else
   fail "memory limit below every plan" "$(cat err.txt)"
 fi
 
-if "$MGSIM" "${PLAN[@]}" --format csv -o frontier.csv 2>err.txt && sed -n 2p frontier.csv | grep -q '^model,gpus,point,time_s,memory_bytes'; then
+if "$MGSIM" "${PLAN[@]}" --format csv -o frontier.csv 2>err.txt && head -n 1 frontier.csv | grep -q '^model,gpus,point,time_s,memory_bytes'; then
   pass "csv to a file"
 else
   fail "csv to a file" "$(cat err.txt)"
@@ -118,6 +118,8 @@ printf '{"collective": "ring", "network": {"alpha_us": -1, "beta_s_per_byte": 1e
 expect_error "gpus not a power of two" "^mgsim: error: --gpus: expected a power of two in 1..65536, got 12" "${PLAN[@]/4/12}"
 expect_error "memory limit without a number" "--memory-limit: expected a size such as 40GiB or 80GB, got 'lots'" "${PLAN[@]}" --memory-limit lots
 expect_error "memory limit with an unknown unit" "got '40GiBs'" "${PLAN[@]}" --memory-limit 40GiBs
+expect_error "memory limit without a unit (40 bytes?)" "^mgsim: error: --memory-limit: '40' has no unit: write 40GiB, 40GB or 40B$" \
+  "${PLAN[@]}" --memory-limit 40
 expect_error "unknown model" "unknown model 'resnet51'" plan --model resnet51 --gpus 4
 expect_error "unknown optimizer" "unknown optimizer 'adagrad'" "${PLAN[@]}" --optimizer adagrad
 expect_error "unknown format" "unknown format 'xml'" "${PLAN[@]}" --format xml

@@ -85,4 +85,56 @@ if command -v python3 >/dev/null 2>&1; then
   run_ok "helper --help" python3 "$ROOT/profiler/mgsim_profile_model.py" --help
 fi
 
+# fit takes GPUs per node from the curve's provenance: the p4d log ran 16 ranks on 2 hosts, so 8.
+run_ok "import a two-host nccl-tests log" "$MGSIM" import nccl-tests "$DATA/nccl-tests-allreduce-16gpu-p4d-mpirun-tagged.txt" \
+  -o p4d.json
+per_node() {  # per_node ARGS...: gpus_per_node of the nccl model `mgsim fit ARGS --format json` fitted
+  "$MGSIM" fit "$@" --format json | python3 -c 'import json, sys; print(json.load(sys.stdin)["all_gpu_counts"]["nccl"]["gpus_per_node"])'
+}
+if [[ $HAVE_PYTHON == 1 ]]; then
+  "$MGSIM" fit p4d.json >p4d-fit.txt 2>&1
+  if [[ $(per_node p4d.json) == 8 && $(per_node p4d.json --gpus-per-node 4) == 4 && $(per_node nccl8.json) == 8 ]] &&
+     grep -q "(gpus_per_node 8: the curve's provenance, 16 ranks on 2 hosts; --gpus-per-node overrides it)" p4d-fit.txt; then
+    pass "fit: GPUs per node from the curve's provenance (16 ranks on 2 hosts: 8; 8 ranks on 1: 8), --gpus-per-node wins"
+  else
+    fail "fit: GPUs per node from the curve's provenance" "$(per_node p4d.json) $(per_node nccl8.json); $(tail -n 3 p4d-fit.txt)"
+  fi
+fi
+# A curve no model fits (times that fall as messages grow): fit says what to use instead.
+python3 - >unfit.json <<'PY'
+import json
+points = [{"gpus": g, "bytes": 1 << k, "seconds": (1e-3 if k % 2 else 1e-5) * (40 - k)} for g in (2, 8) for k in range(4, 28)]
+print(json.dumps({"format": "mgsim-curve", "version": 1, "collective": "allreduce",
+                  "provenance": {"kind": "synthetic", "note": "made to fit no model"}, "points": points}))
+PY
+"$MGSIM" fit unfit.json >unfit.txt 2>&1
+if grep -q 'No model fits within 25%: price the all-reduces with the curve itself, "collective": "measured", "curves": \["unfit.json"\]' unfit.txt; then
+  pass "fit: when no model fits, says to use the curve itself"
+else
+  fail "fit: when no model fits, says to use the curve itself" "$(tail -n 4 unfit.txt)"
+fi
+
+# import kineto --zoo: a trace without shapes is imported with a warning that the sizes could not be checked.
+"$MGSIM" import kineto "$DATA/kineto-vgg16-t4-backward.json" --model vgg16 --batch 128 --zoo vgg16 -o vgg.json 2>vgg.err
+if grep -q "^mgsim: warning: parameter sizes from zoo model vgg16, by position: the trace records no shapes" vgg.err; then
+  pass "import kineto --zoo on a trace without shapes warns that the sizes are unchecked"
+else
+  fail "import kineto --zoo on a trace without shapes warns that the sizes are unchecked" "$(cat vgg.err)"
+fi
+# ... and a list of sizes that the trace's recorded shapes contradict is refused (Linear(8,16), Linear(16,4):
+# 128, 16, 64, 4 elements in forward order; the last is given as 5).
+printf '128\n16\n64\n4\n' >right-sizes.txt
+printf '128\n16\n64\n5\n' >wrong-sizes.txt
+rc=0
+"$MGSIM" import kineto "$DATA/kineto-two-linear-steps.json" --model m --batch 64 --param-sizes right-sizes.txt -o right.json 2>/dev/null ||
+  rc=$?
+"$MGSIM" import kineto "$DATA/kineto-two-linear-steps.json" --model m --batch 64 --param-sizes wrong-sizes.txt -o wrong.json \
+  2>wrong.err
+if [[ $rc == 0 && ! -e wrong.json ]] &&
+   grep -q "wrong-sizes.txt disagrees with the trace's recorded shapes: gradient 1 to arrive has 4 elements in the trace, 5 in" wrong.err; then
+  pass "import kineto: given sizes are checked against the recorded shapes"
+else
+  fail "import kineto: given sizes are checked against the recorded shapes" "exit $rc; $(cat wrong.err)"
+fi
+
 finish

@@ -84,9 +84,10 @@ TEST_CASE("sweep: the grid is the product of the lists, trace outermost and sche
   CHECK(sweep.links()[2].collective == "tree");
   CHECK(sweep.links()[2].network == "slow");
   CHECK(sweep.scenario().schedules[2].label() == "ddp(bucket_cap_mb=4)");
-  const std::string header = RunGrid::header();  // the version line, then the columns
-  CHECK(header.starts_with(fmt::format("# mgsim {} format {}\n", version(), kReportFormatVersion)));
-  CHECK(header.substr(header.find('\n') + 1).starts_with("run,trace,network,gpus_per_node,model,schedule,collective,gpus,"));
+  const std::string header = RunGrid::header();  // the columns, the version columns last
+  CHECK(header.starts_with("run,trace,network,gpus_per_node,model,schedule,collective,gpus,"));
+  CHECK(header.ends_with(",message_unit,mgsim_version,format_version\n"));
+  CHECK(sweep.csv_line(0).ends_with(fmt::format(",tensor,{},2\n", version())));
   // 41 = 1 * 24 (trace b) + 2 * 6 (tree on slow) + 1 * 3 (8 GPUs) + 2 (the 4 MiB cap).
   CHECK(sweep.csv_line(41).starts_with("41,b.json,slow,1,beta,ddp(bucket_cap_mb=4),tree,8,"));
   CHECK(sweep.csv_line(0).starts_with("0,a.json,slow,1,alpha,wfbp,ring,2,"));

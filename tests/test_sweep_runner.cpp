@@ -15,6 +15,7 @@
 #include "mgsim/error.hpp"
 #include "mgsim/io/report.hpp"
 #include "mgsim/io/scenario.hpp"
+#include "mgsim/version.hpp"
 #include "mgsim/app/sweep_runner.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "test_sweep_support.hpp"
@@ -206,6 +207,13 @@ TEST_CASE("sweep: a CSV file of another sweep is not resumed, and is left as it 
   const SweepFile resumed(dir.path() / "shard.csv", "run,x\n", true,
                           [&](std::size_t k) { return std::to_string(shard.run(k)) + ","; });
   CHECK(resumed.rows_found() == 2);
+  // With the version columns last, every row must carry this mgsim's version and format.
+  const std::string versioned = "run,mgsim_version,format_version\n";
+  dir.write("old.csv", versioned + "0," + std::string(version()) + ",2\n1,0.0.1-gdeadbee,2\n");
+  CHECK_THROWS_WITH(SweepFile(dir.path() / "old.csv", versioned, true, same),
+                    Contains("written by another mgsim version ('0.0.1-gdeadbee,2'"));
+  dir.write("new.csv", versioned + "0," + std::string(version()) + ",2\n");
+  CHECK(SweepFile(dir.path() / "new.csv", versioned, true, same).rows_found() == 1);
 }
 
 TEST_CASE("sweep: an output folder that cannot be written fails before anything runs", "[sweep]") {

@@ -1,7 +1,7 @@
 #pragma once
 // Which mgsim wrote an output, and in which format: every JSON report carries
 // both as top-level fields "mgsim_version" and "format_version", every CSV
-// report as its first line "# mgsim VERSION format N" (docs/output-format.md).
+// report as its last two columns of the same names (docs/output-format.md).
 
 #include <string_view>
 
@@ -14,7 +14,9 @@ std::string_view version();
 
 /// The version of the report formats (JSON fields, CSV columns, their
 /// meaning). Raised when a field or column is removed, renamed or changes
-/// meaning; adding one does not raise it.
-inline constexpr int kReportFormatVersion = 1;
+/// meaning; adding one does not raise it. 2: CSVs lost their first line
+/// "# mgsim VERSION format 1" and gained the columns mgsim_version and
+/// format_version.
+inline constexpr int kReportFormatVersion = 2;
 
 }  // namespace mgsim

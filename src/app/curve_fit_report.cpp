@@ -145,9 +145,9 @@ std::string format_fit_text(const ordered_json& result) {
       fmt::format("curve {} ({})\n", result["curve"].get<std::string>(), result["collective"].get<std::string>());
   for (const ordered_json& c : result["gpu_counts"]) {
     const ordered_json& pw = c["piecewise"];
-    out += fmt::format("\nP = {} ({} sizes): a + b*M per size range: {} ranges, each within {:g}% rms ({})\n",
+    out += fmt::format("\nP = {} ({} sizes): a + b*M per size range: {} range{}, each within {:g}% rms ({})\n",
                        c["gpus"].get<int>(), c["points"].get<int>(), pw["ranges"].size(),
-                       pw["tolerance"].get<double>() * 100, percent(pw));
+                       pw["ranges"].size() == 1 ? "" : "s", pw["tolerance"].get<double>() * 100, percent(pw));
     out += fmt::format("  {:<22} {:>6} {:>12} {:>12} {:>11} {:>13} {:>9} {:>9}\n", "range", "points", "a (us)",
                        "b (s/B)", "1/b (GB/s)", "busbw (GB/s)", "rms err", "max err");
     for (const ordered_json& r : pw["ranges"]) {
@@ -186,6 +186,13 @@ std::string format_fit_text(const ordered_json& result) {
   out += "  " + model_line("nccl", fmt::format("\"collective\": \"nccl\", \"gpus_per_node\": {}, \"network\": {}",
                                        all["nccl"]["gpus_per_node"].get<int>(), json_text(all["nccl"]["network"], -1)),
                            all["nccl"]);
+  const auto misses = [&](const char* model) { return all[model]["rms_rel_error"].get<double>() > kPasteableRmsError; };
+  if (misses("ring") && misses("tree") && misses("nccl")) {
+    out += fmt::format("  No model fits within {:g}%: price the all-reduces with the curve itself, "
+                       "\"collective\": \"measured\", \"curves\": [\"{}\"] (docs/collectives.md), or with its "
+                       "piecewise fit (--curve-out)\n",
+                       kPasteableRmsError * 100, result["curve"].get<std::string>());
+  }
   return out;
 }
 

@@ -173,6 +173,6 @@ std::string RunGrid::csv_line(std::size_t run) const {
                      link.gpus_per_node, csv_row(row(run)));
 }
 
-std::string RunGrid::header() { return csv_preamble() + "run,trace,network,gpus_per_node," + csv_header(); }
+std::string RunGrid::header() { return "run,trace,network,gpus_per_node," + csv_header(); }
 
 }  // namespace mgsim

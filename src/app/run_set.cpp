@@ -29,10 +29,11 @@ RunOutcome run_outcome(const RunPoint& point, Evaluation evaluation, RunRow labe
   return outcome;
 }
 
-std::vector<RunOutcome> execute_runs(const RunGrid& grid) {
+std::vector<RunOutcome> execute_runs(const RunGrid& grid, const std::function<void(std::size_t done)>& progress) {
   std::vector<RunOutcome> outcomes;
   for (std::size_t run = 0; run < grid.size(); ++run) {
     outcomes.push_back(run_outcome(grid.point(run), grid.evaluate(run, true), grid.row(run, {})));
+    if (progress) progress(run + 1);
   }
   return outcomes;
 }

@@ -102,7 +102,7 @@ std::string format_table(const std::vector<KnobAdvice>& advice, std::string_view
 }
 
 std::string format_csv(const std::vector<KnobAdvice>& advice, std::string_view model, std::string_view collective) {
-  std::string out = csv_preamble() +
+  std::string out =
       "model,collective,gpus,schedule,parameter,best_value,best_is_default,best_iteration_time_s,default_value,"
       "default_iteration_time_s,default_loss,optimal_iteration_time_s,gap_to_optimal\n";
   for (const KnobAdvice& a : advice) {

@@ -20,7 +20,9 @@
 #include <fmt/format.h>
 
 #include "mgsim/error.hpp"
+#include "mgsim/io/report.hpp"
 #include "mgsim/io/utf8.hpp"
+#include "mgsim/version.hpp"
 
 namespace mgsim {
 namespace {
@@ -61,6 +63,20 @@ std::size_t batch_size(std::size_t runs, int threads) {
 
 [[noreturn]] void throw_output(const std::filesystem::path& file, std::string_view what) {
   throw OutputError(fmt::format("{}: {}", file.string(), what));
+}
+
+[[noreturn]] void refuse_other_version(const std::filesystem::path& file, std::string_view written_by) {
+  throw_output(file, fmt::format("cannot resume: written by another mgsim version ('{}'; this is '{},{}'): its rows "
+                                 "and new ones would mix (remove the file or write elsewhere)",
+                                 printable(written_by, 80), version(), kReportFormatVersion));
+}
+
+/// A row's last two fields, "VERSION,FORMAT": which mgsim wrote it.
+std::string_view version_of(std::string_view row) {
+  const std::size_t format = row.rfind(',');
+  if (format == std::string_view::npos || format == 0) return row;
+  const std::size_t version = row.rfind(',', format - 1);
+  return version == std::string_view::npos ? row : row.substr(version + 1);
 }
 
 }  // namespace
@@ -162,23 +178,20 @@ std::size_t SweepFile::resume(const std::string& header, const RowKey& key_of) {
   buffer << in.rdbuf();
   const std::string text = buffer.str();
   if (header.starts_with(text)) return 0;  // interrupted while writing the header: start afresh
-  const std::string_view version_line = std::string_view(header).substr(0, header.find('\n') + 1);
-  if (!text.starts_with(header) && text.starts_with("# mgsim ") && !text.starts_with(version_line)) {
-    throw_output(file_, fmt::format("cannot resume: written by another mgsim version ('{}'; this is '{}'): its rows "
-                                    "and new ones would mix (remove the file or write elsewhere)",
-                                    printable(text.substr(0, text.find('\n')), 80),
-                                    version_line.substr(0, version_line.size() - 1)));
-  }
+  if (text.starts_with("# mgsim ")) refuse_other_version(file_, text.substr(0, text.find('\n')));  // format 1's first line
   if (!text.starts_with(header)) {
     throw_output(file_, "cannot resume: its header is not this sweep's (remove the file or write elsewhere)");
   }
   const auto header_lines = static_cast<std::size_t>(std::count(header.begin(), header.end(), '\n'));
+  const bool versioned = header.ends_with(fmt::format("{}\n", kCsvVersionColumns));  // rows end with their version
   std::size_t rows = 0;
   std::size_t at = header.size();
   for (std::size_t end; (end = text.find('\n', at)) != std::string::npos; at = end + 1, ++rows) {
     const std::string key = key_of(rows);
     if (key.empty()) throw_output(file_, "cannot resume: it holds more rows than this sweep has");
-    if (!std::string_view(text).substr(at, end - at).starts_with(key)) {
+    const std::string_view line = std::string_view(text).substr(at, end - at);
+    if (versioned && !line.ends_with(csv_version_fields())) refuse_other_version(file_, version_of(line));
+    if (!line.starts_with(key)) {
       throw_output(file_, fmt::format("cannot resume: line {} is not this sweep's (it should start with \"{}\"): "
                                       "another sweep's or shard's file?",
                                       header_lines + rows + 1, key));

@@ -40,7 +40,8 @@ void add_advise_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand("advise", "best DDP bucket_cap_mb and Horovod fusion threshold per GPU count, "
                                                    "against the default and the optimal merge");
   command->add_option("-c,--config", options->config, "run config (JSON, see docs/config.md); its schedules are not used")
-      ->required();
+      ->required()
+      ->transform(shipped_data());
   command->add_option("-f,--format", options->format, "table, csv or json")->capture_default_str();
   command->add_option("-o,--output", options->output, "file to write instead of stdout (-: stdout)");
   add_examples(command, {"mgsim advise -c configs/googlenet-k80-ring.json",

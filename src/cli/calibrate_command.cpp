@@ -77,9 +77,12 @@ void add_calibrate_command(CLI::App& app) {
   auto options = std::make_shared<CalibrateOptions>();
   CLI::App* command =
       app.add_subcommand("calibrate", "fit config values (dotted paths) to measured iteration times or throughputs");
-  command->add_option("-c,--config", options->config, "base run config (JSON, see docs/config.md)")->required();
+  command->add_option("-c,--config", options->config, "base run config (JSON, see docs/config.md)")
+      ->required()
+      ->transform(shipped_data());
   command->add_option("-m,--measurements", options->measurements, "measurements (JSON, see docs/fidelity.md)")
-      ->required();
+      ->required()
+      ->transform(shipped_data());
   command
       ->add_option("--fit", options->fit,
                    "comma-separated dotted paths of numbers in the config, e.g. "

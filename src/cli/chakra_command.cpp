@@ -82,6 +82,8 @@ void export_chakra(const ExportOptions& options) {
   const std::string bytes = chakra::export_rank(workload, plan, label);
   std::vector<std::filesystem::path> inputs = config.inputs;
   inputs.push_back(options.config);
+  const std::filesystem::path folder = std::filesystem::path(options.prefix).parent_path();
+  if (!folder.empty()) std::filesystem::create_directories(folder);  // "-o et/googlenet" makes et/
   for (int rank = 0; rank < options.gpus; ++rank) {
     const std::filesystem::path file = fmt::format("{}.{}.et", options.prefix, rank);
     check_not_an_input(file, inputs);
@@ -154,7 +156,8 @@ void add_import_chakra(CLI::App& import_command) {
   chakra->add_option("--model", options->model, "model name (default: the file name; an mgsim export keeps its own)");
   chakra->add_option("--batch", options->batch_size, "samples per GPU per iteration (default 1; an mgsim export keeps its own)")
       ->check(CLI::Range(1, 1 << 30));
-  add_examples(chakra, {"mgsim import chakra et/googlenet -o googlenet.json",
+  add_examples(chakra, {"mgsim export chakra -c configs/googlenet-k80-ring.json --gpus 4 --schedule wfbp -o et/googlenet "
+                        "&& mgsim import chakra et/googlenet -o googlenet.json",
                         "mgsim import chakra workload.0.et --model resnet50 --batch 32 -o resnet50.json"});
   chakra->callback([options] { import_chakra(*options); });
 }
@@ -166,7 +169,9 @@ void add_export_command(CLI::App& app) {
   add_examples(command, {"mgsim export chakra -c configs/googlenet-k80-ring.json --gpus 4 --schedule wfbp -o et/googlenet"});
   CLI::App* chakra = command->add_subcommand(
       "chakra", "one iteration as planned, as Chakra execution traces PREFIX.<rank>.et (ASTRA-sim's workload)");
-  chakra->add_option("-c,--config", options->config, "run config (JSON, see docs/config.md)")->required();
+  chakra->add_option("-c,--config", options->config, "run config (JSON, see docs/config.md)")
+      ->required()
+      ->transform(shipped_data());
   chakra->add_option("--gpus", options->gpus, "ranks: one file per rank")
       ->required()
       ->check(CLI::Range(1, chakra::kMaxExportRanks));

@@ -36,6 +36,16 @@ void add_examples(CLI::App* command, std::initializer_list<std::string_view> com
 /// `min_inclusive` is false; NaN and infinities are refused.
 CLI::Validator finite_in(double min, double max, bool min_inclusive);
 
+/// An input path as given when it exists (or is absolute, or "-"), else the
+/// same relative path in mgsim's data folder when it is there: the shipped
+/// configs/, traces/, validation/ and scripts/, from any folder
+/// ($MGSIM_DATA_DIR, else the installed share/mgsim, else the source tree of a
+/// build-tree binary; docs/install.md). A path found nowhere is returned as
+/// given, so that the error names it.
+std::string shipped_or_given(const std::string& path);
+/// shipped_or_given as an option's transform (a file option that reads input).
+CLI::Validator shipped_data();
+
 void add_run_command(CLI::App& app);
 void add_list_command(CLI::App& app);
 void add_zoo_command(CLI::App& app);

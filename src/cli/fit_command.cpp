@@ -27,10 +27,33 @@ struct FitOptions {
   std::vector<std::string> curves;
   std::string insitu;
   CurveFitSettings settings;
+  int gpus_per_node = 0;  ///< 0: from each curve's provenance
   std::string format = "text";
   std::string output;
   std::string curve_output;
 };
+
+/// --gpus-per-node when given, else the curve's provenance: its "ranks" on
+/// its "hosts" (an nccl-tests import names both) when they divide, else 1.
+/// `note` says which, for the text report.
+int gpus_per_node(int given, const CurveFile& curve, std::string& note) {
+  if (given > 0) return given;
+  const nlohmann::json& p = curve.provenance;
+  const auto whole = [&](const char* key) {
+    return p.is_object() && p.contains(key) && p[key].is_number_integer() ? p[key].get<int>() : 0;
+  };
+  const int ranks = whole("ranks");
+  const int hosts = whole("hosts");
+  if (ranks > 0 && hosts > 0 && ranks % hosts == 0) {
+    note = fmt::format("  (gpus_per_node {}: the curve's provenance, {} ranks on {} host{}; --gpus-per-node "
+                       "overrides it)\n",
+                       ranks / hosts, ranks, hosts, hosts == 1 ? "" : "s");
+    return ranks / hosts;
+  }
+  note = "  (gpus_per_node 1: the curve's provenance does not say how many ranks ran on how many hosts; "
+         "give --gpus-per-node)\n";
+  return 1;
+}
 
 void fit(const FitOptions& options) {
   if (options.format != "text" && options.format != "json") {
@@ -46,8 +69,12 @@ void fit(const FitOptions& options) {
   CurveFile curve;
   for (const std::string& file : options.curves) {
     curve = load_curve_file(file);
-    result = fit_curve(file, curve, options.settings);
-    if (options.format != "json") report += (report.empty() ? "" : "\n") + format_fit_text(result.result);
+    CurveFitSettings settings = options.settings;
+    std::string note;
+    settings.gpus_per_node = gpus_per_node(options.gpus_per_node, curve, note);
+    result = fit_curve(file, curve, settings);
+    if (curve.collective != CurveCollective::allreduce) note.clear();  // no nccl model fitted
+    if (options.format != "json") report += (report.empty() ? "" : "\n") + format_fit_text(result.result) + note;
     results.push_back(result.result);
   }
   if (!options.insitu.empty()) {
@@ -86,9 +113,12 @@ void add_fit_command(CLI::App& app) {
       ->add_option("curves", options->curves,
                    "curve files (all-reduce, all-gather, reduce-scatter), or traces with in-situ observations "
                    "(docs/trace-format.md); each is fitted on its own")
-      ->required();
-  command->add_option("--insitu", options->insitu,
-                      "a trace with in-situ observations: also compare them with the curve, side by side");
+      ->required()
+      ->transform(shipped_data());
+  command
+      ->add_option("--insitu", options->insitu,
+                   "a trace with in-situ observations: also compare them with the curve, side by side")
+      ->transform(shipped_data());
   command->add_option("--max-ranges", options->settings.max_ranges, "most size ranges per GPU count")
       ->capture_default_str()
       ->check(CLI::Range(1, 20));
@@ -100,8 +130,9 @@ void add_fit_command(CLI::App& app) {
   command->add_option("--min-points", options->settings.min_points, "fewest sizes in one range")
       ->capture_default_str()
       ->check(CLI::Range(2, 1000));
-  command->add_option("--gpus-per-node", options->settings.gpus_per_node, "node size for the nccl model's calibration")
-      ->capture_default_str()
+  command
+      ->add_option("--gpus-per-node", options->gpus_per_node,
+                   "node size for the nccl model's calibration (default: the curve's provenance, ranks / hosts, else 1)")
       ->check(CLI::Range(1, 1 << 20));
   command->add_option("-f,--format", options->format, "text or json")->capture_default_str();
   command->add_option("-o,--output", options->output, "write the report to this file instead of stdout (-: stdout)");

@@ -133,8 +133,10 @@ void import_kineto(const ImportOptions& options) {
     throw ConfigError("--zoo and --param-sizes both give the parameter sizes: give one");
   }
   if (!options.zoo_model.empty()) {
-    parse.param_elements = zoo::build_model(options.zoo_model, {}).tensor_sizes();
+    const zoo::ModelGraph model = zoo::build_model(options.zoo_model, {});
+    parse.param_elements = model.tensor_sizes();
     parse.param_source = fmt::format("zoo model {}", options.zoo_model);
+    for (std::size_t op = 0; op < model.op_count(); ++op) parse.param_layers += model.op(op).params.empty() ? 0 : 1;
   } else if (!options.param_sizes.empty()) {
     parse.param_elements = profile::read_param_sizes(options.param_sizes);
     parse.param_source = options.param_sizes;

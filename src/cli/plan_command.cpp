@@ -45,7 +45,8 @@ struct PlanOptions {
   std::string output;
 };
 
-/// "40GiB", "80GB", "512MiB", "1e9": bytes. Units: B, KB, MB, GB, TB (powers of 1000), KiB .. TiB (of 1024).
+/// "40GiB", "80GB", "512MiB", "1e9B": bytes. Units: B, KB, MB, GB, TB (powers of 1000), KiB .. TiB (of 1024);
+/// a number without one is refused (40 would be 40 bytes, never what was meant).
 std::int64_t parse_size(const std::string& text) {
   const auto bad = [&] {
     return ConfigError(fmt::format("--memory-limit: expected a size such as 40GiB or 80GB, got '{}'", text));
@@ -54,7 +55,10 @@ std::int64_t parse_size(const std::string& text) {
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || !std::isfinite(value) || value <= 0) throw bad();
   const std::string unit(end, text.data() + text.size());
-  constexpr std::array<std::pair<std::string_view, double>, 10> kUnits{{{"", 1}, {"B", 1}, {"KB", 1e3}, {"MB", 1e6},
+  if (unit.empty()) {
+    throw ConfigError(fmt::format("--memory-limit: '{}' has no unit: write {}GiB, {}GB or {}B", text, text, text, text));
+  }
+  constexpr std::array<std::pair<std::string_view, double>, 9> kUnits{{{"B", 1}, {"KB", 1e3}, {"MB", 1e6},
       {"GB", 1e9}, {"TB", 1e12}, {"KiB", 0x1p10}, {"MiB", 0x1p20}, {"GiB", 0x1p30}, {"TiB", 0x1p40}}};
   for (const auto& [name, scale] : kUnits) {
     if (unit == name && value * scale < 0x1p62) return static_cast<std::int64_t>(value * scale);
@@ -131,11 +135,13 @@ void add_plan_command(CLI::App& app) {
   command->add_option("--image-size", o->image_size, "vision models: input height = width (default: the model's)");
   command->add_option("--seq-len", o->seq_len, "text models: tokens per sample (default: the model's)");
   command->add_flag("--aux-heads", o->aux_heads, "add GoogLeNet / Inception-v3 auxiliary heads, BERT pre-training heads");
-  command->add_option("--trace", o->trace, "measured trace of the model: fit the roofline's efficiencies to it (as `mgsim zoo calibrate`)");
+  command->add_option("--trace", o->trace, "measured trace of the model: fit the roofline's efficiencies to it (as `mgsim zoo calibrate`)")
+      ->transform(shipped_data());
   command->add_option("--gpu", o->gpu, "GPU catalogue entry for the roofline")->capture_default_str();
   command->add_option("--precision", o->precision, "fp32, tf32, fp16 or bf16")->capture_default_str();
   command->add_option("--optimizer", o->optimizer, "sgd, momentum or adam")->capture_default_str();
-  command->add_option("--cluster", o->cluster, "cluster file: collective, gpus_per_node, network (default: see docs/plan.md)");
+  command->add_option("--cluster", o->cluster, "cluster file: collective, gpus_per_node, network (default: see docs/plan.md)")
+      ->transform(shipped_data());
   command->add_option("--memory-limit", o->memory_limit, "memory per GPU, e.g. 40GiB or 80GB: show the fastest plan that fits");
   command->add_option("--frontier-bound", o->frontier_bound, "most points per frontier table entry")->capture_default_str();
   command->add_flag("--allow-replication", o->allow_replication, "also try operators computed redundantly (split product below gpus)");

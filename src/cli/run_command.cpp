@@ -1,11 +1,16 @@
 // `mgsim run`: predict iteration time and scaling for every schedule and GPU count of a config.
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "commands.hpp"
+#include "progress_bar.hpp"
+#include "mgsim/error.hpp"
 #include "mgsim/app/run_set.hpp"
 #include "mgsim/io/files.hpp"
 #include "mgsim/io/report.hpp"
@@ -21,18 +26,32 @@ struct RunOptions {
   std::string format = "table";
   std::string output;
   std::string timeline;
+  std::string columns = "default";
+  std::string baseline;
 };
+
+TableOptions table_options(const RunOptions& options, ReportFormat format) {
+  if (options.columns != "default" && options.columns != "all") {
+    throw ConfigError(fmt::format("--columns: expected 'default' or 'all', got '{}'", options.columns));
+  }
+  if (!options.baseline.empty() && format != ReportFormat::table) {
+    throw ConfigError("--baseline: only the table has a speedup column (CSV and JSON hold iteration_time_s)");
+  }
+  return {options.columns == "all", options.baseline};
+}
 
 void run(const RunOptions& options) {
   const ReportFormat format = parse_report_format(options.format);
+  const TableOptions table = table_options(options, format);
   Scenario scenario = load_scenario(options.config);
   require_one_of_each(scenario, "mgsim run");
   std::vector<std::filesystem::path> inputs = scenario.inputs;
   inputs.push_back(options.config);
   WorkloadCache cache;
   const RunGrid grid(std::move(scenario), cache);
-  std::vector<RunOutcome> outcomes = execute_runs(grid);
-  const std::string report = format_report(rows_of(outcomes), format);
+  ProgressBar progress(0, grid.size(), std::chrono::seconds(1));  // on a terminal, after a second
+  std::vector<RunOutcome> outcomes = execute_runs(grid, [&](std::size_t done) { progress.update(done); });
+  const std::string report = format_report(rows_of(outcomes), format, table);
   if (!options.timeline.empty()) {
     check_not_an_input(options.timeline, inputs);
     write_file_atomically(options.timeline, format_timeline(grid.workload(0), timeline_iterations(std::move(outcomes))));
@@ -45,12 +64,22 @@ void run(const RunOptions& options) {
 void add_run_command(CLI::App& app) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* command = app.add_subcommand("run", "predict iteration time and scaling for every schedule and GPU count");
-  command->add_option("-c,--config", options->config, "run config (JSON, see docs/config.md)")->required();
+  command->add_option("-c,--config", options->config, "run config (JSON, see docs/config.md)")
+      ->required()
+      ->transform(shipped_data());
   command->add_option("-f,--format", options->format, "table, csv or json")->capture_default_str();
   command->add_option("-o,--output", options->output, "file to write instead of stdout (-: stdout)");
   command->add_option("--timeline", options->timeline, "also write the simulated iterations as a Chrome trace (Perfetto)");
+  command
+      ->add_option("--columns", options->columns,
+                   "default or all: the table leaves out the columns that are the same in every row and mean/p99 "
+                   "equal to the nominal iteration, or shows them all")
+      ->capture_default_str();
+  command->add_option("--baseline", options->baseline,
+                      "schedule (see `mgsim list`): the table adds each row's speedup over it at the same GPU count");
   add_examples(command, {"mgsim run -c configs/googlenet-k80-measured.json",
                          "mgsim run -c configs/googlenet-k80-ring.json --format csv -o ring.csv",
+                         "mgsim run -c configs/googlenet-k80-ring.json --baseline wfbp --columns all",
                          "mgsim run -c configs/googlenet-k80-insitu.json --timeline tl.json  # open tl.json in ui.perfetto.dev"});
   command->callback([options] { run(*options); });
 }

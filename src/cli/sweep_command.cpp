@@ -1,10 +1,7 @@
 // `mgsim sweep`: every run of a grid of traces, GPU counts, networks,
 // collectives and schedules, as one CSV written while the runs finish.
 
-#include <unistd.h>
-
 #include <chrono>
-#include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "progress_bar.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/app/sweep_runner.hpp"
 #include "mgsim/io/files.hpp"
@@ -26,38 +24,6 @@ struct SweepOptions {
   std::string shard = "1/1";
   int threads = 0;
   bool resume = false;
-};
-
-/// A one-line progress bar on stderr (rows done, rate, ETA), redrawn at most
-/// ten times a second; silent when stderr is not a terminal.
-class ProgressBar {
- public:
-  ProgressBar(std::size_t first, std::size_t total)
-      : enabled_(::isatty(STDERR_FILENO) == 1), first_(first), total_(total), start_(Clock::now()) {}
-
-  void update(std::size_t done) {
-    if (!enabled_ || total_ == 0) return;
-    const auto now = Clock::now();
-    if (done < total_ && now - last_ < std::chrono::milliseconds(100)) return;
-    last_ = now;
-    const double elapsed = std::chrono::duration<double>(now - start_).count();
-    const double rate = elapsed > 0 ? static_cast<double>(done - first_) / elapsed : 0.0;
-    const double eta = rate > 0 ? static_cast<double>(total_ - done) / rate : 0.0;
-    constexpr int kWidth = 30;
-    const auto filled = static_cast<int>(kWidth * static_cast<double>(done) / static_cast<double>(total_));
-    fmt::print(stderr, "\r[{:=<{}}{:<{}}] {}/{} runs  {:.0f} runs/s  ETA {:.1f} s ", "", filled, "",
-               kWidth - filled, done, total_, rate, eta);
-    if (done == total_) fmt::print(stderr, "\n");
-    std::fflush(stderr);
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  bool enabled_;
-  std::size_t first_;
-  std::size_t total_;
-  Clock::time_point start_;
-  Clock::time_point last_{};
 };
 
 void sweep(SweepOptions options) {
@@ -83,7 +49,7 @@ void sweep(SweepOptions options) {
   } else {
     write_stdout(RunGrid::header());
   }
-  ProgressBar progress(first, total);
+  ProgressBar progress(first, total, std::chrono::milliseconds(0));
   progress.update(first);
   run_sweep(grid, shard, first, options.threads, [&](std::string_view rows, std::size_t done) {
     if (file) {
@@ -101,7 +67,9 @@ void add_sweep_command(CLI::App& app) {
   auto options = std::make_shared<SweepOptions>();
   CLI::App* command = app.add_subcommand("sweep", "run a grid of traces, GPU counts, networks, collectives and "
                                                   "schedules into one CSV (docs/sweeps.md)");
-  command->add_option("-c,--config", options->config, "sweep config (JSON, see docs/sweeps.md)")->required();
+  command->add_option("-c,--config", options->config, "sweep config (JSON, see docs/sweeps.md)")
+      ->required()
+      ->transform(shipped_data());
   command->add_option("-o,--output", options->output, "CSV file, written as rows finish (default or -: stdout)");
   command->add_option("-j,--threads", options->threads, "worker threads (0: one per hardware thread)")
       ->check(CLI::NonNegativeNumber)

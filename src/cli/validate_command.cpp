@@ -21,11 +21,17 @@ void add_validate_command(CLI::App& app) {
   auto options = std::make_shared<ValidateOptions>();
   CLI::App* command = app.add_subcommand(
       "validate", "calibrate and predict the validation cases; predicted vs measured, median and max error");
-  command->add_option("path", options->path, "a folder of validation cases (*.json) or one case")
-      ->capture_default_str();
+  command
+      ->add_option("path", options->path,
+                   "a folder of validation cases (*.json) or one case; default: the shipped cases")
+      ->capture_default_str()
+      ->transform(shipped_data());
   command->add_option("-o,--output", options->output, "write the report to this file instead of stdout (-: stdout)");
   add_examples(command, {"mgsim validate", "mgsim validate validation/dgx1-v100-resnet50.json -o report.txt"});
-  command->callback([options] { emit(format_validation(validate(options->path)), options->output, {options->path}); });
+  command->callback([options] {
+    const std::string path = shipped_or_given(options->path);  // the default is not transformed
+    emit(format_validation(validate(path)), options->output, {path});
+  });
 }
 
 }  // namespace mgsim::cli

@@ -193,7 +193,7 @@ void add_calibrate_command(CLI::App* zoo) {
   };
   auto o = std::make_shared<Options>();
   CLI::App* command = zoo->add_subcommand("calibrate", "fit a GPU entry's efficiencies to a measured trace");
-  command->add_option("--trace", o->trace, "measured trace (docs/trace-format.md)")->required();
+  command->add_option("--trace", o->trace, "measured trace (docs/trace-format.md)")->required()->transform(shipped_data());
   command->add_option("--model", o->model.model, "zoo model to compare with (default: the trace's model name)");
   add_model_options(command, o->model);
   add_roofline_options(command, o->roofline);

@@ -23,6 +23,9 @@ struct TableCell {
   int width = 0;            ///< of the header, right-aligned
   std::string_view format;  ///< fmt spec of the value after `scale`
   double scale = 1.0;       ///< other than 1: the value as a real times this (seconds to ms...)
+  /// A statistic over many iterations: the table leaves it out when it is
+  /// the nominal iteration time in every row (no variability).
+  bool nominal_statistic = false;
 };
 
 struct MetricColumn {

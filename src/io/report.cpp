@@ -20,7 +20,7 @@ namespace mgsim {
 namespace {
 
 std::string format_csv(const std::vector<RunRow>& rows) {
-  std::string out = csv_preamble() + csv_header();
+  std::string out = csv_header();
   for (const RunRow& row : rows) out += csv_row(row);
   return out;
 }
@@ -40,42 +40,6 @@ std::string format_json(const std::vector<RunRow>& rows) {
   return json_text(report, 2) + "\n";
 }
 
-/// One line of the table: the cell of every metric it shows, the schedule
-/// after the first (the GPU count, which groups the rows).
-template <typename Cell>
-std::string table_line(std::string_view schedule, std::size_t width, const Cell& cell) {
-  const auto columns = metric_columns();
-  std::string line;
-  for (const MetricColumn& column : columns) {
-    if (column.table.header.empty()) continue;
-    line += cell(column) + "  ";
-    if (&column == &columns.front()) line += fmt::format("{:<{}}  ", schedule, width);
-  }
-  line.replace(line.size() - 2, 2, "\n");
-  return line;
-}
-
-std::string format_table(const std::vector<RunRow>& rows) {
-  std::size_t width = 8;
-  for (const RunRow& row : rows) width = std::max(width, row.schedule.size());
-  std::string out = table_line("schedule", width, [](const MetricColumn& column) {
-    return fmt::format("{:>{}}", column.table.header, column.table.width);
-  });
-  int previous_gpus = 0;
-  for (const RunRow& row : rows) {
-    if (previous_gpus != 0 && row.metrics.gpus != previous_gpus) out += "\n";
-    previous_gpus = row.metrics.gpus;
-    out += table_line(row.schedule, width, [&](const MetricColumn& column) {
-      return format_metric(column.table.format, column.value(row.metrics), column.table.scale);
-    });
-  }
-  if (!rows.empty()) {
-    out = fmt::format("model {}, collective {}, message unit {}\n\n", rows.front().model, rows.front().collective,
-                      to_string(rows.front().unit)) + out;
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string csv_field(const std::string& text) {
@@ -85,12 +49,12 @@ std::string csv_field(const std::string& text) {
   return quoted + "\"";
 }
 
-std::string csv_preamble() { return fmt::format("# mgsim {} format {}\n", version(), kReportFormatVersion); }
+std::string csv_version_fields() { return fmt::format(",{},{}", version(), kReportFormatVersion); }
 
 std::string csv_header() {
   std::string header = "model,schedule,collective";
   for (const MetricColumn& column : metric_columns()) header += fmt::format(",{}", column.name);
-  return header + ",message_unit\n";
+  return header + fmt::format(",message_unit{}\n", kCsvVersionColumns);
 }
 
 std::string csv_row(const RunRow& row) {
@@ -99,7 +63,7 @@ std::string csv_row(const RunRow& row) {
     line += ',';
     line += format_metric(column.csv_format, column.value(row.metrics));
   }
-  return line + "," + std::string(to_string(row.unit)) + "\n";
+  return line + "," + std::string(to_string(row.unit)) + csv_version_fields() + "\n";
 }
 
 ReportFormat parse_report_format(std::string_view name) {
@@ -109,13 +73,13 @@ ReportFormat parse_report_format(std::string_view name) {
   throw ConfigError(fmt::format("unknown format '{}' (valid: table, csv, json)", name));
 }
 
-std::string format_report(const std::vector<RunRow>& rows, ReportFormat format) {
+std::string format_report(const std::vector<RunRow>& rows, ReportFormat format, const TableOptions& table) {
   switch (format) {
     case ReportFormat::csv: return format_csv(rows);
     case ReportFormat::json: return format_json(rows);
     case ReportFormat::table: break;
   }
-  return format_table(rows);
+  return format_table(rows, table);
 }
 
 void write_file_atomically(const std::filesystem::path& file, std::string_view text) {

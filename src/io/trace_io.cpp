@@ -154,7 +154,7 @@ CurveFile load_curve_file(const std::filesystem::path& file) {
       JsonWhere{file.string(), "insitu_allreduce", InputKind::curve}.fail(
           "expected in-situ all-reduce observations in a trace used as a curve, got none");
     }
-    return {CurveCollective::allreduce, mean_per_size(trace.insitu_allreduce)};
+    return {CurveCollective::allreduce, mean_per_size(trace.insitu_allreduce), nullptr};
   }
   JsonReader top(document, {file.string(), "", InputKind::curve});
   read_header(top, "mgsim-curve");
@@ -175,6 +175,7 @@ CurveFile load_curve_file(const std::filesystem::path& file) {
     curve.points.push_back(point);
   }
   top.reject_unknown();
+  curve.provenance = document.at("provenance");
   return curve;
 }
 

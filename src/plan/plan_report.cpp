@@ -92,7 +92,8 @@ std::string format_plan_table(const PlanReport& r) {
   const std::optional<std::size_t> chosen = fastest_within(result, *r.memory_limit);
   if (!chosen) {
     const std::int64_t smallest = result.frontier.empty() ? 0 : result.frontier.back().cost.memory;
-    return out + fmt::format("\nno plan fits in {:.2f} GiB per device; the smallest needs {:.2f} GiB\n",
+    return out + fmt::format("\nno plan fits in {:.2f} GiB per device; the smallest needs {:.2f} GiB: lower --batch "
+                             "(activations shrink with it) or plan more GPUs (--gpus)\n",
                              gib(*r.memory_limit), gib(smallest));
   }
   const PlanPoint& p = result.frontier[*chosen];
@@ -103,12 +104,13 @@ std::string format_plan_table(const PlanReport& r) {
 
 std::string format_plan_csv(const PlanReport& r) {
   const CostModel& m = *r.model;
-  std::string out = csv_preamble() + "model,gpus,point,time_s,memory_bytes,fits_memory_limit,strategies\n";
+  std::string out = fmt::format("model,gpus,point,time_s,memory_bytes,fits_memory_limit,strategies{}\n",
+                                kCsvVersionColumns);
   for (std::size_t i = 0; i < r.result->frontier.size(); ++i) {
     const PlanPoint& p = r.result->frontier[i];
     const std::string fits = r.memory_limit ? (p.cost.memory <= *r.memory_limit ? "yes" : "no") : "";
-    out += fmt::format("{},{},{},{:.9g},{},{},\"{}\"\n", m.graph().model(), m.settings().devices, i,
-                       to_seconds(p.cost.time), p.cost.memory, fits, summarize(m, p.assignment));
+    out += fmt::format("{},{},{},{:.9g},{},{},\"{}\"{}\n", m.graph().model(), m.settings().devices, i,
+                       to_seconds(p.cost.time), p.cost.memory, fits, summarize(m, p.assignment), csv_version_fields());
   }
   return out;
 }

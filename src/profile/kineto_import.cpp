@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "kineto_events.hpp"
@@ -257,26 +258,67 @@ class KinetoImporter {
     std::vector<ParamInfo> found;
     for (std::size_t i = 0, k = 0; i < nodes.size(); ++i) {
       if (!nodes[i]->accumulate()) continue;
-      ParamInfo param = given.empty() ? shape_of(*grads[k]) : ParamInfo{};
-      if (!given.empty()) {
-        param.elements = given[given.size() - 1 - k];
-        param.dtype_bytes = 4;
-      }
+      ParamInfo param = given.empty() ? shape_of(*grads[k]) : given_size(*grads[k], k);
       param.layer = layer_of(nodes, i);
       param.name = fmt::format("{}[{}]", param.layer, k++);
       found.push_back(param);
     }
     // Forward (framework) order is the reverse of the order gradients arrive.
     params_.assign(found.rbegin(), found.rend());
+    check_layer_count();
+  }
+
+  /// The k-th gradient to arrive, sized by the given list; refused when the
+  /// trace recorded its shape and that disagrees.
+  ParamInfo given_size(const Node& node, std::size_t k) {
+    const std::vector<std::int64_t>& given = options_.param_elements;
+    ParamInfo param;
+    param.elements = given[given.size() - 1 - k];
+    param.dtype_bytes = 4;
+    const std::optional<ParamInfo> recorded = recorded_shape(node);
+    if (!recorded && k == 0) {
+      warnings_.push_back(fmt::format("parameter sizes from {}, by position: the trace records no shapes to check "
+                                      "them against (a variant of another input size or width, e.g. a CIFAR VGG, "
+                                      "has the same tensor count and other sizes; record_shapes=True records them)",
+                                      options_.param_source));
+    }
+    if (recorded && recorded->elements != param.elements) {
+      fail(fmt::format("{} disagrees with the trace's recorded shapes: gradient {} to arrive has {} elements in the "
+                       "trace, {} in {} (the same tensor count, another model?); the trace has its shapes: drop the "
+                       "option, or name the model that ran",
+                       options_.param_source, k + 1, recorded->elements, param.elements, options_.param_source));
+    }
+    return param;
+  }
+
+  /// A warning when the gradients fall into another number of layers than the given model has.
+  void check_layer_count() {
+    if (options_.param_layers == 0) return;
+    std::set<std::string> layers;
+    for (const ParamInfo& param : params_) layers.insert(param.layer);
+    if (layers.size() == options_.param_layers) return;
+    warnings_.push_back(fmt::format("the gradients fall into {} layers, {} has {} layers with parameters: the trace's "
+                                    "operators could not be told apart (a trace without record_shapes and "
+                                    "with_stack?), so its layer times are coarser than the model's",
+                                    layers.size(), options_.param_source, options_.param_layers));
   }
 
   ParamInfo shape_of(const Node& node) const {
-    const nlohmann::json* args = node.inner != nullptr ? &node.inner->inputs : nullptr;
-    const auto dims = args != nullptr ? args->find("Input Dims") : nlohmann::json::const_iterator{};
-    if (args == nullptr || dims == args->end() || !dims->is_array() || dims->empty() || !(*dims)[0].is_array()) {
+    const std::optional<ParamInfo> recorded = recorded_shape(node);
+    if (!recorded) {
       fail(fmt::format("AccumulateGrad at {} us has no \"Input Dims\", so the parameter sizes are unknown: record "
                        "the trace with record_shapes=True, or give them with --zoo MODEL or --param-sizes FILE",
                        static_cast<double>(node.evaluate->start_ns) / 1000.0));
+    }
+    return *recorded;
+  }
+
+  /// The parameter's size and type from its AccumulateGrad's "Input Dims", when the trace recorded them.
+  std::optional<ParamInfo> recorded_shape(const Node& node) const {
+    const nlohmann::json* args = node.inner != nullptr ? &node.inner->inputs : nullptr;
+    const auto dims = args != nullptr ? args->find("Input Dims") : nlohmann::json::const_iterator{};
+    if (args == nullptr || dims == args->end() || !dims->is_array() || dims->empty() || !(*dims)[0].is_array()) {
+      return std::nullopt;
     }
     ParamInfo param;
     param.elements = 1;

@@ -78,9 +78,8 @@ class RunGrid {
   std::string key(std::size_t run) const;
   /// Run `run` as a CSV line (with its newline), in the columns of header().
   std::string csv_line(std::size_t run) const;
-  /// A sweep's CSV header: the version line (csv_preamble()), then
-  /// run,trace,network,gpus_per_node and the columns of
-  /// `mgsim run --format csv` (csv_header()).
+  /// A sweep's CSV header: run,trace,network,gpus_per_node, then the columns
+  /// of `mgsim run --format csv` (csv_header()).
   static std::string header();
 
   const Scenario& scenario() const { return scenario_; }

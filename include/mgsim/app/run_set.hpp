@@ -3,6 +3,7 @@
 // nominal iterations, so that the report and the timeline come from the
 // same iterations. Each row is what a sweep of the same scenario gives.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,8 +28,9 @@ std::string class_name(const Cluster& cluster, int speed_class);
 /// `labels` gives the row's model, schedule, collective and unit.
 RunOutcome run_outcome(const RunPoint& point, Evaluation evaluation, RunRow labels);
 
-/// Every run of `grid`, in its order, each evaluated once.
-std::vector<RunOutcome> execute_runs(const RunGrid& grid);
+/// Every run of `grid`, in its order, each evaluated once; `progress`, when
+/// given, is told how many runs are done after each.
+std::vector<RunOutcome> execute_runs(const RunGrid& grid, const std::function<void(std::size_t done)>& progress = {});
 
 /// The report rows of `outcomes`, in their order.
 std::vector<RunRow> rows_of(const std::vector<RunOutcome>& outcomes);

@@ -33,6 +33,7 @@ Trace load_trace(const std::filesystem::path& file);
 struct CurveFile {
   CurveCollective collective = CurveCollective::allreduce;
   std::vector<CurvePoint> points;
+  nlohmann::json provenance;  ///< the curve file's, as written (null for a trace's in-situ observations)
 };
 
 /// Points of a curve file of any collective, in file order; or, for a trace

@@ -56,6 +56,10 @@ struct KinetoOptions {
   /// the k-th tensor from the end. Empty: sizes come from "Input Dims".
   std::vector<std::int64_t> param_elements;
   std::string param_source;  ///< where param_elements came from, for messages
+  /// Layers owning parameters in the model param_elements came from (0:
+  /// unknown); the import warns when the trace's gradients fall into another
+  /// number of layers.
+  std::size_t param_layers = 0;
 };
 
 struct ImportedTrace {
