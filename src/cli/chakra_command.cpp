@@ -156,8 +156,7 @@ void add_import_chakra(CLI::App& import_command) {
   chakra->add_option("--model", options->model, "model name (default: the file name; an mgsim export keeps its own)");
   chakra->add_option("--batch", options->batch_size, "samples per GPU per iteration (default 1; an mgsim export keeps its own)")
       ->check(CLI::Range(1, 1 << 30));
-  add_examples(chakra, {"mgsim export chakra -c configs/googlenet-k80-ring.json --gpus 4 --schedule wfbp -o et/googlenet "
-                        "&& mgsim import chakra et/googlenet -o googlenet.json",
+  add_examples(chakra, {"mgsim import chakra workload -o workload.json  # the prefix of workload.0.et ...: reads rank 0",
                         "mgsim import chakra workload.0.et --model resnet50 --batch 32 -o resnet50.json"});
   chakra->callback([options] { import_chakra(*options); });
 }
