@@ -26,7 +26,7 @@ void advise_command(const AdviseOptions& options) {
   const RunConfig config = load_run_config(options.config);
   const Workload workload(load_trace(config.trace));
   const std::string report = format_advice(advise(config, workload), workload.trace.model, config.collective, format);
-  emit(report, options.output, {options.config, config.trace});
+  emit(report, options.output);
 }
 
 }  // namespace

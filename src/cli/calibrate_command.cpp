@@ -65,10 +65,9 @@ void calibrate(const CalibrateOptions& options) {
     return;
   }
   if (!options.output.empty()) {
-    check_not_an_input(options.output, {options.config, options.measurements});
     write_file_atomically(options.output, calibration.config_text(result.values, options.output));
   }
-  emit(text, "", {});
+  write_stdout(text);
 }
 
 }  // namespace

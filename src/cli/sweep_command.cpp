@@ -71,9 +71,8 @@ void sweep(SweepOptions options) {
   if (!options.output.empty()) {
     const auto key_of = [&](std::size_t k) { return k < total ? grid.key(shard.run(k)) : std::string(); };
     const std::filesystem::path csv = output_target(options.output);  // a regular file, through any link
-    std::vector<std::filesystem::path> inputs = grid.config().traces;
-    inputs.push_back(options.config);
-    check_not_an_input(csv, inputs);
+    check_output(csv);
+    check_output(fingerprint_file(csv));
     const std::string fingerprint = sweep_fingerprint(grid, shard);
     if (options.resume) check_fingerprint(csv, fingerprint);
     file.emplace(csv, Sweep::header(), options.resume, key_of);

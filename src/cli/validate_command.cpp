@@ -25,7 +25,7 @@ void add_validate_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("-o,--output", options->output, "write the report to this file instead of stdout (-: stdout)");
   add_examples(command, {"mgsim validate", "mgsim validate validation/dgx1-v100-resnet50.json -o report.txt"});
-  command->callback([options] { emit(format_validation(validate(options->path)), options->output, {options->path}); });
+  command->callback([options] { emit(format_validation(validate(options->path)), options->output); });
 }
 
 }  // namespace mgsim::cli
