@@ -12,6 +12,7 @@
 #include "mgsim/io/run_config.hpp"
 #include "mgsim/io/timeline.hpp"
 #include "mgsim/io/trace_io.hpp"
+#include "mgsim/io/work_estimate.hpp"
 
 namespace mgsim::cli {
 namespace {
@@ -21,20 +22,21 @@ struct RunOptions {
   std::string format = "table";
   std::string output;
   std::string timeline;
+  double max_work = kDefaultMaxWork;
 };
 
 void run(const RunOptions& options) {
   const ReportFormat format = parse_report_format(options.format);
   const RunConfig config = load_run_config(options.config);
   const Workload workload(load_trace(config.trace));
+  check_run_work(config, workload, options.max_work);
   std::vector<RunOutcome> outcomes = execute_run_config(config, workload);
   const std::string report = format_report(rows_of(outcomes), format);
-  const std::vector<std::filesystem::path> inputs{options.config, config.trace};
+  check_outputs({options.output, options.timeline});
   if (!options.timeline.empty()) {
-    check_not_an_input(options.timeline, inputs);
     write_file_atomically(options.timeline, format_timeline(workload, timeline_iterations(std::move(outcomes))));
   }
-  emit(report, options.output, inputs);
+  emit(report, options.output);
 }
 
 }  // namespace
@@ -46,6 +48,9 @@ void add_run_command(CLI::App& app) {
   command->add_option("-f,--format", options->format, "table, csv or json")->capture_default_str();
   command->add_option("-o,--output", options->output, "file to write instead of stdout (-: stdout)");
   command->add_option("--timeline", options->timeline, "also write the simulated iterations as a Chrome trace (Perfetto)");
+  command->add_option("--max-work", options->max_work, "most events to simulate (an estimate, checked before running)")
+      ->capture_default_str()
+      ->check(finite_in(1, 1e15, true));
   add_examples(command, {"mgsim run -c configs/googlenet-k80-measured.json",
                          "mgsim run -c configs/googlenet-k80-ring.json --format csv -o ring.csv",
                          "mgsim run -c configs/googlenet-k80-insitu.json --timeline tl.json  # open tl.json in ui.perfetto.dev"});
