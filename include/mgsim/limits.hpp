@@ -30,6 +30,25 @@ inline constexpr double kMaxComputeSeconds = 365.0 * 24 * 3600;
 /// Most gradient tensors in a trace (and so messages in a plan): 2^20.
 inline constexpr std::int64_t kMaxTensors = std::int64_t{1} << 20;
 
+/// Measured values (calibrate, validate): times in [1 ns, a year],
+/// throughputs in [1e-9, 1e12] samples per second. A relative error to a
+/// value of 1e-300 or 1e300 would print as inf or 5e302 %.
+inline constexpr double kMinMeasuredSeconds = 1e-9;
+inline constexpr double kMinMeasuredRate = 1e-9;
+inline constexpr double kMaxMeasuredRate = 1e12;
+
+/// Relative speeds (speed_classes, stragglers) lie in [kMinSpeed,
+/// kMaxSpeed]: a GPU at most a thousand times slower or faster than the one
+/// traced. A slower one would stretch a traced time past what SimTime holds
+/// (a time / 1e-14 overflows) and is no longer a data-parallel peer.
+inline constexpr double kMinSpeed = 1e-3;
+inline constexpr double kMaxSpeed = 1000.0;
+
+/// `time` run at relative `speed`: time / speed, rounded. Throws ConfigError
+/// naming both when the result is past the longest compute of an iteration
+/// (kMaxComputeSeconds) or `speed` is not a positive finite number.
+SimTime scaled_ns(SimTime time, double speed);
+
 /// Throws ConfigError: step `what` takes `seconds`, past kMaxStepSeconds (or not a number).
 [[noreturn]] void refuse_step(double seconds, std::string_view what);
 

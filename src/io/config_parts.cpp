@@ -8,6 +8,7 @@
 #include "mgsim/error.hpp"
 #include "mgsim/io/graph_io.hpp"
 #include "mgsim/io/trace_io.hpp"
+#include "mgsim/limits.hpp"
 #include "mgsim/variability.hpp"
 
 namespace mgsim {
@@ -153,7 +154,7 @@ MessageUnit read_message_unit(JsonReader& top) {
 
 namespace {
 
-/// {"ranks": [r, ...], "speed": s}: distinct ranks below `gpus`, s in (0, 1000].
+/// {"ranks": [r, ...], "speed": s}: distinct ranks below `gpus`, s in [kMinSpeed, kMaxSpeed].
 Stragglers read_stragglers(JsonReader in, int gpus) {
   Stragglers stragglers;
   for (const auto& [element, at] : in.array("ranks")) {
@@ -164,7 +165,7 @@ Stragglers read_stragglers(JsonReader in, int gpus) {
     }
     stragglers.ranks.push_back(rank);
   }
-  stragglers.speed = in.number("speed", 0.0, false, 1000.0);
+  stragglers.speed = in.number("speed", kMinSpeed, true, kMaxSpeed);
   in.reject_unknown();
   return stragglers;
 }
