@@ -26,6 +26,21 @@ std::istringstream read_text(const std::filesystem::path& file, InputKind kind =
   return std::istringstream(std::move(text));
 }
 
+/// The rank a trace of a folder of `count` files was recorded on (its
+/// distributedInfo, else its place in name order): one of 0..count-1, so
+/// that the ranks have no gap (a missing file) and none is negative or huge.
+int rank_of(const ImportedTrace& imported, const std::filesystem::path& file, std::size_t place, std::size_t count) {
+  const auto rank = imported.provenance.find("rank");
+  if (rank == imported.provenance.end() || !rank->is_number_integer()) return static_cast<int>(place);
+  const auto r = rank->get<std::int64_t>();
+  if (r < 0 || static_cast<std::uint64_t>(r) >= count) {
+    throw TraceError(fmt::format("{}: rank {}: expected a rank in 0..{}, one file per rank of the {} in the folder "
+                                 "(a missing rank's file?)",
+                                 file.string(), r, count - 1, count));
+  }
+  return static_cast<int>(r);
+}
+
 }  // namespace
 
 ImportedCurve import_nccl_tests_file(const std::filesystem::path& file, const NcclTestsOptions& options) {
@@ -72,8 +87,7 @@ std::vector<RankTrace> import_kineto_folder(const std::filesystem::path& folder,
   std::set<int> seen;
   for (std::size_t i = 0; i < files.size(); ++i) {
     ImportedTrace imported = import_kineto_file(files[i], options);
-    const auto rank = imported.provenance.find("rank");
-    const int r = rank != imported.provenance.end() && rank->is_number_integer() ? rank->get<int>() : static_cast<int>(i);
+    const int r = rank_of(imported, files[i], i, files.size());
     if (!seen.insert(r).second) throw TraceError(fmt::format("{}: rank {} is given twice in {}", files[i].string(), r, folder.string()));
     ranks.push_back({r, files[i], std::move(imported)});
   }
