@@ -11,22 +11,65 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "mgsim/error.hpp"
 
 namespace mgsim::fuzz {
 
+/// A folder of this process's scratch files.
+inline std::filesystem::path scratch_folder() {
+  static const std::filesystem::path folder = [] {
+    auto path = std::filesystem::temp_directory_path() / ("mgsim-fuzz-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(path);
+    return path;
+  }();
+  return folder;
+}
+
 /// The scratch file of this process, rewritten with `data` on each call.
 inline std::filesystem::path scratch_file(const std::uint8_t* data, std::size_t size) {
-  static const std::filesystem::path file =
-      std::filesystem::temp_directory_path() / ("mgsim-fuzz-" + std::to_string(::getpid()) + ".input");
+  static const std::filesystem::path file = scratch_folder() / "input";
   std::FILE* out = std::fopen(file.c_str(), "wb");
   if (out == nullptr) std::abort();
   if (size > 0 && std::fwrite(data, 1, size, out) != size) std::abort();
   std::fclose(out);
   return file;
+}
+
+/// A two-layer trace in the scratch folder, written once: what the
+/// structure-aware targets (fuzz_run, fuzz_sweep) run their configs on.
+inline std::string tiny_trace() {
+  static const std::filesystem::path file = [] {
+    const auto path = scratch_folder() / "tiny-trace.json";
+    std::ofstream(path) << R"({"format": "mgsim-trace", "version": 1, "model": "tiny", "batch_size": 8,
+      "forward_time_s": 0.001, "provenance": {"kind": "synthetic", "note": "fuzz target"},
+      "layers": [{"name": "a", "params": [1000], "dtype_bytes": 4, "backward_time_s": 0.001},
+                 {"name": "b", "params": [5000, 10], "dtype_bytes": 4, "backward_time_s": 0.002}]})";
+    return path;
+  }();
+  return file.string();
+}
+
+/// Whether `value` nests arrays or objects more than `depth` deep (checked
+/// without recursion: the loaders take 100,000 levels, the stack does not).
+inline bool deeper_than(const nlohmann::json& value, int depth) {
+  std::vector<std::pair<const nlohmann::json*, int>> open{{&value, 0}};
+  while (!open.empty()) {
+    const auto [node, level] = open.back();
+    open.pop_back();
+    if (level > depth) return true;
+    if (node->is_structured()) {
+      for (const nlohmann::json& child : *node) open.emplace_back(&child, level + 1);
+    }
+  }
+  return false;
 }
 
 /// Runs `parse`; a mgsim::Error is a correct refusal, anything else escapes to libFuzzer.
