@@ -37,6 +37,11 @@ inline constexpr double kMinMeasuredSeconds = 1e-9;
 inline constexpr double kMinMeasuredRate = 1e-9;
 inline constexpr double kMaxMeasuredRate = 1e12;
 
+/// Largest overlap slowdown (compute_slowdown, comm_slowdown): an activity
+/// runs at kFullRate / (1 + slowdown), a rate of 2^16 steps, so a slowdown
+/// past about 65535 would be silently cut there; 1000 keeps it within 2%.
+inline constexpr double kMaxSlowdown = 1000.0;
+
 /// Relative speeds (speed_classes, stragglers) lie in [kMinSpeed,
 /// kMaxSpeed]: a GPU at most a thousand times slower or faster than the one
 /// traced. A slower one would stretch a traced time past what SimTime holds

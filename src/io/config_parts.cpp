@@ -32,8 +32,8 @@ Link read_link(JsonReader in) {
 
 Overlap read_overlap(JsonReader in) {
   Overlap overlap;
-  if (in.has("compute_slowdown")) overlap.compute_slowdown = in.number("compute_slowdown", 0.0, true);
-  if (in.has("comm_slowdown")) overlap.comm_slowdown = in.number("comm_slowdown", 0.0, true);
+  if (in.has("compute_slowdown")) overlap.compute_slowdown = in.number("compute_slowdown", 0.0, true, kMaxSlowdown);
+  if (in.has("comm_slowdown")) overlap.comm_slowdown = in.number("comm_slowdown", 0.0, true, kMaxSlowdown);
   in.reject_unknown();
   return overlap;
 }
