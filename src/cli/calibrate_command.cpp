@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "mgsim/error.hpp"
 #include "mgsim/io/calibrate.hpp"
 #include "mgsim/io/files.hpp"
 #include "mgsim/io/report.hpp"
@@ -26,10 +27,14 @@ struct CalibrateOptions {
   std::string output;
 };
 
+/// "a.b,c.d": the dotted paths of --fit; an empty list or path is refused.
 std::vector<std::string> split_paths(const std::string& list) {
   std::vector<std::string> paths;
   std::stringstream in(list);
   for (std::string path; std::getline(in, path, ',');) paths.push_back(path);
+  if (paths.empty() || list.ends_with(',') || std::find(paths.begin(), paths.end(), "") != paths.end()) {
+    throw ConfigError(fmt::format("--fit: expected comma-separated dotted paths such as network.alpha_us, got '{}'", list));
+  }
   return paths;
 }
 
