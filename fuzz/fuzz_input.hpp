@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <string>
 #include <string_view>
@@ -20,8 +21,13 @@
 #include <nlohmann/json.hpp>
 
 #include "mgsim/error.hpp"
+#include "mgsim/io/json_reader.hpp"
 
 namespace mgsim::fuzz {
+
+inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
+  return {reinterpret_cast<const char*>(data), size};
+}
 
 /// A folder of this process's scratch files.
 inline std::filesystem::path scratch_folder() {
@@ -72,6 +78,24 @@ inline bool deeper_than(const nlohmann::json& value, int depth) {
   return false;
 }
 
+/// The scratch file holding the input as a config whose `key` is set to
+/// `value` (the tiny trace), or nothing when the input is not a JSON object
+/// (the parsers have their own targets: here, whole configs) or nests past
+/// 64 levels (dump() recurses).
+inline std::optional<std::filesystem::path> whole_config(const std::uint8_t* data, std::size_t size,
+                                                         const std::string& key, const nlohmann::json& value) {
+  nlohmann::json config;
+  try {  // mgsim's parser, with its limits
+    config = parse_json_text(std::string(as_text(data, size)), "fuzz", InputKind::config);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  if (!config.is_object() || deeper_than(config, 64)) return std::nullopt;
+  config[key] = value;
+  const std::string text = config.dump();
+  return scratch_file(reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
+}
+
 /// Runs `parse`; a mgsim::Error is a correct refusal, anything else escapes to libFuzzer.
 template <typename Parse>
 int refuse_or_accept(Parse parse) {
@@ -82,8 +106,5 @@ int refuse_or_accept(Parse parse) {
   return 0;
 }
 
-inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
-  return {reinterpret_cast<const char*>(data), size};
-}
 
 }  // namespace mgsim::fuzz

@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz_input.hpp"
-#include "mgsim/io/json_reader.hpp"
 #include "mgsim/app/run_set.hpp"
 #include "mgsim/io/report.hpp"
 #include "mgsim/io/run_config.hpp"
@@ -14,18 +13,10 @@
 #include "mgsim/io/work_estimate.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  nlohmann::json config;
-  try {  // mgsim's parser: depth and size limits (a nested input must not overflow the stack here)
-    config = mgsim::parse_json_text(std::string(mgsim::fuzz::as_text(data, size)), "fuzz", mgsim::InputKind::config);
-  } catch (const mgsim::Error&) {
-    return 0;
-  }
-  if (!config.is_object() || mgsim::fuzz::deeper_than(config, 64)) return 0;  // dump() recurses  // the parsers have their own targets: here, whole configs
-  config["trace"] = mgsim::fuzz::tiny_trace();
-  const std::string text = config.dump();
-  const auto file = mgsim::fuzz::scratch_file(reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
+  const auto file = mgsim::fuzz::whole_config(data, size, "trace", mgsim::fuzz::tiny_trace());
+  if (!file) return 0;
   return mgsim::fuzz::refuse_or_accept([&] {
-    const mgsim::RunConfig run = mgsim::load_run_config(file);
+    const mgsim::RunConfig run = mgsim::load_run_config(*file);
     const mgsim::Workload workload(mgsim::load_trace(run.trace));
     mgsim::check_run_work(run, workload, 1e6);  // about 0.1 s
     for (const int gpus : run.gpus) {

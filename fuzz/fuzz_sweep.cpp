@@ -1,7 +1,7 @@
 // libFuzzer target, structure-aware: a whole sweep config, mutated with the
 // dictionary of config keys (fuzz/config.dict, docs/sweeps.md), run end to
 // end on the tiny trace of fuzz_run: load_sweep_config, the grid, every row
-// of the CSV. The input's "traces" is replaced by that trace; a grid past 64
+// of the CSV. The input's "trace" is replaced by that trace; a grid past 64
 // rows, 4096 GPUs or (rank by rank) 10^5 rank-iterations is skipped, so no
 // input can hang.
 #include <algorithm>
@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz_input.hpp"
-#include "mgsim/io/json_reader.hpp"
 #include "mgsim/app/sweep.hpp"
 #include "mgsim/app/sweep_runner.hpp"
 #include "mgsim/io/sweep_config.hpp"
@@ -27,18 +26,10 @@ bool small_enough(const mgsim::Sweep& grid) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  nlohmann::json config;
-  try {  // mgsim's parser: depth and size limits (a nested input must not overflow the stack here)
-    config = mgsim::parse_json_text(std::string(mgsim::fuzz::as_text(data, size)), "fuzz", mgsim::InputKind::config);
-  } catch (const mgsim::Error&) {
-    return 0;
-  }
-  if (!config.is_object() || mgsim::fuzz::deeper_than(config, 64)) return 0;  // dump() recurses  // whole configs only
-  config["traces"] = {mgsim::fuzz::tiny_trace()};
-  const std::string text = config.dump();
-  const auto file = mgsim::fuzz::scratch_file(reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
+  const auto file = mgsim::fuzz::whole_config(data, size, "trace", mgsim::fuzz::tiny_trace());
+  if (!file) return 0;
   return mgsim::fuzz::refuse_or_accept([&] {
-    const mgsim::Sweep grid(mgsim::load_sweep_config(file));
+    const mgsim::Sweep grid(mgsim::load_sweep_config(*file));
     if (!small_enough(grid)) return;
     mgsim::run_sweep(grid, mgsim::SweepShard::parse("1/1"), 0, 1, [](std::string_view, std::size_t) {});
   });
