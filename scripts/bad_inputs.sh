@@ -2,7 +2,8 @@
 # Runs the bad-input cases of tests/data/bad/cases.txt against an mgsim binary.
 #   bad_inputs.sh check MGSIM    every case exits 2, prints one line "mgsim: error: ..."
 #                                holding the expected text on stderr and nothing on
-#                                stdout, and leaves no temporary file; and the table
+#                                stdout, no sanitizer report (the ASan/UBSan build runs
+#                                it too: scripts/test.sh), and leaves no temporary file; and the table
 #                                that ends docs/errors.md is up to date (ctest: bad_inputs)
 #   bad_inputs.sh update MGSIM   runs the cases and rewrites that table
 set -uo pipefail
@@ -29,7 +30,9 @@ while IFS= read -r line; do
   [[ $message == "mgsim: error: "* ]] || problems+=("no 'mgsim: error: ' prefix")
   [[ ${message//$TMP/\$TMP} == *"$expected"* ]] || problems+=("message lacks: $expected")
   [[ ! -s $TMP.out ]] || problems+=("wrote to stdout")
-  [[ -z $(find "$TMP" . -maxdepth 2 -name '*.tmp.*' -newer "$TMP.out" 2>/dev/null) ]] || problems+=("left a temporary file")
+  [[ -z $(find "$TMP" . -maxdepth 3 \( -name '*.tmp.*' -o -name '.mgsim-*.tmp' \) 2>/dev/null) ]] ||
+    problems+=("left a temporary file")
+  ! grep -qE 'Sanitizer|runtime error:' "$TMP.err" || problems+=("a sanitizer report")
   if [[ ${#problems[@]} -gt 0 ]]; then
     echo "FAIL: $class: $what: ${problems[*]}"
     echo "      got: $message"

@@ -11,7 +11,7 @@ seconds=${1:-60}
 jobs=${2:-2}
 shift $(( $# > 2 ? 2 : $# ))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(config trace curve kineto nccl_tests osu chakra)
+[ ${#targets[@]} -gt 0 ] || targets=(config trace curve kineto nccl_tests osu chakra run sweep)
 
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
   -DMGSIM_BUILD_FUZZERS=ON \
@@ -27,7 +27,13 @@ seeds_of() {
     nccl_tests) ls tests/data/nccl-tests-* tests/data/bad/*/nccl-tests-* ;;
     osu) ls tests/data/osu-* tests/data/bad/*/osu-* ;;
     chakra) ls tests/data/chakra/*.et tests/data/bad/chakra/*.et ;;
+    run) ls configs/googlenet-*.json tests/data/bad/*/config-* ;;
+    sweep) ls configs/sweep-*.json tests/data/bad/resume/sweep.json ;;
   esac 2>/dev/null
+}
+
+dictionary_of() {
+  case "$1" in run | sweep | config) echo "-dict=fuzz/config.dict" ;; esac
 }
 
 run_one() {
@@ -37,7 +43,7 @@ run_one() {
   local status=0
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     "build-fuzz/fuzz/fuzz_$target" "$corpus" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=2048 \
-    -max_len=65536 -print_final_stats=1 -artifact_prefix="$findings/" >"build-fuzz/fuzz_$target.log" 2>&1 || status=$?
+    -max_len=65536 $(dictionary_of "$target") -print_final_stats=1 -artifact_prefix="$findings/" >"build-fuzz/fuzz_$target.log" 2>&1 || status=$?
   echo "fuzz_$target: $(grep -E '^stat::number_of_executed_units' "build-fuzz/fuzz_$target.log" | awk '{print $2}') runs," \
     "exit $status$( [ $status -eq 0 ] || echo ": see build-fuzz/fuzz_$target.log and $findings/")"
   return $status

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs dependencies, builds, runs the whole test suite, then runs it again
 # in a build with AddressSanitizer and UndefinedBehaviorSanitizer (any report
-# fails), then fuzzes every parser for 30 s, two targets at a time (docs/fuzzing.md).
+# fails; that suite includes the whole bad-input suite, ctest bad_inputs, run
+# against the sanitized mgsim), then fuzzes every parser and the structure-aware
+# run and sweep targets for 30 s, two targets at a time (docs/fuzzing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh

@@ -116,9 +116,9 @@ printf '{"collective": "measured", "network": {"alpha_us": 1, "beta_s_per_byte":
 printf '{"collective": "ring", "network": {"alpha_us": -1, "beta_s_per_byte": 1e-9}}\n' >negative.json
 
 expect_error "gpus not a power of two" "^mgsim: error: --gpus: expected a power of two in 1..65536, got 12" "${PLAN[@]/4/12}"
-expect_error "memory limit without a number" "--memory-limit: expected a size such as 40GiB or 80GB, got 'lots'" "${PLAN[@]}" --memory-limit lots
+expect_error "memory limit without a number" "--memory-limit: expected a size with a unit such as 40GiB or 80GB (1 byte .. 1 PiB), got 'lots'" "${PLAN[@]}" --memory-limit lots
 expect_error "memory limit with an unknown unit" "got '40GiBs'" "${PLAN[@]}" --memory-limit 40GiBs
-expect_error "memory limit without a unit (40 bytes?)" "^mgsim: error: --memory-limit: '40' has no unit: write 40GiB, 40GB or 40B$" \
+expect_error "memory limit without a unit (40 bytes?)" "^mgsim: error: --memory-limit: expected a size with a unit such as 40GiB or 80GB .*: the unit is missing, got '40'$" \
   "${PLAN[@]}" --memory-limit 40
 expect_error "unknown model" "unknown model 'resnet51'" plan --model resnet51 --gpus 4
 expect_error "unknown optimizer" "unknown optimizer 'adagrad'" "${PLAN[@]}" --optimizer adagrad

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "mgsim/error.hpp"
 #include "mgsim/io/files.hpp"
 #include "mgsim/io/report.hpp"
@@ -57,14 +59,56 @@ TEST_CASE("check_utf8 names the line and byte of the first invalid byte", "[file
         "log.txt: line 2, byte 5: 0xe9: expected UTF-8 text");
 }
 
-TEST_CASE("an output that is an input of the run is refused, also through another name", "[files]") {
+TEST_CASE("an output that is a file the command read is refused, by any name or link", "[files]") {
   SweepTempDir dir;
   const auto input = dir.write("c.json", "{}");
   std::filesystem::create_symlink(input, dir.path() / "alias.json");
-  CHECK_THROWS_AS(mgsim::check_not_an_input(input, {input}), mgsim::OutputError);
-  CHECK_THROWS_AS(mgsim::check_not_an_input(dir.path() / "alias.json", {input}), mgsim::OutputError);
-  CHECK_NOTHROW(mgsim::check_not_an_input(dir.path() / "new.json", {input}));
-  CHECK_NOTHROW(mgsim::check_not_an_input(input, {"-"}));
+  std::filesystem::create_hard_link(input, dir.path() / "hard.json");
+  mgsim::ReadSet read;
+  const mgsim::ReadSetScope scope(read);
+  mgsim::read_input_file(input, mgsim::InputKind::config);
+  CHECK_THROWS_AS(mgsim::check_output(input), mgsim::OutputError);
+  CHECK_THROWS_AS(mgsim::check_output(dir.path() / "alias.json"), mgsim::OutputError);  // the same canonical path
+  CHECK_THROWS_AS(mgsim::check_output(dir.path() / "hard.json"), mgsim::OutputError);   // the same inode
+  CHECK_THROWS_AS(mgsim::check_output(dir.path() / "sub" / ".." / "c.json"), mgsim::OutputError);
+  CHECK_THAT(message_of([&] { mgsim::write_file_atomically(input, "x"); }),
+             Catch::Contains("c.json: is an input of this run"));
+  CHECK(dir.read("c.json") == "{}");
+  CHECK_NOTHROW(mgsim::check_output(dir.path() / "new.json"));
+}
+
+TEST_CASE("a checked output read back (a sweep resuming) stays an output, not an input", "[files]") {
+  SweepTempDir dir;
+  const auto sidecar = dir.write("out.csv.fingerprint", "old\n");
+  mgsim::ReadSet read;
+  const mgsim::ReadSetScope scope(read);
+  mgsim::check_output(sidecar);
+  CHECK(mgsim::read_input_file(sidecar, mgsim::InputKind::config) == "old\n");
+  mgsim::write_file_atomically(sidecar, "new\n");
+  CHECK(dir.read("out.csv.fingerprint") == "new\n");
+}
+
+TEST_CASE("the temporary file of an output is a new file: a planted link is not followed", "[files]") {
+  SweepTempDir dir;
+  const auto victim = dir.write("victim.txt", "keep");
+  // The old temporary name was predictable (TARGET.tmp.PID); plant links at every such name of this process.
+  std::filesystem::create_symlink(victim, dir.path() / fmt::format("out.txt.tmp.{}", ::getpid()));
+  mgsim::write_file_atomically(dir.path() / "out.txt", "written");
+  CHECK(dir.read("victim.txt") == "keep");
+  CHECK(dir.read("out.txt") == "written");
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir.path())) ++files;
+  CHECK(files == 3);  // victim, the planted link, out.txt: no temporary left
+}
+
+TEST_CASE("an output is created with the mode of a new file under the umask", "[files]") {
+  SweepTempDir dir;
+  const mode_t old = ::umask(022);
+  mgsim::write_file_atomically(dir.path() / "out.txt", "x");
+  ::umask(old);
+  struct stat info {};
+  REQUIRE(::stat((dir.path() / "out.txt").c_str(), &info) == 0);
+  CHECK((info.st_mode & 0777) == 0644);  // 0666 less 022
 }
 
 TEST_CASE("an output through a symbolic link replaces the link's target and keeps the link", "[files]") {

@@ -62,6 +62,22 @@ struct Evaluation {
   std::optional<Iteration> iteration;
 };
 
+/// Steps a standalone builder (nbsgd, dpsgd, matcha) takes per rank and
+/// iteration: ten times a random draw (measured on the 2-core CI machine: 15
+/// to 50 M steps/s for the gossip and non-blocking builders, 27 M with variability).
+inline constexpr double kBuilderSteps = 10;
+
+/// Steps per layer^3 of the exact `omgs` plan: it is cubic in the layers
+/// (2000 layers: 14 s on the CI machine, 1000: 1.8 s).
+inline constexpr double kOmgsStepsPerCube = 0.1;
+
+/// About how many engine steps evaluate(point) takes, before running it:
+/// ranks x iterations x (kBuilderSteps for a standalone builder, or the
+/// random draws of a rank, 1 or layers + 1, under variability), plus an
+/// `omgs` plan's layers^3 x kOmgsStepsPerCube; a closed-form or per-class
+/// run of another schedule counts 0.
+double estimate_steps(const RunPoint& point);
+
 /// Evaluates `point` with choose_timing(point).
 Evaluation evaluate(const RunPoint& point, bool keep_iteration = false);
 

@@ -39,6 +39,30 @@ inline constexpr std::int64_t kMaxSeed = std::int64_t{1} << 53;
 /// Largest fixed overhead per message accepted, in seconds.
 inline constexpr double kMaxMessageOverhead = 1.0;
 
+/// Measured values (calibrate, validate): times in [1 ns, a year],
+/// throughputs in [1e-9, 1e12] samples per second. A relative error to a
+/// value of 1e-300 or 1e300 would print as inf or 5e302 %.
+inline constexpr double kMinMeasuredSeconds = 1e-9;
+inline constexpr double kMinMeasuredRate = 1e-9;
+inline constexpr double kMaxMeasuredRate = 1e12;
+
+/// Largest overlap slowdown (compute_slowdown, comm_slowdown): an activity
+/// runs at kFullRate / (1 + slowdown), a rate of 2^16 steps, so a slowdown
+/// past about 65535 would be silently cut there; 1000 keeps it within 2%.
+inline constexpr double kMaxSlowdown = 1000.0;
+
+/// Relative speeds (speed_classes, stragglers) lie in [kMinSpeed,
+/// kMaxSpeed]: a GPU at most a thousand times slower or faster than the one
+/// traced. A slower one would stretch a traced time past what SimTime holds
+/// (a time / 1e-14 overflows) and is no longer a data-parallel peer.
+inline constexpr double kMinSpeed = 1e-3;
+inline constexpr double kMaxSpeed = 1000.0;
+
+/// `time` run at relative `speed`: time / speed, rounded. Throws ConfigError
+/// naming both when the result is past the longest compute of an iteration
+/// (kMaxComputeSeconds) or `speed` is not a positive finite number.
+SimTime scaled_ns(SimTime time, double speed);
+
 /// Throws ConfigError: step `what` takes `seconds`, past kMaxStepSeconds (or not a number).
 [[noreturn]] void refuse_step(double seconds, std::string_view what);
 

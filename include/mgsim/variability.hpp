@@ -66,7 +66,7 @@ std::string_view to_string(DelayUnit unit);
 /// their compute takes the nominal time divided by `speed`.
 struct Stragglers {
   std::vector<int> ranks;  ///< distinct, each below the GPU count
-  double speed = 1.0;      ///< in (0, 1000]
+  double speed = 1.0;      ///< in [kMinSpeed, kMaxSpeed] (mgsim/limits.hpp)
 };
 
 /// The variability a config asks for. `law` empty: no random delays.

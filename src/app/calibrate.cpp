@@ -11,6 +11,7 @@
 #include "mgsim/io/config_parts.hpp"
 #include "mgsim/io/json_reader.hpp"
 #include "measurements.hpp"
+#include "mgsim/limits.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/app/run_grid.hpp"
 #include "mgsim/io/scenario.hpp"
@@ -87,7 +88,9 @@ std::vector<Measurement> read_measurements(const nlohmann::json& rows, const Jso
       if (!in.has(metric_key(metric))) continue;
       ++given;
       m.metric = metric;
-      m.value = in.number(metric_key(metric), 0.0, false);
+      const bool rate = metric == MeasuredMetric::throughput;
+      m.value = in.number(metric_key(metric), rate ? kMinMeasuredRate : kMinMeasuredSeconds, true,
+                          rate ? kMaxMeasuredRate : kMaxComputeSeconds);
     }
     if (given != 1) {
       at.fail("expected exactly one of iteration_time_s, throughput_samples_per_s and comm_time_s");

@@ -24,13 +24,11 @@ struct AdviseOptions {
 void advise_command(const AdviseOptions& options) {
   const ReportFormat format = parse_report_format(options.format);
   Scenario scenario = load_scenario(options.config);
-  std::vector<std::filesystem::path> inputs = scenario.inputs;
-  inputs.push_back(options.config);
   const std::string collective = scenario.collectives.front();
   const std::filesystem::path trace = scenario.traces.front();
   WorkloadCache cache;
   const std::vector<KnobAdvice> advice = advise(std::move(scenario), cache);
-  emit(format_advice(advice, cache.get(trace).trace.model, collective, format), options.output, inputs);
+  emit(format_advice(advice, cache.get(trace).trace.model, collective, format), options.output);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "commands.hpp"
 #include "mgsim/app/calibrate.hpp"
+#include "mgsim/error.hpp"
 #include "mgsim/io/files.hpp"
 #include "mgsim/io/report.hpp"
 
@@ -26,11 +27,19 @@ struct CalibrateOptions {
   std::string output;
 };
 
+/// "a.b,c.d": the dotted paths of --fit.
 std::vector<std::string> split_paths(const std::string& list) {
   std::vector<std::string> paths;
   std::stringstream in(list);
   for (std::string path; std::getline(in, path, ',');) paths.push_back(path);
   return paths;
+}
+
+/// Refuses an empty --fit list or path (checked after the files, whose errors come first).
+void check_paths(const std::string& list, const std::vector<std::string>& paths) {
+  if (paths.empty() || list.ends_with(',') || std::find(paths.begin(), paths.end(), "") != paths.end()) {
+    throw ConfigError(fmt::format("--fit: expected comma-separated dotted paths such as network.alpha_us, got '{}'", list));
+  }
 }
 
 std::string report(const Calibration& calibration, const CalibrationResult& result) {
@@ -55,8 +64,9 @@ std::string report(const Calibration& calibration, const CalibrationResult& resu
 }
 
 void calibrate(const CalibrateOptions& options) {
-  const Calibration calibration =
-      Calibration::from_files(options.config, options.measurements, split_paths(options.fit));
+  const std::vector<std::string> paths = split_paths(options.fit);
+  const Calibration calibration = Calibration::from_files(options.config, options.measurements, paths);
+  check_paths(options.fit, paths);
   const CalibrationResult result = calibration.fit();
   const std::string text = report(calibration, result);
   if (options.output == kStdout) {  // the config is the output; the report goes beside it, on stderr
@@ -65,10 +75,9 @@ void calibrate(const CalibrateOptions& options) {
     return;
   }
   if (!options.output.empty()) {
-    check_not_an_input(options.output, {options.config, options.measurements});
     write_file_atomically(options.output, calibration.config_text(result.values, options.output));
   }
-  emit(text, "", {});
+  write_stdout(text);
 }
 
 }  // namespace

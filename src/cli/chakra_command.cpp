@@ -71,27 +71,24 @@ void export_chakra(const ExportOptions& options) {
   WorkloadCache cache;
   const Plan plan = plan_for_export(config, spec, options.gpus, cache);
   const Workload& workload = cache.get(config.traces.front());
-  if (!config.overlap.ideal() || !config.variability.none()) {
-    std::fprintf(stderr, "mgsim: warning: the config's overlap and variability are not in a Chakra ET: the files hold "
-                         "the nominal iteration\n");
-  }
   const chakra::ExportLabel label{
       fmt::format("mgsim {} export chakra -c {} --gpus {} --schedule {}", version(), options.config, options.gpus,
                   spec.label()),
       provenance_of(config.traces.front())};
   const std::string bytes = chakra::export_rank(workload, plan, label);
-  std::vector<std::filesystem::path> inputs = config.inputs;
-  inputs.push_back(options.config);
+  std::vector<std::filesystem::path> files;
+  for (int rank = 0; rank < options.gpus; ++rank) files.emplace_back(fmt::format("{}.{}.et", options.prefix, rank));
+  for (const std::filesystem::path& file : files) check_output(file);  // every one before writing any
   const std::filesystem::path folder = std::filesystem::path(options.prefix).parent_path();
   if (!folder.empty()) std::filesystem::create_directories(folder);  // "-o et/googlenet" makes et/
-  for (int rank = 0; rank < options.gpus; ++rank) {
-    const std::filesystem::path file = fmt::format("{}.{}.et", options.prefix, rank);
-    check_not_an_input(file, inputs);
-    write_file_atomically(file, bytes);
-  }
+  for (const std::filesystem::path& file : files) write_file_atomically(file, bytes);
   fmt::print("wrote {}.{{0..{}}}.et: {} {} on {} GPUs, {} layers, {} messages, {} bytes each\n", options.prefix,
              options.gpus - 1, workload.trace.model, spec.label(), options.gpus, workload.trace.layers.size(),
              plan.size(), bytes.size());
+  if (!config.overlap.ideal() || !config.variability.none()) {  // after the output, never before an error
+    std::fprintf(stderr, "mgsim: warning: the config's overlap and variability are not in a Chakra ET: the files hold "
+                         "the nominal iteration\n");
+  }
 }
 
 struct ImportOptions {
@@ -134,12 +131,12 @@ nlohmann::ordered_json provenance_of(const chakra::Imported& imported, const std
 void import_chakra(const ImportOptions& options) {
   const std::filesystem::path file = rank_file(options.input);
   chakra::Imported imported = chakra::import_et(read_input_file(file, InputKind::trace), file.string());
-  for (const std::string& warning : imported.warnings) std::fprintf(stderr, "mgsim: warning: %s\n", warning.c_str());
   if (!imported.from_mgsim) {
     imported.trace.model = options.model.empty() ? file.stem().string() : options.model;
     imported.trace.batch_size = options.batch_size > 0 ? options.batch_size : 1;
   }
-  emit(format_trace_json(imported.trace, provenance_of(imported, file.string())), options.output, {file});
+  emit(format_trace_json(imported.trace, provenance_of(imported, file.string())), options.output);
+  for (const std::string& warning : imported.warnings) std::fprintf(stderr, "mgsim: warning: %s\n", warning.c_str());
   if (options.output.empty() || options.output == kStdout) return;
   fmt::print("wrote {}: {} layers, forward {:.3f} ms, {} collectives ({})\n", options.output,
              imported.trace.layers.size(), imported.trace.forward_time_s * 1e3, imported.messages.size(),

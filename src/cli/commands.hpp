@@ -19,8 +19,12 @@ inline constexpr int kBadInput = 2;
 inline constexpr std::string_view kStdout = "-";
 
 /// Writes `text` to stdout when `output` is empty or "-", else to that file,
-/// whole or not at all; refuses an `output` that is one of the run's `inputs`.
-void emit(std::string_view text, const std::string& output, const std::vector<std::filesystem::path>& inputs);
+/// whole or not at all; refuses an `output` that is a file the command read (check_output).
+void emit(std::string_view text, const std::string& output);
+
+/// check_output of each named output ("" or "-": stdout, nothing to check),
+/// so that a command with several outputs refuses before writing any.
+void check_outputs(std::initializer_list<std::string_view> outputs);
 
 /// Writes `text` to stdout and flushes it; throws OutputError when it fails (a full disk, a closed pipe).
 void write_stdout(std::string_view text);

@@ -7,7 +7,6 @@
 #include "commands.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/files.hpp"
-#include "mgsim/io/report.hpp"
 
 namespace mgsim::cli {
 namespace {
@@ -26,12 +25,17 @@ void finish_stdout() {
   if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) stdout_failed();
 }
 
-void emit(std::string_view text, const std::string& output, const std::vector<std::filesystem::path>& inputs) {
+void emit(std::string_view text, const std::string& output) {
   if (output.empty() || output == kStdout) {
     write_stdout(text);
   } else {
-    check_not_an_input(output, inputs);
     write_file_atomically(output, text);
+  }
+}
+
+void check_outputs(std::initializer_list<std::string_view> outputs) {
+  for (const std::string_view output : outputs) {
+    if (!output.empty() && output != kStdout) check_output(std::filesystem::path(output));
   }
 }
 

@@ -42,7 +42,7 @@ bool writes_file(const ImportOptions& options) { return !options.output.empty() 
 void write_curve(const profile::ImportedCurve& curve, const ImportOptions& options, std::string_view tool) {
   nlohmann::json provenance = curve.provenance;
   provenance["imported_by"] = fmt::format("mgsim import {} {}", tool, options.input);
-  emit(format_curve_json(curve.points, provenance, curve.collective), options.output, {options.input});
+  emit(format_curve_json(curve.points, provenance, curve.collective), options.output);
   if (!writes_file(options)) return;
   fmt::print("wrote {}: {} curve, {} sizes for {} GPUs ({})\n", options.output,
              curve_collective_name(curve.collective), curve.points.size(),
@@ -98,10 +98,10 @@ double backward_of(const Trace& trace) {
 }
 
 void write_kineto(const profile::ImportedTrace& imported, const std::string& input, const std::string& output) {
-  for (const std::string& warning : imported.warnings) std::fprintf(stderr, "mgsim: warning: %s\n", warning.c_str());
   nlohmann::json provenance = imported.provenance;
   provenance["imported_by"] = fmt::format("mgsim import kineto {}", input);
-  emit(format_trace_json(imported.trace, provenance), output, {input});
+  emit(format_trace_json(imported.trace, provenance), output);  // an error first, never after warnings
+  for (const std::string& warning : imported.warnings) std::fprintf(stderr, "mgsim: warning: %s\n", warning.c_str());
   const double backward = backward_of(imported.trace);
   if (output.empty() || output == kStdout) return print_step_check(imported, backward, stderr);
   fmt::print("wrote {}: {} layers, forward {:.3f} ms, backward {:.3f} ms\n", output, imported.trace.layers.size(),
@@ -114,11 +114,14 @@ void write_kineto(const profile::ImportedTrace& imported, const std::string& inp
 void import_kineto_ranks(const ImportOptions& options, const profile::KinetoOptions& parse) {
   if (!writes_file(options)) throw ConfigError(fmt::format("{} is a folder of traces: -o names the folder to write", options.input));
   const std::vector<profile::RankTrace> ranks = profile::import_kineto_folder(options.input, parse);
+  const auto out = [&](const profile::RankTrace& r) {
+    return (std::filesystem::path(options.output) / fmt::format("rank-{}.json", r.rank)).string();
+  };
+  for (const profile::RankTrace& r : ranks) check_outputs({out(r)});  // none written unless all may be
   std::filesystem::create_directories(options.output);
   std::vector<double> backward;
   for (const profile::RankTrace& r : ranks) {
-    const std::filesystem::path out = std::filesystem::path(options.output) / fmt::format("rank-{}.json", r.rank);
-    write_kineto(r.imported, r.file.string(), out.string());
+    write_kineto(r.imported, r.file.string(), out(r));
     backward.push_back(backward_of(r.imported.trace));
   }
   const auto [low, high] = std::minmax_element(backward.begin(), backward.end());

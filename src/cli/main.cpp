@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdio>
 #include <exception>
+#include <iostream>
 #include <string_view>
 
 #include <CLI/CLI.hpp>
@@ -14,6 +15,7 @@
 
 #include "commands.hpp"
 #include "mgsim/error.hpp"
+#include "mgsim/io/files.hpp"
 #include "mgsim/io/utf8.hpp"
 #include "mgsim/registry_lookup.hpp"
 #include "mgsim/version.hpp"
@@ -65,6 +67,14 @@ void check_subcommand(int argc, char** argv, const CLI::App& app) {
   throw mgsim::ConfigError(fmt::format("{} (mgsim --help lists them)", mgsim::unknown_name("command", argv[1], names)));
 }
 
+/// Prints --help or --version; a failed write to stdout (a full disk) is an error, not success.
+int help_or_version(CLI::App& app, const CLI::ParseError& request) {
+  const int status = app.exit(request);
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout) != 0) return fail("standard output: cannot write");
+  return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -72,13 +82,15 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", fmt::format("mgsim {}", mgsim::version()), "print mgsim's version and exit");
   app.require_subcommand(1);
   for (const auto add_command : kCommands) add_command(app);
+  mgsim::ReadSet inputs;  // every file the command reads; its outputs are checked against them
+  const mgsim::ReadSetScope recording(inputs);
   try {
     check_arguments(argc, argv);
     check_subcommand(argc, argv, app);
     app.parse(argc, argv);
     mgsim::cli::finish_stdout();
   } catch (const CLI::ParseError& error) {
-    if (error.get_exit_code() == 0) return app.exit(error);  // --help, --version
+    if (error.get_exit_code() == 0) return help_or_version(app, error);
     return fail(fmt::format("{} (mgsim --help lists the commands and options)", error.what()));
   } catch (const std::exception& error) {  // mgsim::Error, and anything a library let escape
     return fail(error.what());

@@ -38,41 +38,65 @@ struct PlanOptions {
   std::string precision = "bf16";
   std::string optimizer = "adam";
   std::string cluster;
-  std::string memory_limit;
-  std::size_t frontier_bound = SearchOptions{}.frontier_bound;
+  std::optional<std::string> memory_limit;
+  std::int64_t frontier_bound = static_cast<std::int64_t>(SearchOptions{}.frontier_bound);
   bool allow_replication = false;
   std::string format = "table";
   std::string output;
 };
 
-/// "40GiB", "80GB", "512MiB", "1e9B": bytes. Units: B, KB, MB, GB, TB (powers of 1000), KiB .. TiB (of 1024);
-/// a number without one is refused (40 would be 40 bytes, never what was meant).
+/// Largest --memory-limit: 1 PiB per GPU, far past any device.
+constexpr double kMaxMemoryBytes = 0x1p50;
+
+/// "40GiB", "80GB", "512MiB", "1e9B": bytes, at least one and at most
+/// kMaxMemoryBytes. The unit is required (B, KB, MB, GB, TB: powers of 1000;
+/// KiB .. TiB: of 1024): a bare "0.5" or "40" is refused, never read as bytes.
 std::int64_t parse_size(const std::string& text) {
-  const auto bad = [&] {
-    return ConfigError(fmt::format("--memory-limit: expected a size such as 40GiB or 80GB, got '{}'", text));
+  const auto bad = [&](std::string_view why) {
+    return ConfigError(fmt::format("--memory-limit: expected a size with a unit such as 40GiB or 80GB (1 byte .. "
+                                   "1 PiB){}, got '{}'", why, text));
   };
   double value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || !std::isfinite(value) || value <= 0) throw bad();
+  if (ec != std::errc() || !std::isfinite(value) || value <= 0) throw bad("");
   const std::string unit(end, text.data() + text.size());
-  if (unit.empty()) {
-    throw ConfigError(fmt::format("--memory-limit: '{}' has no unit: write {}GiB, {}GB or {}B", text, text, text, text));
-  }
+  if (unit.empty()) throw bad(": the unit is missing");
   constexpr std::array<std::pair<std::string_view, double>, 9> kUnits{{{"B", 1}, {"KB", 1e3}, {"MB", 1e6},
       {"GB", 1e9}, {"TB", 1e12}, {"KiB", 0x1p10}, {"MiB", 0x1p20}, {"GiB", 0x1p30}, {"TiB", 0x1p40}}};
   for (const auto& [name, scale] : kUnits) {
-    if (unit == name && value * scale < 0x1p62) return static_cast<std::int64_t>(value * scale);
+    if (unit == name && value * scale >= 1 && value * scale <= kMaxMemoryBytes) {
+      return static_cast<std::int64_t>(value * scale);
+    }
   }
-  throw bad();
+  throw bad("");
 }
+
+/// Largest global batch (batch x gpus): the zoo's largest batch size.
+constexpr std::int64_t kMaxGlobalBatch = std::int64_t{1} << 20;
+
+/// Largest --frontier-bound: the search keeps up to this many points per
+/// table entry, so its memory and time grow with it (docs/plan.md): gpt2-xl
+/// on 65536 GPUs takes 0.6 s at 32, 12 s at 1024 (2-core dev machine).
+constexpr std::int64_t kMaxFrontierBound = 1024;
 
 /// Validates the numeric flags before anything is built.
 void check_numbers(const PlanOptions& o) {
   if (o.gpus < 1 || o.gpus > (1 << 16) || (o.gpus & (o.gpus - 1)) != 0) {
     throw ConfigError(fmt::format("--gpus: expected a power of two in 1..65536, got {}", o.gpus));
   }
-  if (o.batch < 1) throw ConfigError(fmt::format("--batch: expected a positive number of samples per GPU, got {}", o.batch));
-  if (o.frontier_bound < 2) throw ConfigError(fmt::format("--frontier-bound: expected at least 2, got {}", o.frontier_bound));
+  if (o.batch < 1 || o.batch > kMaxGlobalBatch) {
+    throw ConfigError(fmt::format("--batch: expected samples per GPU in 1..{}, got {}", kMaxGlobalBatch, o.batch));
+  }
+  if (std::int64_t{o.batch} * o.gpus > kMaxGlobalBatch) {
+    throw ConfigError(fmt::format("--batch {} x --gpus {}: the global batch {} is past the largest, {}", o.batch, o.gpus,
+                                  std::int64_t{o.batch} * o.gpus, kMaxGlobalBatch));
+  }
+  if (o.frontier_bound < 2 || o.frontier_bound > kMaxFrontierBound) {
+    throw ConfigError(fmt::format("--frontier-bound: expected 2..{} points, got {}", kMaxFrontierBound, o.frontier_bound));
+  }
+  if (o.memory_limit && o.memory_limit->empty()) {
+    throw ConfigError("--memory-limit: expected a size with a unit such as 40GiB or 80GB, got ''");
+  }
 }
 
 zoo::ModelGraph build(const PlanOptions& o, int batch, zoo::Precision precision) {
@@ -102,7 +126,7 @@ CostSettings cost_settings(const PlanOptions& o, const zoo::GpuSpec& gpu, std::s
 void plan_command(const PlanOptions& o) {
   const ReportFormat format = parse_report_format(o.format);
   check_numbers(o);
-  const std::optional<std::int64_t> limit = o.memory_limit.empty() ? std::nullopt : std::optional(parse_size(o.memory_limit));
+  const std::optional<std::int64_t> limit = o.memory_limit ? std::optional(parse_size(*o.memory_limit)) : std::nullopt;
   const plan::Cluster cluster = o.cluster.empty() ? default_cluster() : load_cluster(o.cluster);
   const zoo::GpuSpec& gpu = zoo::find_gpu(o.gpu);
   std::string timing;
@@ -111,16 +135,15 @@ void plan_command(const PlanOptions& o) {
   const std::unique_ptr<Collective> collective = cluster.make_collective();
   const CostModel model(graph, gpu, *collective, settings);
   SearchOptions search;
-  search.frontier_bound = o.frontier_bound;
+  search.frontier_bound = static_cast<std::size_t>(o.frontier_bound);
   const SearchResult result = search_frontier(model, search);
   const std::string where = fmt::format("{} ({}, {} GPUs per node)", cluster.source, cluster.collective,
                                         cluster.settings.gpus_per_node);
   const PlanReport report{&model, &result, std::string(gpu.name), where, timing, limit};
-  const std::vector<std::filesystem::path> inputs{o.cluster, o.trace};
   switch (format) {
-    case ReportFormat::csv: return emit(format_plan_csv(report), o.output, inputs);
-    case ReportFormat::json: return emit(format_plan_json(report), o.output, inputs);
-    case ReportFormat::table: return emit(format_plan_table(report), o.output, inputs);
+    case ReportFormat::csv: return emit(format_plan_csv(report), o.output);
+    case ReportFormat::json: return emit(format_plan_json(report), o.output);
+    case ReportFormat::table: return emit(format_plan_table(report), o.output);
   }
 }
 
@@ -132,8 +155,10 @@ void add_plan_command(CLI::App& app) {
   command->add_option("--model", o->model, "zoo model (see `mgsim zoo list`)")->required();
   command->add_option("--gpus", o->gpus, "devices, a power of two")->required();
   command->add_option("--batch", o->batch, "samples per GPU; the global batch is batch x gpus")->capture_default_str();
-  command->add_option("--image-size", o->image_size, "vision models: input height = width (default: the model's)");
-  command->add_option("--seq-len", o->seq_len, "text models: tokens per sample (default: the model's)");
+  command->add_option("--image-size", o->image_size, "vision models: input height = width (default: the model's)")
+      ->check(CLI::Range(1, 1 << 20));
+  command->add_option("--seq-len", o->seq_len, "text models: tokens per sample (default: the model's)")
+      ->check(CLI::Range(1, 1 << 20));
   command->add_flag("--aux-heads", o->aux_heads, "add GoogLeNet / Inception-v3 auxiliary heads, BERT pre-training heads");
   command->add_option("--trace", o->trace, "measured trace of the model: fit the roofline's efficiencies to it (as `mgsim zoo calibrate`)")
       ->transform(shipped_data());

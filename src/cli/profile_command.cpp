@@ -234,7 +234,7 @@ void profile_layers(const LayersOptions& o, const std::string& command) {
   warn(result.warnings);
   nlohmann::json provenance = result.provenance;
   provenance["helper_command"] = rank0_command;
-  emit(format_trace_json(result.trace, provenance), o.output, {});
+  emit(format_trace_json(result.trace, provenance), o.output);
   if (o.output == kStdout) return;
   double backward = 0;
   for (const Layer& layer : result.trace.layers) backward += layer.backward_time_s;
@@ -290,7 +290,7 @@ void profile_allreduce(const AllreduceOptions& o, const std::string& command) {
                                {"mgsim_command", command}};
   for (const auto& [key, value] : output.info) provenance[key] = value;
   const std::vector<CurveSample> curve = profile::summarize_bench(output);
-  emit(format_curve_json(curve, provenance), o.output, {});
+  emit(format_curve_json(curve, provenance), o.output);
   if (o.output != kStdout) fmt::print("wrote {}: {} sizes on {} GPUs\n", o.output, curve.size(), gpus);
 }
 

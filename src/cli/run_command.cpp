@@ -28,6 +28,7 @@ struct RunOptions {
   std::string timeline;
   std::string columns = "default";
   std::string baseline;
+  double max_work = kDefaultMaxWork;
 };
 
 TableOptions table_options(const RunOptions& options, ReportFormat format) {
@@ -45,18 +46,19 @@ void run(const RunOptions& options) {
   const TableOptions table = table_options(options, format);
   Scenario scenario = load_scenario(options.config);
   require_one_of_each(scenario, "mgsim run");
-  std::vector<std::filesystem::path> inputs = scenario.inputs;
-  inputs.push_back(options.config);
   WorkloadCache cache;
   const RunGrid grid(std::move(scenario), cache);
+  double steps = 0;
+  for (std::size_t run = 0; run < grid.size(); ++run) steps += grid.estimate_steps(run);
+  check_work(steps, options.max_work);
   ProgressBar progress(0, grid.size(), std::chrono::seconds(1));  // on a terminal, after a second
   std::vector<RunOutcome> outcomes = execute_runs(grid, [&](std::size_t done) { progress.update(done); });
   const std::string report = format_report(rows_of(outcomes), format, table);
+  check_outputs({options.output, options.timeline});
   if (!options.timeline.empty()) {
-    check_not_an_input(options.timeline, inputs);
     write_file_atomically(options.timeline, format_timeline(grid.workload(0), timeline_iterations(std::move(outcomes))));
   }
-  emit(report, options.output, inputs);
+  emit(report, options.output);
 }
 
 }  // namespace
@@ -77,6 +79,9 @@ void add_run_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--baseline", options->baseline,
                       "schedule (see `mgsim list`): the table adds each row's speedup over it at the same GPU count");
+  command->add_option("--max-work", options->max_work, "most events to simulate (an estimate, checked before running)")
+      ->capture_default_str()
+      ->check(finite_in(1, 1e15, true));
   add_examples(command, {"mgsim run -c configs/googlenet-k80-measured.json",
                          "mgsim run -c configs/googlenet-k80-ring.json --format csv -o ring.csv",
                          "mgsim run -c configs/googlenet-k80-ring.json --baseline wfbp --columns all",

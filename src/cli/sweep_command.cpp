@@ -24,6 +24,7 @@ struct SweepOptions {
   std::string shard = "1/1";
   int threads = 0;
   bool resume = false;
+  double max_work = kDefaultMaxWork;
 };
 
 void sweep(SweepOptions options) {
@@ -33,14 +34,16 @@ void sweep(SweepOptions options) {
   WorkloadCache cache;
   const RunGrid grid(load_scenario(options.config), cache);  // validates everything before any output
   const std::size_t total = shard.size(grid.size());
+  double steps = 0;
+  for (std::size_t k = 0; k < total; ++k) steps += grid.estimate_steps(shard.run(k));
+  check_work(steps, options.max_work);
   std::optional<SweepFile> file;
   std::size_t first = 0;
   if (!options.output.empty()) {
     const auto key_of = [&](std::size_t k) { return k < total ? grid.key(shard.run(k)) : std::string(); };
     const std::filesystem::path csv = output_target(options.output);  // a regular file, through any link
-    std::vector<std::filesystem::path> inputs = grid.scenario().inputs;
-    inputs.push_back(options.config);
-    check_not_an_input(csv, inputs);
+    check_output(csv);
+    check_output(fingerprint_file(csv));
     const std::string fingerprint = sweep_fingerprint(grid, shard);
     if (options.resume) check_fingerprint(csv, fingerprint);
     file.emplace(csv, RunGrid::header(), options.resume, key_of);
@@ -74,6 +77,9 @@ void add_sweep_command(CLI::App& app) {
   command->add_option("-j,--threads", options->threads, "worker threads (0: one per hardware thread)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  command->add_option("--max-work", options->max_work, "most steps to simulate (an estimate, checked before running)")
+      ->capture_default_str()
+      ->check(finite_in(1, 1e15, true));
   command->add_flag("--resume", options->resume, "keep the complete rows already in --output and run the rest");
   command->add_option("--shard", options->shard, "run only slice i of n (1 <= i <= n): every n-th run from run i-1")
       ->capture_default_str();

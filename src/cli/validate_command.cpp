@@ -29,8 +29,7 @@ void add_validate_command(CLI::App& app) {
   command->add_option("-o,--output", options->output, "write the report to this file instead of stdout (-: stdout)");
   add_examples(command, {"mgsim validate", "mgsim validate validation/dgx1-v100-resnet50.json -o report.txt"});
   command->callback([options] {
-    const std::string path = shipped_or_given(options->path);  // the default is not transformed
-    emit(format_validation(validate(path)), options->output, {path});
+    emit(format_validation(validate(shipped_or_given(options->path))), options->output);  // the default is not transformed
   });
 }
 

@@ -146,7 +146,10 @@ void trace(const ModelArgs& a, const RooflineArgs& r, const MeasuredCompute& mea
   if (a.image_size > 0) t.provenance["image_size"] = a.image_size;
   if (a.seq_len > 0) t.provenance["seq_len"] = a.seq_len;
   t.provenance["command"] = "mgsim zoo trace";
-  emit(format_trace_json(t.trace, t.provenance), output, {});
+  const std::string text = format_trace_json(t.trace, t.provenance);
+  // Never write a trace mgsim would refuse to read (a layer past an hour, a total past a year).
+  parse_trace(text, fmt::format("the trace of {} at batch {} (not written)", a.model, a.batch));
+  emit(text, output);
 }
 
 void calibrate_trace(ModelArgs a, const RooflineArgs& r, const std::string& trace_file, const CalibrationOptions& options) {

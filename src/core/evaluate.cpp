@@ -85,6 +85,18 @@ Timing choose_timing(const RunPoint& point) {
   return Timing::closed_form;
 }
 
+double estimate_steps(const RunPoint& point) {
+  const double layers = static_cast<double>(point.workload.layout.layer_count());
+  const double planning = point.spec.name == "omgs" ? layers * layers * layers * kOmgsStepsPerCube : 0.0;
+  double per_rank = 0.0;  // steps per rank and iteration
+  if (point.spec.builder()) {
+    per_rank = kBuilderSteps;
+  } else if (!point.variability.none()) {
+    per_rank = point.variability.per == DelayUnit::layer ? layers + 1 : 1;
+  }
+  return static_cast<double>(point.gpus) * point.iterations * per_rank + planning;
+}
+
 Evaluation evaluate(const RunPoint& point, bool keep_iteration) {
   return evaluate_with(point, choose_timing(point), keep_iteration);
 }

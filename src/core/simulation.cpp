@@ -2,13 +2,15 @@
 
 #include <cmath>
 
+#include "mgsim/limits.hpp"
+
 namespace mgsim {
 
 Workload::Workload(Trace trace_in)
     : trace(std::move(trace_in)), layout(make_layout(trace)), profile(make_profile(trace)) {}
 
 SimTime scaled_time(SimTime time, double speed) {
-  return speed == 1.0 ? time : std::llround(static_cast<double>(time) / speed);
+  return speed == 1.0 ? time : scaled_ns(time, speed);
 }
 
 ComputeProfile scaled_profile(const ComputeProfile& profile, double speed) {

@@ -9,6 +9,7 @@
 #include "mgsim/io/graph_io.hpp"
 #include "mgsim/io/scenario.hpp"
 #include "mgsim/io/trace_io.hpp"
+#include "mgsim/limits.hpp"
 #include "mgsim/variability.hpp"
 
 namespace mgsim {
@@ -32,8 +33,8 @@ Link read_link(JsonReader in) {
 
 Overlap read_overlap(JsonReader in) {
   Overlap overlap;
-  if (in.has("compute_slowdown")) overlap.compute_slowdown = in.number("compute_slowdown", 0.0, true);
-  if (in.has("comm_slowdown")) overlap.comm_slowdown = in.number("comm_slowdown", 0.0, true);
+  if (in.has("compute_slowdown")) overlap.compute_slowdown = in.number("compute_slowdown", 0.0, true, kMaxSlowdown);
+  if (in.has("comm_slowdown")) overlap.comm_slowdown = in.number("comm_slowdown", 0.0, true, kMaxSlowdown);
   in.reject_unknown();
   return overlap;
 }
@@ -157,7 +158,7 @@ MessageUnit read_message_unit(JsonReader& top) {
 
 namespace {
 
-/// {"ranks": [r, ...], "speed": s}: distinct ranks below `gpus`, s in (0, 1000].
+/// {"ranks": [r, ...], "speed": s}: distinct ranks below `gpus`, s in [kMinSpeed, kMaxSpeed].
 Stragglers read_stragglers(JsonReader in, int gpus) {
   Stragglers stragglers;
   for (const auto& [element, at] : in.array("ranks")) {
@@ -168,7 +169,7 @@ Stragglers read_stragglers(JsonReader in, int gpus) {
     }
     stragglers.ranks.push_back(rank);
   }
-  stragglers.speed = in.number("speed", 0.0, false, 1000.0);
+  stragglers.speed = in.number("speed", kMinSpeed, true, kMaxSpeed);
   in.reject_unknown();
   return stragglers;
 }

@@ -4,8 +4,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <random>
 
 #include <fmt/format.h>
 
@@ -31,6 +33,24 @@ struct Descriptor {
   }
 };
 
+/// Creates a new empty file of an unpredictable name in `folder` (O_EXCL:
+/// never an existing file or a planted link) and returns its descriptor, or
+/// -1 with errno set.
+int create_temporary(const std::filesystem::path& folder, std::filesystem::path& name) {
+  std::random_device random;
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    const std::uint64_t tag = (std::uint64_t{random()} << 32) ^ random();
+    name = folder / fmt::format(".mgsim-{:016x}.tmp", tag);
+    const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+/// The read set of the running command (ReadSetScope), or null.
+std::atomic<ReadSet*> current_read_set{nullptr};
+
 }  // namespace
 
 void throw_input_error(InputKind kind, const std::string& message) {
@@ -53,6 +73,9 @@ std::string read_input_file(const std::filesystem::path& file, InputKind kind) {
     fail(fmt::format("expected a regular file (or - for standard input), got {}", file_type(info.st_mode)));
   }
   if (!standard_input && ::fcntl(in.fd, F_SETFL, 0) != 0) fail(fmt::format("cannot read: {}", std::strerror(errno)));
+  if (ReadSet* set = current_read_set.load(); set != nullptr && !standard_input) {
+    set->add_input(file, static_cast<std::uint64_t>(info.st_dev), static_cast<std::uint64_t>(info.st_ino));
+  }
   std::string text;
   char buffer[1 << 16];
   for (;;) {
@@ -73,13 +96,58 @@ void check_utf8(std::string_view text, const std::string& source, InputKind kind
   }
 }
 
-void check_not_an_input(const std::filesystem::path& output, const std::vector<std::filesystem::path>& inputs) {
-  for (const std::filesystem::path& input : inputs) {
-    std::error_code error;
-    if (input != "-" && std::filesystem::equivalent(output, input, error)) {
+bool ReadSet::Identity::same_file(const Identity& other) const {
+  return (exists && other.exists && device == other.device && inode == other.inode) || canonical == other.canonical;
+}
+
+ReadSet::Identity ReadSet::identity_of(const std::filesystem::path& file) {
+  Identity identity{file, file};
+  std::error_code error;
+  const std::filesystem::path canonical = std::filesystem::weakly_canonical(std::filesystem::absolute(file), error);
+  if (!error) identity.canonical = canonical;
+  struct stat info {};
+  if (::stat(file.c_str(), &info) == 0) {
+    identity.device = static_cast<std::uint64_t>(info.st_dev);
+    identity.inode = static_cast<std::uint64_t>(info.st_ino);
+    identity.exists = true;
+  }
+  return identity;
+}
+
+void ReadSet::add_input(const std::filesystem::path& file, std::uint64_t device, std::uint64_t inode) {
+  Identity input = identity_of(file);
+  input.device = device;  // the file opened, even if the name was replaced since
+  input.inode = inode;
+  input.exists = true;
+  const std::lock_guard lock(mutex_);
+  for (const Identity& output : outputs_) {
+    if (output.same_file(input)) return;
+  }
+  inputs_.push_back(std::move(input));
+}
+
+void ReadSet::check_output(const std::filesystem::path& output) {
+  Identity identity = identity_of(output_target(output));
+  identity.name = output;
+  const std::lock_guard lock(mutex_);
+  for (const Identity& input : inputs_) {
+    if (input.same_file(identity)) {
       throw OutputError(fmt::format("{}: is an input of this run ({}): refusing to overwrite it", output.string(),
-                                    input.string()));
+                                    input.name.string()));
     }
+  }
+  outputs_.push_back(std::move(identity));
+}
+
+ReadSetScope::ReadSetScope(ReadSet& set) : previous_(current_read_set.exchange(&set)) {}
+
+ReadSetScope::~ReadSetScope() { current_read_set.store(previous_); }
+
+void check_output(const std::filesystem::path& output) {
+  if (ReadSet* set = current_read_set.load()) {
+    set->check_output(output);
+  } else {
+    output_target(output);
   }
 }
 
@@ -98,6 +166,29 @@ std::filesystem::path output_target(const std::filesystem::path& file) {
                                   file_type(info.st_mode)));
   }
   return target;
+}
+
+void write_file_atomically(const std::filesystem::path& file, std::string_view text) {
+  check_output(file);
+  const std::filesystem::path target = output_target(file);
+  const auto fail = [&](std::string_view why) {
+    throw OutputError(fmt::format("{}: cannot write: {}", file.string(), why));
+  };
+  std::filesystem::path temporary;
+  const Descriptor out{create_temporary(target.parent_path(), temporary)};
+  if (out.fd < 0) fail(std::strerror(errno));
+  const auto fail_removing = [&](std::string_view why) {
+    ::unlink(temporary.c_str());
+    fail(why);
+  };
+  for (std::string_view rest = text; !rest.empty();) {
+    const ssize_t written = ::write(out.fd, rest.data(), rest.size());
+    if (written < 0 && errno == EINTR) continue;
+    if (written < 0) fail_removing(std::strerror(errno));
+    rest.remove_prefix(static_cast<std::size_t>(written));
+  }
+  if (::fsync(out.fd) != 0) fail_removing(std::strerror(errno));
+  if (::rename(temporary.c_str(), target.c_str()) != 0) fail_removing(std::strerror(errno));
 }
 
 }  // namespace mgsim

@@ -39,11 +39,16 @@ bool is_text(const nlohmann::json& value) { return value.is_string() && !value.g
 }  // namespace
 
 nlohmann::json parse_json_file(const std::filesystem::path& file, InputKind kind, const StreamedArray* streamed) {
-  std::istringstream in(read_input_file(file, kind));
+  return parse_json_text(read_input_file(file, kind), file.string(), kind, streamed);
+}
+
+nlohmann::json parse_json_text(std::string text, const std::string& source, InputKind kind,
+                               const StreamedArray* streamed) {
+  std::istringstream in(std::move(text));
   try {
     return parse_json(in, streamed);
   } catch (const JsonSyntaxError& error) {  // syntax errors, numbers out of range, keys given twice
-    throw_input_error(kind, fmt::format("{}: malformed JSON: {}", file.string(), error.what()));
+    throw_input_error(kind, fmt::format("{}: malformed JSON: {}", source, error.what()));
   }
 }
 

@@ -1,18 +1,11 @@
 #include "mgsim/io/report.hpp"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <system_error>
-#include <unistd.h>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "metric_columns.hpp"
 #include "mgsim/error.hpp"
-#include "mgsim/io/files.hpp"
 #include "mgsim/io/json_text.hpp"
 #include "mgsim/version.hpp"
 
@@ -80,26 +73,6 @@ std::string format_report(const std::vector<RunRow>& rows, ReportFormat format, 
     case ReportFormat::table: break;
   }
   return format_table(rows, table);
-}
-
-void write_file_atomically(const std::filesystem::path& file, std::string_view text) {
-  const std::filesystem::path target = output_target(file);
-  const std::filesystem::path temporary = target.string() + fmt::format(".tmp.{}", ::getpid());
-  const auto fail = [&](const std::string& why) {
-    std::error_code ignored;
-    std::filesystem::remove(temporary, ignored);
-    throw OutputError(fmt::format("{}: cannot write: {}", file.string(), why));
-  };
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) fail(std::strerror(errno));
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.flush();
-    if (!out) fail(std::strerror(errno));
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, target, error);
-  if (error) fail(error.message());
 }
 
 }  // namespace mgsim

@@ -159,17 +159,16 @@ void read_schedules(JsonReader& top, Scenario& scenario) {
 }
 
 /// [{"fraction": f, "speed": s}, ...]: fractions in (0, 1] adding up to at
-/// most 1, speeds in (0, 1000].
+/// most 1, speeds in [kMinSpeed, kMaxSpeed].
 std::vector<SpeedShare> read_speed_classes(JsonReader& top) {
   std::vector<SpeedShare> shares;
   double total = 0.0;
   for (const auto& [element, at] : top.array("speed_classes")) {
     JsonReader share(*element, at);
     const double fraction = share.number("fraction", 0.0, false);
-    const double speed = share.number("speed", 0.0, false);
+    const double speed = share.number("speed", kMinSpeed, true, kMaxSpeed);
     share.reject_unknown();
     if (fraction > 1.0) at.key("fraction").fail(fmt::format("expected a fraction of the GPUs in (0, 1], got {}", fraction));
-    if (speed > 1000.0) at.key("speed").fail(fmt::format("expected a relative speed in (0, 1000], got {}", speed));
     total += fraction;
     shares.push_back({fraction, speed});
   }

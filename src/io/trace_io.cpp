@@ -11,6 +11,7 @@
 #include "mgsim/io/json_text.hpp"
 #include "mgsim/version.hpp"
 #include "mgsim/error.hpp"
+#include "mgsim/io/files.hpp"
 #include "mgsim/io/json_reader.hpp"
 #include "mgsim/limits.hpp"
 
@@ -113,7 +114,11 @@ void check_totals(const Trace& trace, const JsonWhere& top) {
 }  // namespace
 
 Trace load_trace(const std::filesystem::path& file) {
-  const JsonWhere where{file.string(), "", InputKind::trace};
+  return parse_trace(read_input_file(file, InputKind::trace), file.string());
+}
+
+Trace parse_trace(std::string text, const std::string& source) {
+  const JsonWhere where{source, "", InputKind::trace};
   const JsonWhere layers_at = where.key("layers");
   Trace trace;
   // Each layer is read as soon as it is parsed and its JSON dropped, so the
@@ -124,7 +129,7 @@ Trace load_trace(const std::filesystem::path& file) {
     }
     trace.layers.push_back(read_layer(element, layers_at.index(i)));
   }};
-  const nlohmann::json document = parse_json_file(file, InputKind::trace, &layers);
+  const nlohmann::json document = parse_json_text(std::move(text), source, InputKind::trace, &layers);
   JsonReader top(document, where);
   read_header(top, "mgsim-trace");
   trace.model = top.text("model");

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
+#include <string_view>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -24,6 +26,41 @@ std::istringstream read_text(const std::filesystem::path& file, InputKind kind =
   std::string text = read_input_file(file, kind);
   check_utf8(text, file.string(), kind);
   return std::istringstream(std::move(text));
+}
+
+/// The rank a file name gives: "rank-N.json", "rank_N.json.gz" or
+/// "rankN_step.json" give N (up to the first . or _), which must be written as a plain number (no sign,
+/// no leading zero, no hex); other names give none. Throws TraceError.
+std::optional<std::int64_t> rank_in_name(const std::filesystem::path& file) {
+  const std::string name = file.filename().string();
+  if (!name.starts_with("rank")) return std::nullopt;
+  std::string_view digits = std::string_view(name).substr(4);
+  if (digits.starts_with('-') || digits.starts_with('_')) digits.remove_prefix(1);
+  digits = digits.substr(0, digits.find_first_of("._"));
+  const bool plain = !digits.empty() && digits.size() <= 9 && (digits == "0" || digits.front() != '0') &&
+                     digits.find_first_not_of("0123456789") == std::string_view::npos;
+  if (!plain) {
+    throw TraceError(fmt::format("{}: expected a rank number in the name (rank-0.json, rank-1.json, ...), got '{}'",
+                                 file.string(), digits));
+  }
+  return std::stoll(std::string(digits));
+}
+
+/// The rank a trace of a folder of `count` files was recorded on (its
+/// distributedInfo, else its file name, else its place in name order): one
+/// of 0..count-1, so that the ranks have no gap (a missing file) and none is
+/// negative or huge.
+int rank_of(const ImportedTrace& imported, const std::filesystem::path& file, std::size_t place, std::size_t count) {
+  const auto given = imported.provenance.find("rank");
+  std::optional<std::int64_t> rank = rank_in_name(file);
+  if (given != imported.provenance.end() && given->is_number_integer()) rank = given->get<std::int64_t>();
+  const std::int64_t r = rank.value_or(static_cast<std::int64_t>(place));
+  if (r < 0 || static_cast<std::uint64_t>(r) >= count) {
+    throw TraceError(fmt::format("{}: rank {}: expected a rank in 0..{}, one file per rank of the {} in the folder "
+                                 "(a missing rank's file?)",
+                                 file.string(), r, count - 1, count));
+  }
+  return static_cast<int>(r);
 }
 
 }  // namespace
@@ -72,8 +109,7 @@ std::vector<RankTrace> import_kineto_folder(const std::filesystem::path& folder,
   std::set<int> seen;
   for (std::size_t i = 0; i < files.size(); ++i) {
     ImportedTrace imported = import_kineto_file(files[i], options);
-    const auto rank = imported.provenance.find("rank");
-    const int r = rank != imported.provenance.end() && rank->is_number_integer() ? rank->get<int>() : static_cast<int>(i);
+    const int r = rank_of(imported, files[i], i, files.size());
     if (!seen.insert(r).second) throw TraceError(fmt::format("{}: rank {} is given twice in {}", files[i].string(), r, folder.string()));
     ranks.push_back({r, files[i], std::move(imported)});
   }

@@ -75,6 +75,29 @@ void resolve_size(const ModelInfo& info, ModelOptions& o) {
   }
 }
 
+/// Every FLOP and byte count of a graph grows linearly with the batch, and
+/// the largest is at most their sum: the sums of the batch-1 graph times the
+/// batch must stay below 2^62, or some count would overflow int64 (a negative
+/// FLOPs total). Throws ConfigError naming the model, batch and size.
+void check_batch_work(const ModelInfo& info, const ModelOptions& options) {
+  ModelOptions one = options;
+  one.batch_size = 1;
+  const ModelGraph graph = info.factory(one);
+  double per_sample = 0;
+  for (OpId v = 0; v < graph.op_count(); ++v) {
+    const Operator& op = graph.op(v);
+    per_sample += static_cast<double>(op.flops) + static_cast<double>(op.bytes_read + op.bytes_written);
+  }
+  if (per_sample * options.batch_size >= 0x1p62) {
+    throw ConfigError(fmt::format("model {} at batch {} and {} {}: {:.3g} FLOPs and bytes per iteration, past 2^62 "
+                                  "(4.6e18): give a smaller batch or size",
+                                  info.name, options.batch_size,
+                                  info.input == ModelInput::image ? "image size" : "sequence length",
+                                  info.input == ModelInput::image ? options.image_size : options.seq_len,
+                                  per_sample * options.batch_size));
+  }
+}
+
 }  // namespace
 
 std::span<const ModelInfo> model_registry() { return kModels; }
@@ -93,6 +116,7 @@ ModelGraph build_model(std::string_view name, ModelOptions options) {
     throw ConfigError(fmt::format("model {} has no auxiliary heads (models with them: {})", info.name, names_with_aux_heads()));
   }
   resolve_size(info, options);
+  check_batch_work(info, options);
   return info.factory(options);
 }
 

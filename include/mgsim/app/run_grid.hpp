@@ -51,6 +51,14 @@ struct GridIndex {
   std::size_t schedule = 0;
 };
 
+/// Default budget of `--max-work`: 2e8 steps, at most about 20 s on the
+/// 2-core CI machine.
+inline constexpr double kDefaultMaxWork = 2e8;
+
+/// Throws ConfigError with the estimate and the flag that raises the budget
+/// when `steps` (a sum of RunGrid::estimate_steps) is past `max_steps`.
+void check_work(double steps, double max_steps);
+
 class RunGrid {
  public:
   /// Loads every trace, builds every cost model and schedule, and checks
@@ -66,6 +74,8 @@ class RunGrid {
   GridIndex index(std::size_t run) const;
   /// Run `run`, resolved.
   RunPoint point(std::size_t run) const;
+  /// estimate_steps of run `run`'s point (evaluate.hpp).
+  double estimate_steps(std::size_t run) const { return mgsim::estimate_steps(point(run)); }
   /// Run `run` evaluated (evaluate.hpp); a ConfigError names the config,
   /// the GPU count and the schedule.
   Evaluation evaluate(std::size_t run, bool keep_iteration = false) const;

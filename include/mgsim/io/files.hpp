@@ -2,13 +2,19 @@
 // Files in and out, made safe against what a user (or a fuzzer) may hand
 // over. An input is a regular file, or "-" for standard input, read whole
 // and at most kMaxInputBytes long: a device, a FIFO or /dev/zero is refused,
-// never waited on. An output never replaces an input of the same run, nor a
-// device or a folder; through a symbolic link it replaces the link's target.
-// Failures throw the error type of the input kind, or OutputError, with a
-// message that names the file.
+// never waited on. Every input read is recorded in the command's ReadSet
+// (main makes one per command and installs it with ReadSetScope); every
+// output is checked against it, by device and inode and by canonical path,
+// before anything is written, so an output never replaces an input of the
+// same run, whatever name or link reaches it, nor a device or a folder;
+// through a symbolic link it replaces the link's target. Failures throw the
+// error type of the input kind, or OutputError, with a message that names
+// the file.
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,18 +32,67 @@ enum class InputKind { config, trace, curve };
 /// about 150 MB).
 inline constexpr std::size_t kMaxInputBytes = std::size_t{1} << 30;
 
-/// The whole of an input file ("-": standard input).
+/// The whole of an input file ("-": standard input), recorded in the current ReadSet.
 std::string read_input_file(const std::filesystem::path& file, InputKind kind);
 
 /// Throws "<source>: line L, byte B: 0xNN: expected UTF-8 text" unless `text` is UTF-8.
 void check_utf8(std::string_view text, const std::string& source, InputKind kind);
 
-/// Throws OutputError when `output` is the same file as one of `inputs`.
-void check_not_an_input(const std::filesystem::path& output, const std::vector<std::filesystem::path>& inputs);
+/// The files one command read, against which its outputs are checked.
+/// Thread-safe: a sweep's workers may read while the main thread writes.
+class ReadSet {
+ public:
+  /// Records the input `file`, opened as (device, inode); a file already
+  /// checked as an output of this command (read back to resume) is not an input.
+  void add_input(const std::filesystem::path& file, std::uint64_t device, std::uint64_t inode);
+  /// Throws OutputError when the file an output to `output` replaces is one
+  /// of the inputs (same device and inode, or same canonical path), or not a
+  /// regular file (output_target); else remembers it as an output.
+  void check_output(const std::filesystem::path& output);
+
+ private:
+  struct Identity {
+    std::filesystem::path name;       ///< as the command was given it
+    std::filesystem::path canonical;  ///< the absolute path, links resolved
+    std::uint64_t device = 0;
+    std::uint64_t inode = 0;
+    bool exists = false;
+    bool same_file(const Identity& other) const;
+  };
+  static Identity identity_of(const std::filesystem::path& file);
+  std::mutex mutex_;
+  std::vector<Identity> inputs_;
+  std::vector<Identity> outputs_;
+};
+
+/// Makes `set` the read set that read_input_file records into and
+/// check_output checks, while the scope lives (one per command, in main).
+class ReadSetScope {
+ public:
+  explicit ReadSetScope(ReadSet& set);
+  ~ReadSetScope();
+  ReadSetScope(const ReadSetScope&) = delete;
+  ReadSetScope& operator=(const ReadSetScope&) = delete;
+
+ private:
+  ReadSet* previous_;
+};
+
+/// Checks `output` against the current read set (ReadSet::check_output);
+/// without one (a library caller), only that it is a regular file or new.
+/// A command calls it for each of its outputs before writing any.
+void check_output(const std::filesystem::path& output);
 
 /// The file an output to `file` replaces: `file` itself, or the target of the
 /// symbolic link `file`. Throws OutputError when that is not a regular file
 /// (a device, a folder, a FIFO) or the link points nowhere.
 std::filesystem::path output_target(const std::filesystem::path& file);
+
+/// Writes `text` to `file` whole or not at all, after check_output: into a
+/// new file of an unpredictable name in the target's folder, created
+/// exclusively (O_EXCL | O_NOFOLLOW, mode 0666 less the umask), flushed to
+/// disk (fsync), then renamed over the target; through a symbolic link it
+/// replaces the link's target (output_target). Throws OutputError.
+void write_file_atomically(const std::filesystem::path& file, std::string_view text);
 
 }  // namespace mgsim

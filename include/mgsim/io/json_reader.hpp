@@ -27,6 +27,10 @@ namespace mgsim {
 nlohmann::json parse_json_file(const std::filesystem::path& file, InputKind kind,
                                const StreamedArray* streamed = nullptr);
 
+/// Parses `text`, the content of `source`, as parse_json_file does.
+nlohmann::json parse_json_text(std::string text, const std::string& source, InputKind kind,
+                               const StreamedArray* streamed = nullptr);
+
 /// A position in an input file: its name and the key path inside it.
 struct JsonWhere {
   std::string file;

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mgsim/io/files.hpp"  // write_file_atomically
 #include "mgsim/simulation.hpp"
 
 namespace mgsim {
@@ -55,10 +56,5 @@ std::string csv_header();
 std::string csv_row(const RunRow& row);
 /// A CSV field, quoted when it holds a comma, a quote or a newline.
 std::string csv_field(const std::string& text);
-
-/// Writes `text` to `file` through a temporary in the same folder and a
-/// rename, so readers never see a partial file; through a symbolic link it
-/// replaces the link's target (output_target). Throws OutputError.
-void write_file_atomically(const std::filesystem::path& file, std::string_view text);
 
 }  // namespace mgsim

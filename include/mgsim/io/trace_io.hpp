@@ -28,6 +28,8 @@ inline constexpr std::int64_t kMaxTraceBytes = std::int64_t{1} << 50;
 inline constexpr std::int64_t kMaxMessageBytes = kMaxTensorElements * 16;
 
 Trace load_trace(const std::filesystem::path& file);
+/// The trace whose file text is `text`, checked as load_trace checks a file named `source`.
+Trace parse_trace(std::string text, const std::string& source);
 
 /// A curve file's operation and points.
 struct CurveFile {
