@@ -38,8 +38,9 @@ IterationTrace traced(const Workload& workload, const Collective& collective, co
   const ScheduleSpec spec{.name = schedule, .params = params, .unit = MessageUnit::layer};
   const auto built = spec.build();
   const Variability none;
+  const Cluster cluster = Cluster::homogeneous(gpus);
   const RunPoint point{
-      .workload = workload, .collective = collective, .spec = spec, .schedule = built.get(), .gpus = gpus,
+      .workload = workload, .collective = collective, .spec = spec, .schedule = built.get(), .cluster = cluster,
       .variability = none};
   std::vector<RunOutcome> outcomes;
   outcomes.push_back(run_outcome(point, evaluate(point, true), {workload.trace.model, schedule, "test", {}}));

@@ -29,9 +29,8 @@ struct RunPoint {
   const Collective& collective;
   const ScheduleSpec& spec;
   const Schedule* schedule;  ///< `spec` built; null for a standalone builder
-  int gpus = 1;
-  int gpus_per_node = 1;
-  std::span<const SpeedShare> speed_classes;
+  /// The ranks: GPUs, nodes and speed classes (Cluster::with_shares of the scenario's).
+  const Cluster& cluster;
   Overlap overlap;
   std::optional<Network> network;   ///< the links, for point-to-point exchanges; none for measured curves
   double message_overhead_s = 0.0;  ///< added to every point-to-point exchange
@@ -51,9 +50,6 @@ std::string_view to_string(Timing timing);
 
 /// The cheapest strategy that is exact for `point`.
 Timing choose_timing(const RunPoint& point);
-
-/// The ranks of `point`: its speed classes over its GPUs, nodes of gpus_per_node.
-Cluster cluster_of(const RunPoint& point);
 
 /// A point's metrics and, when asked for, the nominal iteration behind them
 /// (plan and per-class replay, for a timeline; none for a standalone builder).

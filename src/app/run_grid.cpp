@@ -25,7 +25,8 @@ std::vector<GridLink> make_links(const Scenario& scenario) {
       for (const NamedNetwork& entry : scenario.networks) networks.emplace_back(entry.label, entry.network);
     }
     for (const auto& [label, network] : networks) {
-      for (int per_node : scenario.gpus_per_node) {
+      for (std::size_t n = 0; n < scenario.gpus_per_node.size(); ++n) {
+        const int per_node = scenario.gpus_per_node[n];
         std::unique_ptr<Collective> model;
         try {
           model = info.make(scenario.collective_settings(network, per_node));
@@ -33,7 +34,7 @@ std::vector<GridLink> make_links(const Scenario& scenario) {
           JsonWhere{scenario.file.string(), info.needs_curve ? "curves" : "network", InputKind::config}.fail(
               error.what());
         }
-        links.push_back({name, label, per_node, std::move(model),
+        links.push_back({name, label, per_node, n, std::move(model),
                          info.needs_curve ? std::nullopt : std::optional(network)});
       }
     }
@@ -76,6 +77,9 @@ RunGrid::RunGrid(Scenario scenario, WorkloadCache& cache) : scenario_(std::move(
   }
   check_gpu_counts();
   check_layer_names();
+  for (int gpus : scenario_.gpus) {
+    for (int per_node : scenario_.gpus_per_node) clusters_.push_back(Cluster::with_shares(gpus, per_node, scenario_.speed_classes));
+  }
 }
 
 void RunGrid::check_gpu_counts() const {
@@ -138,9 +142,7 @@ RunPoint RunGrid::point(std::size_t run) const {
           .collective = *link.model,
           .spec = scenario_.schedules[at.schedule],
           .schedule = schedules_[at.schedule].get(),
-          .gpus = scenario_.gpus[at.gpus],
-          .gpus_per_node = link.gpus_per_node,
-          .speed_classes = scenario_.speed_classes,
+          .cluster = clusters_[at.gpus * scenario_.gpus_per_node.size() + link.node_size],
           .overlap = scenario_.overlap,
           .network = link.links,
           .message_overhead_s = scenario_.message_overhead_s,

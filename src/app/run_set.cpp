@@ -23,7 +23,7 @@ RunOutcome run_outcome(const RunPoint& point, Evaluation evaluation, RunRow labe
   outcome.row.metrics = evaluation.metrics;
   outcome.iteration = std::move(evaluation.iteration);
   if (outcome.iteration) {
-    const Cluster cluster = cluster_of(point);
+    const Cluster& cluster = point.cluster;
     for (int c = 0; c < cluster.class_count(); ++c) outcome.class_names.push_back(class_name(cluster, c));
   }
   return outcome;

@@ -75,13 +75,9 @@ std::string_view to_string(Timing timing) {
   return "closed-form";
 }
 
-Cluster cluster_of(const RunPoint& point) {
-  return Cluster::with_shares(point.gpus, point.gpus_per_node, point.speed_classes);
-}
-
 Timing choose_timing(const RunPoint& point) {
   if (point.spec.builder() || !point.variability.none()) return Timing::engine_ranks;
-  if (cluster_of(point).class_count() > 1 || !point.overlap.ideal()) return Timing::engine_classes;
+  if (point.cluster.class_count() > 1 || !point.overlap.ideal()) return Timing::engine_classes;
   return Timing::closed_form;
 }
 
@@ -94,7 +90,7 @@ double estimate_steps(const RunPoint& point) {
   } else if (!point.variability.none()) {
     per_rank = point.variability.per == DelayUnit::layer ? layers + 1 : 1;
   }
-  return static_cast<double>(point.gpus) * point.iterations * per_rank + planning;
+  return static_cast<double>(point.cluster.size()) * point.iterations * per_rank + planning;
 }
 
 Evaluation evaluate(const RunPoint& point, bool keep_iteration) {
@@ -102,7 +98,7 @@ Evaluation evaluate(const RunPoint& point, bool keep_iteration) {
 }
 
 Evaluation evaluate_with(const RunPoint& point, Timing timing, bool keep_iteration) {
-  const Cluster cluster = cluster_of(point);
+  const Cluster& cluster = point.cluster;
   if (point.spec.builder()) {
     if (timing != Timing::engine_ranks) {
       throw ConfigError(fmt::format("'{}' is a standalone builder: only the per-rank engine times it", point.spec.name));

@@ -39,6 +39,7 @@ struct GridLink {
   std::string collective;
   std::string network;  ///< the network's label, or "measured" for the measured curves
   int gpus_per_node = 1;
+  std::size_t node_size = 0;  ///< the index of gpus_per_node in the scenario's list
   std::unique_ptr<Collective> model;
   std::optional<Network> links;  ///< the network's links; none for the measured curves
 };
@@ -106,6 +107,8 @@ class RunGrid {
   std::vector<GridLink> links_;
   std::vector<std::unique_ptr<Schedule>> schedules_;  ///< per spec; null for a standalone builder
   std::vector<std::string> labels_;                   ///< per spec, made once, not per row
+  /// Per (GPU count, node size), GPU counts outer: the speed classes over the ranks, made once.
+  std::vector<Cluster> clusters_;
 };
 
 }  // namespace mgsim
