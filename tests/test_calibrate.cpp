@@ -6,6 +6,7 @@
 #include "mgsim/error.hpp"
 #include "mgsim/app/calibrate.hpp"
 #include "mgsim/io/trace_io.hpp"
+#include "test_support.hpp"
 #include "test_sweep_support.hpp"
 
 using namespace mgsim;
@@ -140,4 +141,33 @@ TEST_CASE("Calibrate refuses a measurement at a GPU count the config's curves do
   const auto m = dir.write_json("m.json", {{"measurements", {time_row("wfbp", 16, 0.5)}}});
   CHECK_THROWS_WITH(Calibration::from_files(config, m, {}),
                     Catch::Contains("m.json: measurements[0]: the config cannot run 16 GPUs with schedule 'wfbp'"));
+}
+
+TEST_CASE("Calibrate's leave-one-out error is each measurement predicted from the others' fit (by hand)") {
+  // One layer: 10 ms of backward, 1e6 one-byte elements, no forward; ring
+  // with alpha 0, so `single` takes 10 ms + 2(P-1)/P x 1e6 x beta.
+  // Measured: 11 ms on 2 GPUs (beta 1e-9 fits it), 13 ms on 4 GPUs (beta 2e-9).
+  // Held out: 2 GPUs from beta 2e-9: 12 ms (+9.09%); 4 GPUs from beta 1e-9: 11.5 ms (-11.5%).
+  SweepTempDir dir;
+  dir.write_json("t.json", trace_json(make_trace({0.01}, {1'000'000})));
+  nlohmann::json config = {{"trace", "t.json"},
+                           {"gpus", {2}},
+                           {"network", {{"alpha_us", 0}, {"beta_s_per_byte", 1.5e-9}}},
+                           {"schedules", {"single"}}};
+  const auto file = dir.write_json("base.json", config);
+  const auto measurements =
+      dir.write_json("m.json", {{"measurements", {time_row("single", 2, 0.011), time_row("single", 4, 0.013)}}});
+  const Calibration calibration = Calibration::from_files(file, measurements, {"network.beta_s_per_byte"});
+  const CalibrationResult fit = calibration.fit();
+  const std::vector<std::optional<double>> held_out = calibration.leave_one_out(fit.values);
+  REQUIRE(held_out.size() == 2);
+  REQUIRE(held_out[0].has_value());
+  REQUIRE(held_out[1].has_value());
+  CHECK(*held_out[0] == Approx(0.012).epsilon(1e-5));
+  CHECK(*held_out[1] == Approx(0.0115).epsilon(1e-5));
+  // Two values from two measurements: one measurement left cannot fit both.
+  config["network"]["alpha_us"] = 1.0;
+  const Calibration two = Calibration::from_files(dir.write_json("base.json", config), measurements,
+                                                  {"network.alpha_us", "network.beta_s_per_byte"});
+  for (const auto& predicted : two.leave_one_out(two.fit().values)) CHECK_FALSE(predicted.has_value());
 }

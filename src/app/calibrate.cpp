@@ -313,6 +313,24 @@ CalibrationResult Calibration::fit() const {
   return result;
 }
 
+std::vector<std::optional<double>> Calibration::leave_one_out(std::span<const double> start) const {
+  nlohmann::ordered_json started = ordered_base_;
+  for (std::size_t i = 0; i < paths_.size(); ++i) started[pointer_of(paths_[i])] = start[i];
+  std::vector<std::optional<double>> predicted;
+  for (std::size_t i = 0; i < measurements_.size(); ++i) {
+    std::vector<Measurement> others = measurements_;
+    others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
+    try {
+      const Calibration without(config_file_, started, measurements_file_, rows_key_, std::move(others), paths_);
+      const nlohmann::json document = with_values(without.fit().values);
+      predicted.push_back(predict_one(document, base_scenario(document, config_file_), measurements_[i]));
+    } catch (const ConfigError&) {
+      predicted.emplace_back();  // the others alone cannot fit every value
+    }
+  }
+  return predicted;
+}
+
 std::string Calibration::config_text(std::span<const double> values, const std::filesystem::path& output) const {
   nlohmann::ordered_json document = ordered_base_;
   for (std::size_t i = 0; i < paths_.size(); ++i) document[pointer_of(paths_[i])] = values[i];

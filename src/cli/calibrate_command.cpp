@@ -42,7 +42,13 @@ void check_paths(const std::string& list, const std::vector<std::string>& paths)
   }
 }
 
+/// "+1.23%", or "n/a" for a measurement the others cannot cross-validate.
+std::string percent(std::optional<double> predicted, double measured) {
+  return predicted ? fmt::format("{:+.2f}%", (*predicted - measured) / measured * 100) : "n/a";
+}
+
 std::string report(const Calibration& calibration, const CalibrationResult& result) {
+  const std::vector<std::optional<double>> held_out = calibration.leave_one_out(result.values);
   std::size_t width = 4;
   for (const std::string& path : calibration.paths()) width = std::max(width, path.size());
   std::string out = fmt::format("fitted ({} evaluations, sum of squared relative errors {:.3g}):\n", result.evaluations,
@@ -51,14 +57,28 @@ std::string report(const Calibration& calibration, const CalibrationResult& resu
     out += fmt::format("  {:<{}}  {:>14.6g}  (was {:g})\n", calibration.paths()[i], width, result.values[i],
                        calibration.initial()[i]);
   }
-  out += fmt::format("\n{:>4}  {:>6}  {:<24}  {:<24}  {:>14}  {:>14}  {:>9}\n", "#", "gpus", "schedule", "metric",
-                     "measured", "predicted", "residual");
+  out += fmt::format("\n{:>4}  {:>6}  {:<24}  {:<24}  {:>14}  {:>14}  {:>9}  {:>9}\n", "#", "gpus", "schedule",
+                     "metric", "measured", "predicted", "residual", "held out");
   for (std::size_t m = 0; m < calibration.measurements().size(); ++m) {
     const Measurement& measured = calibration.measurements()[m];
     const double residual = (result.predicted[m] - measured.value) / measured.value;
-    out += fmt::format("{:>4}  {:>6}  {:<24}  {:<24}  {:>14.6g}  {:>14.6g}  {:>+8.2f}%\n", m, measured.gpus,
+    out += fmt::format("{:>4}  {:>6}  {:<24}  {:<24}  {:>14.6g}  {:>14.6g}  {:>+8.2f}%  {:>9}\n", m, measured.gpus,
                        measured.schedule_label, metric_key(measured.metric), measured.value, result.predicted[m],
-                       residual * 100);
+                       residual * 100, percent(held_out[m], measured.value));
+  }
+  std::vector<double> errors;
+  for (std::size_t m = 0; m < held_out.size(); ++m) {
+    const double value = calibration.measurements()[m].value;
+    if (held_out[m]) errors.push_back(std::abs(*held_out[m] - value) / value);
+  }
+  std::sort(errors.begin(), errors.end());
+  out += "\nresidual: the fit's error on a measurement it was fitted to; held out: the error predicting it with the\n"
+         "values fitted on all the other measurements (leave-one-out), what to expect on a new measurement\n";
+  if (!errors.empty()) {
+    const std::size_t n = errors.size();
+    const double median = n % 2 == 1 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
+    out += fmt::format("held-out |error|: median {:.2f}%, max {:.2f}% over {} of {} measurements\n", median * 100,
+                       errors.back() * 100, n, held_out.size());
   }
   return out;
 }

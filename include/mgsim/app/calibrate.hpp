@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -68,6 +69,13 @@ class Calibration {
   std::vector<double> predict(std::span<const double> values) const;
   /// The fitted values, starting from the base config's.
   CalibrationResult fit() const;
+  /// Leave-one-out cross-validation: for each measurement, the values fitted
+  /// on all the others and its prediction with them, so that its error is a
+  /// predictive error, not a fit error. Empty for a measurement whose
+  /// remaining measurements cannot fit every path (fewer than the paths, or
+  /// none that a path moves). Each fit starts from `start` (the fit on all of
+  /// them, which the others' optimum is near).
+  std::vector<std::optional<double>> leave_one_out(std::span<const double> start) const;
   /// The base config with `values` in place.
   nlohmann::json with_values(std::span<const double> values) const;
   /// The same as JSON text, keys in the base config's order; relative paths
