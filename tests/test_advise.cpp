@@ -5,9 +5,11 @@
 #include <string>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "mgsim/app/sweep_advice.hpp"
+#include "mgsim/io/report.hpp"
 #include "mgsim/version.hpp"
 #include "test_support.hpp"
 
@@ -113,7 +115,9 @@ TEST_CASE("advise: the report comes as a table, CSV or JSON", "[advise]") {
   const std::string csv = format_advice(advice, "four", "ring", ReportFormat::csv);
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 4);  // header, 3 rows
   CHECK(csv.starts_with("model,collective,gpus,"));
-  CHECK(csv.find("four,ring,2,ddp,bucket_cap_mb,0.25,0,0.050000000,25,0.070000000,0.4,0.050000000,0\n") !=
+  CHECK(csv.substr(0, csv.find('\n')).ends_with(",gap_to_optimal,mgsim_version,format_version"));
+  CHECK(csv.find(fmt::format("four,ring,2,ddp,bucket_cap_mb,0.25,0,0.050000000,25,0.070000000,0.4,0.050000000,0,{},{}\n",
+                             version(), kReportFormatVersion)) !=
         std::string::npos);
   const auto json = nlohmann::json::parse(format_advice(advice, "four", "ring", ReportFormat::json));
   CHECK(json.at("advice").size() == 3);

@@ -102,14 +102,15 @@ std::string format_table(const std::vector<KnobAdvice>& advice, std::string_view
 }
 
 std::string format_csv(const std::vector<KnobAdvice>& advice, std::string_view model, std::string_view collective) {
-  std::string out =
+  std::string out = fmt::format(
       "model,collective,gpus,schedule,parameter,best_value,best_is_default,best_iteration_time_s,default_value,"
-      "default_iteration_time_s,default_loss,optimal_iteration_time_s,gap_to_optimal\n";
+      "default_iteration_time_s,default_loss,optimal_iteration_time_s,gap_to_optimal{}\n",
+      kCsvVersionColumns);
   for (const KnobAdvice& a : advice) {
-    out += fmt::format("{},{},{},{},{},{:g},{},{:.9f},{:g},{:.9f},{:.6g},{:.9f},{:.6g}\n", csv_field(std::string(model)),
+    out += fmt::format("{},{},{},{},{},{:g},{},{:.9f},{:g},{:.9f},{:.6g},{:.9f},{:.6g}{}\n", csv_field(std::string(model)),
                        csv_field(std::string(collective)), a.gpus, a.schedule, a.parameter, a.best_value,
                        a.best_is_default ? 1 : 0, to_seconds(a.best), a.default_value, to_seconds(a.at_default),
-                       a.default_loss(), to_seconds(a.optimal), a.gap_to_optimal());
+                       a.default_loss(), to_seconds(a.optimal), a.gap_to_optimal(), csv_version_fields());
   }
   return out;
 }
