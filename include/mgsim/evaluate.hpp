@@ -9,7 +9,6 @@
 // differential tests that check it.
 
 #include <optional>
-#include <span>
 #include <string_view>
 
 #include "mgsim/cluster.hpp"

@@ -105,14 +105,15 @@ void RunGrid::check_gpu_counts() const {
 }
 
 void RunGrid::check_layer_names() const {
-  for (const ScheduleSpec& spec : scenario_.schedules) {
+  for (std::size_t s = 0; s < scenario_.schedules.size(); ++s) {
+    const ScheduleSpec& spec = scenario_.schedules[s];
     for (std::size_t t = 0; t < workloads_.size(); ++t) {
       const Trace& trace = workloads_[t]->trace;
       for (const auto& [name, density] : spec.sparse.layer_density) {
         const auto named = [&](const Layer& layer) { return layer.name == name; };
         if (std::none_of(trace.layers.begin(), trace.layers.end(), named)) {
           JsonWhere{scenario_.file.string(), "schedules", InputKind::config}.fail(fmt::format(
-              "'{}': layer_density names layer '{}', which trace {} does not have", labels_[&spec - &scenario_.schedules[0]],
+              "'{}': layer_density names layer '{}', which trace {} does not have", labels_[s],
               name, scenario_.trace_labels[t]));
         }
       }
