@@ -122,6 +122,10 @@ void expand_schedule(const nlohmann::json& value, const JsonWhere& where, Scenar
       axes.emplace_back(key, &parameter);
     }
   }
+  if (axes.empty()) {  // one schedule: read as written, never copied (a copy recurses as deep as the value)
+    scenario.schedules.push_back(read_schedule(value, where, scenario.file.parent_path(), scenario.inputs));
+    return;
+  }
   std::vector<std::size_t> digit(axes.size(), 0);
   while (true) {
     nlohmann::json combination = value;
@@ -205,9 +209,6 @@ Scenario read_scenario(const nlohmann::json& document, const std::filesystem::pa
   JsonReader top(document, {file.string(), "", InputKind::config});
   Scenario scenario;
   scenario.file = file;
-  nlohmann::json canonical = document;
-  if (canonical.is_object()) canonical.erase("description");  // free text: changes no result
-  scenario.canonical = canonical.dump();
   if (top.has("description")) top.text("description");
   read_traces(top, scenario);
   scenario.gpus = top.has("gpus") ? read_counts(top.array("gpus")) : default_gpus();
@@ -228,6 +229,10 @@ Scenario read_scenario(const nlohmann::json& document, const std::filesystem::pa
   scenario.iterations = read_iterations(top);
   check_builder_delays(scenario.schedules, scenario.variability, top.where());
   top.reject_unknown();
+  // Only now, every value checked (none nested deeper than a schedule's layer_density).
+  nlohmann::json canonical = document;
+  canonical.erase("description");  // free text: changes no result
+  scenario.canonical = canonical.dump();
   scenario.inputs.insert(scenario.inputs.end(), scenario.traces.begin(), scenario.traces.end());
   return scenario;
 }
