@@ -109,7 +109,8 @@ void RunGrid::check_layer_names() const {
     const ScheduleSpec& spec = scenario_.schedules[s];
     for (std::size_t t = 0; t < workloads_.size(); ++t) {
       const Trace& trace = workloads_[t]->trace;
-      for (const auto& [name, density] : spec.sparse.layer_density) {
+      for (const auto& entry : spec.sparse.layer_density) {
+        const std::string& name = entry.first;  // named: clang 14 cannot capture structured bindings
         const auto named = [&](const Layer& layer) { return layer.name == name; };
         if (std::none_of(trace.layers.begin(), trace.layers.end(), named)) {
           JsonWhere{scenario_.file.string(), "schedules", InputKind::config}.fail(fmt::format(
