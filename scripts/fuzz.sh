@@ -23,7 +23,7 @@ seeds_of() {
     config) ls configs/*.json tests/data/bad/*/config-* ;;
     trace) ls traces/googlenet-k80.json tests/data/bad/*/trace-* ;;
     curve) ls traces/googlenet-k80-allreduce.json tests/data/bad/*/curve-* ;;
-    kineto) ls tests/data/kineto-*.json tests/data/bad/*/kineto-* ;;
+    kineto) find tests/data -maxdepth 3 -type f -name 'kineto-*' ;;  # files only: rank folders are not seeds
     nccl_tests) ls tests/data/nccl-tests-* tests/data/bad/*/nccl-tests-* ;;
     osu) ls tests/data/osu-* tests/data/bad/*/osu-* ;;
     chakra) ls tests/data/chakra/*.et tests/data/bad/chakra/*.et ;;
