@@ -93,6 +93,12 @@ Iteration replay_iteration(const Workload& workload, const Collective& collectiv
 /// simulate() reports, for callers that keep the iteration (for a timeline).
 RunMetrics measure(const Workload& workload, int gpus, const Iteration& iteration);
 
+/// Whether the closed form (evaluate_closed_form) times a run exactly: one
+/// speed class and no interference. The one statement of that condition.
+inline bool closed_form_exact(std::size_t speed_classes, Overlap overlap) {
+  return speed_classes == 1 && overlap.ideal();
+}
+
 /// The timing of `plan` on `placement` for its metrics: the closed form
 /// (evaluate_closed_form), which the engine reproduces to the nanosecond,
 /// where it applies (one speed class, no interference), else the engine.

@@ -77,8 +77,8 @@ std::string_view to_string(Timing timing) {
 
 Timing choose_timing(const RunPoint& point) {
   if (point.spec.builder() || !point.variability.none()) return Timing::engine_ranks;
-  if (point.cluster.class_count() > 1 || !point.overlap.ideal()) return Timing::engine_classes;
-  return Timing::closed_form;
+  const auto classes = static_cast<std::size_t>(point.cluster.class_count());
+  return closed_form_exact(classes, point.overlap) ? Timing::closed_form : Timing::engine_classes;
 }
 
 double estimate_steps(const RunPoint& point) {
@@ -108,7 +108,7 @@ Evaluation evaluate_with(const RunPoint& point, Timing timing, bool keep_iterati
   const Placement placement(point.workload, cluster, point.collective);
   Iteration iteration{point.schedule->plan(placement.problem), {}};
   if (timing == Timing::closed_form) {
-    if (placement.classes.size() > 1 || !point.overlap.ideal()) {
+    if (!closed_form_exact(placement.classes.size(), point.overlap)) {
       throw ConfigError("the closed form applies to one speed class without interference only");
     }
     if (!keep_iteration) iteration.replay = evaluate_closed_form(placement.problem, iteration.plan);

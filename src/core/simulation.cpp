@@ -71,7 +71,7 @@ RunMetrics measure(const Workload& workload, int gpus, const Iteration& iteratio
 }
 
 Replay time_plan(const Placement& placement, const TensorLayout& layout, const Plan& plan, Overlap overlap) {
-  if (placement.classes.size() == 1 && overlap.ideal()) return evaluate_closed_form(placement.problem, plan);
+  if (closed_form_exact(placement.classes.size(), overlap)) return evaluate_closed_form(placement.problem, plan);
   return replay(placement.classes, layout, plan, overlap);
 }
 
