@@ -32,9 +32,14 @@ inline std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+/// Whether `typed` is close enough to `valid` to suggest it: within a third
+/// of the valid name's length, at least 2 edits. The one rule of every "did you mean".
+inline bool near_name(std::string_view typed, std::string_view valid) {
+  return edit_distance(typed, valid) <= std::max<std::size_t>(2, valid.size() / 3);
+}
+
 /// "unknown <what> '<name>'; did you mean '<nearest>'? (valid: a, b)": the
-/// nearest valid name is suggested when it is within a third of its length
-/// (at least 2 edits) of `name`.
+/// nearest valid name is suggested when it is near_name() to `name`.
 template <typename Names>
 std::string unknown_name(std::string_view what, std::string_view name, const Names& names) {
   std::string valid, nearest;
@@ -43,7 +48,7 @@ std::string unknown_name(std::string_view what, std::string_view name, const Nam
     const std::string_view text = candidate;
     valid += fmt::format("{}{}", valid.empty() ? "" : ", ", text);
     const std::size_t distance = edit_distance(name, text);
-    if (distance <= std::max<std::size_t>(2, text.size() / 3) && (nearest.empty() || distance < best)) {
+    if (near_name(name, text) && (nearest.empty() || distance < best)) {
       nearest = text;
       best = distance;
     }

@@ -46,28 +46,28 @@ std::vector<ScheduleSpec> candidates(MessageUnit unit) {
   return specs;
 }
 
-/// The mean iteration time of each candidate at grid position `g` of the GPU counts.
-SimTime time_of(const RunGrid& grid, std::size_t g, const ScheduleSpec& spec) {
+/// The mean iteration time of `spec`, a candidate of the grid, at GPU count
+/// `g`, from `times` (each run of the grid evaluated once).
+SimTime time_of(const RunGrid& grid, const std::vector<SimTime>& times, std::size_t g, const ScheduleSpec& spec) {
   const std::vector<ScheduleSpec>& specs = grid.scenario().schedules;
-  const std::size_t s = static_cast<std::size_t>(&spec - specs.data());
-  return grid.row(g * specs.size() + s).metrics.mean_iteration;
+  return times[g * specs.size() + static_cast<std::size_t>(&spec - specs.data())];
 }
 
-KnobAdvice advise_knob(const Knob& knob, const RunGrid& grid, std::size_t g) {
+KnobAdvice advise_knob(const Knob& knob, const RunGrid& grid, const std::vector<SimTime>& times, std::size_t g) {
   const std::vector<ScheduleSpec>& specs = grid.scenario().schedules;
   KnobAdvice advice;
   advice.gpus = grid.scenario().gpus[g];
   advice.schedule = knob.schedule;
   advice.parameter = knob.parameter;
   advice.default_value = default_of(knob);
-  advice.optimal = time_of(grid, g, specs.front());
+  advice.optimal = time_of(grid, times, g, specs.front());
   for (const ScheduleSpec& spec : specs) {
     if (spec.name != knob.schedule) continue;
     const auto value = spec.params.find(knob.parameter);
     if (spec.params.empty()) {
-      advice.at_default = time_of(grid, g, spec);
+      advice.at_default = time_of(grid, times, g, spec);
     } else if (value != spec.params.end()) {
-      advice.tried.emplace_back(value->second, time_of(grid, g, spec));
+      advice.tried.emplace_back(value->second, time_of(grid, times, g, spec));
     }
   }
   advice.best_value = advice.default_value;
@@ -152,9 +152,11 @@ std::vector<KnobAdvice> advise(Scenario scenario, WorkloadCache& cache) {
   require_one_of_each(scenario, "mgsim advise");
   scenario.schedules = candidates(scenario.message_unit);
   const RunGrid grid(std::move(scenario), cache);
+  std::vector<SimTime> times;  // every candidate at every GPU count, once (optimal and defaults serve several knobs)
+  for (std::size_t run = 0; run < grid.size(); ++run) times.push_back(grid.row(run).metrics.mean_iteration);
   std::vector<KnobAdvice> advice;
   for (std::size_t g = 0; g < grid.scenario().gpus.size(); ++g) {
-    for (const Knob& knob : kKnobs) advice.push_back(advise_knob(knob, grid, g));
+    for (const Knob& knob : kKnobs) advice.push_back(advise_knob(knob, grid, times, g));
   }
   return advice;
 }

@@ -80,7 +80,7 @@ const nlohmann::json& JsonReader::required(std::string_view key) {
   const auto found = value_.find(key);
   if (found == value_.end()) {
     for (const auto& [given, value] : value_.items()) {  // a misspelt key is the likely cause
-      if (edit_distance(given, key) <= std::max<std::size_t>(2, key.size() / 3)) {
+      if (near_name(given, key)) {
         where_.key(key).fail(fmt::format("missing; did you mean it by '{}'?", given));
       }
     }
@@ -132,7 +132,7 @@ void JsonReader::reject_unknown() const {
     std::string valid, nearest;
     for (const std::string& name : known_) {
       valid += fmt::format("{}{}", valid.empty() ? "" : ", ", name);
-      if (nearest.empty() && edit_distance(key, name) <= std::max<std::size_t>(2, name.size() / 3)) nearest = name;
+      if (nearest.empty() && near_name(key, name)) nearest = name;
     }
     const std::string hint = nearest.empty() ? "" : fmt::format("; did you mean '{}'?", nearest);
     where_.key(key).fail(fmt::format("unknown key{} (known here: {})", hint, valid));
