@@ -45,7 +45,7 @@ make_case unknown-key "${GOOD_CONFIG%\}}, \"colective\": \"tree\"}"
 make_case negative-time "$GOOD_CONFIG" "$(sed 's/"backward_time_s": 0.003/"backward_time_s": -0.003/' t.json)"
 make_case zero-layers "$GOOD_CONFIG" \
   '{"format": "mgsim-trace", "version": 1, "model": "tiny", "batch_size": 8, "forward_time_s": 0.001, "provenance": {"kind": "synthetic"}, "layers": []}'
-make_case unknown-schedule "${GOOD_CONFIG/\"horovod\"/\"horovod\", \"bytescheduler\"}"
+make_case unknown-schedule "${GOOD_CONFIG/\"horovod\"/\"horovod\", \"gpipe\"}"
 make_case unknown-collective "${GOOD_CONFIG/\"ring\"/\"butterfly\"}"
 make_case good "$GOOD_CONFIG"
 grep -q -- '-0.003' bad/negative-time/t.json || { echo "FAIL: test setup (negative-time trace)"; exit 1; }
@@ -188,7 +188,7 @@ expect_error malformed-json "malformed JSON" run --config bad/malformed-json/run
 expect_error unknown-key "colective" run --config bad/unknown-key/run.json --format json
 expect_error negative-time "layers[1].backward_time_s" run --config bad/negative-time/run.json --format json
 expect_error zero-layers "layers" run --config bad/zero-layers/run.json --format json
-expect_error unknown-schedule "bytescheduler" run --config bad/unknown-schedule/run.json --format json
+expect_error unknown-schedule "gpipe" run --config bad/unknown-schedule/run.json --format json
 expect_error unknown-collective "butterfly" run --config bad/unknown-collective/run.json --format json
 expect_error unknown-format "yaml" run --config bad/good/run.json --format yaml
 

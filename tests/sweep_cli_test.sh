@@ -191,7 +191,7 @@ expect_error empty-traces 'sweep.json: trace: expected' "{\"trace\": [], $NET}"
 expect_error empty-gpus 'sweep.json: gpus: expected a non-empty array' "{\"trace\": \"t.json\", \"gpus\": [], $NET}"
 expect_error zero-gpus 'sweep.json: gpus[1]: expected an integer' "{\"trace\": \"t.json\", \"gpus\": [4, 0], $NET}"
 expect_error unknown-collective 'sweep.json: collective[1]: ' "{\"trace\": \"t.json\", \"collective\": [\"ring\", \"butterfly\"], $NET}"
-expect_error unknown-schedule 'sweep.json: schedules[0]: ' "{\"trace\": \"t.json\", \"schedules\": [\"bytescheduler\"], $NET}"
+expect_error unknown-schedule 'sweep.json: schedules[0]: ' "{\"trace\": \"t.json\", \"schedules\": [\"gpipe\"], $NET}"
 expect_error empty-parameter-list 'sweep.json: schedules[0].bucket_cap_mb: ' \
   "{\"trace\": \"t.json\", \"schedules\": [{\"name\": \"ddp\", \"bucket_cap_mb\": []}], $NET}"
 expect_error unknown-key 'sweep.json: colective: unknown key' "{\"trace\": \"t.json\", \"colective\": \"ring\", $NET}"
@@ -256,7 +256,10 @@ for r, row in enumerate(rows):
     assert close(exposed, row["exposed_comm_s"]), (label, exposed, row["exposed_comm_s"])
     end = max(e["ts"] + e["dur"] for e in mine)
     assert close(end, row["iteration_time_s"]), (label, end, row["iteration_time_s"])
-    assert close(max(e["ts"] + e["dur"] for e in layers), row["compute_s"]), label
+    forward = [e for e in mine if e["cat"] == "forward"]
+    assert len(forward) == 3, "%s: %d forward slices" % (label, len(forward))
+    backward_end = max(e["ts"] + e["dur"] for e in layers)
+    assert close(backward_end + sum(e["dur"] for e in forward), row["compute_s"]), label
 EOF
   ); then
     pass "run --timeline: a Chrome trace with a slice per layer and per message, times matching the run's CSV"

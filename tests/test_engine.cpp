@@ -104,27 +104,36 @@ TEST_CASE("simulate() by the closed form reports what the engine's replay gives,
 
 TEST_CASE("WFBP replay follows the MG-WFBP recurrences on a hand-made trace") {
   // T(M) = 1 + M; forward 2 s; forward-order t_b = [3, 1, 2], bytes [1, 2, 4].
-  // Layer 3 ready at 4, sent 4..9; layer 2 ready at 5, sent 9..12; layer 1 ready at 8, sent 12..14.
+  // The window starts with the backward: layer 3 ready at 2, sent 2..7;
+  // layer 2 ready at 3, sent 7..10; layer 1 ready at 6, sent 10..12.
+  // The forward, spread in proportion to t_b (1, 1/3, 2/3 s), runs layer 1
+  // after its message (12..13), then layers 2 and 3 (their messages ended
+  // earlier): the window ends at 14 = forward + backward + 6 s exposed.
   const LinearCost cost(1, 1);
   const Setup setup(make_trace({3, 1, 2}, {1, 2, 4}, 2), cost, 2);
   const Replay timing = replay(setup.classes, setup.workload.layout, make_schedule("wfbp", {})->plan(setup.problem));
   constexpr SimTime s = 1'000'000'000;
-  CHECK(timing.message_start == std::vector<SimTime>{4 * s, 9 * s, 12 * s});
-  CHECK(timing.message_end == std::vector<SimTime>{9 * s, 12 * s, 14 * s});
-  CHECK(timing.compute_end == 8 * s);
+  CHECK(timing.message_start == std::vector<SimTime>{2 * s, 7 * s, 10 * s});
+  CHECK(timing.message_end == std::vector<SimTime>{7 * s, 10 * s, 12 * s});
+  CHECK(timing.compute_end == 6 * s);
+  CHECK(timing.forward == 2 * s);
   CHECK(timing.iteration_end == 14 * s);
-  // Compute spans, backward order: forward 0..2, layer 3 2..4, layer 2 4..5, layer 1 5..8.
+  // Compute spans, backward order: layer 3 0..2, layer 2 2..3, layer 1 3..6;
+  // then the forward in forward order.
   REQUIRE(timing.compute.size() == 1);
-  CHECK(timing.compute[0].forward_end == 2 * s);
-  CHECK(timing.compute[0].layer_start == std::vector<SimTime>{2 * s, 4 * s, 5 * s});
-  CHECK(timing.compute[0].layer_end == std::vector<SimTime>{4 * s, 5 * s, 8 * s});
+  CHECK(timing.compute[0].layer_start == std::vector<SimTime>{0, 2 * s, 3 * s});
+  CHECK(timing.compute[0].layer_end == std::vector<SimTime>{2 * s, 3 * s, 6 * s});
+  const SimTime third = 333'333'333;  // 2 s x 1/6, rounded; the last layer takes the rest
+  CHECK(timing.compute[0].forward_start == std::vector<SimTime>{12 * s, 13 * s, 13 * s + third});
+  CHECK(timing.compute[0].forward_end == std::vector<SimTime>{13 * s, 13 * s + third, 14 * s});
 }
 
 TEST_CASE("a collective waits for the slowest GPU class") {
   // Class A (3 GPUs): forward 1, t_b = [1, 1]; class B (1 GPU) at speed 0.5:
-  // forward 2, t_b = [2, 2].
-  // WFBP, T = 1 + M with 1-byte layers (T = 2): layer 2 is ready on A at 2, on B at 4:
-  // sent 4..6; layer 1 ready on B at 6: sent 6..8. Compute ends at 6 (B).
+  // forward 2, t_b = [2, 2]. Backward starts together at 0.
+  // WFBP, T = 1 + M with 1-byte layers (T = 2): layer 2 is ready on A at 1, on B at 2:
+  // sent 2..4; layer 1 ready on B at 4: sent 4..6. Backward ends at 4 (B); B's
+  // forward (1 s per layer) runs after layer 1's message, 6..8.
   const LinearCost cost(1, 1);
   const Workload fast(make_trace({1, 1}, {1, 1}, 1));
   const Placement placement(fast, Cluster({1.0, 0.5}, {0, 0, 0, 1}), cost);
@@ -132,9 +141,10 @@ TEST_CASE("a collective waits for the slowest GPU class") {
   const Plan plan = make_schedule("wfbp", {})->plan(problem);
   const Replay engine = replay(placement.classes, fast.layout, plan);
   constexpr SimTime s = 1'000'000'000;
-  CHECK(engine.message_start == std::vector<SimTime>{4 * s, 6 * s});
+  CHECK(engine.message_start == std::vector<SimTime>{2 * s, 4 * s});
   CHECK(engine.iteration_end == 8 * s);
-  CHECK(engine.compute_end == 6 * s);
+  CHECK(engine.compute_end == 4 * s);
+  CHECK(engine.forward == 2 * s);
   CHECK(evaluate_closed_form(problem, plan).message_end == engine.message_end);
 }
 

@@ -54,19 +54,19 @@ TEST_CASE("DDP buckets start once all their gradients exist, strictly in order")
 }
 
 TEST_CASE("Horovod fuses what is ready at each cycle into buffers up to the threshold") {
-  // Forward 0.5 ms, so cycles wake at 0.5, 1.5, 2.5 ms. Backward order layers:
-  // 60 MiB ready 0.8 ms, 60 MiB ready 0.9 ms, 10 MiB ready 1.4 ms -> all taken at 1.5 ms;
+  // Cycles wake at 0, 1, 2 ms from the backward start. Backward order layers:
+  // 60 MiB ready 0.3 ms, 60 MiB ready 0.4 ms, 10 MiB ready 0.9 ms -> all taken at 1 ms;
   // 60 + 60 = 120 <= 128 MiB fits, + 10 would not: buffers {60, 60} and {10}.
-  // 1 MiB ready 2.4 ms -> taken at 2.5 ms.
+  // 1 MiB ready 1.9 ms -> taken at 2 ms. (The forward, 0.5 ms, is in the next iteration.)
   const Trace trace =
       make_trace({1.0e-3, 0.5e-3, 0.1e-3, 0.3e-3}, {kMiB, 10 * kMiB, 60 * kMiB, 60 * kMiB}, 0.5e-3);
   const LinearCost cost(1e-3, 1e-10);
   const Setup setup(trace, cost, 8);
   const Plan plan = plan_with("horovod", {{"copy_s_per_byte", 1e-12}}, setup.problem);
   REQUIRE(ranges(plan) == std::vector<std::pair<int, int>>{{0, 2}, {2, 3}, {3, 4}});
-  CHECK(plan[0].not_before == 1500'000);
-  CHECK(plan[1].not_before == 1500'000);
-  CHECK(plan[2].not_before == 2500'000);
+  CHECK(plan[0].not_before == 1000'000);
+  CHECK(plan[1].not_before == 1000'000);
+  CHECK(plan[2].not_before == 2000'000);
   // The fused buffer pays a copy in and out: 2 * 120 MiB * 1e-12 s/B on top of T.
   const double fused_bytes = 120.0 * kMiB;
   CHECK(plan[0].duration == to_ns(1e-3 + 1e-10 * fused_bytes) + to_ns(2 * fused_bytes * 1e-12));

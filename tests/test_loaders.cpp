@@ -194,9 +194,9 @@ TEST_CASE("trace loader rejects a wrong header", "[loaders][trace]") {
     trace.erase("format");
     require_trace_error(trace, {"format", "missing"});
   }
-  SECTION("version 2") {
-    trace["version"] = 2;
-    require_trace_error(trace, {"version", "got 2"});
+  SECTION("version 3") {
+    trace["version"] = 3;
+    require_trace_error(trace, {"version", "got 3"});
   }
   SECTION("version 1.0 is not an integer") {
     trace["version"] = 1.0;
@@ -558,12 +558,12 @@ TEST_CASE("config loader reads schedule objects with parameters", "[loaders][con
 }
 
 TEST_CASE("config loader gives every dense schedule when none is named", "[loaders][config]") {
-  // The six dense schedules of docs/config.md; sparse ones are asked for by name.
+  // The eight dense schedules of docs/config.md; sparse ones are asked for by name.
   TempDir dir;
   json config = valid_config();
   config.erase("schedules");
   const mgsim::Scenario loaded = load_run_config(dir.write("run.json", config));
-  const std::vector<std::string> dense{"wfbp", "single", "mgwfbp", "optimal", "ddp", "horovod"};
+  const std::vector<std::string> dense{"wfbp", "single", "mgwfbp", "optimal", "ddp", "horovod", "p3", "bytescheduler"};
   REQUIRE(loaded.schedules.size() == dense.size());
   for (std::size_t i = 0; i < loaded.schedules.size(); ++i) {
     CHECK(loaded.schedules[i].name == dense[i]);
@@ -701,8 +701,8 @@ TEST_CASE("config loader rejects wrong schedules", "[loaders][config]") {
                                   "horovod"});
   }
   SECTION("unknown schedule in an object") {
-    config["schedules"] = json::parse(R"([{"name": "bytescheduler"}])");
-    require_config_error(config, {"schedules[0]", "bytescheduler", "wfbp", "horovod"});
+    config["schedules"] = json::parse(R"([{"name": "gpipe"}])");
+    require_config_error(config, {"schedules[0]", "gpipe", "wfbp", "horovod"});
   }
   SECTION("schedule object without a name") {
     config["schedules"] = json::parse(R"([{"bucket_cap_mb": 50}])");

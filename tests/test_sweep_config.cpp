@@ -111,7 +111,7 @@ TEST_CASE("sweep: left-out keys take the defaults (4..2048 GPUs, ring, every den
   CHECK(loaded.gpus == std::vector<int>{4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048});
   CHECK(loaded.gpus_per_node == std::vector<int>{1});
   CHECK(loaded.collectives == std::vector<std::string>{"ring"});
-  REQUIRE(loaded.schedules.size() == 6);  // wfbp, single, mgwfbp, optimal, ddp, horovod
+  REQUIRE(loaded.schedules.size() == 8);  // wfbp, single, mgwfbp, optimal, ddp, horovod, p3, bytescheduler
   CHECK(loaded.schedules[2].label() == "mgwfbp");
   REQUIRE(loaded.networks.size() == 1);
   CHECK(loaded.networks[0].label == "net0");
@@ -138,7 +138,7 @@ TEST_CASE("sweep: bad grids are refused naming the file and the key", "[sweep]")
              Contains("schedules[0].bucket_cap_mb: expected a number or a non-empty array"));
   CHECK_THAT(error_with("schedules", {{{"name", "ddp"}, {"bucket_cap_mb", {1, -2}}}}),
              Contains("schedules[0].bucket_cap_mb[1]"));
-  CHECK_THAT(error_with("schedules", {"wfbp", "bytescheduler"}), Contains("schedules[1]"));
+  CHECK_THAT(error_with("schedules", {"wfbp", "gpipe"}), Contains("schedules[1]"));
   CHECK_THAT(error_with("schedules", {"wfbp", {{"name", "wfbp"}}}), Contains("schedule 'wfbp' given twice"));
   CHECK_THAT(error_with("traces", "a.json"), Contains("traces: unknown key"));
   CHECK_THAT(error_with("curves", {"c.json"}), Contains("curves: only collective 'measured'"));

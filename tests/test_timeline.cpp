@@ -88,49 +88,56 @@ TEST_CASE("timeline: every event follows the trace event format", "[timeline]") 
 TEST_CASE("timeline: one compute slice per layer at the times of the backward pass", "[timeline]") {
   const Workload workload(three_layers());
   const json document = timeline_of(workload, "wfbp");
-  const auto forward = events_of(document, "forward");
-  REQUIRE(forward.size() == 1);
-  CHECK(forward[0].at("dur") == Approx(1000.0));  // microseconds
   const auto layers = events_of(document, "backward");
   REQUIRE(layers.size() == 3);
-  // Backward order: layer3 [1000, 2000], layer2 [2000, 5000], layer1 [5000, 7000] us.
+  // The window starts with the backward: layer3 [0, 1000], layer2 [1000, 4000], layer1 [4000, 6000] us.
   CHECK(layers[0].at("name") == "layer3");
-  CHECK(layers[0].at("ts") == Approx(1000.0));
+  CHECK(layers[0].at("ts") == Approx(0.0));
   CHECK(layers[0].at("dur") == Approx(1000.0));
   CHECK(layers[1].at("name") == "layer2");
-  CHECK(layers[1].at("ts") == Approx(2000.0));
+  CHECK(layers[1].at("ts") == Approx(1000.0));
   CHECK(layers[1].at("dur") == Approx(3000.0));
   CHECK(layers[2].at("name") == "layer1");
-  CHECK(layers[2].at("ts") == Approx(5000.0));
+  CHECK(layers[2].at("ts") == Approx(4000.0));
   CHECK(layers[2].at("dur") == Approx(2000.0));
+  // The next forward, 1 ms spread by backward (2 : 3 : 1 ms in forward
+  // order), after layer1's message: [6000 + 2100, ...] us.
+  const auto forward = events_of(document, "forward");
+  REQUIRE(forward.size() == 3);
+  CHECK(forward[0].at("name") == "layer1");
+  CHECK(forward[0].at("ts") == Approx(8100.0));
+  CHECK(forward[0].at("dur") == Approx(1000.0 / 3).margin(1e-3));
+  CHECK(forward[1].at("dur") == Approx(500.0));
+  CHECK(forward[2].at("name") == "layer3");
+  CHECK(forward[2].at("ts").get<double>() + forward[2].at("dur").get<double>() == Approx(9100.0));
   for (const json& slice : layers) CHECK(slice.at("pid") == 1);
 }
 
 TEST_CASE("timeline: one communication slice per message, named by its layers, with its bytes", "[timeline]") {
   const Workload workload(three_layers());
-  // WFBP: layer3 (20 B) ready at 2 ms runs [2, 3.2]; layer2 (50 B) at 5 ms [5, 6.5];
-  // layer1 (110 B) at 7 ms [7, 9.1]. Compute ends at 7 ms: 2.1 ms exposed.
+  // WFBP: layer3 (20 B) ready at 1 ms runs [1, 2.2]; layer2 (50 B) at 4 ms [4, 5.5];
+  // layer1 (110 B) at 6 ms [6, 8.1]. Backward ends at 6 ms: 2.1 ms exposed.
   const json wfbp = timeline_of(workload, "wfbp");
   const auto messages = events_of(wfbp, "allreduce");
   REQUIRE(messages.size() == 3);
   CHECK(messages[0].at("name") == "layer3");
-  CHECK(messages[0].at("ts") == Approx(2000.0));
+  CHECK(messages[0].at("ts") == Approx(1000.0));
   CHECK(messages[0].at("dur") == Approx(1200.0));
   CHECK(messages[0].at("args").at("bytes") == 20);
-  CHECK(messages[1].at("ts") == Approx(5000.0));
+  CHECK(messages[1].at("ts") == Approx(4000.0));
   CHECK(messages[1].at("dur") == Approx(1500.0));
   CHECK(messages[2].at("name") == "layer1");
   CHECK(messages[2].at("args").at("bytes") == 110);
   CHECK(messages[2].at("args").at("tensors") == 2);
-  CHECK(messages[2].at("ts") == Approx(7000.0));
+  CHECK(messages[2].at("ts") == Approx(6000.0));
   CHECK(messages[2].at("dur") == Approx(2100.0));
   for (const json& slice : messages) CHECK(slice.at("pid") == 2);
   const auto exposed = events_of(wfbp, "exposed");
   REQUIRE(exposed.size() == 1);
-  CHECK(exposed[0].at("ts") == Approx(7000.0));
+  CHECK(exposed[0].at("ts") == Approx(6000.0));
   CHECK(exposed[0].at("dur") == Approx(2100.0));
 
-  // Single-layer: one message of all 180 bytes at 7 ms, 2.8 ms long.
+  // Single-layer: one message of all 180 bytes at 6 ms, 2.8 ms long.
   const json single = timeline_of(workload, "single");
   const auto all = events_of(single, "allreduce");
   REQUIRE(all.size() == 1);
@@ -144,7 +151,7 @@ TEST_CASE("timeline: the iteration it shows is the one simulate() reports", "[ti
   std::mt19937_64 rng(7);
   for (int round = 0; round < 20; ++round) {
     const Workload workload(random_trace(rng, 30, true));
-    for (const char* schedule : {"wfbp", "mgwfbp", "horovod"}) {
+    for (const char* schedule : {"wfbp", "mgwfbp", "horovod", "p3", "bytescheduler"}) {
       const auto plan = make_schedule(schedule, ParamValues{});
       const RunMetrics metrics = simulate(workload, kCost, *plan, 16);
       const IterationTrace iteration = traced(workload, kCost, schedule, ParamValues{}, 16);
@@ -157,15 +164,15 @@ TEST_CASE("timeline: the iteration it shows is the one simulate() reports", "[ti
       double busy_us = 0;
       for (const json& slice : messages) busy_us += slice.at("dur").get<double>();
       CHECK(busy_us == Approx(to_seconds(metrics.comm_busy) * 1e6).margin(1e-6));
-      const auto exposed = events_of(document, "exposed");
-      const double exposed_us = exposed.empty() ? 0.0 : exposed[0].at("dur").get<double>();
+      double exposed_us = 0;
+      for (const json& slice : events_of(document, "exposed")) exposed_us += slice.at("dur").get<double>();
       CHECK(exposed_us == Approx(metrics.exposed_comm_s() * 1e6).margin(1e-6));
     }
   }
 }
 
 TEST_CASE("timeline: sparse schedules show their top-k selection and all-gathers", "[timeline]") {
-  // LAGS on the three-layer trace, s = 1e-4: layer3 (20 elements) ends its backward at 2 ms, then
+  // LAGS on the three-layer trace, s = 1e-4: layer3 (20 elements) ends its backward at 1 ms, then
   // selects for t_s(20) = 1e-4 * 20 * log2(20) s on the compute track; every message is an all-gather.
   class LinearBoth : public LinearCost {
    public:
@@ -179,7 +186,7 @@ TEST_CASE("timeline: sparse schedules show their top-k selection and all-gathers
   const json document = json::parse(format_timeline(workload, runs));
   const auto selections = events_of(document, "selection");
   REQUIRE(selections.size() == 3);
-  CHECK(selections[0].at("ts").get<double>() == Approx(2000.0));
+  CHECK(selections[0].at("ts").get<double>() == Approx(1000.0));
   CHECK(selections[0].at("dur").get<double>() == Approx(to_ns(1e-4 * 20 * std::log2(20.0)) / 1e3));
   CHECK(events_of(document, "allgather").size() == 3);
   CHECK(events_of(document, "allreduce").empty());

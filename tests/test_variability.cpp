@@ -186,7 +186,12 @@ TEST_CASE("zero variability: every schedule's statistics are the deterministic r
           CHECK(result.stats.mean == nominal.replay.iteration_end);
           CHECK(result.stats.p50 == nominal.replay.iteration_end);
           CHECK(result.stats.p99 == nominal.replay.iteration_end);
-          CHECK(result.stats.wait == nominal.replay.wait);
+          // The nominal window starts every class's backward together; the
+          // many-iteration one starts a class's backward where its forward
+          // ended, a fast class's earlier, which under interference changes
+          // how its backward overlaps the messages (and so its wait), never
+          // the slowest class's timing.
+          if (overlap.ideal()) CHECK(result.stats.wait == nominal.replay.wait);
         }
       }
     }

@@ -19,10 +19,13 @@ namespace mgsim {
 
 struct CommProblem {
   const TensorLayout* layout = nullptr;  ///< tensor sizes and layer boundaries
+  /// Times are from the backward start, which every GPU shares.
   std::vector<SimTime> ready;            ///< per tensor (backward order): ready on every GPU
-  SimTime backward_start = 0;            ///< when the last GPU starts its backward
   SimTime compute_end = 0;               ///< when the last GPU ends its backward
   std::vector<SimTime> layer_end;        ///< per backward-order layer: its backward ends on every GPU
+  /// Per layer, forward order: the next iteration's forward on the slowest
+  /// GPU, which waits for the messages carrying the layer's gradients.
+  std::vector<SimTime> forward;
   CommCost cost;                         ///< all-reduce cost at this GPU count
 
   int tensor_count() const { return layout->tensor_count(); }

@@ -23,11 +23,16 @@ struct Layer {
   /// Per tensor: seconds after this layer's backward starts at which its
   /// gradient exists. Empty means every tensor is ready when the layer ends.
   std::vector<double> grad_ready_s;
+  /// Its forward (trace format version 2). 0 in every layer of a trace means
+  /// the layers' forward times are unknown and the trace's forward_time_s is
+  /// spread over them (spread_forward).
+  double forward_time_s = 0.0;
 };
 
 struct Trace {
   std::string model;
   int batch_size = 1;
+  /// The whole forward pass; the sum of the layers' forward times where they are known.
   double forward_time_s = 0.0;
   std::vector<Layer> layers;  ///< forward order
   /// All-reduce durations observed inside the training loop, one per message
@@ -40,7 +45,8 @@ struct Trace {
 /// A trace in integer nanoseconds: the compute one GPU (class) performs.
 /// Per-GPU speeds differ by giving each GPU class its own profile.
 struct ComputeProfile {
-  SimTime forward = 0;
+  SimTime forward = 0;                  ///< the whole forward pass: the sum of forward_layers
+  std::vector<SimTime> forward_layers;  ///< per layer, forward order
   std::vector<SimTime> backward;  ///< per layer, forward order
   /// Per tensor, layers in forward order: when it is ready, from its layer's
   /// backward start. Layer l's tensors are [tensor_begin[l], tensor_begin[l + 1]).
@@ -58,7 +64,16 @@ struct ComputeProfile {
 };
 
 /// Converts a (validated) trace to nanoseconds, rounding each time once.
+/// Per-layer forward times are the layers' own, or spread_forward()'s.
 ComputeProfile make_profile(const Trace& trace);
+
+/// Whether the layers carry their own forward times (version 2).
+bool has_layer_forward(const Trace& trace);
+
+/// `forward` spread over layers in proportion to their backward times (evenly
+/// when every backward is 0), rounded so that the parts sum to `forward`
+/// exactly: what a trace without per-layer forward times replays.
+std::vector<SimTime> spread_forward(SimTime forward, const std::vector<SimTime>& backward);
 
 /// Where the gradient tensors of a trace sit when listed in backward order,
 /// the order in which they become ready and are communicated: the reverse of

@@ -51,7 +51,6 @@ void DataParallelBuilder::record_nominal(const Engine& engine, std::span<const G
     const ComputeProfile& profile = classes[s].compute;
     const ReplayDag::Stream& stream = dag_->streams()[s];
     nominal_.push_back(profile.forward);
-    base_work_.push_back(profile.forward);
     for (int u = 0; u < layout.layer_count(); ++u) {
       nominal_.push_back(profile.backward[static_cast<std::size_t>(layout.layer[layout.layer_begin[u]])]);
       base_work_.push_back(engine.work(stream.layer_first[static_cast<std::size_t>(u)]));
@@ -62,8 +61,15 @@ void DataParallelBuilder::record_nominal(const Engine& engine, std::span<const G
 
 void DataParallelBuilder::build(Engine& engine, Random& random, SimTime start) {
   start_ = start;
+  std::vector<SimTime> gates;  // of the previous window, for the envelope
   if (dag_ && engine.size() > 0) {
-    dag_->restart(engine, start);
+    // Each stream's backward starts where its forward of the previous window ended.
+    if (envelope_) {
+      gates = dag_->gates(engine);
+      dag_->restart(engine, start);
+    } else {
+      dag_->restart(engine, start, dag_->forward_ends(engine));
+    }
   } else {
     InterferenceModel* model = overlap_.ideal() ? nullptr : &interference_;
     interference_.clear();
@@ -74,35 +80,51 @@ void DataParallelBuilder::build(Engine& engine, Random& random, SimTime start) {
     if (!variability_.none() && !per_rank()) {
       envelope_.emplace(engine, dag_->streams().front(), cluster_, variability_, law_.get());
     }
+    // The first window: every stream's forward ran from `start`, and the
+    // iteration starts where the slowest one's ended.
+    if (envelope_) {
+      start_ = start + envelope_->slowest_forward();
+      dag_->release(engine, start_, {});
+    } else {
+      std::vector<SimTime> release = dag_->forward_works(engine);
+      start_ = start + *std::max_element(release.begin(), release.end());
+      for (SimTime& r : release) r += start;
+      dag_->release(engine, start_, release);
+    }
   }
   if (envelope_) {
-    envelope_wait_ = envelope_->apply(engine, random);
+    envelope_wait_ = envelope_->apply(engine, random, start, gates);
   } else if (law_) {
     draw_delays(engine, random);
   }
 }
 
 void DataParallelBuilder::draw_delays(Engine& engine, Random& random) const {
-  const std::size_t width = static_cast<std::size_t>(workload_.layout.layer_count()) + 1;
+  const std::size_t layers = static_cast<std::size_t>(workload_.layout.layer_count());
   const std::vector<ReplayDag::Stream>& streams = dag_->streams();
   for (std::size_t s = 0; s < streams.size(); ++s) {
     const ReplayDag::Stream& stream = streams[s];
-    const SimTime* nominal = &nominal_[s * width];
-    const SimTime* base = &base_work_[s * width];
+    const SimTime* nominal = &nominal_[s * (layers + 1)];
+    const SimTime* base = &base_work_[s * layers];
+    // The delay of the forward pass (or of the whole iteration) lengthens the
+    // window's first activity: what follows it waits either way.
     if (variability_.per == DelayUnit::iteration) {
-      engine.set_work(stream.forward, base[0] + law_->draw(random, compute_[s]));
+      engine.set_work(stream.layer_first[0], base[0] + law_->draw(random, compute_[s]));
       continue;
     }
-    engine.set_work(stream.forward, base[0] + law_->draw(random, nominal[0]));
-    for (std::size_t u = 1; u < width; ++u) {
-      engine.set_work(stream.layer_first[u - 1], base[u] + law_->draw(random, nominal[u]));
+    const SimTime forward = law_->draw(random, nominal[0]);
+    for (std::size_t u = 0; u < layers; ++u) {
+      engine.set_work(stream.layer_first[u], base[u] + law_->draw(random, nominal[u + 1]) + (u == 0 ? forward : 0));
     }
   }
 }
 
 IterationTiming DataParallelBuilder::collect(const Engine& engine) const {
   const ReplayDag::Ends ends = dag_->ends(engine);
-  IterationTiming timing{start_, ends.iteration_end, ends.compute_end, envelope_ ? envelope_wait_ : ends.wait};
+  // Compute ends, for the metrics, a forward after the backward: the window's
+  // forward may wait for messages.
+  IterationTiming timing{start_, ends.iteration_end, ends.compute_end + ends.forward,
+                         envelope_ ? envelope_wait_ : ends.wait};
   timing.samples = static_cast<double>(cluster_.size()) * workload_.trace.batch_size;
   return timing;
 }

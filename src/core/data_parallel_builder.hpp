@@ -7,11 +7,14 @@
 // persistent stragglers slow theirs, and before each iteration the delay
 // law's draws lengthen each rank's forward pass (per iteration) or its
 // forward pass and every layer's backward (per layer), in the order
-// docs/variability.md fixes. With interference every rank is a compute
+// docs/variability.md fixes (a forward's delay lengthens the window's first
+// activity, the last layer's backward). With interference every rank is a compute
 // stream of the engine; without, the streams are independent chains and
 // RankEnvelope folds them, exactly, into one. Either way a message waits for
 // its tensors on every rank: a collective starts when its last participant
-// is ready.
+// is ready. Each iteration is the window from the backward to the next
+// forward (docs/domain.md section 1); a stream's backward starts where its
+// forward of the previous window ended (all together in the first).
 
 #include <memory>
 #include <optional>
@@ -52,10 +55,10 @@ class DataParallelBuilder : public IterationBuilder {
   InterferenceModel interference_;
   Variability variability_;
   std::unique_ptr<DelayLaw> law_;  ///< null: no random delays
-  /// Per stream, (1 + layers) entries: the forward pass, then each layer in
-  /// backward order. `nominal_`: the unit's nominal time (a slow-down law's
-  /// base); `base_work_`: the work of the activity a delay lengthens.
+  /// Per stream, (1 + layers) entries: the nominal time of the forward pass,
+  /// then of each layer in backward order (a slow-down law's base).
   std::vector<SimTime> nominal_;
+  /// Per stream, per layer in backward order: the work of the activity its delay lengthens.
   std::vector<SimTime> base_work_;
   std::vector<SimTime> compute_;  ///< per stream: nominal forward + backward
   std::optional<ReplayDag> dag_;

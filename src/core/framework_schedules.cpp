@@ -60,7 +60,7 @@ class Horovod : public Schedule {
     SimTime buffer_tick = 0;
     for (int t = 0; t < problem.tensor_count(); ++t) {
       prefix_ready = std::max(prefix_ready, problem.ready[static_cast<std::size_t>(t)]);
-      const SimTime tick = wake_up_at_or_after(prefix_ready, problem.backward_start);
+      const SimTime tick = wake_up_at_or_after(prefix_ready);
       const std::int64_t bytes = problem.layout->bytes[static_cast<std::size_t>(t)];
       if (t > begin && (tick != buffer_tick || size + bytes > threshold_)) {
         plan.push_back(fused(problem, begin, t, buffer_tick));
@@ -75,10 +75,8 @@ class Horovod : public Schedule {
   }
 
  private:
-  SimTime wake_up_at_or_after(SimTime time, SimTime origin) const {
-    const SimTime cycles = (time - origin + cycle_ - 1) / cycle_;
-    return origin + cycles * cycle_;
-  }
+  /// The first wake-up at or after `time` (>= 0, from the backward start).
+  SimTime wake_up_at_or_after(SimTime time) const { return (time + cycle_ - 1) / cycle_ * cycle_; }
 
   Message fused(const CommProblem& problem, int begin, int end, SimTime tick) const {
     const SimTime copies =

@@ -6,8 +6,10 @@
 // every rank's chain (its speed, its delays) outside the engine and sets the
 // works of one stream so that each of its activities ends when the last
 // rank's does; the engine then times the messages exactly as it would with
-// one stream per rank, at the cost of one (docs/variability.md).
+// one stream per rank, at the cost of one (docs/variability.md). The next
+// forward, gated by the messages, is the slowest rank's.
 
+#include <span>
 #include <vector>
 
 #include "mgsim/cluster.hpp"
@@ -25,13 +27,25 @@ class RankEnvelope {
   RankEnvelope(const Engine& engine, const ReplayDag::Stream& stream, const Cluster& cluster,
                const Variability& variability, const DelayLaw* law);
   /// Draws every rank's delays, rank by rank in the documented order, and
-  /// sets the stream's works. Returns the mean over ranks of the wait from a
-  /// rank's end of compute to the slowest rank's, rounded.
-  SimTime apply(Engine& engine, Random& random);
+  /// sets the stream's works and its backward's earliest start: each rank's
+  /// backward starts where its forward of the previous window ended, after
+  /// `gates` (ReplayDag::gates of that window; empty: the first window,
+  /// each rank's forward from `start`). Returns the mean over ranks of the wait from a rank's end of
+  /// compute (backward and forward) to the slowest rank's, rounded.
+  SimTime apply(Engine& engine, Random& random, SimTime start, std::span<const SimTime> gates);
+  /// The slowest rank's forward.
+  SimTime slowest_forward() const { return nominal_[static_cast<std::size_t>(slowest_)][0]; }
 
  private:
   const DelayLaw* law_;
-  ActivityId first_;  ///< the stream's activities are first_, first_ + 1, ..., in chain order
+  bool per_layer_;    ///< a delay per layer, and one for the forward drawn before the backward's
+  ActivityId first_;  ///< the stream's backward activities are first_, first_ + 1, ..., in chain order
+  std::vector<ActivityId> forward_ids_;  ///< the stream's forward, per layer
+  /// Per distinct speed, per layer: its forward.
+  std::vector<std::vector<SimTime>> forward_work_;
+  int slowest_ = 0;  ///< the distinct speed that is slowest
+  /// Per distinct speed: where its forward ends after `gates` (none if empty).
+  std::vector<SimTime> forward_ends(std::span<const SimTime> gates) const;
   /// Per activity: the unit whose delay it takes, an index into a row of
   /// nominal_, or -1.
   std::vector<int> unit_of_;

@@ -11,7 +11,7 @@ namespace {
 /// (backward order), when its backward ends; no selection compute included.
 template <typename VisitTensor, typename VisitLayer>
 void walk_backward(const ComputeProfile& compute, const TensorLayout& layout, VisitTensor tensor, VisitLayer layer) {
-  SimTime layer_start = compute.forward;
+  SimTime layer_start = 0;
   for (int u = 0; u < layout.layer_count(); ++u) {
     const int l = layout.layer[static_cast<std::size_t>(layout.layer_begin[u])];
     for (int t = layout.layer_begin[u]; t < layout.layer_begin[u + 1]; ++t) {
@@ -22,15 +22,39 @@ void walk_backward(const ComputeProfile& compute, const TensorLayout& layout, Vi
   }
 }
 
+/// Checks that the plan reduces every gradient byte once: each message a
+/// range of whole tensors, or a part of one tensor, and each tensor's parts
+/// summing to it. Messages may come in any order.
+void check_coverage(const TensorLayout& layout, const Plan& plan) {
+  std::vector<std::int64_t> left(layout.bytes);
+  for (const Message& message : plan) {
+    if (message.begin < 0 || message.end <= message.begin || message.end > layout.tensor_count()) {
+      throw std::logic_error("plan: a message must hold a non-empty range of the tensors");
+    }
+    const auto first = static_cast<std::size_t>(message.begin);
+    if (message.end - message.begin == 1 && message.bytes < layout.bytes[first]) {
+      left[first] -= message.bytes;  // a part of one tensor
+      continue;
+    }
+    for (auto t = first; t < static_cast<std::size_t>(message.end); ++t) left[t] -= layout.bytes[t];
+  }
+  if (std::any_of(left.begin(), left.end(), [](std::int64_t bytes) { return bytes != 0; })) {
+    throw std::logic_error("plan: messages must cover every tensor's bytes once");
+  }
+}
+
 /// Per backward-order layer, the selection compute that follows it. Checks the
-/// plan's invariants: messages cover the tensors once, in order, and those
-/// with selection end on a layer boundary.
+/// plan's invariants: messages cover every tensor once (check_coverage);
+/// with selection compute they come in backward order and those with
+/// selection end on a layer boundary.
 std::vector<SimTime> selection_after_layers(const TensorLayout& layout, const Plan& plan) {
+  check_coverage(layout, plan);
   std::vector<SimTime> after(static_cast<std::size_t>(layout.layer_count()), 0);
+  if (std::none_of(plan.begin(), plan.end(), [](const Message& m) { return m.selection > 0; })) return after;
   int covered = 0;
   for (const Message& message : plan) {
-    if (message.begin != covered || message.end <= message.begin) {
-      throw std::logic_error("plan: messages must cover the tensors once, in backward order");
+    if (message.begin != covered) {
+      throw std::logic_error("plan: messages with selection compute must come in backward order");
     }
     covered = message.end;
     if (message.selection == 0) continue;
@@ -40,7 +64,6 @@ std::vector<SimTime> selection_after_layers(const TensorLayout& layout, const Pl
     }
     after[static_cast<std::size_t>(u)] += message.selection;
   }
-  if (covered != layout.tensor_count()) throw std::logic_error("plan: messages must cover every tensor");
   return after;
 }
 
@@ -51,11 +74,11 @@ Stream add_compute_stream(Engine& engine, const ComputeProfile& compute, const T
   const ResourceId on[] = {resource};
   Stream stream;
   stream.produced_by.resize(static_cast<std::size_t>(layout.tensor_count()));
-  stream.forward = engine.add(compute.forward, start, on);
-  stream.last = stream.forward;
+  bool first = true;
   const auto chain = [&](SimTime work) {
-    const ActivityId id = engine.add(work, 0, on);
-    engine.depend(id, stream.last);
+    const ActivityId id = engine.add(work, first ? start : 0, on);
+    if (!first) engine.depend(id, stream.last);
+    first = false;
     stream.last = id;
     return id;
   };
@@ -87,25 +110,62 @@ Stream add_compute_stream(Engine& engine, const ComputeProfile& compute, const T
   return stream;
 }
 
+/// The next iteration's forward of `stream`, after its backward, each layer
+/// after the messages that carry its gradients (`carried_by`, per forward-order layer).
+void add_forward(Engine& engine, Stream& stream, const ComputeProfile& compute,
+                 const std::vector<std::vector<ActivityId>>& carried_by, ResourceId resource) {
+  const ResourceId on[] = {resource};
+  ActivityId previous = stream.last;
+  for (std::size_t l = 0; l < compute.forward_layers.size(); ++l) {
+    const ActivityId id = engine.add(compute.forward_layers[l], 0, on);
+    engine.depend(id, previous);
+    for (const ActivityId message : carried_by[l]) engine.depend(id, message);
+    stream.forward.push_back(id);
+    previous = id;
+  }
+}
+
 ComputeSpans spans_of(const Engine& engine, const Stream& stream) {
   ComputeSpans spans;
-  spans.forward_end = engine.finish(stream.forward);
   for (ActivityId id : stream.layer_first) spans.layer_start.push_back(engine.start(id));
   for (ActivityId id : stream.layer_last) spans.layer_end.push_back(engine.finish(id));
   for (std::size_t u = 0; u < stream.selection.size(); ++u) {
     spans.selection_end.push_back(stream.selection[u] < 0 ? spans.layer_end[u] : engine.finish(stream.selection[u]));
   }
+  for (ActivityId id : stream.forward) {
+    spans.forward_start.push_back(engine.start(id));
+    spans.forward_end.push_back(engine.finish(id));
+  }
   return spans;
+}
+
+/// Per forward-order layer, the indices of the plan's messages that carry
+/// some of its tensors.
+std::vector<std::vector<int>> carriers(const TensorLayout& layout, const Plan& plan) {
+  std::vector<std::vector<int>> by_layer(static_cast<std::size_t>(layout.layer_count()));
+  for (std::size_t m = 0; m < plan.size(); ++m) {
+    const int first = layout.backward_layer(plan[m].begin), last = layout.backward_layer(plan[m].end - 1);
+    for (int u = first; u <= last; ++u) {
+      by_layer[static_cast<std::size_t>(layout.layer_count() - 1 - u)].push_back(static_cast<int>(m));
+    }
+  }
+  return by_layer;
 }
 
 }  // namespace
 
 CommProblem make_problem(std::span<const GpuClass> classes, const TensorLayout& layout, CommCost cost) {
-  CommProblem problem{&layout, std::vector<SimTime>(static_cast<std::size_t>(layout.tensor_count()), 0), 0, 0,
-                      std::vector<SimTime>(static_cast<std::size_t>(layout.layer_count()), 0), cost};
+  const auto layers = static_cast<std::size_t>(layout.layer_count());
+  CommProblem problem{.layout = &layout,
+                      .ready = std::vector<SimTime>(static_cast<std::size_t>(layout.tensor_count()), 0),
+                      .layer_end = std::vector<SimTime>(layers, 0),
+                      .forward = std::vector<SimTime>(layers, 0),
+                      .cost = cost};
   for (const GpuClass& gpu : classes) {
-    problem.backward_start = std::max(problem.backward_start, gpu.compute.forward);
-    problem.compute_end = std::max(problem.compute_end, gpu.compute.compute_time());
+    problem.compute_end = std::max(problem.compute_end, gpu.compute.compute_time() - gpu.compute.forward);
+    for (std::size_t l = 0; l < problem.forward.size(); ++l) {
+      problem.forward[l] = std::max(problem.forward[l], gpu.compute.forward_layers[l]);
+    }
     walk_backward(
         gpu.compute, layout,
         [&](int t, SimTime ready) {
@@ -124,10 +184,11 @@ ReplayDag::ReplayDag(Engine& engine, std::span<const GpuClass> classes, const Te
                      SimTime start, InterferenceModel* interference) {
   const std::vector<SimTime> selection_after = selection_after_layers(layout, plan);
   const ResourceId channel = engine.add_resource(kCommResource);
+  std::vector<ResourceId> computes;
   for (const GpuClass& gpu : classes) {
-    const ResourceId compute = engine.add_resource(kComputeResource);
-    if (interference != nullptr) interference->couple(compute, channel);
-    streams_.push_back(add_compute_stream(engine, gpu.compute, layout, selection_after, start, compute));
+    computes.push_back(engine.add_resource(kComputeResource));
+    if (interference != nullptr) interference->couple(computes.back(), channel);
+    streams_.push_back(add_compute_stream(engine, gpu.compute, layout, selection_after, start, computes.back()));
     class_size_.push_back(gpu.count);
   }
   const ResourceId on[] = {channel};
@@ -145,25 +206,74 @@ ReplayDag::ReplayDag(Engine& engine, std::span<const GpuClass> classes, const Te
     messages_.push_back(id);
     message_not_before_.push_back(message.not_before);
   }
+  for (const std::vector<int>& indices : carriers(layout, plan)) {
+    std::vector<ActivityId>& ids = carried_by_.emplace_back();
+    for (const int m : indices) ids.push_back(messages_[static_cast<std::size_t>(m)]);
+  }
+  for (std::size_t c = 0; c < streams_.size(); ++c) {
+    add_forward(engine, streams_[c], classes[c].compute, carried_by_, computes[c]);
+  }
 }
 
-void ReplayDag::restart(Engine& engine, SimTime start) const {
+void ReplayDag::restart(Engine& engine, SimTime start, std::span<const SimTime> release) const {
   engine.rewind();
-  for (const Stream& stream : streams_) engine.set_not_before(stream.forward, start);
+  this->release(engine, start, release);
+}
+
+void ReplayDag::release(Engine& engine, SimTime start, std::span<const SimTime> release) const {
+  for (std::size_t c = 0; c < streams_.size(); ++c) {
+    engine.set_not_before(streams_[c].layer_first.front(), release.empty() ? start : release[c]);
+  }
   for (std::size_t m = 0; m < messages_.size(); ++m) engine.set_not_before(messages_[m], start + message_not_before_[m]);
+}
+
+std::vector<SimTime> ReplayDag::forward_works(const Engine& engine) const {
+  std::vector<SimTime> works;
+  for (const Stream& stream : streams_) {
+    SimTime work = 0;
+    for (const ActivityId id : stream.forward) work += engine.work(id);
+    works.push_back(work);
+  }
+  return works;
+}
+
+std::vector<SimTime> ReplayDag::forward_ends(const Engine& engine) const {
+  std::vector<SimTime> ends;
+  for (const Stream& stream : streams_) ends.push_back(engine.finish(stream.forward.back()));
+  return ends;
+}
+
+std::vector<SimTime> ReplayDag::gates(const Engine& engine) const {
+  std::vector<SimTime> gates;
+  for (const std::vector<ActivityId>& messages : carried_by_) {
+    SimTime gate = 0;
+    for (const ActivityId id : messages) gate = std::max(gate, engine.finish(id));
+    gates.push_back(gate);
+  }
+  return gates;
 }
 
 ReplayDag::Ends ReplayDag::ends(const Engine& engine) const {
   Ends ends;
-  for (const Stream& stream : streams_) ends.compute_end = std::max(ends.compute_end, engine.finish(stream.last));
-  ends.iteration_end = std::max(ends.compute_end, messages_.empty() ? 0 : engine.finish(messages_.back()));
+  // Each class's compute: its backward (from its start) plus its forward's
+  // work (the work a builder may have set), whatever the forward waited for.
+  std::vector<SimTime> compute;
+  for (const Stream& stream : streams_) {
+    SimTime forward = 0;
+    for (const ActivityId id : stream.forward) forward += engine.work(id);
+    compute.push_back(engine.finish(stream.last) - engine.start(stream.layer_first.front()) + forward);
+    ends.compute_end = std::max(ends.compute_end, engine.finish(stream.last));
+    ends.forward = std::max(ends.forward, forward);
+    ends.iteration_end = std::max(ends.iteration_end, engine.finish(stream.forward.back()));
+  }
   // Each GPU waits from its own end of compute to the slowest one's; the sum
   // over up to 2^20 GPUs may pass int64.
+  const SimTime slowest = *std::max_element(compute.begin(), compute.end());
   std::int64_t gpus = 0;
   __extension__ __int128 waited = 0;
   for (std::size_t c = 0; c < streams_.size(); ++c) {
     gpus += class_size_[c];
-    waited += class_size_[c] * (ends.compute_end - engine.finish(streams_[c].last));
+    waited += class_size_[c] * (slowest - compute[c]);
   }
   ends.wait = gpus == 0 ? 0 : static_cast<SimTime>((waited + gpus / 2) / gpus);
   return ends;
@@ -178,6 +288,7 @@ Replay ReplayDag::collect(const Engine& engine) const {
   }
   const Ends timing = ends(engine);
   result.compute_end = timing.compute_end;
+  result.forward = timing.forward;
   result.iteration_end = timing.iteration_end;
   result.wait = timing.wait;
   return result;
@@ -211,7 +322,15 @@ Replay evaluate_closed_form(const CommProblem& problem, const Plan& plan) {
     result.message_end.push_back(channel_free);
   }
   result.compute_end = problem.compute_end + shift;
-  result.iteration_end = std::max(result.compute_end, channel_free);
+  // The next forward, each layer after the messages that carry its gradients.
+  SimTime end = result.compute_end;
+  const std::vector<std::vector<int>> carried_by = carriers(*problem.layout, plan);
+  for (std::size_t l = 0; l < problem.forward.size(); ++l) {
+    for (const int m : carried_by[l]) end = std::max(end, result.message_end[static_cast<std::size_t>(m)]);
+    end += problem.forward[l];
+    result.forward += problem.forward[l];
+  }
+  result.iteration_end = end;
   return result;
 }
 

@@ -78,6 +78,31 @@ constexpr std::array kSparseParams{
               .max_value = 16.0},
 };
 
+/// Most elements in one chunk or in flight: past any trace's gradients.
+constexpr double kMaxChunkElements = 1e15;
+
+constexpr std::array kP3Params{
+    ParamSpec{.name = "slice_params",
+              .default_value = 50000.0,
+              .zero_allowed = false,
+              .description = "elements per slice: each gradient tensor is sliced into pieces of at most this many",
+              .max_value = kMaxChunkElements},
+};
+
+constexpr std::array kByteSchedulerParams{
+    ParamSpec{.name = "partition_params",
+              .default_value = 1e6,
+              .zero_allowed = false,
+              .description = "elements per partition (BYTESCHEDULER_PARTITION, whose default is 1e6)",
+              .max_value = kMaxChunkElements},
+    ParamSpec{.name = "credit_params",
+              .default_value = 4e6,
+              .zero_allowed = true,
+              .description = "elements in flight before the next partition is chosen (BYTESCHEDULER_CREDIT, whose "
+                             "default is 4e6; 0: chosen when the channel is free)",
+              .max_value = kMaxChunkElements},
+};
+
 constexpr std::array kSchedules{
     ScheduleInfo{
         .name = "wfbp",
@@ -113,6 +138,18 @@ constexpr std::array kSchedules{
                  .params = kHorovodParams,
                  .sparse = false,
                  .make = make_horovod},
+    ScheduleInfo{.name = "p3",
+                 .description = "P3: gradients sliced, each slice sent when the channel is free, most urgent layer "
+                                "for the next forward first (Jayarajan et al., SysML'19)",
+                 .params = kP3Params,
+                 .sparse = false,
+                 .make = make_p3},
+    ScheduleInfo{.name = "bytescheduler",
+                 .description = "ByteScheduler: gradients partitioned, sent by priority for the next forward within "
+                                "a credit window (Peng et al., SOSP'19)",
+                 .params = kByteSchedulerParams,
+                 .sparse = false,
+                 .make = make_bytescheduler},
     ScheduleInfo{.name = "topk",
                  .description = "TopK-SGD: top-k of all gradients after backward, one sparse all-gather",
                  .params = kSparseParams,

@@ -17,6 +17,8 @@ std::unique_ptr<Schedule> make_topk(const ParamValues& given, const SparseOption
 std::unique_ptr<Schedule> make_lags(const ParamValues& given, const SparseOptions& sparse);
 std::unique_ptr<Schedule> make_omgs(const ParamValues& given, const SparseOptions& sparse);
 std::unique_ptr<Schedule> make_omgs_rule(const ParamValues& given, const SparseOptions& sparse);
+std::unique_ptr<Schedule> make_p3(const ParamValues& given, const SparseOptions& sparse);
+std::unique_ptr<Schedule> make_bytescheduler(const ParamValues& given, const SparseOptions& sparse);
 
 /// A layer-grouping schedule that groups tensors instead (message unit "tensor").
 std::unique_ptr<Schedule> per_tensor(std::unique_ptr<Schedule> layer_schedule);

@@ -17,7 +17,8 @@ ComputeProfile scaled_profile(const ComputeProfile& profile, double speed) {
   if (speed == 1.0) return profile;
   const auto scale = [speed](SimTime t) { return scaled_time(t, speed); };
   ComputeProfile scaled = profile;
-  scaled.forward = scale(profile.forward);
+  scaled.forward = 0;
+  for (SimTime& t : scaled.forward_layers) scaled.forward += t = scale(t);
   for (SimTime& t : scaled.backward) t = scale(t);
   for (SimTime& t : scaled.ready_offsets) t = scale(t);
   return scaled;
@@ -53,7 +54,7 @@ RunMetrics measure(const Workload& workload, int gpus, const Iteration& iteratio
   metrics.gpus = gpus;
   metrics.batch_size = workload.trace.batch_size;
   metrics.iteration = timing.iteration_end;
-  metrics.compute = timing.compute_end;
+  metrics.compute = timing.compute_end + timing.forward;
   metrics.single_gpu = workload.profile.compute_time();
   metrics.samples = static_cast<double>(gpus) * workload.trace.batch_size;
   metrics.samples_min = metrics.samples;

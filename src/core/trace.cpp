@@ -1,5 +1,6 @@
 #include "mgsim/trace.hpp"
 
+#include <algorithm>
 #include <numeric>
 
 namespace mgsim {
@@ -8,9 +9,28 @@ SimTime ComputeProfile::compute_time() const {
   return std::accumulate(backward.begin(), backward.end(), forward);
 }
 
+bool has_layer_forward(const Trace& trace) {
+  return std::any_of(trace.layers.begin(), trace.layers.end(), [](const Layer& l) { return l.forward_time_s > 0; });
+}
+
+std::vector<SimTime> spread_forward(SimTime forward, const std::vector<SimTime>& backward) {
+  __extension__ using Wide = __int128;  // forward x a sum of backward times may pass int64
+  const SimTime total = std::accumulate(backward.begin(), backward.end(), SimTime{0});
+  const auto count = static_cast<SimTime>(backward.size());
+  std::vector<SimTime> parts;
+  SimTime before = 0, given = 0;  // backward (or layers) so far, forward given so far
+  for (const SimTime b : backward) {
+    before += total > 0 ? b : 1;
+    const Wide whole = total > 0 ? total : count;
+    const auto upto = static_cast<SimTime>((Wide{forward} * before + whole / 2) / whole);
+    parts.push_back(upto - given);
+    given = upto;
+  }
+  return parts;
+}
+
 ComputeProfile make_profile(const Trace& trace) {
   ComputeProfile profile;
-  profile.forward = to_ns(trace.forward_time_s);
   profile.tensor_begin.push_back(0);
   for (const Layer& layer : trace.layers) {
     const SimTime backward = to_ns(layer.backward_time_s);
@@ -22,6 +42,12 @@ ComputeProfile make_profile(const Trace& trace) {
     }
     profile.tensor_begin.push_back(static_cast<int>(profile.ready_offsets.size()));
   }
+  if (has_layer_forward(trace)) {
+    for (const Layer& layer : trace.layers) profile.forward_layers.push_back(to_ns(layer.forward_time_s));
+  } else {
+    profile.forward_layers = spread_forward(to_ns(trace.forward_time_s), profile.backward);
+  }
+  profile.forward = std::accumulate(profile.forward_layers.begin(), profile.forward_layers.end(), SimTime{0});
   return profile;
 }
 

@@ -1,5 +1,7 @@
 #include "mgsim/io/timeline.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include "mgsim/io/json_text.hpp"
@@ -35,7 +37,6 @@ void add_process(json& events, int pid, const std::string& name, const std::vect
 }
 
 void add_compute(json& events, int pid, const Workload& workload, const ComputeSpans& spans) {
-  events.push_back(slice("forward", "forward", pid, kComputeTrack, 0, spans.forward_end, json::object()));
   const TensorLayout& layout = workload.layout;
   for (std::size_t u = 0; u < spans.layer_start.size(); ++u) {
     const int layer = layout.layer[static_cast<std::size_t>(layout.layer_begin[u])];
@@ -46,6 +47,26 @@ void add_compute(json& events, int pid, const Workload& workload, const ComputeS
       events.push_back(slice("top-k selection", "selection", pid, kComputeTrack, spans.layer_end[u],
                              spans.selection_end[u], {{"after_layer", layer}}));
     }
+  }
+  for (std::size_t l = 0; l < spans.forward_start.size(); ++l) {
+    events.push_back(slice(workload.trace.layers[l].name, "forward", pid, kComputeTrack, spans.forward_start[l],
+                           spans.forward_end[l], {{"layer", l}, {"iteration", "next"}}));
+  }
+}
+
+/// Where the forward that ends the window last waits for communication:
+/// from the end of every backward to its first layer, and between its layers.
+void add_exposed(json& events, int pid, const Replay& replay) {
+  const auto last = std::max_element(replay.compute.begin(), replay.compute.end(), [](const auto& a, const auto& b) {
+    return a.forward_end.back() < b.forward_end.back();
+  });
+  SimTime cursor = replay.compute_end;
+  for (std::size_t l = 0; l < last->forward_start.size(); ++l) {
+    if (last->forward_start[l] > cursor) {
+      events.push_back(slice("exposed communication", "exposed", pid, kExposedTrack, cursor, last->forward_start[l],
+                             {{"exposed_us", to_us(last->forward_start[l] - cursor)}, {"before_forward_of", l}}));
+    }
+    cursor = std::max(cursor, last->forward_end[l]);
   }
 }
 
@@ -78,10 +99,7 @@ void add_communication(json& events, int pid, const Workload& workload, const It
     events.push_back(slice(message_name(names), kind, pid, kMessageTrack, replay.message_start[m],
                            replay.message_end[m], std::move(args)));
   }
-  if (replay.iteration_end > replay.compute_end) {
-    events.push_back(slice("exposed communication", "exposed", pid, kExposedTrack, replay.compute_end,
-                           replay.iteration_end, {{"exposed_us", to_us(replay.iteration_end - replay.compute_end)}}));
-  }
+  add_exposed(events, pid, replay);
   events.push_back({{"name", "iteration end"}, {"cat", "iteration"}, {"ph", "i"}, {"s", "p"}, {"pid", pid},
                     {"tid", kExposedTrack}, {"ts", to_us(replay.iteration_end)}});
 }

@@ -20,17 +20,19 @@ namespace {
 
 constexpr std::int64_t kIntMax = std::numeric_limits<int>::max();
 
-/// Checks the header every mgsim input file shares: format name, version 1,
-/// and a provenance object that says whether it was measured or synthesised.
-void read_header(JsonReader& top, std::string_view format) {
+/// Checks the header every mgsim input file shares: format name, version (1
+/// to `latest`), and a provenance object that says whether it was measured or
+/// synthesised. Returns the version.
+int read_header(JsonReader& top, std::string_view format, int latest = 1) {
   const JsonWhere at = top.where().key("format");
   if (top.required("format") != format) at.expected(fmt::format("\"{}\"", format), top.required("format"));
-  top.integer("version", 1, 1);
+  const auto version = static_cast<int>(top.integer("version", 1, latest));
   JsonReader provenance = top.object("provenance");
   const std::string kind = provenance.text("kind");
   if (kind != "measured" && kind != "synthetic") {
     provenance.where().key("kind").expected("\"measured\" or \"synthetic\"", kind);
   }
+  return version;
 }
 
 void require_kind(const nlohmann::ordered_json& provenance) {
@@ -48,6 +50,7 @@ Layer read_layer(const nlohmann::json& value, const JsonWhere& where) {
   }
   layer.dtype_bytes = static_cast<int>(in.integer("dtype_bytes", 1, 16));
   layer.backward_time_s = in.number("backward_time_s", 0.0, true, kMaxStepSeconds);
+  if (in.has("forward_time_s")) layer.forward_time_s = in.number("forward_time_s", 0.0, true, kMaxStepSeconds);
   if (in.has("grad_ready_s")) {
     const auto ready = in.array("grad_ready_s");
     if (ready.size() != layer.params.size()) {
@@ -111,6 +114,28 @@ void check_totals(const Trace& trace, const JsonWhere& top) {
   }
 }
 
+/// Version 1: the whole forward pass, `forward_time_s`, and none per layer;
+/// version 2: every layer's own and no whole one (it is their sum).
+void read_forward(JsonReader& top, int version, const std::vector<bool>& has_forward, Trace& trace) {
+  const JsonWhere layers_at = top.where().key("layers");
+  for (std::size_t l = 0; l < has_forward.size(); ++l) {
+    if (version == 1 && has_forward[l]) {
+      layers_at.index(l).key("forward_time_s").fail("a layer's forward time needs \"version\": 2");
+    }
+    if (version == 2 && !has_forward[l]) {
+      layers_at.index(l).fail("missing key \"forward_time_s\" (version 2: every layer has its forward time)");
+    }
+  }
+  if (version == 1) {
+    trace.forward_time_s = top.number("forward_time_s", 0.0, true, kMaxStepSeconds);
+    return;
+  }
+  if (top.has("forward_time_s")) {
+    top.where().key("forward_time_s").fail("not in version 2: each layer has its own forward_time_s");
+  }
+  for (const Layer& layer : trace.layers) trace.forward_time_s += layer.forward_time_s;
+}
+
 }  // namespace
 
 Trace load_trace(const std::filesystem::path& file) {
@@ -121,6 +146,7 @@ Trace parse_trace(std::string text, const std::string& source) {
   const JsonWhere where{source, "", InputKind::trace};
   const JsonWhere layers_at = where.key("layers");
   Trace trace;
+  std::vector<bool> has_forward;  // per layer: whether it gave forward_time_s
   // Each layer is read as soon as it is parsed and its JSON dropped, so the
   // document never holds them all.
   const StreamedArray layers{"layers", [&](const nlohmann::json& element, std::size_t i) {
@@ -128,13 +154,14 @@ Trace parse_trace(std::string text, const std::string& source) {
       layers_at.fail(fmt::format("expected at most {} layers, got more", kMaxLayers));
     }
     trace.layers.push_back(read_layer(element, layers_at.index(i)));
+    has_forward.push_back(element.is_object() && element.contains("forward_time_s"));
   }};
   const nlohmann::json document = parse_json_text(std::move(text), source, InputKind::trace, &layers);
   JsonReader top(document, where);
-  read_header(top, "mgsim-trace");
+  const int version = read_header(top, "mgsim-trace", 2);
   trace.model = top.text("model");
   trace.batch_size = static_cast<int>(top.integer("batch_size", 1, kIntMax));
-  trace.forward_time_s = top.number("forward_time_s", 0.0, true, kMaxStepSeconds);
+  read_forward(top, version, has_forward, trace);
   const nlohmann::json& listed = top.required("layers");  // [] once streamed
   if (trace.layers.empty()) layers_at.expected("a non-empty array", listed);
   if (top.has("insitu_allreduce")) {
@@ -214,11 +241,12 @@ std::vector<SelectionPoint> load_selection_curve(const std::filesystem::path& fi
 std::string format_trace_json(const Trace& trace, const nlohmann::ordered_json& provenance) {
   require_kind(provenance);
   nlohmann::ordered_json out;
+  const bool per_layer = has_layer_forward(trace);
   out["format"] = "mgsim-trace";
-  out["version"] = 1;
+  out["version"] = per_layer ? 2 : 1;
   out["model"] = trace.model;
   out["batch_size"] = trace.batch_size;
-  out["forward_time_s"] = trace.forward_time_s;
+  if (!per_layer) out["forward_time_s"] = trace.forward_time_s;
   out["provenance"] = provenance;
   out["provenance"]["mgsim_version"] = std::string(version());  // the mgsim that wrote the file
   out["layers"] = nlohmann::ordered_json::array();
@@ -227,6 +255,7 @@ std::string format_trace_json(const Trace& trace, const nlohmann::ordered_json& 
     l["name"] = layer.name;
     l["params"] = layer.params;
     l["dtype_bytes"] = layer.dtype_bytes;
+    if (per_layer) l["forward_time_s"] = layer.forward_time_s;
     l["backward_time_s"] = layer.backward_time_s;
     if (!layer.grad_ready_s.empty()) l["grad_ready_s"] = layer.grad_ready_s;
     out["layers"].push_back(std::move(l));

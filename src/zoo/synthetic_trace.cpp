@@ -81,7 +81,7 @@ nlohmann::ordered_json provenance_of(const ModelGraph& graph, const GpuSpec& gpu
       {"method",
        "roofline per operator: max(FLOPs / (peak x compute_efficiency), bytes / (bandwidth x memory_efficiency)) "
        "+ op_overhead_s; backward = backward_factor x roofline + op_overhead_s; parameter-free operators join the "
-       "gradient-producing layer before them; see docs/models.md"},
+       "gradient-producing layer before them (those before the first, its forward); see docs/models.md"},
       {"note", "synthetic timing, not a measurement: no kernel fusion, caches, launch gaps beyond op_overhead_s, "
                "optimizer step or data loading"},
   };
@@ -100,13 +100,20 @@ SyntheticTrace synthesize_trace(const ModelGraph& graph, const GpuSpec& gpu, Pre
   out.trace.model = graph.model();
   out.trace.batch_size = graph.batch_size();
   for (OpId v = 0; v < graph.op_count(); ++v) out.trace.forward_time_s += forward_seconds(graph.op(v), gpu, precision, s);
+  double in_layers = 0.0;  // forward of the operators some layer holds
   for (const GradientLayer& layer : gradient_layers(graph)) {
     const Operator& owner = graph.op(layer.owner);
     Layer out_layer{owner.name, {}, precision_bytes(precision), 0.0, {}};
     for (const ParamTensor& p : owner.params) out_layer.params.push_back(element_count(p.shape));
-    for (OpId v : layer.ops) out_layer.backward_time_s += backward_seconds(graph.op(v), gpu, precision, s);
+    for (OpId v : layer.ops) {
+      out_layer.backward_time_s += backward_seconds(graph.op(v), gpu, precision, s);
+      out_layer.forward_time_s += forward_seconds(graph.op(v), gpu, precision, s);
+    }
+    in_layers += out_layer.forward_time_s;
     out.trace.layers.push_back(std::move(out_layer));
   }
+  // Operators before the first layer (inputs, reshapes) run in its forward.
+  out.trace.layers.front().forward_time_s += std::max(0.0, out.trace.forward_time_s - in_layers);
   out.provenance = provenance_of(graph, gpu, precision, s);
   return out;
 }
@@ -138,6 +145,7 @@ void scale_to_measured(SyntheticTrace& t, const MeasuredCompute& m) {
   const double factor = target / roofline;
   t.trace.forward_time_s *= factor;
   for (Layer& layer : t.trace.layers) {
+    layer.forward_time_s *= factor;
     layer.backward_time_s *= factor;
     for (double& ready : layer.grad_ready_s) ready *= factor;
   }
