@@ -1,8 +1,9 @@
 // Parameter servers (docs/collectives.md, "Parameter servers") against the
-// closed forms of the BytePS paper (Jiang et al., OSDI 2020, section 4.1 and
-// Table 1), derived here by hand: n workers of link bandwidth B, each with M
-// bytes to reduce; all-reduce 2(n-1)M/(nB), non-colocated PS with k servers
-// max(M/B, nM/(kB)), colocated PS 2(n-1)M/(nB), BytePS with k CPU machines
+// closed forms of the BytePS paper (Jiang et al., OSDI 2020: Theorem 1 of
+// section 4.1 and the all-reduce and PS times it compares), derived here by
+// hand: n workers of link bandwidth B, each with M bytes to reduce;
+// all-reduce 2(n-1)M/(nB), non-colocated PS with k servers max(M/B, nM/(kB)),
+// colocated PS 2(n-1)M/(nB), BytePS with k CPU machines
 // 2n(n-1)M/((n^2 + kn - 2k)B). Throughout: n = 4, B = 1 GB/s (beta 1e-9 s/B),
 // M = 1e6 B, so M/B = 1 ms.
 
