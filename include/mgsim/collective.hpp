@@ -2,7 +2,9 @@
 // Collective cost models: how long an all-reduce of M bytes over P ranks takes.
 // Each model is a pure function of (bytes, P) behind one interface; models are
 // looked up by name in one table (collective_registry), whose lookup error
-// lists the valid names. Formulas and sources: docs/collectives.md.
+// lists the valid names. A model may take parameters a config gives it by
+// name (the parameter servers' `servers`), listed with their ranges in its
+// row. Formulas and sources: docs/collectives.md.
 
 #include <cstdint>
 #include <functional>
