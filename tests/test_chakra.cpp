@@ -170,14 +170,16 @@ TEST_CASE("An export splits a layer's backward where its gradients become ready"
 
 TEST_CASE("Export then import gives back the shipped trace and every schedule's plan") {
   const Scenario config = load_scenario(std::string(MGSIM_SOURCE_DIR) + "/configs/googlenet-k80-ring.json");
-  const auto ring = find_collective("ring").make(config.collective_settings(config.networks.at(0).network, 1));
+  const auto ring =
+      find_collective("ring").make(config.collective_settings(config.collectives.at(0), config.networks.at(0).network, 1));
   const Trace trace = load_trace(config.traces.front());
   for (int gpus : {4, 64}) round_trip_every_schedule(trace, *ring, gpus);
 }
 
 TEST_CASE("Export then import gives back random traces with ready offsets and every schedule's plan") {
   const Scenario config = load_scenario(std::string(MGSIM_SOURCE_DIR) + "/configs/googlenet-k80-ring.json");
-  const auto ring = find_collective("ring").make(config.collective_settings(config.networks.at(0).network, 1));
+  const auto ring =
+      find_collective("ring").make(config.collective_settings(config.collectives.at(0), config.networks.at(0).network, 1));
   std::mt19937_64 rng(29);
   for (int i = 0; i < 20; ++i) round_trip_every_schedule(test::random_trace(rng, 12, i % 2 == 0), *ring, 8);
 }

@@ -503,7 +503,7 @@ TEST_CASE("config loader accepts the acceptance config as it stands", "[loaders]
   CHECK(config.traces.front() == dir.path() / "t.json");
   CHECK(config.gpus == std::vector<int>{4, 16, 2048});
   CHECK(config.gpus_per_node.front() == 1);
-  CHECK(config.collectives.front() == "ring");
+  CHECK(config.collectives.front().name == "ring");
   CHECK(config.gpus_per_node.front() == 1);
   const mgsim::Network& network = config.networks.front().network;
   CHECK(network.inter.alpha_s == Approx(45.25e-6));
@@ -634,11 +634,11 @@ TEST_CASE("config loader loads the shipped configs", "[loaders][config]") {
     CHECK(mgsim::load_trace(config.traces.front()).layers.size() == 64);
   }
   const mgsim::Scenario measured = load_run_config(source_dir() / "configs" / "googlenet-k80-measured.json");
-  CHECK(measured.collectives.front() == "measured");
+  CHECK(measured.collectives.front().name == "measured");
   CHECK(measured.gpus == std::vector<int>{2, 4, 8});
   CHECK_FALSE(measured.curve.empty());
   const mgsim::Scenario ring = load_run_config(source_dir() / "configs" / "googlenet-k80-ring.json");
-  CHECK(ring.collectives.front() == "ring");
+  CHECK(ring.collectives.front().name == "ring");
   CHECK(ring.gpus.back() == 2048);
 }
 

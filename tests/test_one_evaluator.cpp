@@ -92,6 +92,11 @@ std::filesystem::path random_scenario(std::mt19937_64& rng, const SweepTempDir& 
   config["gpus_per_node"] = pick(rng, std::vector<int>{1, 2, 4});
   bool sparse = false, builder = false;
   config["schedules"] = {"ddp", random_schedule(rng, trace, collective == "measured", sparse, builder)};
+  if (!sparse && collective != "measured" && coin(rng, 0.2)) {  // parameter servers price no sparse all-gather
+    config["collective"] = pick(rng, std::vector<json>{{{"name", "ps"}, {"servers", 2}, {"sum_s_per_byte", 1e-10}},
+                                                       {{"name", "ps-colocated"}},
+                                                       {{"name", "byteps"}, {"cpu_machines", 3}}});
+  }
   if (collective == "measured") {
     config["curves"] = {"allreduce.json"};
     dir.write_json("allreduce.json", curve_file(rng, "allreduce", gpus));
@@ -257,16 +262,11 @@ TEST_CASE("calibrate fits overlap.compute_slowdown and message_overhead_s throug
     };
     set(truth);
     WorkloadCache cache;
-    const RunGrid grid(load_scenario(dir.write_json("truth.json", config)), cache);
-    json rows = json::array();
-    for (std::size_t run = 0; run < grid.size(); ++run) {
-      const RunRow row = grid.row(run);
-      rows.push_back({{"gpus", row.metrics.gpus}, {"schedule", row.schedule},
-                      {"iteration_time_s", to_seconds(row.metrics.iteration)}});
-    }
+    const json measurements =
+        predicted_measurements(RunGrid(load_scenario(dir.write_json("truth.json", config)), cache));
     set(start);
-    const Calibration calibration = Calibration::from_files(
-        dir.write_json("base.json", config), dir.write_json("m.json", {{"measurements", rows}}), {key});
+    const Calibration calibration =
+        Calibration::from_files(dir.write_json("base.json", config), dir.write_json("m.json", measurements), {key});
     const CalibrationResult fit = calibration.fit();
     CHECK(fit.values.at(0) == Approx(truth).epsilon(0.01));
   };

@@ -12,6 +12,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "mgsim/app/run_grid.hpp"
+#include "mgsim/time.hpp"
 #include "mgsim/trace.hpp"
 
 namespace mgsim::test {
@@ -75,6 +77,18 @@ inline nlohmann::json trace_json(const Trace& trace) {
           {"forward_time_s", trace.forward_time_s},
           {"provenance", {{"kind", "synthetic"}, {"note", "mgsim tests"}}},
           {"layers", layers}};
+}
+
+/// Every run of `grid` as a calibrate measurement of its own predicted
+/// iteration time: {"measurements": [...]}.
+inline nlohmann::json predicted_measurements(const RunGrid& grid) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (std::size_t run = 0; run < grid.size(); ++run) {
+    const RunRow row = grid.row(run);
+    rows.push_back({{"gpus", row.metrics.gpus}, {"schedule", row.schedule},
+                    {"iteration_time_s", to_seconds(row.metrics.iteration)}});
+  }
+  return {{"measurements", rows}};
 }
 
 }  // namespace mgsim::test

@@ -2,9 +2,13 @@
 // Collective cost models: how long an all-reduce of M bytes over P ranks takes.
 // Each model is a pure function of (bytes, P) behind one interface; models are
 // looked up by name in one table (collective_registry), whose lookup error
-// lists the valid names. Formulas and sources: docs/collectives.md.
+// lists the valid names. A model may take parameters a config gives it by
+// name (the parameter servers' `servers`), listed with their ranges in its
+// row. Formulas and sources: docs/collectives.md.
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -54,6 +58,29 @@ std::optional<CurveCollective> curve_collective_named(std::string_view name);
 /// (an all-gather's whole output, P x `bytes`) over the time.
 double bus_bandwidth(CurveCollective collective, double bytes, double seconds, int gpus);
 
+/// Parameters a config gave a collective, by name: `{"name": "ps", "servers": 4}`.
+using CollectiveParams = std::map<std::string, double, std::less<>>;
+
+/// A parameter of a collective (the parameter servers' `servers`, ...).
+/// Absent, the model's default applies (`description` says which) unless
+/// `required`.
+struct CollectiveParam {
+  std::string_view name;
+  double min;  ///< smallest value, inclusive
+  double max;  ///< largest value, inclusive
+  bool integer;
+  bool required;
+  std::string_view description;
+};
+
+/// A collective as a scenario names it: a name and the parameters given.
+struct CollectiveSpec {
+  std::string name;
+  CollectiveParams params;
+  /// "ring" or "ps(servers=4)": the row label, unique within a scenario.
+  std::string label() const;
+};
+
 /// Everything a cost model may be built from.
 struct CollectiveSettings {
   Network network;
@@ -65,6 +92,8 @@ struct CollectiveSettings {
   /// Fixed seconds added to every message (framework dispatch and kernel
   /// launch per tensor or bucket): the config's `message_overhead_s`.
   double message_overhead_s = 0.0;
+  /// The collective's own parameters (CollectiveInfo::params), checked by the reader.
+  CollectiveParams params;
 };
 
 class Collective {
@@ -88,6 +117,7 @@ struct CollectiveInfo {
   std::string_view description;
   bool needs_curve;  ///< true when the model is built from measured points
   std::unique_ptr<Collective> (*make_model)(const CollectiveSettings&);
+  std::span<const CollectiveParam> params = {};  ///< what a config may give it, by name
   /// The model built from `settings`, every message `settings.message_overhead_s` longer.
   std::unique_ptr<Collective> make(const CollectiveSettings& settings) const;
 };

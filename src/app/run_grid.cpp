@@ -16,8 +16,8 @@ namespace {
 /// "measured".
 std::vector<GridLink> make_links(const Scenario& scenario) {
   std::vector<GridLink> links;
-  for (const std::string& name : scenario.collectives) {
-    const CollectiveInfo& info = find_collective(name);
+  for (const CollectiveSpec& collective : scenario.collectives) {
+    const CollectiveInfo& info = find_collective(collective.name);
     std::vector<std::pair<std::string, Network>> networks;
     if (info.needs_curve) {
       networks.emplace_back("measured", Network{});
@@ -29,12 +29,12 @@ std::vector<GridLink> make_links(const Scenario& scenario) {
         const int per_node = scenario.gpus_per_node[n];
         std::unique_ptr<Collective> model;
         try {
-          model = info.make(scenario.collective_settings(network, per_node));
+          model = info.make(scenario.collective_settings(collective, network, per_node));
         } catch (const Error& error) {
           JsonWhere{scenario.file.string(), info.needs_curve ? "curves" : "network", InputKind::config}.fail(
               error.what());
         }
-        links.push_back({name, label, per_node, n, std::move(model),
+        links.push_back({collective.label(), label, per_node, n, std::move(model),
                          info.needs_curve ? std::nullopt : std::optional(network)});
       }
     }

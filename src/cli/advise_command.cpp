@@ -24,7 +24,7 @@ struct AdviseOptions {
 void advise_command(const AdviseOptions& options) {
   const ReportFormat format = parse_report_format(options.format);
   Scenario scenario = load_scenario(options.config);
-  const std::string collective = scenario.collectives.front();
+  const std::string collective = scenario.collectives.front().label();
   const std::filesystem::path trace = scenario.traces.front();
   WorkloadCache cache;
   const std::vector<KnobAdvice> advice = advise(std::move(scenario), cache);

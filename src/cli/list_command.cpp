@@ -37,7 +37,13 @@ void list() {
     }
   }
   text += "collectives:\n";
-  for (const CollectiveInfo& info : collective_registry()) text += entry(info.name, info.description);
+  for (const CollectiveInfo& info : collective_registry()) {
+    text += entry(info.name, info.description);
+    for (const CollectiveParam& param : info.params) {
+      text += fmt::format("      {} in [{}, {}]{}: {}\n", param.name, param.min, param.max,
+                          param.required ? ", required" : "", param.description);
+    }
+  }
   text += "delay laws (run config \"variability\"):\n";
   for (const LawInfo& info : law_registry()) text += entry(info.name, info.description, info.params);
   write_stdout(text);

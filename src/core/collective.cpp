@@ -4,6 +4,7 @@
 #include <array>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "analytic_collectives.hpp"
 #include "mgsim/error.hpp"
@@ -11,6 +12,7 @@
 #include "mgsim/nccl_model.hpp"
 #include "mgsim/registry_lookup.hpp"
 #include "measured_curve.hpp"
+#include "parameter_server.hpp"
 
 namespace mgsim {
 namespace {
@@ -46,6 +48,24 @@ constexpr std::array kCollectives{
                                   "latency + M / bandwidth, the fastest chosen",
                    .needs_curve = false,
                    .make_model = make_nccl},
+    CollectiveInfo{.name = "ps",
+                   .description = "parameter servers on S dedicated machines, each summing 1/S of every message: "
+                                  "2a + M max(b, P/S b_s, (P-1)/S s)",
+                   .needs_curve = false,
+                   .make_model = make_ps,
+                   .params = kPsParams},
+    CollectiveInfo{.name = "ps-colocated",
+                   .description = "parameter servers on S of the workers (default every one), each summing 1/S: "
+                                  "2a + M max((1 + (P-2)/S) b, (P-1)/S s)",
+                   .needs_curve = false,
+                   .make_model = make_ps_colocated,
+                   .params = kColocatedParams},
+    CollectiveInfo{.name = "byteps",
+                   .description = "BytePS: summation on k CPU machines and on the workers, split as the OSDI'20 "
+                                  "paper's Theorem 1; k = 0 is colocated PS, k >= P dedicated PS",
+                   .needs_curve = false,
+                   .make_model = make_byteps,
+                   .params = kBytepsParams},
     CollectiveInfo{.name = "measured",
                    .description = "measured latency curve, piecewise-linear in size, only at measured GPU counts",
                    .needs_curve = true,
@@ -80,6 +100,12 @@ std::unique_ptr<Collective> CollectiveInfo::make(const CollectiveSettings& setti
 }
 
 std::span<const CollectiveInfo> collective_registry() { return kCollectives; }
+
+std::string CollectiveSpec::label() const {
+  std::vector<std::string> parts;
+  for (const auto& [key, value] : params) parts.push_back(fmt::format("{}={}", key, value));
+  return parts.empty() ? name : fmt::format("{}({})", name, fmt::join(parts, ","));
+}
 
 const CollectiveInfo& find_collective(std::string_view name) {
   return find_by_name<ConfigError>(collective_registry(), name, "collective");

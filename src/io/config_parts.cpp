@@ -16,9 +16,9 @@ namespace mgsim {
 namespace {
 
 /// Slowest network accepted (docs/limits.md): a latency of a second per
-/// message step, a kilobyte per second of bandwidth or of reduction.
+/// message step (and kMaxSecondsPerByte: a kilobyte per second of bandwidth
+/// or of reduction).
 constexpr double kMaxAlphaUs = 1e6;
-constexpr double kMaxSecondsPerByte = 1e-3;
 
 }  // namespace
 

@@ -11,6 +11,7 @@
 #include "mgsim/io/config_parts.hpp"
 #include "mgsim/io/json_reader.hpp"
 #include "mgsim/io/trace_io.hpp"
+#include "mgsim/registry_lookup.hpp"
 
 namespace mgsim {
 namespace {
@@ -54,15 +55,86 @@ std::vector<int> read_counts(const std::vector<Element>& elements) {
   return counts;
 }
 
-/// Reads the collectives; returns whether any needs measured curves and any a network.
+/// Calls `each` with every combination of an entry's parameters that are
+/// arrays (a schedule's or a collective's), the first parameter (by name)
+/// outermost, values in file order; with none, the entry as written, never
+/// copied (a copy recurses as deep as the value).
+template <typename Each>
+void for_each_combination(const nlohmann::json& value, const JsonWhere& where, Each each) {
+  std::vector<std::pair<std::string, const nlohmann::json*>> axes;
+  if (value.is_object()) {
+    for (const auto& [key, parameter] : value.items()) {
+      if (key == "name" || key == "layer_density" || !parameter.is_array()) continue;  // densities: an object
+      const JsonWhere at = where.key(key);
+      if (parameter.empty()) at.expected("a number or a non-empty array of numbers", parameter);
+      for (std::size_t j = 0; j < parameter.size(); ++j) read_number(parameter[j], at.index(j), 0.0, true);
+      axes.emplace_back(key, &parameter);
+    }
+  }
+  if (axes.empty()) {
+    each(value);
+    return;
+  }
+  std::vector<std::size_t> digit(axes.size(), 0);
+  while (true) {
+    nlohmann::json combination = value;
+    for (std::size_t a = 0; a < axes.size(); ++a) combination[axes[a].first] = (*axes[a].second)[digit[a]];
+    each(combination);
+    std::size_t a = axes.size();
+    while (a > 0 && ++digit[a - 1] == axes[a - 1].second->size()) digit[--a] = 0;
+    if (a == 0) return;
+  }
+}
+
+/// The value of the parameter `key` of collective `info`, in its range.
+double read_collective_param(const CollectiveInfo& info, const std::string& key, const nlohmann::json& value,
+                             const JsonWhere& at) {
+  const auto param =
+      std::find_if(info.params.begin(), info.params.end(), [&](const CollectiveParam& p) { return p.name == key; });
+  if (param == info.params.end()) {
+    std::vector<std::string_view> names;
+    for (const CollectiveParam& p : info.params) names.push_back(p.name);
+    at.fail(unknown_name(fmt::format("collective '{}' parameter", info.name), key, names));
+  }
+  if (!param->integer) return read_number(value, at, param->min, true, param->max);
+  return static_cast<double>(read_integer(value, at, static_cast<std::int64_t>(param->min),
+                                          static_cast<std::int64_t>(param->max)));
+}
+
+/// One collective entry without arrays: a name, or an object of a name and
+/// the parameters of that collective, each checked against its range.
+CollectiveSpec read_collective(const nlohmann::json& value, const JsonWhere& where) {
+  CollectiveSpec spec;
+  spec.name = value.is_string() ? read_text(value, where) : JsonReader(value, where).text("name");
+  const CollectiveInfo& info = where.reporting([&]() -> const CollectiveInfo& { return find_collective(spec.name); });
+  if (value.is_object()) {
+    for (const auto& [key, parameter] : value.items()) {
+      if (key != "name") spec.params[key] = read_collective_param(info, key, parameter, where.key(key));
+    }
+  }
+  for (const CollectiveParam& param : info.params) {
+    if (param.required && !spec.params.contains(param.name)) {
+      where.fail(fmt::format("collective '{}' needs '{}' ({}): {{\"name\": \"{}\", \"{}\": ...}}", spec.name,
+                             param.name, param.description, spec.name, param.name));
+    }
+  }
+  return spec;
+}
+
+/// Reads the collectives, each a name or {"name": ..., <parameter>: number or
+/// [numbers]}; returns whether any needs measured curves and any a network.
 std::pair<bool, bool> read_collectives(JsonReader& top, Scenario& scenario) {
   if (!top.has("collective")) return {false, true};
   bool any_curve = false, any_network = false;
   scenario.collectives.clear();
-  for (const auto& [element, at] : read_axis(top, "collective", "a collective name")) {
-    const std::string name = read_text(*element, at);
-    refuse_repeat(scenario.collectives, name, at);
-    (at.reporting([&] { return find_collective(name).needs_curve; }) ? any_curve : any_network) = true;
+  std::vector<std::string> labels;
+  for (const auto& [element, where] : read_axis(top, "collective", "a collective name or object")) {
+    const JsonWhere at = where;  // a structured binding: clang 14 cannot capture it
+    for_each_combination(*element, at, [&](const nlohmann::json& one) {
+      scenario.collectives.push_back(read_collective(one, at));
+      refuse_repeat(labels, scenario.collectives.back().label(), at);
+    });
+    (find_collective(scenario.collectives.back().name).needs_curve ? any_curve : any_network) = true;
   }
   return {any_curve, any_network};
 }
@@ -105,35 +177,7 @@ void read_links(JsonReader& top, Scenario& scenario) {
     read_curves(top, scenario);
   } else if (top.has("curves")) {
     top.where().key("curves").fail(
-        fmt::format("only collective 'measured' uses curves, not '{}'", scenario.collectives.front()));
-  }
-}
-
-/// One schedule entry, whose parameters may be arrays: one spec per
-/// combination, the first parameter (by name) outermost, values in file order.
-void expand_schedule(const nlohmann::json& value, const JsonWhere& where, Scenario& scenario) {
-  std::vector<std::pair<std::string, const nlohmann::json*>> axes;
-  if (value.is_object()) {
-    for (const auto& [key, parameter] : value.items()) {
-      if (key == "name" || key == "layer_density" || !parameter.is_array()) continue;  // densities: an object
-      const JsonWhere at = where.key(key);
-      if (parameter.empty()) at.expected("a number or a non-empty array of numbers", parameter);
-      for (std::size_t j = 0; j < parameter.size(); ++j) read_number(parameter[j], at.index(j), 0.0, true);
-      axes.emplace_back(key, &parameter);
-    }
-  }
-  if (axes.empty()) {  // one schedule: read as written, never copied (a copy recurses as deep as the value)
-    scenario.schedules.push_back(read_schedule(value, where, scenario.file.parent_path(), scenario.inputs));
-    return;
-  }
-  std::vector<std::size_t> digit(axes.size(), 0);
-  while (true) {
-    nlohmann::json combination = value;
-    for (std::size_t a = 0; a < axes.size(); ++a) combination[axes[a].first] = (*axes[a].second)[digit[a]];
-    scenario.schedules.push_back(read_schedule(combination, where, scenario.file.parent_path(), scenario.inputs));
-    std::size_t a = axes.size();
-    while (a > 0 && ++digit[a - 1] == axes[a - 1].second->size()) digit[--a] = 0;
-    if (a == 0) return;
+        fmt::format("only collective 'measured' uses curves, not '{}'", scenario.collectives.front().label()));
   }
 }
 
@@ -143,15 +187,18 @@ void read_schedules(JsonReader& top, Scenario& scenario) {
     return;
   }
   std::unordered_set<std::string> labels;
-  for (const auto& [element, at] : top.array("schedules")) {
+  for (const auto& [element, where] : top.array("schedules")) {
+    const JsonWhere at = where;  // a structured binding: clang 14 cannot capture it
     const std::size_t first = scenario.schedules.size();
-    expand_schedule(*element, at, scenario);
+    for_each_combination(*element, at, [&](const nlohmann::json& one) {
+      scenario.schedules.push_back(read_schedule(one, at, scenario.file.parent_path(), scenario.inputs));
+    });
     for (std::size_t s = first; s < scenario.schedules.size(); ++s) {
       const ScheduleSpec& spec = scenario.schedules[s];
       check_builder_gpus(spec, scenario.gpus, at);
       check_unique_label(spec, labels, at);
       const BuilderInfo* builder = spec.builder();
-      const auto measured = [](const std::string& name) { return find_collective(name).needs_curve; };
+      const auto measured = [](const CollectiveSpec& c) { return find_collective(c.name).needs_curve; };
       if (builder && builder->needs_network &&
           std::any_of(scenario.collectives.begin(), scenario.collectives.end(), measured)) {
         at.fail(fmt::format("schedule '{}' prices exchanges with a network's alpha and beta; collective 'measured' "
@@ -184,8 +231,10 @@ std::vector<SpeedShare> read_speed_classes(JsonReader& top) {
 
 }  // namespace
 
-CollectiveSettings Scenario::collective_settings(const Network& network, int per_node) const {
+CollectiveSettings Scenario::collective_settings(const CollectiveSpec& collective, const Network& network,
+                                                int per_node) const {
   CollectiveSettings settings;
+  settings.params = collective.params;
   settings.network = network;
   settings.gpus_per_node = per_node;
   settings.curve = curve;

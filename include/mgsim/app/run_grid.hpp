@@ -36,7 +36,7 @@ class WorkloadCache {
 
 /// A cost model of the grid: the collective on one network with one node size.
 struct GridLink {
-  std::string collective;
+  std::string collective;  ///< the collective's label: "ring", "ps(servers=4)"
   std::string network;  ///< the network's label, or "measured" for the measured curves
   int gpus_per_node = 1;
   std::size_t node_size = 0;  ///< the index of gpus_per_node in the scenario's list

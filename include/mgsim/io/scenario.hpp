@@ -38,7 +38,8 @@ struct Scenario {
   std::vector<std::filesystem::path> traces;
   std::vector<int> gpus;                 ///< default_gpus() when the config names none
   std::vector<int> gpus_per_node{1};
-  std::vector<std::string> collectives{"ring"};
+  /// Every collective with every combination of its parameters, labels unique.
+  std::vector<CollectiveSpec> collectives{{"ring", {}}};
   std::vector<NamedNetwork> networks;    ///< empty only when every collective is `measured`
   /// Measured all-reduce and all-gather points (`curves`), for `measured`.
   std::vector<CurvePoint> curve;
@@ -57,8 +58,8 @@ struct Scenario {
   std::string canonical;  ///< the config document in canonical form (keys sorted, numbers exact)
 
   /// What a cost model of the grid is built from: `network` (ignored by
-  /// `measured`), node size, curves and message overhead.
-  CollectiveSettings collective_settings(const Network& network, int per_node) const;
+  /// `measured`), node size, curves, message overhead and the collective's parameters.
+  CollectiveSettings collective_settings(const CollectiveSpec& collective, const Network& network, int per_node) const;
 };
 
 /// GPU counts of a scenario that names none: 4, 8, ..., 2048.
