@@ -108,6 +108,7 @@ std::filesystem::path random_scenario(std::mt19937_64& rng, const SweepTempDir& 
   if (coin(rng, 0.3)) config["overlap"] = {{"compute_slowdown", uniform(rng, 0, 0.5)}, {"comm_slowdown", uniform(rng, 0, 0.5)}};
   if (coin(rng, 0.3)) config["speed_classes"] = {{{"fraction", 0.25}, {"speed", uniform(rng, 0.5, 1.5)}}};
   if (coin(rng, 0.5)) config["message_overhead_s"] = uniform(rng, 0, 1e-4);
+  if (coin(rng, 0.3)) config["iteration_overhead_s"] = uniform(rng, 0, 1e-2);
   if (coin(rng, 0.3)) {
     config["variability"] = {{"law", pick(rng, std::vector<std::string>{"exponential", "lognormal", "bernoulli"})},
                              {"per", builder ? "iteration" : pick(rng, std::vector<std::string>{"iteration", "layer"})},
@@ -236,6 +237,40 @@ TEST_CASE("message_overhead_s lengthens every message by its value (two layers, 
   config["message_overhead_s"] = 5e-4;
   const SimTime with = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics.iteration;
   CHECK(with - plain == 500'000);
+}
+
+TEST_CASE("iteration_overhead_s adds its host time to every iteration, overlapping nothing (two layers, by hand)",
+          "[evaluator]") {
+  // The two layers above (1 ms of backward each, 1 ms messages, WFBP on 2
+  // GPUs): 3 ms, of which 2 ms compute. With 2 ms of host time per iteration:
+  // 5 ms, compute 4 ms, one GPU 4 ms, 1 ms exposed, efficiency 4 / 5.
+  SweepTempDir dir;
+  dir.write_json("t.json", trace_json(make_trace({0.001, 0.001}, {1000, 1000})));
+  json config = {{"trace", "t.json"},
+                 {"gpus", {2}},
+                 {"network", {{"alpha_us", 0}, {"beta_s_per_byte", 1e-6}}},
+                 {"schedules", {"wfbp"}},
+                 {"iteration_overhead_s", 2e-3}};
+  WorkloadCache cache;
+  const RunMetrics m = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
+  CHECK(m.iteration == 5'000'000);
+  CHECK(m.mean_iteration == 5'000'000);
+  CHECK(m.compute == 4'000'000);
+  CHECK(m.single_gpu == 4'000'000);
+  CHECK(m.exposed_comm_s() == Approx(1e-3));
+  CHECK(m.scaling_efficiency() == Approx(0.8));
+  // Under interference (the engine): layer 1 runs at half speed beside
+  // message 2 in [1, 2] ms, ends at 2.5 ms; message 1 ends at 3.5 ms; 5.5 ms.
+  config["overlap"] = {{"compute_slowdown", 1.0}};
+  CHECK(RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics.iteration == 5'500'000);
+  // Over many iterations with delays, every statistic moves by the host time.
+  config.erase("overlap");
+  config["variability"] = {{"law", "exponential"}, {"mean_s", 1e-3}, {"seed", 7}};
+  const RunMetrics noisy = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
+  config.erase("iteration_overhead_s");
+  const RunMetrics quiet = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
+  CHECK(noisy.mean_iteration - quiet.mean_iteration == 2'000'000);
+  CHECK(noisy.p99_iteration - quiet.p99_iteration == 2'000'000);
 }
 
 TEST_CASE("calibrate fits overlap.compute_slowdown and message_overhead_s through the one evaluator", "[evaluator]") {

@@ -38,6 +38,9 @@ inline constexpr int kMaxIterations = 1'000'000;
 inline constexpr std::int64_t kMaxSeed = std::int64_t{1} << 53;
 /// Largest fixed overhead per message accepted, in seconds.
 inline constexpr double kMaxMessageOverhead = 1.0;
+/// Largest host overhead per iteration accepted (optimizer step, data
+/// loading, Python), in seconds: one step's worth (kMaxStepSeconds).
+inline constexpr double kMaxIterationOverhead = kMaxStepSeconds;
 
 /// Measured values (calibrate, validate): times in [1 ns, a year],
 /// throughputs in [1e-9, 1e12] samples per second. A relative error to a

@@ -219,6 +219,9 @@ Scenario read_scenario(const nlohmann::json& document, const std::filesystem::pa
   if (top.has("message_overhead_s")) {
     scenario.message_overhead_s = top.number("message_overhead_s", 0.0, true, kMaxMessageOverhead);
   }
+  if (top.has("iteration_overhead_s")) {
+    scenario.iteration_overhead_s = top.number("iteration_overhead_s", 0.0, true, kMaxIterationOverhead);
+  }
   read_schedules(top, scenario);
   scenario.message_unit = read_message_unit(top);
   for (ScheduleSpec& spec : scenario.schedules) spec.unit = scenario.message_unit;
