@@ -273,6 +273,28 @@ TEST_CASE("iteration_overhead_s adds its host time to every iteration, overlappi
   CHECK(noisy.p99_iteration - quiet.p99_iteration == 2'000'000);
 }
 
+TEST_CASE("nccl's network latency per step (network.inter.alpha_us) on two layers, by hand", "[evaluator]") {
+  // 16 GPUs, 8 per node, 8-byte messages (bytes cost ~0). NCCL's tables:
+  // Tree/LL = base 6.8 + 2 x (7 intra steps x 0.6 + 1 network step x (5.0 +
+  // 50)) = 125.2 us, faster than Ring/LL (6.6 + 28 x 1.0 + 2 x (2.7 + 50) =
+  // 140 us) and every other pair. WFBP: layer 2's message in [1, 1.1252] ms,
+  // layer 1's in [2, 2.1252] ms. Without the 50 us: Tree/LL 25.2 us.
+  SweepTempDir dir;
+  dir.write_json("t.json", trace_json(make_trace({0.001, 0.001}, {8, 8})));
+  json config = {{"trace", "t.json"},
+                 {"gpus", {16}},
+                 {"gpus_per_node", 8},
+                 {"collective", "nccl"},
+                 {"network",
+                  {{"intra", {{"alpha_us", 0}, {"beta_s_per_byte", 1e-15}}},
+                   {"inter", {{"alpha_us", 50}, {"beta_s_per_byte", 1e-15}}}}},
+                 {"schedules", {"wfbp"}}};
+  WorkloadCache cache;
+  CHECK(RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics.iteration == 2'125'200);
+  config["network"]["inter"]["alpha_us"] = 0;
+  CHECK(RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics.iteration == 2'025'200);
+}
+
 TEST_CASE("calibrate fits overlap.compute_slowdown and message_overhead_s through the one evaluator", "[evaluator]") {
   // Truth: a config with compute_slowdown 0.3 or an overhead of 80 us;
   // measurements are its predictions; the fit starts elsewhere and must land
