@@ -130,6 +130,33 @@ TEST_CASE("calibrate recovers the overlap and both overheads together, to 1%", "
   }
 }
 
+TEST_CASE("calibrate recovers a measured curve's scale (the key only collective 'measured' reads), to 1%",
+          "[calibrate]") {
+  SweepTempDir dir;
+  write_traces(dir);
+  json points = json::array();
+  for (const int gpus : {8, 16, 32}) {
+    for (const std::int64_t bytes : {1'000, 1'000'000, 100'000'000}) {
+      points.push_back({{"gpus", gpus}, {"bytes", bytes}, {"seconds", 3e-5 + 2e-10 * static_cast<double>(bytes)}});
+    }
+  }
+  dir.write_json("curve.json", {{"format", "mgsim-curve"},
+                                {"version", 1},
+                                {"collective", "allreduce"},
+                                {"provenance", {{"kind", "synthetic"}, {"model", "30 us + M / 5 GB/s"}}},
+                                {"points", points}});
+  json config = every_key("t.json");
+  config.erase("network");
+  config["collective"] = "measured";
+  config["curves"] = {"curve.json"};
+  config["curve_scale"] = 1.7;
+  const auto measurements = dir.write_json("m.json", measurements_of(dir, config));
+  config["curve_scale"] = 0.5;
+  const CalibrationResult fit =
+      Calibration::from_files(dir.write_json("base.json", config), measurements, {"curve_scale"}).fit();
+  CHECK(fit.values.at(0) == Approx(1.7).epsilon(0.01));
+}
+
 TEST_CASE("calibrate finds a Horovod cycle time from ten times too far (a sawtooth response)", "[calibrate]") {
   const CalibrationResult fit = fit_from({"schedules.1.cycle_time_ms"}, {35.0});
   CHECK(fit.values.at(0) == Approx(3.5).epsilon(0.01));

@@ -273,6 +273,32 @@ TEST_CASE("iteration_overhead_s adds its host time to every iteration, overlappi
   CHECK(noisy.p99_iteration - quiet.p99_iteration == 2'000'000);
 }
 
+TEST_CASE("curve_scale multiplies every time of the measured curves (two layers, by hand)", "[evaluator]") {
+  // A flat measured curve: 1 ms per all-reduce at 2 GPUs, whatever the size.
+  // WFBP on the two 1 ms layers: messages in [1, 2] and [2, 3] ms, 3 ms;
+  // with curve_scale 2 each takes 2 ms: [1, 3] and [3, 5], 5 ms.
+  SweepTempDir dir;
+  dir.write_json("t.json", trace_json(make_trace({0.001, 0.001}, {1000, 1000})));
+  dir.write_json("flat.json", {{"format", "mgsim-curve"},
+                               {"version", 1},
+                               {"collective", "allreduce"},
+                               {"provenance", {{"kind", "synthetic"}, {"model", "1 ms flat"}}},
+                               {"points",
+                                {{{"gpus", 2}, {"bytes", 1}, {"seconds", 1e-3}},
+                                 {{"gpus", 2}, {"bytes", 1'000'000}, {"seconds", 1e-3}}}}});
+  json config = {{"trace", "t.json"},
+                 {"gpus", {2}},
+                 {"collective", "measured"},
+                 {"curves", {"flat.json"}},
+                 {"schedules", {"wfbp"}}};
+  WorkloadCache cache;
+  CHECK(RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics.iteration == 3'000'000);
+  config["curve_scale"] = 2.0;
+  CHECK(RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics.iteration == 5'000'000);
+  config["curve_scale"] = 4e6;  // 1 ms x 4e6 = 4000 s: past the longest step
+  CHECK_THROWS_AS(load_scenario(dir.write_json("c.json", config)), ConfigError);
+}
+
 TEST_CASE("nccl's network latency per step (network.inter.alpha_us) on two layers, by hand", "[evaluator]") {
   // 16 GPUs, 8 per node, 8-byte messages (bytes cost ~0). NCCL's tables:
   // Tree/LL = base 6.8 + 2 x (7 intra steps x 0.6 + 1 network step x (5.0 +

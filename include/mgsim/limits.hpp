@@ -54,6 +54,12 @@ inline constexpr double kMaxMeasuredRate = 1e12;
 /// past about 65535 would be silently cut there; 1000 keeps it within 2%.
 inline constexpr double kMaxSlowdown = 1000.0;
 
+/// `curve_scale`, the factor on every time of the measured curves, lies in
+/// [kMinCurveScale, kMaxCurveScale]: a curve at most a thousand times off;
+/// each scaled time must still be a step (<= kMaxStepSeconds).
+inline constexpr double kMinCurveScale = 1e-3;
+inline constexpr double kMaxCurveScale = 1000.0;
+
 /// Relative speeds (speed_classes, stragglers) lie in [kMinSpeed,
 /// kMaxSpeed]: a GPU at most a thousand times slower or faster than the one
 /// traced. A slower one would stretch a traced time past what SimTime holds
