@@ -95,6 +95,7 @@ std::filesystem::path random_scenario(std::mt19937_64& rng, const SweepTempDir& 
   if (collective == "measured") {
     config["curves"] = {"allreduce.json"};
     dir.write_json("allreduce.json", curve_file(rng, "allreduce", gpus));
+    if (coin(rng, 0.3)) config["curve_scale"] = uniform(rng, 0.5, 2);
     if (sparse) {
       config["curves"].push_back("allgather.json");
       dir.write_json("allgather.json", curve_file(rng, "allgather", gpus));
