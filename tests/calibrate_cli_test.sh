@@ -80,6 +80,21 @@ printf '{"measurements": [{"gpus": 16, "schedule": "wfbp", "iteration_time_s": 0
 bad "a GPU count the config cannot run" "m16.json: measurements[0]: the config cannot run 16 GPUs" \
   "$MGSIM" calibrate -c measured.json -m m16.json --fit "" -o fitted.json
 
+# --choose: every candidate is listed, one is chosen, the written config carries it.
+"$MGSIM" calibrate -c base.json -m m.json --fit network.beta_s_per_byte --choose collective=ring,tree \
+  -o fitted.json >choose.txt 2>&1
+chosen=$(grep -c '<- chosen' choose.txt)
+if [[ $chosen -eq 1 && $(grep -c '^collective=' choose.txt) -eq 2 ]] &&
+   grep -q "\"collective\": \"$(grep '<- chosen' choose.txt | sed 's/^collective=\([a-z-]*\).*/\1/')\"" fitted.json; then
+  pass "calibrate --choose lists every candidate and writes the chosen one"
+else
+  fail "calibrate --choose lists every candidate and writes the chosen one" "$(cat choose.txt)"
+fi
+bad "a malformed --choose" "--choose: expected KEY=a,b,... such as collective=ring,tree,nccl, got 'collective'" \
+  "$MGSIM" calibrate -c base.json -m m.json --fit network.alpha_us --choose collective -o fitted.json
+bad "an unknown --choose candidate" "base.json: collective: unknown collective 'rnig'" \
+  "$MGSIM" calibrate -c base.json -m m.json --fit network.alpha_us --choose collective=ring,rnig -o fitted.json
+
 # message_unit: a run row says which unit ran; a bad unit is refused.
 sed 's/"gpus": \[4\]/"gpus": [4], "message_unit": "layer"/' base.json >layer.json
 out=$("$MGSIM" run -c layer.json --format csv 2>&1)

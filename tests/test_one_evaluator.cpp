@@ -100,6 +100,7 @@ std::filesystem::path random_scenario(std::mt19937_64& rng, const SweepTempDir& 
   if (collective == "measured") {
     config["curves"] = {"allreduce.json"};
     dir.write_json("allreduce.json", curve_file(rng, "allreduce", gpus));
+    if (coin(rng, 0.3)) config["curve_scale"] = uniform(rng, 0.5, 2);
     if (sparse) {
       config["curves"].push_back("allgather.json");
       dir.write_json("allgather.json", curve_file(rng, "allgather", gpus));
@@ -113,6 +114,7 @@ std::filesystem::path random_scenario(std::mt19937_64& rng, const SweepTempDir& 
   if (coin(rng, 0.3)) config["overlap"] = {{"compute_slowdown", uniform(rng, 0, 0.5)}, {"comm_slowdown", uniform(rng, 0, 0.5)}};
   if (coin(rng, 0.3)) config["speed_classes"] = {{{"fraction", 0.25}, {"speed", uniform(rng, 0.5, 1.5)}}};
   if (coin(rng, 0.5)) config["message_overhead_s"] = uniform(rng, 0, 1e-4);
+  if (coin(rng, 0.3)) config["iteration_overhead_s"] = uniform(rng, 0, 1e-2);
   if (coin(rng, 0.3)) {
     config["variability"] = {{"law", pick(rng, std::vector<std::string>{"exponential", "lognormal", "bernoulli"})},
                              {"per", builder ? "iteration" : pick(rng, std::vector<std::string>{"iteration", "layer"})},
@@ -241,6 +243,88 @@ TEST_CASE("message_overhead_s lengthens every message by its value (two layers, 
   config["message_overhead_s"] = 5e-4;
   const SimTime with = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics.iteration;
   CHECK(with - plain == 500'000);
+}
+
+TEST_CASE("iteration_overhead_s adds its host time to every iteration, overlapping nothing (two layers, by hand)",
+          "[evaluator]") {
+  // The two layers above (1 ms of backward each, 1 ms messages, WFBP on 2
+  // GPUs): 3 ms, of which 2 ms compute. With 2 ms of host time per iteration:
+  // 5 ms, compute 4 ms, one GPU 4 ms, 1 ms exposed, efficiency 4 / 5.
+  SweepTempDir dir;
+  dir.write_json("t.json", trace_json(make_trace({0.001, 0.001}, {1000, 1000})));
+  json config = {{"trace", "t.json"},
+                 {"gpus", {2}},
+                 {"network", {{"alpha_us", 0}, {"beta_s_per_byte", 1e-6}}},
+                 {"schedules", {"wfbp"}},
+                 {"iteration_overhead_s", 2e-3}};
+  WorkloadCache cache;
+  const RunMetrics m = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
+  CHECK(m.iteration == 5'000'000);
+  CHECK(m.mean_iteration == 5'000'000);
+  CHECK(m.compute == 4'000'000);
+  CHECK(m.single_gpu == 4'000'000);
+  CHECK(m.exposed_comm_s() == Approx(1e-3));
+  CHECK(m.scaling_efficiency() == Approx(0.8));
+  // Under interference (the engine): layer 1 runs at half speed beside
+  // message 2 in [1, 2] ms, ends at 2.5 ms; message 1 ends at 3.5 ms; 5.5 ms.
+  config["overlap"] = {{"compute_slowdown", 1.0}};
+  CHECK(RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics.iteration == 5'500'000);
+  // Over many iterations with delays, every statistic moves by the host time.
+  config.erase("overlap");
+  config["variability"] = {{"law", "exponential"}, {"mean_s", 1e-3}, {"seed", 7}};
+  const RunMetrics noisy = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
+  config.erase("iteration_overhead_s");
+  const RunMetrics quiet = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
+  CHECK(noisy.mean_iteration - quiet.mean_iteration == 2'000'000);
+  CHECK(noisy.p99_iteration - quiet.p99_iteration == 2'000'000);
+}
+
+TEST_CASE("curve_scale multiplies every time of the measured curves (two layers, by hand)", "[evaluator]") {
+  // A flat measured curve: 1 ms per all-reduce at 2 GPUs, whatever the size.
+  // WFBP on the two 1 ms layers: messages in [1, 2] and [2, 3] ms, 3 ms;
+  // with curve_scale 2 each takes 2 ms: [1, 3] and [3, 5], 5 ms.
+  SweepTempDir dir;
+  dir.write_json("t.json", trace_json(make_trace({0.001, 0.001}, {1000, 1000})));
+  dir.write_json("flat.json", {{"format", "mgsim-curve"},
+                               {"version", 1},
+                               {"collective", "allreduce"},
+                               {"provenance", {{"kind", "synthetic"}, {"model", "1 ms flat"}}},
+                               {"points",
+                                {{{"gpus", 2}, {"bytes", 1}, {"seconds", 1e-3}},
+                                 {{"gpus", 2}, {"bytes", 1'000'000}, {"seconds", 1e-3}}}}});
+  json config = {{"trace", "t.json"},
+                 {"gpus", {2}},
+                 {"collective", "measured"},
+                 {"curves", {"flat.json"}},
+                 {"schedules", {"wfbp"}}};
+  WorkloadCache cache;
+  CHECK(RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics.iteration == 3'000'000);
+  config["curve_scale"] = 2.0;
+  CHECK(RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics.iteration == 5'000'000);
+  config["curve_scale"] = 4e6;  // 1 ms x 4e6 = 4000 s: past the longest step
+  CHECK_THROWS_AS(load_scenario(dir.write_json("c.json", config)), ConfigError);
+}
+
+TEST_CASE("nccl's network latency per step (network.inter.alpha_us) on two layers, by hand", "[evaluator]") {
+  // 16 GPUs, 8 per node, 8-byte messages (bytes cost ~0). NCCL's tables:
+  // Tree/LL = base 6.8 + 2 x (7 intra steps x 0.6 + 1 network step x (5.0 +
+  // 50)) = 125.2 us, faster than Ring/LL (6.6 + 28 x 1.0 + 2 x (2.7 + 50) =
+  // 140 us) and every other pair. WFBP: layer 2's message in [1, 1.1252] ms,
+  // layer 1's in [2, 2.1252] ms. Without the 50 us: Tree/LL 25.2 us.
+  SweepTempDir dir;
+  dir.write_json("t.json", trace_json(make_trace({0.001, 0.001}, {8, 8})));
+  json config = {{"trace", "t.json"},
+                 {"gpus", {16}},
+                 {"gpus_per_node", 8},
+                 {"collective", "nccl"},
+                 {"network",
+                  {{"intra", {{"alpha_us", 0}, {"beta_s_per_byte", 1e-15}}},
+                   {"inter", {{"alpha_us", 50}, {"beta_s_per_byte", 1e-15}}}}},
+                 {"schedules", {"wfbp"}}};
+  WorkloadCache cache;
+  CHECK(RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics.iteration == 2'125'200);
+  config["network"]["inter"]["alpha_us"] = 0;
+  CHECK(RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics.iteration == 2'025'200);
 }
 
 TEST_CASE("calibrate fits overlap.compute_slowdown and message_overhead_s through the one evaluator", "[evaluator]") {

@@ -33,6 +33,10 @@ struct RunPoint {
   Overlap overlap;
   std::optional<Network> network;   ///< the links, for point-to-point exchanges; none for measured curves
   double message_overhead_s = 0.0;  ///< added to every point-to-point exchange
+  /// Host time of every iteration on every GPU (optimizer step, data loading,
+  /// Python), between the last gradient's reduction and the next forward:
+  /// added to the iteration and to its compute, overlapping nothing.
+  double iteration_overhead_s = 0.0;
   const Variability& variability;
   int iterations = kDefaultIterations;
 };

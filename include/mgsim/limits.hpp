@@ -41,6 +41,9 @@ inline constexpr double kMaxMessageOverhead = 1.0;
 /// Slowest per-byte rate accepted (a link's beta, a reduction's gamma, a
 /// server's summation): a kilobyte per second.
 inline constexpr double kMaxSecondsPerByte = 1e-3;
+/// Largest host overhead per iteration accepted (optimizer step, data
+/// loading, Python), in seconds: one step's worth (kMaxStepSeconds).
+inline constexpr double kMaxIterationOverhead = kMaxStepSeconds;
 
 /// Measured values (calibrate, validate): times in [1 ns, a year],
 /// throughputs in [1e-9, 1e12] samples per second. A relative error to a
@@ -53,6 +56,12 @@ inline constexpr double kMaxMeasuredRate = 1e12;
 /// runs at kFullRate / (1 + slowdown), a rate of 2^16 steps, so a slowdown
 /// past about 65535 would be silently cut there; 1000 keeps it within 2%.
 inline constexpr double kMaxSlowdown = 1000.0;
+
+/// `curve_scale`, the factor on every time of the measured curves, lies in
+/// [kMinCurveScale, kMaxCurveScale]: a curve at most a thousand times off;
+/// each scaled time must still be a step (<= kMaxStepSeconds).
+inline constexpr double kMinCurveScale = 1e-3;
+inline constexpr double kMaxCurveScale = 1000.0;
 
 /// Relative speeds (speed_classes, stragglers) lie in [kMinSpeed,
 /// kMaxSpeed]: a GPU at most a thousand times slower or faster than the one

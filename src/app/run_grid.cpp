@@ -148,6 +148,7 @@ RunPoint RunGrid::point(std::size_t run) const {
           .overlap = scenario_.overlap,
           .network = link.links,
           .message_overhead_s = scenario_.message_overhead_s,
+          .iteration_overhead_s = scenario_.iteration_overhead_s,
           .variability = scenario_.variability,
           .iterations = scenario_.iterations};
 }

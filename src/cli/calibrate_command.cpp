@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <sstream>
@@ -13,6 +14,7 @@
 
 #include "commands.hpp"
 #include "mgsim/app/calibrate.hpp"
+#include "mgsim/app/model_choice.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/files.hpp"
 #include "mgsim/io/report.hpp"
@@ -25,6 +27,7 @@ struct CalibrateOptions {
   std::string measurements;
   std::string fit;
   std::string output;
+  std::vector<std::string> choose;
 };
 
 /// "a.b,c.d": the dotted paths of --fit.
@@ -47,15 +50,21 @@ std::string percent(std::optional<double> predicted, double measured) {
   return predicted ? fmt::format("{:+.2f}%", (*predicted - measured) / measured * 100) : "n/a";
 }
 
-std::string report(const Calibration& calibration, const CalibrationResult& result) {
-  const std::vector<std::optional<double>> held_out = calibration.leave_one_out(result.values);
+/// "  not identifiable: at its lower bound 0" for a value that ended on a bound.
+std::string bound_note(const ValueBounds& bounds, const CalibrationResult& result, std::size_t i) {
+  if (!result.at_bound[i]) return "";
+  const bool low = std::abs(result.values[i] - bounds.lower) <= std::abs(result.values[i] - bounds.upper);
+  return fmt::format("  not identifiable: at its {} bound {:g}", low ? "lower" : "upper", low ? bounds.lower : bounds.upper);
+}
+
+std::string report(const Calibration& calibration, const CalibrationResult& result, const HeldOutErrors& held_out) {
   std::size_t width = 4;
   for (const std::string& path : calibration.paths()) width = std::max(width, path.size());
   std::string out = fmt::format("fitted ({} evaluations, sum of squared relative errors {:.3g}):\n", result.evaluations,
                                 result.sum_squared_rel_error);
   for (std::size_t i = 0; i < calibration.paths().size(); ++i) {
-    out += fmt::format("  {:<{}}  {:>14.6g}  (was {:g})\n", calibration.paths()[i], width, result.values[i],
-                       calibration.initial()[i]);
+    out += fmt::format("  {:<{}}  {:>14.6g}  (was {:g}){}\n", calibration.paths()[i], width, result.values[i],
+                       calibration.initial()[i], bound_note(calibration.bounds()[i], result, i));
   }
   out += fmt::format("\n{:>4}  {:>6}  {:<24}  {:<24}  {:>14}  {:>14}  {:>9}  {:>9}\n", "#", "gpus", "schedule",
                      "metric", "measured", "predicted", "residual", "held out");
@@ -64,38 +73,55 @@ std::string report(const Calibration& calibration, const CalibrationResult& resu
     const double residual = (result.predicted[m] - measured.value) / measured.value;
     out += fmt::format("{:>4}  {:>6}  {:<24}  {:<24}  {:>14.6g}  {:>14.6g}  {:>+8.2f}%  {:>9}\n", m, measured.gpus,
                        measured.schedule_label, metric_key(measured.metric), measured.value, result.predicted[m],
-                       residual * 100, percent(held_out[m], measured.value));
+                       residual * 100, percent(held_out.predicted[m], measured.value));
   }
-  std::vector<double> errors;
-  for (std::size_t m = 0; m < held_out.size(); ++m) {
-    const double value = calibration.measurements()[m].value;
-    if (held_out[m]) errors.push_back(std::abs(*held_out[m] - value) / value);
-  }
-  std::sort(errors.begin(), errors.end());
   out += "\nresidual: the fit's error on a measurement it was fitted to; held out: the error predicting it with the\n"
          "values fitted on all the other measurements (leave-one-out), what to expect on a new measurement\n";
-  if (!errors.empty()) {
-    const std::size_t n = errors.size();
-    const double median = n % 2 == 1 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
-    out += fmt::format("held-out |error|: median {:.2f}%, max {:.2f}% over {} of {} measurements\n", median * 100,
-                       errors.back() * 100, n, held_out.size());
+  if (held_out.count > 0) {
+    out += fmt::format("held-out |error|: median {:.2f}%, max {:.2f}% over {} of {} measurements\n",
+                       held_out.median * 100, held_out.max * 100, held_out.count, held_out.predicted.size());
   }
   return out;
 }
 
+/// "collective=nccl, message_unit=layer".
+std::string setting_text(const std::vector<std::pair<std::string, std::string>>& setting) {
+  std::string text;
+  for (const auto& [key, value] : setting) text += fmt::format("{}{}={}", text.empty() ? "" : ", ", key, value);
+  return text;
+}
+
+/// The candidates of --choose, best marked, before the chosen one's report.
+std::string choice_report(const ModelChoice& choice) {
+  std::string out = fmt::format("{:<40}  {:>12}  {:>15}  {:>15}\n", "candidate", "fit rms", "held-out median",
+                                "held-out max");
+  for (std::size_t i = 0; i < choice.candidates.size(); ++i) {
+    const Candidate& c = choice.candidates[i];
+    const double fit_rms = std::sqrt(c.fit.sum_squared_rel_error / static_cast<double>(c.fit.predicted.size()));
+    const std::string median = c.held_out.count > 0 ? fmt::format("{:.2f}%", c.held_out.median * 100) : "n/a";
+    const std::string max = c.held_out.count > 0 ? fmt::format("{:.2f}%", c.held_out.max * 100) : "n/a";
+    out += fmt::format("{:<40}  {:>11.2f}%  {:>15}  {:>15}{}\n", setting_text(c.setting), fit_rms * 100, median, max,
+                       i == choice.best ? "  <- chosen" : "");
+  }
+  return out + "chosen by the root mean square of the held-out errors (the fit's own where none can be held out)\n\n";
+}
+
 void calibrate(const CalibrateOptions& options) {
   const std::vector<std::string> paths = split_paths(options.fit);
-  const Calibration calibration = Calibration::from_files(options.config, options.measurements, paths);
+  std::vector<Choice> choices;
+  for (const std::string& text : options.choose) choices.push_back(parse_choice(text));
+  ModelChoice choice = choose_model(options.config, options.measurements, paths, choices);
   check_paths(options.fit, paths);
-  const CalibrationResult result = calibration.fit();
-  const std::string text = report(calibration, result);
+  const Candidate& chosen = choice.candidates[choice.best];
+  const std::string text = (choices.empty() ? "" : choice_report(choice)) +
+                           report(chosen.calibration, chosen.fit, chosen.held_out);
   if (options.output == kStdout) {  // the config is the output; the report goes beside it, on stderr
-    write_stdout(calibration.config_text(result.values, "-"));
+    write_stdout(chosen.calibration.config_text(chosen.fit.values, "-"));
     std::fputs(text.c_str(), stderr);
     return;
   }
   if (!options.output.empty()) {
-    write_file_atomically(options.output, calibration.config_text(result.values, options.output));
+    write_file_atomically(options.output, chosen.calibration.config_text(chosen.fit.values, options.output));
   }
   write_stdout(text);
 }
@@ -117,8 +143,12 @@ void add_calibrate_command(CLI::App& app) {
                    "comma-separated dotted paths of numbers in the config, e.g. "
                    "network.alpha_us,network.beta_s_per_byte")
       ->required();
+  command->add_option("--choose", options->choose,
+                      "KEY=a,b,...: fit each candidate value of a text key (collective, message_unit) and keep the "
+                      "one with the smallest held-out error; repeat for more keys (every combination is fitted)");
   command->add_option("-o,--output", options->output, "write the config with the fitted values to this file (-: stdout, the report then on stderr)");
-  add_examples(command, {"mgsim calibrate -c base.json -m measured.json --fit network.alpha_us,network.beta_s_per_byte -o fitted.json"});
+  add_examples(command, {"mgsim calibrate -c base.json -m measured.json --fit network.alpha_us,network.beta_s_per_byte -o fitted.json",
+                         "mgsim calibrate -c base.json -m measured.json --fit network.beta_s_per_byte --choose collective=ring,tree,double-binary-tree"});
   command->callback([options] { calibrate(*options); });
 }
 

@@ -75,14 +75,18 @@ void import_osu(const ImportOptions& options) {
   write_curve(profile::import_osu_file(options.input, {options.gpus}), options, "osu");
 }
 
-/// forward + backward against the measured step (ProfilerStep#), with a
-/// warning past 10%.
+/// forward + backward against the measured step (ProfilerStep#), the rest as
+/// the run config's per-iteration host overhead, with a warning past 10%.
 void print_step_check(const profile::ImportedTrace& imported, double backward, std::FILE* out) {
   if (!imported.step_time_s) return;
   const double modelled = imported.trace.forward_time_s + backward;
   const double step = *imported.step_time_s;
   fmt::print(out, "forward + backward {:.3f} ms, measured step (ProfilerStep#, median) {:.3f} ms\n", modelled * 1e3,
              step * 1e3);
+  if (step > modelled) {
+    fmt::print(out, "the rest of the step, {:.3f} ms, is host time per iteration: run config key "
+                    "\"iteration_overhead_s\": {:.6g}\n", (step - modelled) * 1e3, step - modelled);
+  }
   if (std::abs(modelled - step) > 0.1 * step) {
     std::fprintf(stderr,
                  "mgsim: warning: forward + backward differ from the measured step by %.0f%%: the rest of the step "

@@ -1,10 +1,12 @@
 #include "mgsim/evaluate.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include <fmt/format.h>
 
 #include "mgsim/error.hpp"
+#include "mgsim/limits.hpp"
 
 namespace mgsim {
 namespace {
@@ -61,6 +63,20 @@ void add_rank_statistics(const RunPoint& point, const Cluster& cluster, RunMetri
   metrics.wait = stats.wait;
 }
 
+/// `evaluation` with the point's host overhead in every iteration: it
+/// overlaps nothing, so it lengthens the iteration, its compute, the one-GPU
+/// iteration and every statistic of many iterations alike.
+Evaluation with_host_overhead(Evaluation evaluation, const RunPoint& point) {
+  if (point.iteration_overhead_s == 0.0) return evaluation;
+  const SimTime host = step_ns(point.iteration_overhead_s, [] { return std::string("iteration_overhead_s"); });
+  RunMetrics& m = evaluation.metrics;
+  for (SimTime* time : {&m.iteration, &m.compute, &m.single_gpu, &m.mean_iteration, &m.p50_iteration,
+                        &m.p99_iteration}) {
+    *time += host;
+  }
+  return evaluation;
+}
+
 }  // namespace
 
 std::string_view to_string(Timing timing) {
@@ -97,7 +113,9 @@ Evaluation evaluate(const RunPoint& point, bool keep_iteration) {
   return evaluate_with(point, choose_timing(point), keep_iteration);
 }
 
-Evaluation evaluate_with(const RunPoint& point, Timing timing, bool keep_iteration) {
+namespace {
+
+Evaluation evaluate_without_host(const RunPoint& point, Timing timing, bool keep_iteration) {
   const Cluster& cluster = point.cluster;
   if (point.spec.builder()) {
     if (timing != Timing::engine_ranks) {
@@ -120,6 +138,12 @@ Evaluation evaluate_with(const RunPoint& point, Timing timing, bool keep_iterati
   if (timing == Timing::engine_ranks) add_rank_statistics(point, cluster, evaluation.metrics);
   if (keep_iteration) evaluation.iteration = std::move(iteration);
   return evaluation;
+}
+
+}  // namespace
+
+Evaluation evaluate_with(const RunPoint& point, Timing timing, bool keep_iteration) {
+  return with_host_overhead(evaluate_without_host(point, timing, keep_iteration), point);
 }
 
 }  // namespace mgsim

@@ -166,6 +166,22 @@ void read_curves(JsonReader& top, Scenario& scenario) {
   }
 }
 
+/// `curve_scale`: every time of the measured curves multiplied by it (a curve
+/// from an idle benchmark brought to the training loop's, fitted by calibrate).
+void scale_curves(JsonReader& top, Scenario& scenario) {
+  const double scale = top.number("curve_scale", kMinCurveScale, true, kMaxCurveScale);
+  for (std::vector<CurvePoint>* points : {&scenario.curve, &scenario.allgather_curve}) {
+    for (CurvePoint& point : *points) {
+      point.seconds *= scale;
+      if (point.seconds > kMaxStepSeconds) {
+        top.where().key("curve_scale").fail(fmt::format(
+            "scales a measured time of {} GPUs, {} bytes to {} s, past the longest step ({} s)", point.gpus,
+            point.bytes, point.seconds, kMaxStepSeconds));
+      }
+    }
+  }
+}
+
 void read_links(JsonReader& top, Scenario& scenario) {
   const auto [any_curve, any_network] = read_collectives(top, scenario);
   if (any_network) {
@@ -175,9 +191,13 @@ void read_links(JsonReader& top, Scenario& scenario) {
   }
   if (any_curve) {
     read_curves(top, scenario);
-  } else if (top.has("curves")) {
-    top.where().key("curves").fail(
-        fmt::format("only collective 'measured' uses curves, not '{}'", scenario.collectives.front().label()));
+    if (top.has("curve_scale")) scale_curves(top, scenario);
+  } else {
+    for (const char* key : {"curves", "curve_scale"}) {
+      if (!top.has(key)) continue;
+      top.where().key(key).fail(
+          fmt::format("only collective 'measured' uses {}, not '{}'", key, scenario.collectives.front().label()));
+    }
   }
 }
 
@@ -267,6 +287,9 @@ Scenario read_scenario(const nlohmann::json& document, const std::filesystem::pa
   if (top.has("speed_classes")) scenario.speed_classes = read_speed_classes(top);
   if (top.has("message_overhead_s")) {
     scenario.message_overhead_s = top.number("message_overhead_s", 0.0, true, kMaxMessageOverhead);
+  }
+  if (top.has("iteration_overhead_s")) {
+    scenario.iteration_overhead_s = top.number("iteration_overhead_s", 0.0, true, kMaxIterationOverhead);
   }
   read_schedules(top, scenario);
   scenario.message_unit = read_message_unit(top);

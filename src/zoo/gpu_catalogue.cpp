@@ -56,9 +56,9 @@ const std::array kGpus{
             "tensor (dense), 1,935 GB/s.",
             kComputeEfficiency, kMemoryEfficiency},
     GpuSpec{"l40s", "NVIDIA L40S (Ada AD102), 48 GB GDDR6",
-            {91.6, 183.0, 366.0, 366.0}, 91.6, 864.0,
-            "NVIDIA L40S datasheet (2023): 91.6 TFLOPS fp32, TF32 366*, BF16/FP16 733* tensor (* with sparsity, so "
-            "dense halves), 864 GB/s.",
+            {91.6, 183.0, 362.05, 362.05}, 91.6, 864.0,
+            "NVIDIA L40S datasheet (2023): 91.6 TFLOPS fp32, TF32 tensor 183 (366 with sparsity), BF16/FP16 tensor "
+            "362.05 dense (733 with sparsity), 864 GB/s.",
             kComputeEfficiency, kMemoryEfficiency},
     GpuSpec{"rtx4090", "NVIDIA GeForce RTX 4090 (Ada AD102), 24 GB GDDR6X",
             {82.6, 82.6, 165.2, 165.2}, 82.6, 1008.0,

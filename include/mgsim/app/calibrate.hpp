@@ -5,8 +5,10 @@
 // owns the base config document, the measurements and the workloads they
 // run on; predict() re-reads the config with candidate values in place and
 // simulates every measurement, fit() minimises the squared relative errors
-// with NLopt under bounds >= 0. Everything is checked when it is built, so a
-// fit that cannot be answered is refused before any work.
+// with NLopt within each value's bounds: the range the config reader accepts
+// for that key (include/mgsim/limits.hpp, docs/limits.md), found by asking
+// the reader. Everything is checked when it is built, so a fit that cannot
+// be answered is refused before any work.
 
 #include <filesystem>
 #include <map>
@@ -15,6 +17,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mgsim/app/run_grid.hpp"
@@ -44,8 +47,17 @@ struct Measurement {
 /// The JSON key of a metric ("iteration_time_s", ...).
 std::string_view metric_key(MeasuredMetric metric);
 
+/// The range of values the config reader accepts at a path, the others fixed.
+struct ValueBounds {
+  double lower = 0.0;
+  double upper = 0.0;  ///< +infinity when the reader sets no upper bound
+};
+
 struct CalibrationResult {
   std::vector<double> values;     ///< fitted, in --fit order
+  /// Per value: it ended at one of its bounds, so the measurements do not
+  /// pin it down (the optimum lies at or past the bound): not identifiable.
+  std::vector<bool> at_bound;
   std::vector<double> predicted;  ///< per measurement, at the fitted values
   double sum_squared_rel_error = 0.0;
   int evaluations = 0;
@@ -57,9 +69,12 @@ class Calibration {
   /// rows as in docs/fidelity.md) and checks the fit: every path holds a
   /// number, the config runs every measurement, there are at least as many
   /// measurements as paths, and each path changes at least one prediction
-  /// when perturbed. Throws ConfigError naming file and key.
+  /// when perturbed. Throws ConfigError naming file and key. `setting`
+  /// replaces text values of the config first (dotted path, value: a
+  /// candidate of --choose).
   static Calibration from_files(const std::filesystem::path& config, const std::filesystem::path& measurements,
-                                std::vector<std::string> fit_paths);
+                                std::vector<std::string> fit_paths,
+                                const std::vector<std::pair<std::string, std::string>>& setting = {});
   /// The same from a config document read from `config_file` (for messages
   /// and relative paths) and rows read from key `rows_key` of `rows_file`.
   Calibration(const std::filesystem::path& config_file, nlohmann::ordered_json config, const std::filesystem::path& rows_file,
@@ -67,7 +82,11 @@ class Calibration {
 
   /// Predicted value of every measurement with `values` at the fit paths.
   std::vector<double> predict(std::span<const double> values) const;
-  /// The fitted values, starting from the base config's.
+  /// The fitted values, starting from the base config's: a global search
+  /// (NLopt DIRECT-L over each value's lower bound to the smaller of its upper
+  /// bound and 16 x its start, so step-shaped responses such as Horovod's
+  /// cycle time do not trap it), then Subplex within the bounds from the
+  /// better of that point and the start, restarted until it stops helping.
   CalibrationResult fit() const;
   /// Leave-one-out cross-validation: for each measurement, the values fitted
   /// on all the others and its prediction with them, so that its error is a
@@ -84,6 +103,7 @@ class Calibration {
 
   const std::vector<std::string>& paths() const { return paths_; }
   const std::vector<double>& initial() const { return initial_; }
+  const std::vector<ValueBounds>& bounds() const { return bounds_; }
   const std::vector<Measurement>& measurements() const { return measurements_; }
 
  private:
@@ -94,6 +114,8 @@ class Calibration {
   /// smallest power of ten that moves a prediction by 0.1%.
   void choose_scales(const std::vector<double>& base_prediction);
   void check_dependence(const std::vector<double>& base_prediction) const;
+  /// What the config reader accepts at path `i`, the other values at their start.
+  ValueBounds find_bounds(std::size_t i) const;
 
   std::filesystem::path config_file_;
   std::filesystem::path measurements_file_;
@@ -103,6 +125,7 @@ class Calibration {
   std::vector<std::string> paths_;
   std::vector<double> initial_;
   std::vector<double> scale_;  ///< per path: the optimiser works on value / scale
+  std::vector<ValueBounds> bounds_;
   std::vector<Measurement> measurements_;
   /// Every measurement's trace, loaded when the calibration is built (so predict() only reads it).
   mutable WorkloadCache workloads_;

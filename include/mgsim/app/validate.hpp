@@ -32,6 +32,7 @@ struct FittedValue {
   std::string case_name;
   std::string path;
   double value = 0.0;
+  bool at_bound = false;  ///< ended on a bound: not identifiable from the case's calibrating rows
 };
 
 struct ValidationReport {

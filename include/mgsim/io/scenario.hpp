@@ -50,6 +50,7 @@ struct Scenario {
   Overlap overlap;                       ///< compute/communication interference; none by default
   std::vector<SpeedShare> speed_classes; ///< shares of slower (or faster) GPUs; none: all at the trace's speed
   double message_overhead_s = 0.0;       ///< fixed seconds added to every message
+  double iteration_overhead_s = 0.0;     ///< host seconds added to every iteration, overlapping nothing
   Variability variability;               ///< random delays and stragglers; none by default
   int iterations = kDefaultIterations;   ///< iterations per run the statistics summarise
   /// Every file the scenario read besides the config (curves, selection

@@ -1,0 +1,98 @@
+#include "mgsim/app/model_choice.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "mgsim/error.hpp"
+
+namespace mgsim {
+
+Choice parse_choice(const std::string& text) {
+  const std::size_t equals = text.find('=');
+  Choice choice;
+  if (equals != std::string::npos) {
+    choice.key = text.substr(0, equals);
+    std::stringstream in(text.substr(equals + 1));
+    for (std::string value; std::getline(in, value, ',');) choice.values.push_back(value);
+  }
+  const bool empty_value = std::find(choice.values.begin(), choice.values.end(), "") != choice.values.end();
+  if (choice.key.empty() || choice.values.empty() || empty_value || text.ends_with(',')) {
+    throw ConfigError(
+        fmt::format("--choose: expected KEY=a,b,... such as collective=ring,tree,nccl, got '{}'", text));
+  }
+  return choice;
+}
+
+HeldOutErrors held_out_errors(const Calibration& calibration, const CalibrationResult& fit) {
+  HeldOutErrors errors;
+  errors.predicted = calibration.leave_one_out(fit.values);
+  std::vector<double> relative;
+  for (std::size_t m = 0; m < errors.predicted.size(); ++m) {
+    const double measured = calibration.measurements()[m].value;
+    if (errors.predicted[m]) relative.push_back(std::abs(*errors.predicted[m] - measured) / measured);
+  }
+  errors.count = static_cast<int>(relative.size());
+  if (relative.empty()) return errors;
+  std::sort(relative.begin(), relative.end());
+  const std::size_t n = relative.size();
+  errors.median = n % 2 == 1 ? relative[n / 2] : (relative[n / 2 - 1] + relative[n / 2]) / 2;
+  errors.max = relative.back();
+  double squares = 0;
+  for (const double e : relative) squares += e * e;
+  errors.rms = std::sqrt(squares / static_cast<double>(n));
+  return errors;
+}
+
+namespace {
+
+/// Every combination of the choices' values, the first choice varying slowest.
+std::vector<std::vector<std::pair<std::string, std::string>>> settings_of(const std::vector<Choice>& choices) {
+  std::vector<std::vector<std::pair<std::string, std::string>>> settings{{}};
+  for (const Choice& choice : choices) {
+    std::vector<std::vector<std::pair<std::string, std::string>>> grown;
+    for (const auto& setting : settings) {
+      for (const std::string& value : choice.values) {
+        grown.push_back(setting);
+        grown.back().emplace_back(choice.key, value);
+      }
+    }
+    settings = std::move(grown);
+  }
+  return settings;
+}
+
+/// What the candidates are ranked by: the held-out RMS, or the fit's own
+/// RMS relative error where no measurement could be held out.
+double score(const Candidate& candidate) {
+  if (candidate.held_out.count > 0) return candidate.held_out.rms;
+  const auto n = static_cast<double>(candidate.fit.predicted.size());
+  return std::sqrt(candidate.fit.sum_squared_rel_error / n);
+}
+
+}  // namespace
+
+ModelChoice choose_model(const std::filesystem::path& config, const std::filesystem::path& measurements,
+                         const std::vector<std::string>& fit_paths, const std::vector<Choice>& choices) {
+  ModelChoice chosen;
+  for (const auto& setting : settings_of(choices)) {
+    Calibration calibration = Calibration::from_files(config, measurements, fit_paths, setting);
+    CalibrationResult fit = calibration.fit();
+    HeldOutErrors held_out = held_out_errors(calibration, fit);
+    chosen.candidates.push_back({setting, std::move(calibration), std::move(fit), std::move(held_out)});
+  }
+  double best = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < chosen.candidates.size(); ++i) {
+    const double s = score(chosen.candidates[i]);
+    if (s < best) {
+      best = s;
+      chosen.best = i;
+    }
+  }
+  return chosen;
+}
+
+}  // namespace mgsim

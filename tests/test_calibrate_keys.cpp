@@ -1,0 +1,207 @@
+// `mgsim calibrate` on a synthetic truth: a config that sets every scenario
+// key (trace, gpus, gpus_per_node, collective, network intra and inter,
+// message_unit, overlap, speed_classes, message_overhead_s,
+// iteration_overhead_s, variability, iterations, schedules with parameters),
+// measurements that are its own predictions on three traces, and a fit
+// started away from the truth must land within 1%, key by key and several
+// keys at once. A Horovod cycle time (a sawtooth response with narrow
+// basins) must be found from far away.
+
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "mgsim/app/calibrate.hpp"
+#include "mgsim/error.hpp"
+#include "mgsim/app/model_choice.hpp"
+#include "mgsim/app/run_grid.hpp"
+#include "mgsim/io/scenario.hpp"
+#include "test_support.hpp"
+#include "test_sweep_support.hpp"
+
+using namespace mgsim;
+using namespace mgsim::test;
+using nlohmann::json;
+
+namespace {
+
+/// Six layers of two tensors each (a weight and a bias, so message_unit
+/// matters), backward times scaled by `speed`.
+Trace six_layers(double speed = 1.0) {
+  Trace trace = make_trace({0.004, 0.003, 0.006, 0.002, 0.005, 0.003},
+                           {4'000'000, 1'000'000, 8'000'000, 500'000, 2'000'000, 3'000'000}, 0.008);
+  for (Layer& layer : trace.layers) {
+    layer.params.push_back(1000);
+    layer.backward_time_s *= speed;
+  }
+  return trace;
+}
+
+/// The base trace t.json and two more at other speeds: one trace alone lets
+/// a Horovod cycle time alias (3.5, 4.5 and 6.3 ms predict its nine runs
+/// alike); three pin it.
+const std::vector<std::string> kTraces = {"t.json", "t-slow.json", "t-fast.json"};
+
+void write_traces(const SweepTempDir& dir) {
+  dir.write_json("t.json", trace_json(six_layers()));
+  dir.write_json("t-slow.json", trace_json(six_layers(1.37)));
+  dir.write_json("t-fast.json", trace_json(six_layers(0.71)));
+}
+
+/// Every scenario key set; `schedules.1` is Horovod with its cycle time.
+json every_key(const std::string& trace) {
+  return {{"description", "synthetic truth for calibrate"},
+          {"trace", trace},
+          {"gpus", {8, 16, 32}},
+          {"gpus_per_node", 4},
+          {"collective", "hierarchical"},
+          {"network",
+           {{"intra", {{"alpha_us", 5}, {"beta_s_per_byte", 2e-11}}},
+            {"inter", {{"alpha_us", 30}, {"beta_s_per_byte", 1e-10}}}}},
+          {"message_unit", "tensor"},
+          {"overlap", {{"compute_slowdown", 0.2}, {"comm_slowdown", 0.1}}},
+          {"speed_classes", {{{"fraction", 0.25}, {"speed", 0.8}}}},
+          {"message_overhead_s", 4e-5},
+          {"iteration_overhead_s", 3e-3},
+          {"variability", {{"law", "exponential"}, {"mean_s", 1e-3}, {"seed", 3}}},
+          {"iterations", 2},
+          {"schedules", {"wfbp", {{"name", "horovod"}, {"cycle_time_ms", 3.5}}, "single"}}};
+}
+
+/// The truth's predictions on each of `traces` as measurements, each naming its config entry.
+json measurements_of(const SweepTempDir& dir, json truth, const std::vector<std::string>& traces = kTraces) {
+  WorkloadCache cache;
+  const std::vector<std::string> entries = {"wfbp", "horovod", "single"};
+  json rows = json::array();
+  for (const std::string& trace : traces) {
+    truth["trace"] = trace;
+    const RunGrid grid(load_scenario(dir.write_json("truth.json", truth)), cache);
+    for (std::size_t run = 0; run < grid.size(); ++run) {
+      const RunMetrics m = grid.row(run).metrics;
+      rows.push_back({{"trace", trace}, {"gpus", m.gpus}, {"schedule", entries[run % entries.size()]},
+                      {"iteration_time_s", to_seconds(m.mean_iteration)}});
+    }
+  }
+  return {{"measurements", rows}};
+}
+
+json::json_pointer at(const std::string& dotted) {
+  std::string pointer = "/" + dotted;
+  for (char& c : pointer) c = c == '.' ? '/' : c;
+  return json::json_pointer(pointer);
+}
+
+/// Fits `keys` from `start` (values in key order) to the truth's predictions.
+CalibrationResult fit_from(const std::vector<std::string>& keys, const std::vector<double>& start) {
+  SweepTempDir dir;
+  write_traces(dir);
+  json config = every_key("t.json");
+  const auto measurements = dir.write_json("m.json", measurements_of(dir, config));
+  for (std::size_t i = 0; i < keys.size(); ++i) config[at(keys[i])] = start[i];
+  return Calibration::from_files(dir.write_json("base.json", config), measurements, keys).fit();
+}
+
+}  // namespace
+
+TEST_CASE("calibrate recovers each numeric key of a config that sets every key, to 1%", "[calibrate]") {
+  const json truth = every_key("t.json");
+  for (const std::string key :
+       {"network.intra.beta_s_per_byte", "network.inter.alpha_us", "network.inter.beta_s_per_byte",
+        "overlap.compute_slowdown", "overlap.comm_slowdown", "speed_classes.0.speed", "message_overhead_s",
+        "iteration_overhead_s", "variability.mean_s", "schedules.1.cycle_time_ms"}) {
+    const double value = truth[at(key)].get<double>();
+    const CalibrationResult fit = fit_from({key}, {value * 0.4});
+    INFO(key);
+    CHECK(fit.values.at(0) == Approx(value).epsilon(0.01));
+    CHECK_FALSE(fit.at_bound.at(0));
+  }
+}
+
+TEST_CASE("calibrate recovers the overlap and both overheads together, to 1%", "[calibrate]") {
+  const std::vector<std::string> keys = {"overlap.compute_slowdown", "message_overhead_s", "iteration_overhead_s",
+                                         "network.inter.beta_s_per_byte"};
+  const CalibrationResult fit = fit_from(keys, {0.5, 1e-5, 1e-2, 3e-10});
+  const json truth = every_key("t.json");
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    INFO(keys[i]);
+    CHECK(fit.values[i] == Approx(truth[at(keys[i])].get<double>()).epsilon(0.01));
+  }
+}
+
+TEST_CASE("calibrate recovers a measured curve's scale (the key only collective 'measured' reads), to 1%",
+          "[calibrate]") {
+  SweepTempDir dir;
+  write_traces(dir);
+  json points = json::array();
+  for (const int gpus : {8, 16, 32}) {
+    for (const std::int64_t bytes : {1'000, 1'000'000, 100'000'000}) {
+      points.push_back({{"gpus", gpus}, {"bytes", bytes}, {"seconds", 3e-5 + 2e-10 * static_cast<double>(bytes)}});
+    }
+  }
+  dir.write_json("curve.json", {{"format", "mgsim-curve"},
+                                {"version", 1},
+                                {"collective", "allreduce"},
+                                {"provenance", {{"kind", "synthetic"}, {"model", "30 us + M / 5 GB/s"}}},
+                                {"points", points}});
+  json config = every_key("t.json");
+  config.erase("network");
+  config["collective"] = "measured";
+  config["curves"] = {"curve.json"};
+  config["curve_scale"] = 1.7;
+  const auto measurements = dir.write_json("m.json", measurements_of(dir, config));
+  config["curve_scale"] = 0.5;
+  const CalibrationResult fit =
+      Calibration::from_files(dir.write_json("base.json", config), measurements, {"curve_scale"}).fit();
+  CHECK(fit.values.at(0) == Approx(1.7).epsilon(0.01));
+}
+
+TEST_CASE("calibrate finds a Horovod cycle time from ten times too far (a sawtooth response)", "[calibrate]") {
+  const CalibrationResult fit = fit_from({"schedules.1.cycle_time_ms"}, {35.0});
+  CHECK(fit.values.at(0) == Approx(3.5).epsilon(0.01));
+}
+
+TEST_CASE("calibrate reports a value driven to its bound as not identifiable", "[calibrate]") {
+  // Measurements with no host overhead, a fit started at 10 ms: the best
+  // value is the lower bound 0, which the reader's bound [0, 3600] s gives.
+  SweepTempDir dir;
+  write_traces(dir);
+  json config = every_key("t.json");
+  config["iteration_overhead_s"] = 0.0;
+  const auto measurements = dir.write_json("m.json", measurements_of(dir, config));
+  config["iteration_overhead_s"] = 0.01;
+  const Calibration calibration =
+      Calibration::from_files(dir.write_json("base.json", config), measurements, {"iteration_overhead_s"});
+  CHECK(calibration.bounds().at(0).lower == 0.0);
+  CHECK(calibration.bounds().at(0).upper == Approx(3600.0).epsilon(1e-12));
+  const CalibrationResult fit = calibration.fit();
+  CHECK(fit.values.at(0) == Approx(0.0).margin(1e-9));
+  CHECK(fit.at_bound.at(0));
+  // The speed of a class: bounds [1e-3, 1e3] from limits.hpp, found by asking the reader.
+  const Calibration speed =
+      Calibration::from_files(dir.write_json("base.json", config), measurements, {"speed_classes.0.speed"});
+  CHECK(speed.bounds().at(0).lower == Approx(1e-3).epsilon(1e-12));
+  CHECK(speed.bounds().at(0).upper == Approx(1e3).epsilon(1e-12));
+}
+
+TEST_CASE("calibrate --choose keeps the candidate with the smallest held-out error", "[calibrate]") {
+  // Truth: message_unit layer. Fitting the inter-node bandwidth under each
+  // unit, only "layer" can predict every measurement exactly.
+  SweepTempDir dir;
+  write_traces(dir);
+  json config = every_key("t.json");
+  config.erase("variability");
+  config["message_unit"] = "layer";
+  const auto measurements = dir.write_json("m.json", measurements_of(dir, config, {"t.json"}));
+  config["message_unit"] = "tensor";
+  const ModelChoice choice =
+      choose_model(dir.write_json("base.json", config), measurements, {"network.inter.beta_s_per_byte"},
+                   {parse_choice("message_unit=tensor,layer")});
+  REQUIRE(choice.candidates.size() == 2);
+  CHECK(choice.candidates[choice.best].setting.at(0).second == "layer");
+  CHECK(choice.candidates[1].held_out.max < 1e-3);
+  CHECK(choice.candidates[0].held_out.rms > choice.candidates[1].held_out.rms);
+  CHECK_THROWS_AS(parse_choice("collective"), ConfigError);
+  CHECK_THROWS_AS(parse_choice("collective=ring,"), ConfigError);
+}
