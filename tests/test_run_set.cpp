@@ -71,7 +71,8 @@ TEST_CASE("measure() of a replayed iteration is what simulate() reports", "[run_
     for (const char* name : {"wfbp", "single", "optimal", "ddp"}) {
       const auto schedule = make_schedule(name, ParamValues{});
       const RunMetrics simulated = simulate(workload, cost, *schedule, 16);
-      const RunMetrics measured = measure(workload, 16, replay_iteration(workload, cost, *schedule, Cluster::homogeneous(16)));
+      const Cluster cluster = Cluster::homogeneous(16);
+      const RunMetrics measured = measure(workload, cluster, replay_iteration(workload, cost, *schedule, cluster));
       CHECK(measured.iteration == simulated.iteration);
       CHECK(measured.compute == simulated.compute);
       CHECK(measured.single_gpu == simulated.single_gpu);
