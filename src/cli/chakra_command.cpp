@@ -9,6 +9,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "mgsim/counted.hpp"
 #include "mgsim/chakra/chakra.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/files.hpp"
@@ -82,9 +83,9 @@ void export_chakra(const ExportOptions& options) {
   const std::filesystem::path folder = std::filesystem::path(options.prefix).parent_path();
   if (!folder.empty()) std::filesystem::create_directories(folder);  // "-o et/googlenet" makes et/
   for (const std::filesystem::path& file : files) write_file_atomically(file, bytes);
-  fmt::print("wrote {}.{{0..{}}}.et: {} {} on {} GPUs, {} layers, {} messages, {} bytes each\n", options.prefix,
-             options.gpus - 1, workload.trace.model, spec.label(), options.gpus, workload.trace.layers.size(),
-             plan.size(), bytes.size());
+  fmt::print("wrote {}.{{0..{}}}.et: {} {} on {}, {}, {}, {} bytes each\n", options.prefix, options.gpus - 1,
+             workload.trace.model, spec.label(), counted(options.gpus, "GPU"),
+             counted(std::ssize(workload.trace.layers), "layer"), counted(std::ssize(plan), "message"), bytes.size());
   if (!config.overlap.ideal() || !config.variability.none()) {  // after the output, never before an error
     std::fprintf(stderr, "mgsim: warning: the config's overlap and variability are not in a Chakra ET: the files hold "
                          "the nominal iteration\n");
@@ -138,8 +139,9 @@ void import_chakra(const ImportOptions& options) {
   emit(format_trace_json(imported.trace, provenance_of(imported, file.string())), options.output);
   for (const std::string& warning : imported.warnings) std::fprintf(stderr, "mgsim: warning: %s\n", warning.c_str());
   if (options.output.empty() || options.output == kStdout) return;
-  fmt::print("wrote {}: {} layers, forward {:.3f} ms, {} collectives ({})\n", options.output,
-             imported.trace.layers.size(), imported.trace.forward_time_s * 1e3, imported.messages.size(),
+  fmt::print("wrote {}: {}, forward {:.3f} ms, {} ({})\n", options.output,
+             counted(std::ssize(imported.trace.layers), "layer"), imported.trace.forward_time_s * 1e3,
+             counted(std::ssize(imported.messages), "collective"),
              imported.from_mgsim ? "an mgsim export: trace and plan as exported" : "one layer per collective");
 }
 
