@@ -117,7 +117,8 @@ void add_calibrate_command(CLI::App& app) {
                    "comma-separated dotted paths of numbers in the config, e.g. "
                    "network.alpha_us,network.beta_s_per_byte")
       ->required();
-  command->add_option("-o,--output", options->output, "write the config with the fitted values to this file (-: stdout, the report then on stderr)");
+  command->add_option("-o,--output", options->output, "write the config with the fitted values to this file (-: stdout, the report then on stderr)")
+      ->check(output_name());
   add_examples(command, {"mgsim calibrate -c base.json -m measured.json --fit network.alpha_us,network.beta_s_per_byte -o fitted.json"});
   command->callback([options] { calibrate(*options); });
 }

@@ -92,7 +92,7 @@ void export_chakra(const ExportOptions& options) {
   }
 }
 
-struct ImportOptions {
+struct ChakraImportOptions {
   std::string input;
   std::string output;
   std::string model;
@@ -129,7 +129,7 @@ nlohmann::ordered_json provenance_of(const chakra::Imported& imported, const std
   return provenance;
 }
 
-void import_chakra(const ImportOptions& options) {
+void import_chakra(const ChakraImportOptions& options) {
   const std::filesystem::path file = rank_file(options.input);
   chakra::Imported imported = chakra::import_et(read_input_file(file, InputKind::trace), file.string());
   if (!imported.from_mgsim) {
@@ -148,10 +148,11 @@ void import_chakra(const ImportOptions& options) {
 }  // namespace
 
 void add_import_chakra(CLI::App& import_command) {
-  auto options = std::make_shared<ImportOptions>();
+  auto options = std::make_shared<ChakraImportOptions>();
   CLI::App* chakra = import_command.add_subcommand("chakra", "Chakra execution trace (.et) of a data-parallel step -> trace");
   chakra->add_option("file", options->input, "an .et file, or the PREFIX of PREFIX.<rank>.et (reads rank 0)")->required();
-  chakra->add_option("-o,--output", options->output, "the mgsim file to write (default or -: stdout)");
+  chakra->add_option("-o,--output", options->output, "the mgsim file to write (default or -: stdout)")
+      ->check(output_name());
   chakra->add_option("--model", options->model, "model name (default: the file name; an mgsim export keeps its own)");
   chakra->add_option("--batch", options->batch_size, "samples per GPU per iteration (default 1; an mgsim export keeps its own)")
       ->check(CLI::Range(1, 1 << 30));
@@ -176,7 +177,8 @@ void add_export_command(CLI::App& app) {
   chakra->add_option("--schedule", options->schedule, "the config's schedule to plan with (its name or label)")
       ->required();
   chakra->add_option("-o,--output", options->prefix, "file prefix: writes PREFIX.0.et .. PREFIX.<gpus-1>.et")
-      ->required();
+      ->required()
+      ->check(output_name());
   add_examples(chakra, {"mgsim export chakra -c configs/googlenet-k80-ring.json --gpus 4 --schedule mgwfbp -o et/googlenet"});
   chakra->callback([options] { export_chakra(*options); });
 }

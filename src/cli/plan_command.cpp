@@ -245,7 +245,8 @@ void add_plan_command(CLI::App& app) {
   command->add_option("--frontier-bound", o->frontier_bound, "most points per frontier table entry")->capture_default_str();
   command->add_flag("--allow-replication", o->allow_replication, "also try operators computed redundantly (split product below gpus)");
   command->add_option("-f,--format", o->format, "table, csv or json")->capture_default_str();
-  command->add_option("-o,--output", o->output, "file to write instead of stdout (-: stdout)");
+  command->add_option("-o,--output", o->output, "file to write instead of stdout (-: stdout)")
+      ->check(output_name());
   add_examples(command, {"mgsim plan --model bert-large --gpus 16 --memory-limit 40GiB",
                          "mgsim plan --trace traces/googlenet-k80.json --gpus 8 --activation-bytes 100MiB --memory-limit 12GiB",
                          "mgsim plan --model gpt2-xl --gpus 64 --batch 3 --cluster configs/cluster-h100-ndr.json --format csv -o plan.csv"});

@@ -324,7 +324,8 @@ void add_profile_command(CLI::App& app) {
       ->check(CLI::Range(1, 1024));
   l->add_option("--seq-len", layers->seq_len, "sequence length for transformers models")->capture_default_str();
   l->add_option("--python", layers->python, "Python with PyTorch")->capture_default_str();
-  l->add_option("-o,--output", layers->output, "trace file to write (-: stdout)")->required();
+  l->add_option("-o,--output", layers->output, "trace file to write (-: stdout)")->required()
+      ->check(output_name());
   add_examples(l, {"mgsim profile layers --model resnet50 --batch 64 --precision bf16 -o resnet50.json"});
   l->callback([layers] {
     profile_layers(*layers, fmt::format("mgsim profile layers --model {} --batch {} --precision {} --warmup {} "
@@ -341,7 +342,8 @@ void add_profile_command(CLI::App& app) {
   a->add_option("--repetitions", allreduce->repetitions, "timed repetitions per size")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
-  a->add_option("-o,--output", allreduce->output, "curve file to write (-: stdout)")->required();
+  a->add_option("-o,--output", allreduce->output, "curve file to write (-: stdout)")->required()
+      ->check(output_name());
   add_examples(a, {"mgsim profile allreduce --gpus 4 --max-bytes 268435456 -o node-4gpu.json"});
   a->callback([allreduce] {
     profile_allreduce(*allreduce, fmt::format("mgsim profile allreduce --gpus {} --min-bytes {} --max-bytes {}",
