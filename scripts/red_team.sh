@@ -106,18 +106,22 @@ run_case() {
   fi
 }
 
-# A run CSV: scaling_efficiency <= 1 and speedup <= gpus (+ rounding) on every row.
+# A run CSV: scaling_efficiency <= 1 and speedup <= gpus (+ rounding) on every row (Python's csv
+# module: a schedule label with a comma is quoted).
 csv_sane() {
-  awk -F, '/^#/ {next} NR > 0 && !header {for (i = 1; i <= NF; ++i) col[$i] = i; header = 1; next}
-    col["scaling_efficiency"] && ($col["scaling_efficiency"] > 1 + 1e-9 || $col["speedup"] > $col["gpus"] * (1 + 1e-9)) {bad = 1}
-    END {exit bad}' "$1"
+  python3 -c '
+import csv, sys
+for row in csv.DictReader(open(sys.argv[1])):
+    if "scaling_efficiency" in row and (float(row["scaling_efficiency"]) > 1 + 1e-9
+                                        or float(row["speedup"]) > int(row["gpus"]) * (1 + 1e-9)):
+        sys.exit(1)' "$1"
 }
 
 # Each (command with @ for the value) x each value: all must be refused.
 refuse_values() {
   local template=$1
   shift
-  for value in "$@"; do run_case err "${template%% *} ${template#mgsim } = '$value'" "${template//@/\'$value\'}"; done
+  for value in "$@"; do run_case err "${PREFIX:-}${template%% *} ${template#mgsim } = '$value'" "${template//@/\'$value\'}"; done
 }
 
 # A run config with KEY (a JSON path, python syntax) set to each VALUE (JSON).
@@ -125,7 +129,7 @@ mutate() {
   local file=$1 key=$2
   shift 2
   for value in "$@"; do
-    run_case "${EXPECT:-err}" "$file$key = $value" \
+    run_case "${EXPECT:-err}" "${PREFIX:-}$file$key = $value" \
       "python3 -c 'import json,sys; d=json.load(open(\"$file\")); d$key=json.loads(sys.argv[1]); json.dump(d,open(\"m.json\",\"w\"))' '$value' && mgsim ${COMMAND:-run -c} m.json ${EXTRA:-}"
   done
 }
@@ -289,6 +293,212 @@ run_case err "calibrate: a config from stdin" "mgsim calibrate -c - -m measured.
 for names in "rank-0.json rank-2.json" "rank--1.json" "rank-0.json rank-99999999999.json" "rank-1.json" \
   "rank-0.json rank-0x1.json" "rank-0.json rank-01.json"; do
   run_case err "kineto folder of $names" "rm -rf r && mkdir r && for n in $names; do cp kineto.json r/\$n; done && mgsim import kineto r --model m --batch 1 -o t.json"
+done
+
+
+# === Round 3 (issues 25 and 26, the final red team): new cases only, each description starts "r3 " ==========
+# `red_team.sh MGSIM "r3 "` runs these alone.
+PREFIX="r3 "
+T3='python3 -c '"'"'import json,sys; d=json.load(open("trace.json")); exec(sys.argv[1]); json.dump(d,open("t3.json","w"))'"'"''
+r3_trace() {  # r3_trace EXPECT PYTHON-EDIT-OF-d COMMAND-READING-t3.json
+  run_case "$1" "r3 trace edit '$2' then $3" "$T3 '$2' && mgsim $3"
+}
+
+# --- plan of a user's own trace ------------------------------------------------------------
+refuse_values "mgsim plan --trace trace.json --gpus 4 --activation-bytes @" 0 -1 40 "" 2TiB nan infGiB 1e300B "1 GiB" 0.1B GiB
+refuse_values "mgsim plan --trace trace.json --gpus @" 0 3 -1 131072 ""
+refuse_values "mgsim plan --trace trace.json --gpus 4 --batch @" 0 -1 1048577 abc 262145
+for flag in "--image-size 224" "--seq-len 128" "--aux-heads" "--gpu h100" "--precision bf16" "--precision fp16" \
+  "--memory-limit 40GiB" "--activation-bytes 1MiB --memory-limit 40" "--model resnet50 --activation-bytes 1MiB"; do
+  run_case err "r3 plan --trace with $flag" "mgsim plan --trace trace.json --gpus 4 $flag"
+done
+for file in missing.json /dev/zero run.json curve.json kineto.json ranks; do
+  run_case err "r3 plan --trace of $file" "mgsim plan --trace $file --gpus 4"
+done
+run_case err "r3 plan --trace -o the trace" "mgsim plan --trace trace.json --gpus 4 -o trace.json"
+run_case err "r3 plan --trace -o the cluster" "mgsim plan --trace trace.json --gpus 4 --cluster cluster.json -o cluster.json"
+for edit in 'd["batch_size"]=0' 'd["layers"]=[]' 'd["layers"][0]["dtype_bytes"]=8' 'd["layers"][0]["dtype_bytes"]=3' \
+  'd["forward_time_s"]=1e300' 'd["layers"][0]["backward_time_s"]=-1' 'd["layers"][0]["params"]=[]' \
+  'd["layers"][0]["params"]=[2**62]' 'd["layers"][1]["dtype_bytes"]=2' 'd["layers"][0]["name"]=""'; do
+  r3_trace err "$edit" "plan --trace t3.json --gpus 4"
+done
+for extra in "--gpus 8" "--gpus 4 --allow-replication" "--gpus 4 --format csv" "--gpus 4 --format json" "--gpus 4 --batch 1" \
+  "--gpus 65536 --batch 1" "--gpus 1" "--gpus 4 --activation-bytes 1GiB --memory-limit 80GiB" \
+  "--gpus 4 --activation-bytes 1TiB --memory-limit 1MB" "--gpus 4 --optimizer sgd" "--gpus 4 --cluster cluster.json" \
+  "--gpus 4 --precision fp32" "--gpus 4 --precision tf32" "--gpus 4 --frontier-bound 2"; do
+  run_case ok "r3 plan --trace trace.json $extra" "mgsim plan --trace trace.json $extra"
+done
+r3_trace ok 'd["layers"]=[{"name": "l%d" % i, "params": [10], "dtype_bytes": 4, "backward_time_s": 1e-6} for i in range(100000)]' \
+  "plan --trace t3.json --gpus 1024 --batch 1"
+r3_trace ok 'd["layers"]=[{"name": "l%d" % i, "params": [10], "dtype_bytes": 4, "backward_time_s": 1e-6} for i in range(20000)]' \
+  "plan --trace t3.json --gpus 64 --batch 1 --allow-replication --frontier-bound 1024"
+r3_trace err 'd["forward_time_s"]=0; d["layers"][0]["backward_time_s"]=0; d["layers"][1]["backward_time_s"]=0' "plan --trace t3.json --gpus 4"
+
+# --- run: flags of this round ------------------------------------------------------------------
+refuse_values "mgsim run -c run.json --columns @" nosuch "" "iter,nosuch" "," "all,"
+refuse_values "mgsim run -c run.json --baseline @" nosuch "" ddp
+refuse_values "mgsim run -c run.json --format csv --baseline @" wfbp
+refuse_values "mgsim run -c run.json --max-work @" 0 -1 nan inf "" abc 1e300 -0
+refuse_values "mgsim sweep -c sweep.json -o s.csv --max-work @" 0 -1 nan "" abc
+run_case ok "r3 run --columns all" "mgsim run -c run.json --columns all"
+run_case ok "r3 run --baseline wfbp" "mgsim run -c run.json --baseline wfbp"
+run_case ok "r3 run --baseline by label" "mgsim run -c run.json --baseline mgwfbp"
+run_case ok "r3 run --format json -o -" "mgsim run -c run.json --format json -o -"
+run_case err "r3 run --timeline the same file as -o" "mgsim run -c run.json -o same.json --timeline same.json"
+run_case err "r3 run --timeline a folder" "mkdir tl && mgsim run -c run.json --timeline tl"
+run_case err "r3 run -o a folder" "mkdir od && mgsim run -c run.json -o od"
+run_case err "r3 run -o an empty name" "mgsim run -c run.json -o ''"
+run_case err "r3 run -o a name ending in /" "mgsim run -c run.json -o new/"
+run_case err "r3 run --timeline /dev/full" "mgsim run -c run.json --timeline /dev/full"
+run_case err "r3 run -o the config through a symlinked folder" "ln -s . here && mgsim run -c run.json -o here/run.json"
+run_case err "r3 run -c a config from stdin, -o the trace" "mgsim run -c - -o trace.json <run.json"
+run_case err "r3 advise -o the config" "mgsim advise -c run.json -o run.json"
+run_case err "r3 advise --format csv -o the trace" "mgsim advise -c run.json --format csv -o trace.json"
+run_case err "r3 run --max-work below the work of a variability run" "python3 -c 'import json; d=json.load(open(\"run.json\")); d[\"iterations\"]=1000; d[\"variability\"]={\"law\": \"exponential\", \"scale\": 0.001}; json.dump(d,open(\"m.json\",\"w\"))' && mgsim run -c m.json --max-work 10"
+
+# --- run config keys not mutated before ---------------------------------------------------------
+mutate run.json '["message_overhead_s"]' '-1' '1e300' '"x"' 'null' '[]' 'NaN'
+mutate run.json '["overlap"]' '{"comm_slowdown": -1}' '{"comm_slowdown": 1001}' '{"comm_slowdown": "x"}' '{"compute_slowdown": null}' '[]'
+mutate run.json '["schedules"]' '[{"name": "nbsgd", "k": 0, "trigger": "kth"}]' '[{"name": "nbsgd", "k": -1, "trigger": "kth"}]' \
+  '[{"name": "nbsgd", "k": 5, "trigger": "kth"}]' '[{"name": "nbsgd", "deadline_s": 0, "trigger": "deadline"}]' \
+  '[{"name": "nbsgd", "deadline_s": -1, "trigger": "deadline"}]' '[{"name": "nbsgd", "deadline_s": 1e300, "trigger": "deadline"}]' \
+  '[{"name": "nbsgd", "trigger": "nosuch"}]' '[{"name": "nbsgd", "stop": "nosuch"}]' '[{"name": "nbsgd", "minibatches": 0}]' \
+  '[{"name": "nbsgd", "minibatches": 1e300}]' '[{"name": "matcha", "budget": 0}]' '[{"name": "matcha", "budget": 2}]' \
+  '[{"name": "dpsgd", "topology": "nosuch.txt"}]' '[{"name": "dpsgd", "barrier": "maybe"}]' '[{"name": "dpsgd", "topology": ""}]' \
+  '[{"name": "ddp", "bucket_cap_mb": "25"}]' '[{"name": "ddp", "nosuch": 1}]' '[{"name": "horovod", "cycle_time_ms": -1}]' \
+  '[{"name": "topk", "density": -0.5}]' '[{"name": "topk", "density": NaN}]' '["wfbp", "wfbp"]' '[{}]' '[null]' '[[]]'
+mutate run.json '["variability"]' '{"law": "normal"}' '{"law": "exponential", "scale": -1}' '{"law": "exponential", "scale": 1e300}' \
+  '{"law": "exponential", "scale": 0.001, "per": "nosuch"}' '{"stragglers": {"ranks": [-1], "speed": 0.5}}' \
+  '{"stragglers": {"ranks": [0], "speed": 0}}' '{"stragglers": {"ranks": [0], "speed": 2e9}}' '{"stragglers": {"ranks": [], "speed": 0.5}}' \
+  '{"stragglers": {"ranks": [0]}}' '{"law": "pareto", "shape": -1, "scale": 1}' '{"law": "lognormal", "sigma": -1}'
+mutate run.json '["speed_classes"]' '[{"fraction": 0.6, "speed": 1}, {"fraction": 0.6, "speed": 2}]' '[{"fraction": -0.5, "speed": 1}]' \
+  '[{"fraction": 0, "speed": 1}]' '[{"fraction": 0.5, "speed": "fast"}]' '{}' '[{"fraction": 0.5, "speed": 1, "nosuch": 1}]'
+mutate run.json '["gpus_per_node"]' '1048577'
+mutate run.json '["collective"]' '"measured"'
+EXPECT=ok mutate run.json '["gpus_per_node"]' '3'  # 4 GPUs on nodes of 3: a node of 1 is a cluster, not an error
+EXPECT=ok mutate run.json '["collective"]' '"hierarchical"' '"nccl"'  # one link for both levels
+mutate run.json '["network"]' '{}' '{"intra": {"alpha_us": 1}}' '{"alpha_us": 1}' '{"alpha_us": 1, "beta_s_per_byte": 1e-9, "gamma_s_per_byte": -1}' '[]'
+mutate run.json '["layer_density"]' '{"nosuch": 0.1}' '{"a": 0}' '{"a": 2}' '[]'
+mutate run.json '["iterations"]' '"10"' 'true' '[10]'
+mutate run.json '["description"]' '1' '""' '[]'
+EXTRA="--format csv" EXPECT=ok mutate run.json '["schedules"]' '[{"name": "nbsgd", "deadline_s": 1e-6, "trigger": "deadline"}]' \
+  '[{"name": "nbsgd", "deadline_s": 1e-3, "trigger": "deadline"}]' '[{"name": "nbsgd", "deadline_s": 1e-9, "trigger": "deadline", "stop": "abort"}]' \
+  '[{"name": "nbsgd", "k": 1, "trigger": "kth"}]' '[{"name": "nbsgd", "minibatches": 16}]' '["dpsgd", "matcha", "nbsgd"]'
+for speeds in '[{"fraction": 0.5, "speed": 2}]' '[{"fraction": 1, "speed": 10}]' '[{"fraction": 0.25, "speed": 1000}]' \
+  '[{"fraction": 0.5, "speed": 0.5}, {"fraction": 0.5, "speed": 4}]'; do
+  for schedules in '["wfbp", "single", "mgwfbp", "optimal"]' '["nbsgd"]' '[{"name": "nbsgd", "deadline_s": 1e-9, "trigger": "deadline"}]' '["dpsgd"]' '["matcha"]'; do
+    run_case ok "r3 efficiency <= 100% and speedup <= GPUs: speed classes $speeds, schedules $schedules" \
+      "python3 -c 'import json,sys; d=json.load(open(\"run.json\")); d[\"speed_classes\"]=json.loads(sys.argv[1]); d[\"schedules\"]=json.loads(sys.argv[2]); json.dump(d,open(\"m.json\",\"w\"))' '$speeds' '$schedules' && mgsim run -c m.json --format csv"
+  done
+done
+for gpus in 1 2 3 7 1024; do
+  run_case ok "r3 efficiency on $gpus GPUs with a slow straggler" \
+    "python3 -c 'import json; d=json.load(open(\"run.json\")); d[\"gpus\"]=[$gpus]; d[\"variability\"]={\"stragglers\": {\"ranks\": [0], \"speed\": 0.5}}; json.dump(d,open(\"m.json\",\"w\"))' && mgsim run -c m.json --format csv"
+done
+
+# --- sweep ---------------------------------------------------------------------------------------
+run_case ok "r3 sweep --resume of a CSV cut inside its header (rewritten whole)" "mgsim sweep -c sweep.json -o s.csv && head -c 40 s.csv >t && cp t s.csv && mgsim sweep -c sweep.json -o s.csv --resume"
+run_case err "r3 sweep --resume after the config changed" "cp sweep.json s2.json && mgsim sweep -c s2.json -o s.csv && sed -i 's/\"mgwfbp\"/\"single\"/' s2.json && mgsim sweep -c s2.json -o s.csv --resume"
+run_case err "r3 sweep --resume of a CSV with another header" "mgsim sweep -c sweep.json -o s.csv && sed -i '1s/gpus/GPUS/' s.csv && mgsim sweep -c sweep.json -o s.csv --resume"
+run_case err "r3 sweep --resume with a deleted sidecar" "mgsim sweep -c sweep.json -o s.csv && rm s.csv.fingerprint && mgsim sweep -c sweep.json -o s.csv --resume"
+run_case ok "r3 sweep --resume of a missing output starts afresh" "mgsim sweep -c sweep.json -o fresh.csv --resume && test -s fresh.csv"
+run_case err "r3 sweep -o a folder" "mkdir sd && mgsim sweep -c sweep.json -o sd"
+run_case ok "r3 sweep -o a file that is not its input (the curve, unread)" "mgsim sweep -c sweep.json -o curve.json"
+run_case ok "r3 sweep -o stdout" "mgsim sweep -c sweep.json -o -"
+refuse_values "mgsim sweep -c sweep.json -o s.csv -j @" 0 100000
+run_case ok "r3 sweep shards 1/2 and 2/2 cover the sweep" "mgsim sweep -c sweep.json -o a.csv --shard 1/2 && mgsim sweep -c sweep.json -o b.csv --shard 2/2 && mgsim sweep -c sweep.json -o all.csv && test \$(( \$(wc -l <a.csv) + \$(wc -l <b.csv) - 2 )) -eq \$(( \$(wc -l <all.csv) - 1 ))"
+mutate sweep.json '["gpus"]' '[]' '[0]' '"2"'
+COMMAND="sweep -o s.csv -c" mutate sweep.json '["schedules"]' '[]' '["nosuch"]'
+COMMAND="sweep -o s.csv -c" mutate sweep.json '["trace"]' '"missing.json"' '""' '1'
+
+# --- export and import chakra -------------------------------------------------------------------
+refuse_values "mgsim export chakra -c run.json --schedule wfbp -o et/x --gpus @" 0 -1 "" abc 99999999999 1048577
+refuse_values "mgsim export chakra -c run.json --gpus 2 -o et/x --schedule @" nosuch "" nbsgd dpsgd
+run_case err "r3 export chakra -o a prefix whose .0.et is the config" "cp run.json p.0.et && mgsim export chakra -c p.0.et --gpus 2 --schedule wfbp -o p"
+run_case err "r3 export chakra -o a prefix whose .1.et is an input" "cp trace.json q.1.et && sed s/trace.json/q.1.et/ run.json >r2.json && mgsim export chakra -c r2.json --gpus 2 --schedule wfbp -o q"
+run_case err "r3 export chakra -o an empty prefix" "mgsim export chakra -c run.json --gpus 2 --schedule wfbp -o ''"
+run_case ok "r3 export chakra then import it back" "mgsim export chakra -c run.json --gpus 2 --schedule wfbp -o et/x && mgsim import chakra et/x -o back.json && test -s back.json"
+run_case err "r3 import chakra -o its own file" "mgsim export chakra -c run.json --gpus 2 --schedule wfbp -o et/x >/dev/null && mgsim import chakra et/x.0.et -o et/x.0.et"
+run_case err "r3 import chakra of a missing prefix" "mgsim import chakra nowhere -o t.json"
+run_case err "r3 import chakra of an empty file" ": >e.et && mgsim import chakra e.et -o t.json"
+run_case err "r3 import chakra of random bytes" "head -c 5000 /dev/urandom >g.et && mgsim import chakra g.et -o t.json"
+run_case err "r3 import chakra of a trace JSON" "mgsim import chakra trace.json -o t.json"
+refuse_values "mgsim export chakra -c run.json --gpus 2 --schedule wfbp -o et/x >/dev/null && mgsim import chakra et/x --batch @ -o t.json" 0 -1 "" 2147483648
+for f in et-cycle et-duplicate-id et-record-past-end et-record-too-large et-truncated-varint et-unknown-node-type; do
+  run_case err "r3 import chakra $f, truncated by half" "cp $root/tests/data/bad/chakra/$f.et f.et && head -c \$(( \$(stat -c %s f.et) / 2 )) f.et >h.et && mgsim import chakra h.et -o t.json"
+done
+
+# --- validate, calibrate, fit --------------------------------------------------------------------
+V3='python3 -c '"'"'import json,sys; d={"format": "mgsim-validation", "version": 1, "description": "r3", "sources": {"s": {"url": "x"}}, "config": {"trace": "../trace.json", "gpus": [2], "network": {"alpha_us": 10, "beta_s_per_byte": 2e-9}, "schedules": ["wfbp"]}, "predict": [{"gpus": 4, "schedule": "wfbp", "iteration_time_s": 0.004, "source": "s"}]}; exec(sys.argv[1]); import os; os.makedirs("vc", exist_ok=True); json.dump(d,open("vc/case.json","w"))'"'"''
+run_case any "r3 validate a hand-made case" "$V3 '' && mgsim validate vc"
+for edit in 'd["predict"]=[]' 'd["predict"][0]["iteration_time_s"]=0' 'd["predict"][0]["iteration_time_s"]=1e300' \
+  'd["predict"][0]["iteration_time_s"]=1e-300' 'd["predict"][0]["gpus"]=0' 'd["predict"][0]["schedule"]="nosuch"' \
+  'd["predict"][0]["source"]="nosuch"' 'del d["sources"]' 'd["version"]=2' 'd["format"]="x"' 'd["config"]["trace"]="../missing.json"' \
+  'd["config"]["nosuch"]=1' 'd["nosuch"]=1' 'd["predict"][0]["comm_time_s"]=0.001' 'del d["predict"][0]["iteration_time_s"]'; do
+  run_case err "r3 validate a case with $edit" "$V3 '$edit' && mgsim validate vc"
+done
+run_case err "r3 validate -o the case's trace" "$V3 '' && mgsim validate vc -o trace.json"
+run_case err "r3 validate -o the case" "$V3 '' && mgsim validate vc/case.json -o vc/case.json"
+M3='python3 -c '"'"'import json,sys; d=json.load(open("measured.json")); exec(sys.argv[1]); json.dump(d,open("m3.json","w"))'"'"''
+for edit in 'd["measurements"]=[]' 'd["measurements"][0]["gpus"]=0' 'd["measurements"][0]["schedule"]="nosuch"' \
+  'd["measurements"][0]["throughput_samples_per_s"]=100' 'd["measurements"][0]["trace"]="missing.json"' 'd["measurements"][0]["nosuch"]=1' \
+  'd["measurements"][0]["iteration_time_s"]="0.004"' 'd["measurements"]={}' 'd={}'; do
+  run_case err "r3 calibrate with $edit" "$M3 '$edit' && mgsim calibrate -c run.json -m m3.json --fit network.alpha_us"
+done
+run_case ok "r3 calibrate with a measurement at 3 GPUs (a count the config can run)" "$M3 'd[\"measurements\"][0][\"gpus\"]=3' && mgsim calibrate -c run.json -m m3.json --fit network.alpha_us"
+refuse_values "mgsim calibrate -c run.json -m measured.json --fit @" nosuch network.nosuch gpus schedules "network.alpha_us,network.alpha_us" "network.alpha_us network.alpha_us" trace
+run_case err "r3 calibrate -o the config" "mgsim calibrate -c run.json -m measured.json --fit network.alpha_us -o run.json"
+C3='python3 -c '"'"'import json,sys; d=json.load(open("curve.json")); exec(sys.argv[1]); json.dump(d,open("c3.json","w"))'"'"''
+for edit in 'd["points"]=[]' 'd["points"][0]["bytes"]=-1' 'd["points"][0]["seconds"]=-1' 'd["points"][0]["seconds"]=1e300' \
+  'd["points"][0]["gpus"]=0' 'd["points"]=d["points"][:1]' 'd["points"][0]["nosuch"]=1' 'd["format"]="x"' 'd["points"][0]["bytes"]=2**70' \
+  'd["points"][0]["seconds"]="1"'; do
+  run_case err "r3 fit a curve with $edit" "$C3 '$edit' && mgsim fit c3.json"
+done
+run_case err "r3 fit -o the same file as --curve-out" "mgsim fit curve.json -o same.json --curve-out same.json"
+run_case err "r3 fit --insitu of a trace without in-situ data" "mgsim fit curve.json --insitu trace.json"
+
+# --- importers: logs cut, doubled, blanked --------------------------------------------------------
+for input in osu nccl; do
+  case $input in osu) cmd="import osu l.txt --gpus 2 -o c.json" ;; nccl) cmd="import nccl-tests l.txt -o c.json" ;; esac
+  run_case any "r3 $input: only the first 5 lines" "head -n 5 $input.txt >l.txt && mgsim $cmd"
+  run_case err "r3 $input: every number replaced by nan" "sed -E 's/[0-9]+\.[0-9]+/nan/g' $input.txt >l.txt && mgsim $cmd"
+  run_case err "r3 $input: every number negated" "sed -E 's/ ([0-9]+\.[0-9]+)/ -\1/g' $input.txt >l.txt && mgsim $cmd"
+  run_case any "r3 $input: the log twice" "cat $input.txt $input.txt >l.txt && mgsim $cmd"
+  run_case any "r3 $input: CRLF line ends and a NUL byte" "sed 's/\$/\r/' $input.txt >l.txt && printf '\0' >>l.txt && mgsim $cmd"
+  run_case err "r3 $input: a 10 MB line" "head -c 10000000 /dev/zero | tr '\0' 7 >l.txt && mgsim $cmd"
+  run_case err "r3 $input: -o the log" "cp $input.txt l.txt && mgsim ${cmd/c.json/l.txt}"
+done
+K3='python3 -c '"'"'import json,sys; d=json.load(open("kineto.json")); exec(sys.argv[1]); json.dump(d,open("k3.json","w"))'"'"''
+for edit in 'd["traceEvents"]=[]' 'del d["traceEvents"]' 'd["traceEvents"][0]["dur"]=-1' 'd["traceEvents"][0]["dur"]=1e300' \
+  'd["traceEvents"]=[e for e in d["traceEvents"] if "ProfilerStep" not in e.get("name","")]' 'd["traceEvents"][0]["ts"]="x"' \
+  'd["traceEvents"]=d["traceEvents"]*50' 'd["traceEvents"][0]["args"]=[]' 'd=[]'; do
+  run_case any "r3 kineto with $edit" "$K3 '$edit' && mgsim import kineto k3.json --model m --batch 1 -o t.json"
+done
+run_case err "r3 kineto --zoo of a model it is not" "mgsim import kineto kineto.json --zoo resnet50 --batch 1 -o t.json"
+run_case err "r3 kineto --zoo nosuch" "mgsim import kineto kineto.json --zoo nosuch --batch 1 -o t.json"
+run_case ok "r3 kineto of a .json.gz that is plain JSON (read by its bytes)" "cp kineto.json k.json.gz && mgsim import kineto k.json.gz --model m --batch 1 -o t.json"
+run_case err "r3 kineto of a truncated .json.gz" "gzip -c kineto.json | head -c 200 >k.json.gz && mgsim import kineto k.json.gz --model m --batch 1 -o t.json"
+run_case ok "r3 kineto of a .json.gz" "gzip -c kineto.json >k.json.gz && mgsim import kineto k.json.gz --model m --batch 1 -o t.json"
+run_case any "r3 kineto folder -o into the folder as a new rank file (no input replaced)" "mgsim import kineto ranks --model m --batch 1 -o ranks/rank-2.json"
+
+# --- zoo ------------------------------------------------------------------------------------------
+refuse_values "mgsim zoo trace --model resnet50 --gpu h100 --throughput @ --measured-by x" 0 -1 nan inf "" 1e300
+refuse_values "mgsim zoo trace --model resnet50 --gpu h100 --step-time @ --measured-by x" 0 -1 nan inf "" 1e300
+run_case err "r3 zoo trace with both --throughput and --step-time" "mgsim zoo trace --model resnet50 --gpu h100 --throughput 100 --step-time 1 --measured-by x"
+run_case err "r3 zoo trace --throughput without --measured-by" "mgsim zoo trace --model resnet50 --gpu h100 --throughput 100"
+run_case err "r3 zoo trace with --gpu and --gpu-spec" "mgsim zoo trace --model resnet50 --gpu h100 --gpu-spec x.json"
+for edit in '{}' '{"name": "x"}' '{"name": "x", "peak_tflops": {"fp32": -1}, "memory_gb_per_s": 1000, "vector_tflops": 10}' '[]' '1'; do
+  run_case err "r3 zoo trace --gpu-spec $edit" "echo '$edit' >g.json && mgsim zoo trace --model resnet50 --gpu-spec g.json"
+done
+for model in $("$binary" zoo list 2>/dev/null | awk 'NR > 1 && $1 ~ /^[a-z0-9_-]+$/ {print $1}' | sort -u | head -n 12); do
+  run_case any "r3 zoo show $model at image size 1 and sequence length 1" "mgsim zoo show --model $model --image-size 1 --seq-len 1"
+done
+run_case err "r3 zoo calibrate to a full disk" "mgsim zoo calibrate --trace trace.json --gpu h100 --model resnet50 >/dev/full"
+
+# --- help and version of every command to a full disk --------------------------------------------
+for command in run sweep advise validate calibrate fit plan list "zoo" "zoo trace" "import" "import osu" "import kineto" \
+  "import chakra" "export chakra" "profile layers"; do
+  run_case err "r3 $command --help to a full disk" "mgsim $command --help >/dev/full"
 done
 
 echo "red team: $total cases"

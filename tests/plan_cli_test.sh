@@ -81,6 +81,33 @@ assert abs(run - plan) <= 350e-9, (run, plan)
   fi
 fi
 
+# A user's own trace, planned alone: on one GPU at the trace's batch, data parallelism is the trace's forward plus
+# every layer's backward (nothing to all-reduce), within 1 ns per layer of rounding.
+GTRACE="$ROOT/traces/googlenet-k80.json"
+if [[ $HAVE_PYTHON == 1 ]]; then
+  if "$MGSIM" plan --trace "$GTRACE" --gpus 1 --format json -o trace-1.json 2>err.txt && python3 -c '
+import json, sys
+trace = json.load(open(sys.argv[1]))
+plan = json.load(open("trace-1.json"))
+expected = trace["forward_time_s"] + sum(l["backward_time_s"] for l in trace["layers"])
+assert abs(plan["data_parallel"]["time_s"] - expected) <= len(trace["layers"]) * 1e-9, (plan["data_parallel"], expected)
+assert len(plan["frontier"]) == 1
+' "$GTRACE"; then
+    pass "--trace alone on 1 GPU: the trace's forward + backward"
+  else
+    fail "--trace alone on 1 GPU" "$(cat err.txt)"
+  fi
+fi
+
+if "$MGSIM" plan --trace "$GTRACE" --gpus 8 --activation-bytes 100MiB --memory-limit 16GiB >trace-8.txt 2>err.txt \
+  && grep -q "^googlenet on 8 x the trace's GPU (fp32, adam), global batch 512" trace-8.txt \
+  && grep -q 'split along the batch only; activations 100MiB per sample' trace-8.txt \
+  && grep -q '^frontier: 1 point;' trace-8.txt && grep -q '^fastest plan within 16.00 GiB: point 0' trace-8.txt; then
+  pass "--trace alone on 8 GPUs: the trace's batch and element size, activations given, a memory limit"
+else
+  fail "--trace alone on 8 GPUs" "$(cat err.txt)"
+fi
+
 cat >cluster.json <<'JSON'
 {"collective": "ring", "gpus_per_node": 4, "network": {"alpha_us": 45.25, "beta_s_per_byte": 9.93e-10}}
 JSON
@@ -127,6 +154,15 @@ expect_error "cluster key misspelled" "typo.json: gpu_per_node: unknown key" "${
 expect_error "cluster with a measured curve" "measured.json: collective: collective 'measured'" "${PLAN[@]}" --cluster measured.json
 expect_error "cluster with a negative latency" "negative.json: network.alpha_us: expected" "${PLAN[@]}" --cluster negative.json
 expect_error "trace of another model" "conv1" plan --model resnet50 --gpus 4 --gpu k80 --precision fp32 --trace "$ROOT/traces/googlenet-k80.json"
+expect_error "neither a model nor a trace" "expected --model (a zoo model, see \`mgsim zoo list\`) or --trace" plan --gpus 4
+expect_error "trace alone with a memory limit but no activations" "--memory-limit with --trace alone needs --activation-bytes" \
+  plan --trace "$GTRACE" --gpus 4 --memory-limit 40GiB
+expect_error "trace alone with a zoo model's flag" "^mgsim: error: --image-size describes a zoo model" plan --trace "$GTRACE" --gpus 4 --image-size 224
+expect_error "trace alone at another precision" "googlenet-k80.json: layer 'conv1/7x7_s2' has 4-byte gradients" \
+  plan --trace "$GTRACE" --gpus 4 --precision bf16
+expect_error "activations without a unit" "^mgsim: error: --activation-bytes: expected a size with a unit" \
+  plan --trace "$GTRACE" --gpus 4 --activation-bytes 100
+expect_error "activations for a zoo model" "--activation-bytes is for a plan of --trace alone" "${PLAN[@]}" --activation-bytes 1GiB
 expect_error "missing cluster file" "nowhere.json" "${PLAN[@]}" --cluster nowhere.json
 
 finish

@@ -6,6 +6,7 @@
 
 #include "mgsim/app/run_set.hpp"
 #include "mgsim/error.hpp"
+#include "mgsim/evaluate.hpp"
 #include "mgsim/io/scenario.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/iteration.hpp"
@@ -237,4 +238,44 @@ TEST_CASE("random delays cut Non-blocking SGD rounds short, the same way for the
   CHECK(fewest >= 7 * 0.25);
   CHECK(rounds(5).stats.total == result.stats.total);
   CHECK(rounds(6).stats.total != result.stats.total);
+}
+
+TEST_CASE("efficiency and speedup count the samples an iteration applied and the GPUs' speeds") {
+  const Variability none{};
+  SECTION("nbsgd with a 1 ns deadline: each of 4 ranks applies 1 of its 4 mini-batches") {
+    // Every rank stops at its first mini-batch boundary, 1.5 us, then the
+    // 4 us all-reduce: rounds of 5.5 us applying 4 x 0.25 = 1 sample.
+    // Throughput 1 / 5.5 us against 4 GPUs x 1 sample / 6 us: 6 / 22;
+    // counting iterations instead (6 / 5.5) gave 109%.
+    const ScheduleSpec spec{"nbsgd", {{"deadline_s", 1e-9}}, {{"trigger", "deadline"}}, {}, {}, {}, {}};
+    const Cluster cluster = Cluster::homogeneous(4);
+    const RunPoint point{kWorkload, kCost, spec, nullptr, cluster, {}, Network{kLink, kLink}, 0.0, none, 3};
+    const RunMetrics m = evaluate(point).metrics;
+    CHECK(m.iteration == 5500);
+    CHECK(m.samples == 1.0);
+    CHECK(m.scaling_efficiency() == Approx(6.0 / 22));
+    CHECK(m.speedup() == Approx(4 * 6.0 / 22));
+  }
+  SECTION("one GPU twice as fast as the trace's: 100%, speedup 1 (t_iter(1) / t_iter(P) gave 200%)") {
+    const ScheduleSpec spec{"single", {}, {}, {}, {}, {}, {}};
+    const auto schedule = spec.build();
+    const Cluster cluster({2.0}, {0});
+    const RunPoint point{kWorkload, kCost, spec, schedule.get(), cluster, {}, std::nullopt, 0.0, none, 1};
+    const RunMetrics m = evaluate(point).metrics;
+    CHECK(m.iteration == 3000);  // 6 us of compute at speed 2, nothing to reduce on one GPU
+    CHECK(m.scaling_efficiency() == Approx(1.0));
+    CHECK(m.speedup() == Approx(1.0));
+  }
+  SECTION("a GPU at speed 1 and one at 0.6, single all-reduce: the slow one sets the pace") {
+    // Compute 6 us and 10 us, then the 4 us all-reduce: 14 us for 2 samples,
+    // against (1 + 0.6) samples per 6 us: 2 x 6 / (1.6 x 14) = 12 / 22.4.
+    const ScheduleSpec spec{"single", {}, {}, {}, {}, {}, {}};
+    const auto schedule = spec.build();
+    const Cluster cluster({1.0, 0.6}, {0, 1});
+    const RunPoint point{kWorkload, kCost, spec, schedule.get(), cluster, {}, std::nullopt, 0.0, none, 1};
+    const RunMetrics m = evaluate(point).metrics;
+    CHECK(m.iteration == 14000);
+    CHECK(m.scaling_efficiency() == Approx(12.0 / 22.4));
+    CHECK(m.speedup() == Approx(24.0 / 22.4));
+  }
 }

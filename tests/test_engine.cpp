@@ -92,7 +92,7 @@ TEST_CASE("simulate() by the closed form reports what the engine's replay gives,
     for (const ScheduleInfo& info : schedule_registry()) {
       const auto schedule = make_schedule(info.name, {});
       const RunMetrics fast = simulate(workload, *collective, *schedule, cluster);
-      const RunMetrics engine = measure(workload, gpus, replay_iteration(workload, *collective, *schedule, cluster));
+      const RunMetrics engine = measure(workload, cluster, replay_iteration(workload, *collective, *schedule, cluster));
       INFO("trial " << trial << " schedule " << info.name);
       CHECK(fast.iteration == engine.iteration);
       CHECK(fast.compute == engine.compute);

@@ -7,6 +7,8 @@
 #include "mgsim/plan/cluster.hpp"
 #include "mgsim/plan/cost_model.hpp"
 #include "mgsim/plan/frontier_search.hpp"
+#include "mgsim/plan/trace_graph.hpp"
+#include "mgsim/error.hpp"
 #include "mgsim/schedule.hpp"
 #include "mgsim/simulation.hpp"
 #include "mgsim/zoo/graph_builder.hpp"
@@ -160,4 +162,54 @@ TEST_CASE("plan: pure data parallelism costs what the simulator's single-message
 TEST_CASE("plan: cluster files name the key that is wrong", "[plan]") {
   CHECK(default_cluster().settings.gpus_per_node == 8);
   CHECK_THROWS_WITH(load_cluster("/nonexistent/cluster.json"), Catch::Contains("/nonexistent/cluster.json"));
+}
+
+TEST_CASE("a trace alone is planned layer by layer along the batch, timed by the trace") {
+  // Layers a (backward 4 ms, 10 elements) and b (backward 2 ms, 20 elements),
+  // forward 3 ms, batch 2, fp32; planned at 2 samples per GPU on 4 GPUs: a
+  // global batch of 8, 4 x the trace's. The forward splits 2 : 1 like the
+  // backward, so a takes (2 + 4) x 4 = 24 ms for the whole batch and b 12 ms;
+  // a quarter of each on a GPU, 6 + 3 ms: the trace's own 9 ms at batch 2.
+  // The 40 + 80 gradient bytes go in one all-reduce: 1 ms + 120 us. Memory
+  // with adam: 4 copies x 120 bytes, and 1000 activation bytes x 2 samples.
+  const auto layer = [](std::string name, std::int64_t elements, double backward_s) {
+    Layer l;
+    l.name = std::move(name);
+    l.params = {elements};
+    l.dtype_bytes = 4;
+    l.backward_time_s = backward_s;
+    return l;
+  };
+  Trace trace;
+  trace.model = "mine";
+  trace.batch_size = 2;
+  trace.forward_time_s = 3e-3;
+  trace.layers = {layer("a", 10, 4e-3), layer("b", 20, 2e-3)};
+  const TraceGraph traced = trace_graph(trace, "mine.json", 8, 4, 1000);
+  CostSettings settings = settings_for(4, Optimizer::adam);
+  settings.measured_s = traced.measured_s;
+  const HandCollective collective;
+  const CostModel m(traced.graph, zoo::find_gpu("h100"), collective, settings);
+  REQUIRE(m.op_count() == 3);  // the activations, a, b
+  for (zoo::OpId v = 0; v < m.op_count(); ++v) {
+    REQUIRE(m.strategies(v).size() == 1);
+    CHECK(m.strategies(v)[0] == Strategy{4, 1, 1});
+  }
+  const Cost dp = m.evaluate(m.data_parallel());
+  CHECK(dp.time == 6'000'000 + 3'000'000 + 1'000'000 + 120'000);
+  CHECK(dp.memory == 4 * 120 + 2 * 1000);
+  const SearchResult result = search_frontier(m, {});
+  REQUIRE(result.frontier.size() == 1);
+  CHECK(result.frontier[0].cost == dp);
+
+  SECTION("with replicas allowed, a smaller batch split takes longer and holds more: data parallelism stays alone") {
+    settings.allow_replication = true;
+    const CostModel replicated(traced.graph, zoo::find_gpu("h100"), collective, settings);
+    CHECK(replicated.strategies(1).size() == 3);  // batch split 1, 2, 4
+    CHECK(search_frontier(replicated, {}).frontier.size() == 1);
+  }
+  SECTION("a precision of another element size is refused, naming the trace and the layer") {
+    CHECK_THROWS_WITH(trace_graph(trace, "mine.json", 8, 2, 0),
+                      Catch::Contains("mine.json") && Catch::Contains("layer 'a' has 4-byte gradients"));
+  }
 }

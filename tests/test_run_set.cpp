@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "mgsim/app/run_set.hpp"
+#include "mgsim/counted.hpp"
 #include "mgsim/simulation.hpp"
 #include "test_support.hpp"
 
@@ -71,7 +72,8 @@ TEST_CASE("measure() of a replayed iteration is what simulate() reports", "[run_
     for (const char* name : {"wfbp", "single", "optimal", "ddp"}) {
       const auto schedule = make_schedule(name, ParamValues{});
       const RunMetrics simulated = simulate(workload, cost, *schedule, 16);
-      const RunMetrics measured = measure(workload, 16, replay_iteration(workload, cost, *schedule, Cluster::homogeneous(16)));
+      const Cluster cluster = Cluster::homogeneous(16);
+      const RunMetrics measured = measure(workload, cluster, replay_iteration(workload, cost, *schedule, cluster));
       CHECK(measured.iteration == simulated.iteration);
       CHECK(measured.compute == simulated.compute);
       CHECK(measured.single_gpu == simulated.single_gpu);
@@ -83,4 +85,15 @@ TEST_CASE("measure() of a replayed iteration is what simulate() reports", "[run_
       CHECK(measured.batch_size == simulated.batch_size);
     }
   }
+}
+
+TEST_CASE("counts read '1 GPU' and '2 GPUs' in class names and messages", "[run_set]") {
+  CHECK(counted(1, "GPU") == "1 GPU");
+  CHECK(counted(0, "GPU") == "0 GPUs");
+  CHECK(counted(2, "entry", "entries") == "2 entries");
+  CHECK(class_name(Cluster::homogeneous(1), 0) == "GPU class 0 (1 GPU)");
+  CHECK(class_name(Cluster::homogeneous(3), 0) == "GPU class 0 (3 GPUs)");
+  const Cluster mixed({1.0, 0.5}, {0, 1, 0});
+  CHECK(class_name(mixed, 1) == "rank 1 at speed 0.5 (1 GPU)");
+  CHECK(class_name(mixed, 0) == "ranks 0,2 at speed 1 (2 GPUs)");
 }

@@ -167,7 +167,7 @@ TEST_CASE("sweep: a measured curve lacking a GPU count of the grid is refused be
   // Sparse schedules exchange by all-gather, which a measured all-reduce curve cannot cost.
   config["schedules"] = {"wfbp", "topk"};
   REQUIRE_THROWS_WITH(Loaded(write_sweep(dir, config)),
-                      Contains("gpus[0]: 2 GPUs with collective 'measured' on network 'measured', 1 GPUs per node: ") &&
+                      Contains("gpus[0]: 2 GPUs with collective 'measured' on network 'measured', 1 GPU per node: ") &&
                           Contains("no measured all-gather curve"));
 }
 

@@ -42,6 +42,9 @@ struct RunMetrics {
   SimTime iteration = 0;   ///< predicted iteration time on `gpus` GPUs
   SimTime compute = 0;     ///< forward + backward (+ selection), the slowest GPU
   SimTime single_gpu = 0;  ///< iteration time on one GPU: compute without communication
+  /// The GPUs' summed speed: their compute in GPUs of the trace (`gpus` when
+  /// every GPU runs at speed 1), the capacity that efficiency is measured against.
+  double speed_sum = 0.0;
   SimTime comm_busy = 0;   ///< sum of message durations
   SimTime selection = 0;   ///< top-k selection compute per GPU (sparse schedules), inside `compute`
   int messages = 0;
@@ -72,8 +75,17 @@ struct RunMetrics {
   double idle_s() const { return to_seconds(idle); }
   double wasted_s() const { return to_seconds(wasted); }
   double throughput() const { return samples / iteration_time_s(); }
+  /// Throughput over what the GPUs could apply, each alone at its speed:
+  /// throughput / (speed_sum x batch / t_iter(1)). It counts the samples an
+  /// iteration applied, so dropped (nbsgd) or uncomputed samples lower it;
+  /// t_iter(1) / t_iter(P) when synchronous on GPUs of speed 1.
+  double scaling_efficiency() const {
+    return samples * static_cast<double>(single_gpu) /
+           (speed_sum * batch_size * static_cast<double>(iteration));
+  }
+  /// P x scaling efficiency: how many of the cluster's average GPUs, each
+  /// alone, would apply samples as fast; at most P.
   double speedup() const { return gpus * scaling_efficiency(); }
-  double scaling_efficiency() const { return static_cast<double>(single_gpu) / static_cast<double>(iteration); }
   /// Samples per iteration / mean iteration time: the samples per second over
   /// many iterations (P * batch / mean iteration time when synchronous).
   double mean_throughput() const { return samples / to_seconds(mean_iteration); }
@@ -89,9 +101,12 @@ struct Iteration {
 Iteration replay_iteration(const Workload& workload, const Collective& collective, const Schedule& schedule,
                            const Cluster& cluster, Overlap overlap = {});
 
-/// The metrics of `iteration`, replayed on `gpus` GPUs of `workload`: what
+/// The metrics of `iteration`, replayed on `cluster` with `workload`: what
 /// simulate() reports, for callers that keep the iteration (for a timeline).
-RunMetrics measure(const Workload& workload, int gpus, const Iteration& iteration);
+RunMetrics measure(const Workload& workload, const Cluster& cluster, const Iteration& iteration);
+
+/// The sum of every rank's speed (RunMetrics::speed_sum).
+double speed_sum(const Cluster& cluster);
 
 /// Whether the closed form (evaluate_closed_form) times a run exactly: one
 /// speed class and no interference. The one statement of that condition.

@@ -9,6 +9,7 @@
 #include <limits>
 #include <nlopt.hpp>
 
+#include "mgsim/counted.hpp"
 #include "mgsim/io/json_text.hpp"
 #include "mgsim/io/config_parts.hpp"
 #include "mgsim/io/json_reader.hpp"
@@ -154,7 +155,8 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
   }
   if (measurements_.size() < paths_.size()) {
     JsonWhere{measurements_file_.string(), rows_key_, InputKind::config}.fail(fmt::format(
-        "expected at least {} measurements (one per --fit path), got {}", paths_.size(), measurements_.size()));
+        "expected at least {} (one per --fit path), got {}", counted(std::ssize(paths_), "measurement"),
+        measurements_.size()));
   }
   for (const Measurement& m : measurements_) workloads_.get(m.trace);
   std::vector<double> base_prediction;

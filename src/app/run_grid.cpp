@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "mgsim/counted.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/json_reader.hpp"
 #include "mgsim/io/trace_io.hpp"
@@ -91,8 +92,8 @@ void RunGrid::check_gpu_counts() const {
       for (const int rank : scenario_.variability.stragglers.ranks) {
         if (rank >= gpus) where.fail(fmt::format("straggler rank {} is not below the GPU count, {}", rank, gpus));
       }
-      const std::string context = fmt::format("{} GPUs with collective '{}' on network '{}', {} GPUs per node: ", gpus,
-                                              link.collective, link.network, link.gpus_per_node);
+      const std::string context = fmt::format("{} with collective '{}' on network '{}', {} per node: ", counted(gpus, "GPU"),
+                                              link.collective, link.network, counted(link.gpus_per_node, "GPU"));
       try {
         const CommCost cost(*link.model, gpus);  // costs an empty message: fails where the model cannot answer
         cost(1);
@@ -164,8 +165,8 @@ Evaluation RunGrid::evaluate(std::size_t run, bool keep_iteration) const {
     return mgsim::evaluate(point(run), keep_iteration);
   } catch (const ConfigError& error) {
     const GridIndex at = index(run);
-    throw ConfigError(fmt::format("{}: {} GPUs, schedule '{}', trace {}: {}", scenario_.file.string(),
-                                  scenario_.gpus[at.gpus], labels_[at.schedule], scenario_.trace_labels[at.trace],
+    throw ConfigError(fmt::format("{}: {}, schedule '{}', trace {}: {}", scenario_.file.string(),
+                                  counted(scenario_.gpus[at.gpus], "GPU"), labels_[at.schedule], scenario_.trace_labels[at.trace],
                                   error.what()));
   }
 }

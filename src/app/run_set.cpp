@@ -2,11 +2,13 @@
 
 #include <fmt/format.h>
 
+#include "mgsim/counted.hpp"
+
 namespace mgsim {
 
 std::string class_name(const Cluster& cluster, int speed_class) {
   const int gpus = cluster.class_size(speed_class);
-  if (cluster.homogeneous()) return fmt::format("GPU class {} ({} GPUs)", speed_class, gpus);
+  if (cluster.homogeneous()) return fmt::format("GPU class {} ({})", speed_class, counted(gpus, "GPU"));
   std::string ranks;
   for (int r = 0; r < cluster.size(); ++r) {
     if (cluster.class_of(r) != speed_class || (r > 0 && cluster.class_of(r - 1) == speed_class)) continue;
@@ -14,7 +16,7 @@ std::string class_name(const Cluster& cluster, int speed_class) {
     while (last + 1 < cluster.size() && cluster.class_of(last + 1) == speed_class) ++last;
     ranks += fmt::format("{}{}", ranks.empty() ? "" : ",", last == r ? fmt::format("{}", r) : fmt::format("{}-{}", r, last));
   }
-  return fmt::format("{} {} at speed {} ({} GPUs)", gpus == 1 ? "rank" : "ranks", ranks, cluster.speed(speed_class), gpus);
+  return fmt::format("{} {} at speed {} ({})", gpus == 1 ? "rank" : "ranks", ranks, cluster.speed(speed_class), counted(gpus, "GPU"));
 }
 
 RunOutcome run_outcome(const RunPoint& point, Evaluation evaluation, RunRow labels) {
@@ -49,7 +51,7 @@ std::vector<IterationTrace> timeline_iterations(std::vector<RunOutcome> outcomes
   for (RunOutcome& outcome : outcomes) {
     if (!outcome.iteration) continue;
     const RunMetrics& m = outcome.row.metrics;
-    iterations.push_back({fmt::format("{} GPUs, {}", m.gpus, outcome.row.schedule), std::move(outcome.class_names),
+    iterations.push_back({fmt::format("{}, {}", counted(m.gpus, "GPU"), outcome.row.schedule), std::move(outcome.class_names),
                           std::move(outcome.iteration->plan), std::move(outcome.iteration->replay)});
   }
   return iterations;

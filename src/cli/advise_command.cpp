@@ -41,7 +41,8 @@ void add_advise_command(CLI::App& app) {
       ->required()
       ->transform(shipped_data());
   command->add_option("-f,--format", options->format, "table, csv or json")->capture_default_str();
-  command->add_option("-o,--output", options->output, "file to write instead of stdout (-: stdout)");
+  command->add_option("-o,--output", options->output, "file to write instead of stdout (-: stdout)")
+      ->check(output_name());
   add_examples(command, {"mgsim advise -c configs/googlenet-k80-ring.json",
                          "mgsim advise -c configs/googlenet-k80-ring.json --format json -o advice.json"});
   command->callback([options] { advise_command(*options); });

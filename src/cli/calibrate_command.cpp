@@ -146,7 +146,8 @@ void add_calibrate_command(CLI::App& app) {
   command->add_option("--choose", options->choose,
                       "KEY=a,b,...: fit each candidate value of a text key (collective, message_unit) and keep the "
                       "one with the smallest held-out error; repeat for more keys (every combination is fitted)");
-  command->add_option("-o,--output", options->output, "write the config with the fitted values to this file (-: stdout, the report then on stderr)");
+  command->add_option("-o,--output", options->output, "write the config with the fitted values to this file (-: stdout, the report then on stderr)")
+      ->check(output_name());
   add_examples(command, {"mgsim calibrate -c base.json -m measured.json --fit network.alpha_us,network.beta_s_per_byte -o fitted.json",
                          "mgsim calibrate -c base.json -m measured.json --fit network.beta_s_per_byte --choose collective=ring,tree,double-binary-tree"});
   command->callback([options] { calibrate(*options); });

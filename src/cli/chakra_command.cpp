@@ -9,6 +9,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "mgsim/counted.hpp"
 #include "mgsim/chakra/chakra.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/files.hpp"
@@ -82,16 +83,16 @@ void export_chakra(const ExportOptions& options) {
   const std::filesystem::path folder = std::filesystem::path(options.prefix).parent_path();
   if (!folder.empty()) std::filesystem::create_directories(folder);  // "-o et/googlenet" makes et/
   for (const std::filesystem::path& file : files) write_file_atomically(file, bytes);
-  fmt::print("wrote {}.{{0..{}}}.et: {} {} on {} GPUs, {} layers, {} messages, {} bytes each\n", options.prefix,
-             options.gpus - 1, workload.trace.model, spec.label(), options.gpus, workload.trace.layers.size(),
-             plan.size(), bytes.size());
+  fmt::print("wrote {}.{{0..{}}}.et: {} {} on {}, {}, {}, {} bytes each\n", options.prefix, options.gpus - 1,
+             workload.trace.model, spec.label(), counted(options.gpus, "GPU"),
+             counted(std::ssize(workload.trace.layers), "layer"), counted(std::ssize(plan), "message"), bytes.size());
   if (!config.overlap.ideal() || !config.variability.none()) {  // after the output, never before an error
     std::fprintf(stderr, "mgsim: warning: the config's overlap and variability are not in a Chakra ET: the files hold "
                          "the nominal iteration\n");
   }
 }
 
-struct ImportOptions {
+struct ChakraImportOptions {
   std::string input;
   std::string output;
   std::string model;
@@ -128,7 +129,7 @@ nlohmann::ordered_json provenance_of(const chakra::Imported& imported, const std
   return provenance;
 }
 
-void import_chakra(const ImportOptions& options) {
+void import_chakra(const ChakraImportOptions& options) {
   const std::filesystem::path file = rank_file(options.input);
   chakra::Imported imported = chakra::import_et(read_input_file(file, InputKind::trace), file.string());
   if (!imported.from_mgsim) {
@@ -138,18 +139,20 @@ void import_chakra(const ImportOptions& options) {
   emit(format_trace_json(imported.trace, provenance_of(imported, file.string())), options.output);
   for (const std::string& warning : imported.warnings) std::fprintf(stderr, "mgsim: warning: %s\n", warning.c_str());
   if (options.output.empty() || options.output == kStdout) return;
-  fmt::print("wrote {}: {} layers, forward {:.3f} ms, {} collectives ({})\n", options.output,
-             imported.trace.layers.size(), imported.trace.forward_time_s * 1e3, imported.messages.size(),
+  fmt::print("wrote {}: {}, forward {:.3f} ms, {} ({})\n", options.output,
+             counted(std::ssize(imported.trace.layers), "layer"), imported.trace.forward_time_s * 1e3,
+             counted(std::ssize(imported.messages), "collective"),
              imported.from_mgsim ? "an mgsim export: trace and plan as exported" : "one layer per collective");
 }
 
 }  // namespace
 
 void add_import_chakra(CLI::App& import_command) {
-  auto options = std::make_shared<ImportOptions>();
+  auto options = std::make_shared<ChakraImportOptions>();
   CLI::App* chakra = import_command.add_subcommand("chakra", "Chakra execution trace (.et) of a data-parallel step -> trace");
   chakra->add_option("file", options->input, "an .et file, or the PREFIX of PREFIX.<rank>.et (reads rank 0)")->required();
-  chakra->add_option("-o,--output", options->output, "the mgsim file to write (default or -: stdout)");
+  chakra->add_option("-o,--output", options->output, "the mgsim file to write (default or -: stdout)")
+      ->check(output_name());
   chakra->add_option("--model", options->model, "model name (default: the file name; an mgsim export keeps its own)");
   chakra->add_option("--batch", options->batch_size, "samples per GPU per iteration (default 1; an mgsim export keeps its own)")
       ->check(CLI::Range(1, 1 << 30));
@@ -174,7 +177,8 @@ void add_export_command(CLI::App& app) {
   chakra->add_option("--schedule", options->schedule, "the config's schedule to plan with (its name or label)")
       ->required();
   chakra->add_option("-o,--output", options->prefix, "file prefix: writes PREFIX.0.et .. PREFIX.<gpus-1>.et")
-      ->required();
+      ->required()
+      ->check(output_name());
   add_examples(chakra, {"mgsim export chakra -c configs/googlenet-k80-ring.json --gpus 4 --schedule mgwfbp -o et/googlenet"});
   chakra->callback([options] { export_chakra(*options); });
 }

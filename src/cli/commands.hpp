@@ -23,7 +23,8 @@ inline constexpr std::string_view kStdout = "-";
 void emit(std::string_view text, const std::string& output);
 
 /// check_output of each named output ("" or "-": stdout, nothing to check),
-/// so that a command with several outputs refuses before writing any.
+/// so that a command with several outputs refuses before writing any; and
+/// refuses two of them that name the same file (by any path), or "-" twice.
 void check_outputs(std::initializer_list<std::string_view> outputs);
 
 /// Writes `text` to stdout and flushes it; throws OutputError when it fails (a full disk, a closed pipe).
@@ -39,6 +40,10 @@ void add_examples(CLI::App* command, std::initializer_list<std::string_view> com
 /// A flag's check: a finite number in [min, max], or (min, max] when
 /// `min_inclusive` is false; NaN and infinities are refused.
 CLI::Validator finite_in(double min, double max, bool min_inclusive);
+
+/// An output option's check: a file name or "-", never an empty name (which
+/// would otherwise read as "not given": standard output).
+CLI::Validator output_name();
 
 /// An input path as given when it exists (or is absolute, or "-"), else the
 /// same relative path in mgsim's data folder when it is there: the shipped

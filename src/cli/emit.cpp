@@ -1,6 +1,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -34,8 +36,24 @@ void emit(std::string_view text, const std::string& output) {
 }
 
 void check_outputs(std::initializer_list<std::string_view> outputs) {
+  std::vector<std::pair<std::string_view, std::filesystem::path>> seen;  // each output and the file it replaces
   for (const std::string_view output : outputs) {
-    if (!output.empty() && output != kStdout) check_output(std::filesystem::path(output));
+    if (output.empty()) continue;
+    std::filesystem::path file = output == kStdout ? std::filesystem::path() : std::filesystem::path(output);
+    if (!file.empty()) {
+      check_output(file);
+      std::error_code error;
+      const std::filesystem::path target = output_target(file);
+      file = std::filesystem::weakly_canonical(std::filesystem::absolute(target), error);
+      if (error) file = std::filesystem::absolute(target);
+    }
+    for (const auto& [other, other_file] : seen) {
+      if (other_file == file) {
+        throw OutputError(fmt::format("{} and {} are the same {}: give each output its own", other, output,
+                                      file.empty() ? "standard output" : "file"));
+      }
+    }
+    seen.emplace_back(output, std::move(file));
   }
 }
 

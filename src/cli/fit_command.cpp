@@ -133,9 +133,11 @@ void add_fit_command(CLI::App& app) {
                    "node size for the nccl model's calibration (default: the curve's provenance, ranks / hosts, else 1)")
       ->check(CLI::Range(1, 1 << 20));
   command->add_option("-f,--format", options->format, "text or json")->capture_default_str();
-  command->add_option("-o,--output", options->output, "write the report to this file instead of stdout (-: stdout)");
+  command->add_option("-o,--output", options->output, "write the report to this file instead of stdout (-: stdout)")
+      ->check(output_name());
   command->add_option("--curve-out", options->curve_output,
-                      "write the piecewise fit, evaluated at the measured sizes, as a curve file");
+                      "write the piecewise fit, evaluated at the measured sizes, as a curve file")
+      ->check(output_name());
   add_examples(command, {"mgsim fit traces/googlenet-k80-allreduce.json",
                          "mgsim fit traces/googlenet-k80-allreduce.json --format json -o fit.json --curve-out fitted-curve.json"});
   command->callback([options] { fit(*options); });

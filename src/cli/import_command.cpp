@@ -11,6 +11,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "mgsim/counted.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/files.hpp"
 #include "mgsim/io/report.hpp"
@@ -44,9 +45,9 @@ void write_curve(const profile::ImportedCurve& curve, const ImportOptions& optio
   provenance["imported_by"] = fmt::format("mgsim import {} {}", tool, options.input);
   emit(format_curve_json(curve.points, provenance, curve.collective), options.output);
   if (!writes_file(options)) return;
-  fmt::print("wrote {}: {} curve, {} sizes for {} GPUs ({})\n", options.output,
-             curve_collective_name(curve.collective), curve.points.size(),
-             curve.points.empty() ? 0 : curve.points.front().gpus, tool);
+  fmt::print("wrote {}: {} curve, {} for {} ({})\n", options.output, curve_collective_name(curve.collective),
+             counted(std::ssize(curve.points), "size"), counted(curve.points.empty() ? 0 : curve.points.front().gpus, "GPU"),
+             tool);
 }
 
 /// --collective: nccl-tests' name of a collective (all_reduce, all_gather,
@@ -108,8 +109,8 @@ void write_kineto(const profile::ImportedTrace& imported, const std::string& inp
   for (const std::string& warning : imported.warnings) std::fprintf(stderr, "mgsim: warning: %s\n", warning.c_str());
   const double backward = backward_of(imported.trace);
   if (output.empty() || output == kStdout) return print_step_check(imported, backward, stderr);
-  fmt::print("wrote {}: {} layers, forward {:.3f} ms, backward {:.3f} ms\n", output, imported.trace.layers.size(),
-             imported.trace.forward_time_s * 1e3, backward * 1e3);
+  fmt::print("wrote {}: {}, forward {:.3f} ms, backward {:.3f} ms\n", output,
+             counted(std::ssize(imported.trace.layers), "layer"), imported.trace.forward_time_s * 1e3, backward * 1e3);
   print_step_check(imported, backward, stdout);
 }
 
@@ -129,8 +130,8 @@ void import_kineto_ranks(const ImportOptions& options, const profile::KinetoOpti
     backward.push_back(backward_of(r.imported.trace));
   }
   const auto [low, high] = std::minmax_element(backward.begin(), backward.end());
-  fmt::print("{} ranks: backward from {:.3f} ms (rank {}) to {:.3f} ms (rank {}), spread {:.1f}% of the fastest\n",
-             ranks.size(), *low * 1e3, ranks[static_cast<std::size_t>(low - backward.begin())].rank, *high * 1e3,
+  fmt::print("{}: backward from {:.3f} ms (rank {}) to {:.3f} ms (rank {}), spread {:.1f}% of the fastest\n",
+             counted(std::ssize(ranks), "rank"), *low * 1e3, ranks[static_cast<std::size_t>(low - backward.begin())].rank, *high * 1e3,
              ranks[static_cast<std::size_t>(high - backward.begin())].rank, (*high - *low) / *low * 100);
 }
 
@@ -156,7 +157,8 @@ void import_kineto(const ImportOptions& options) {
 CLI::App* add_source(CLI::App& parent, const char* name, const char* what, ImportOptions& options) {
   CLI::App* command = parent.add_subcommand(name, what);
   command->add_option("file", options.input, "the tool's output")->required();
-  command->add_option("-o,--output", options.output, "the mgsim file to write (default or -: stdout)");
+  command->add_option("-o,--output", options.output, "the mgsim file to write (default or -: stdout)")
+      ->check(output_name());
   return command;
 }
 

@@ -1,6 +1,6 @@
 // `mgsim plan`: the Pareto frontier of parallelization strategies (iteration
-// time vs memory per device) of a zoo model on a cluster, and with a memory
-// limit the fastest plan that fits (docs/plan.md).
+// time vs memory per device) of a zoo model, or of a user's measured trace, on
+// a cluster, and with a memory limit the fastest plan that fits (docs/plan.md).
 
 #include <cctype>
 #include <array>
@@ -14,10 +14,12 @@
 
 #include "commands.hpp"
 #include "mgsim/error.hpp"
+#include "mgsim/counted.hpp"
 #include "mgsim/io/report.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/plan/cluster.hpp"
 #include "mgsim/plan/plan_report.hpp"
+#include "mgsim/plan/trace_graph.hpp"
 #include "mgsim/zoo/calibration.hpp"
 #include "mgsim/zoo/models.hpp"
 
@@ -29,13 +31,14 @@ using namespace mgsim::plan;
 struct PlanOptions {
   std::string model;
   int gpus = 0;
-  int batch = 8;
-  int image_size = 0;
-  int seq_len = 0;
+  std::optional<int> batch;  ///< default: 8 for a zoo model, the trace's batch for a trace alone
+  std::optional<int> image_size;
+  std::optional<int> seq_len;
   bool aux_heads = false;
   std::string trace;
+  std::optional<std::string> activation_bytes;
   std::string gpu = "h100";
-  std::string precision = "bf16";
+  std::optional<std::string> precision;  ///< default: bf16 for a zoo model, the trace's element size for a trace alone
   std::string optimizer = "adam";
   std::string cluster;
   std::optional<std::string> memory_limit;
@@ -51,10 +54,11 @@ constexpr double kMaxMemoryBytes = 0x1p50;
 /// "40GiB", "80GB", "512MiB", "1e9B": bytes, at least one and at most
 /// kMaxMemoryBytes. The unit is required (B, KB, MB, GB, TB: powers of 1000;
 /// KiB .. TiB: of 1024): a bare "0.5" or "40" is refused, never read as bytes.
-std::int64_t parse_size(const std::string& text) {
+/// `flag` names the option in the error.
+std::int64_t parse_size(const std::string& text, std::string_view flag) {
   const auto bad = [&](std::string_view why) {
-    return ConfigError(fmt::format("--memory-limit: expected a size with a unit such as 40GiB or 80GB (1 byte .. "
-                                   "1 PiB){}, got '{}'", why, text));
+    return ConfigError(fmt::format("{}: expected a size with a unit such as 40GiB or 80GB (1 byte .. "
+                                   "1 PiB){}, got '{}'", flag, why, text));
   };
   double value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -71,6 +75,10 @@ std::int64_t parse_size(const std::string& text) {
   throw bad("");
 }
 
+/// Largest --activation-bytes, per sample: 1 TiB, so that the global batch's
+/// activations (at most 2^20 samples) stay far inside 64-bit byte counts.
+constexpr std::int64_t kMaxActivationBytes = std::int64_t{1} << 40;
+
 /// Largest global batch (batch x gpus): the zoo's largest batch size.
 constexpr std::int64_t kMaxGlobalBatch = std::int64_t{1} << 20;
 
@@ -80,16 +88,16 @@ constexpr std::int64_t kMaxGlobalBatch = std::int64_t{1} << 20;
 constexpr std::int64_t kMaxFrontierBound = 1024;
 
 /// Validates the numeric flags before anything is built.
-void check_numbers(const PlanOptions& o) {
+void check_numbers(const PlanOptions& o, int batch) {
   if (o.gpus < 1 || o.gpus > (1 << 16) || (o.gpus & (o.gpus - 1)) != 0) {
     throw ConfigError(fmt::format("--gpus: expected a power of two in 1..65536, got {}", o.gpus));
   }
-  if (o.batch < 1 || o.batch > kMaxGlobalBatch) {
-    throw ConfigError(fmt::format("--batch: expected samples per GPU in 1..{}, got {}", kMaxGlobalBatch, o.batch));
+  if (batch < 1 || batch > kMaxGlobalBatch) {
+    throw ConfigError(fmt::format("--batch: expected samples per GPU in 1..{}, got {}", kMaxGlobalBatch, batch));
   }
-  if (std::int64_t{o.batch} * o.gpus > kMaxGlobalBatch) {
-    throw ConfigError(fmt::format("--batch {} x --gpus {}: the global batch {} is past the largest, {}", o.batch, o.gpus,
-                                  std::int64_t{o.batch} * o.gpus, kMaxGlobalBatch));
+  if (std::int64_t{batch} * o.gpus > kMaxGlobalBatch) {
+    throw ConfigError(fmt::format("--batch {} x --gpus {}: the global batch {} is past the largest, {}", batch, o.gpus,
+                                  std::int64_t{batch} * o.gpus, kMaxGlobalBatch));
   }
   if (o.frontier_bound < 2 || o.frontier_bound > kMaxFrontierBound) {
     throw ConfigError(fmt::format("--frontier-bound: expected 2..{} points, got {}", kMaxFrontierBound, o.frontier_bound));
@@ -100,7 +108,23 @@ void check_numbers(const PlanOptions& o) {
 }
 
 zoo::ModelGraph build(const PlanOptions& o, int batch, zoo::Precision precision) {
-  return zoo::build_model(o.model, {batch, o.image_size, o.seq_len, o.aux_heads, zoo::precision_bytes(precision)});
+  return zoo::build_model(o.model, {batch, o.image_size.value_or(0), o.seq_len.value_or(0), o.aux_heads,
+                                    zoo::precision_bytes(precision)});
+}
+
+/// Refuses the flags that describe a zoo model in a plan of a trace alone,
+/// and --memory-limit without the activations a trace does not record.
+void check_trace_plan(const PlanOptions& o, const CLI::App& command) {
+  for (const char* flag : {"--image-size", "--seq-len", "--aux-heads", "--gpu"}) {
+    if (command.count(flag) > 0) {
+      throw ConfigError(fmt::format("{} describes a zoo model: a plan of --trace alone times the trace's own layers "
+                                    "(add --model to plan a zoo model calibrated to the trace)", flag));
+    }
+  }
+  if (o.memory_limit && !o.activation_bytes) {
+    throw ConfigError("--memory-limit with --trace alone needs --activation-bytes: the memory of the activations "
+                      "stored per sample, which a trace does not record");
+  }
 }
 
 /// The cost settings; with --trace the roofline's efficiencies are fitted to
@@ -108,7 +132,7 @@ zoo::ModelGraph build(const PlanOptions& o, int batch, zoo::Precision precision)
 CostSettings cost_settings(const PlanOptions& o, const zoo::GpuSpec& gpu, std::string& timing) {
   CostSettings settings;
   settings.devices = o.gpus;
-  settings.precision = zoo::parse_precision(o.precision);
+  settings.precision = zoo::parse_precision(o.precision.value_or("bf16"));
   gpu.peak_tflops(settings.precision);  // refuse an unsupported precision before building
   settings.roofline = zoo::RooflineSettings::defaults_for(gpu);
   settings.optimizer = parse_optimizer(o.optimizer);
@@ -123,23 +147,70 @@ CostSettings cost_settings(const PlanOptions& o, const zoo::GpuSpec& gpu, std::s
   return settings;
 }
 
-void plan_command(const PlanOptions& o) {
-  const ReportFormat format = parse_report_format(o.format);
-  check_numbers(o);
-  const std::optional<std::int64_t> limit = o.memory_limit ? std::optional(parse_size(*o.memory_limit)) : std::nullopt;
-  const plan::Cluster cluster = o.cluster.empty() ? default_cluster() : load_cluster(o.cluster);
-  const zoo::GpuSpec& gpu = zoo::find_gpu(o.gpu);
+/// What the search runs on: a zoo model's graph (timed by the roofline) or a
+/// trace's (timed by the trace), with the report's description of the timing.
+struct Problem {
+  zoo::ModelGraph graph;
+  CostSettings settings;
+  std::string gpu;
   std::string timing;
-  const CostSettings settings = cost_settings(o, gpu, timing);
-  const zoo::ModelGraph graph = build(o, o.batch * o.gpus, settings.precision);
+};
+
+Problem zoo_problem(const PlanOptions& o, int batch, const zoo::GpuSpec& gpu) {
+  std::string timing;
+  CostSettings settings = cost_settings(o, gpu, timing);
+  zoo::ModelGraph graph = build(o, batch * o.gpus, settings.precision);
+  return {std::move(graph), std::move(settings), std::string(gpu.name), std::move(timing)};
+}
+
+Problem trace_problem(const PlanOptions& o, const Trace& trace, int batch) {
+  CostSettings settings;
+  settings.devices = o.gpus;
+  // fp32 for 4-byte gradients, bf16 for 2; trace_graph refuses a layer of another size.
+  const bool half = !trace.layers.empty() && trace.layers.front().dtype_bytes == 2;
+  settings.precision = zoo::parse_precision(o.precision.value_or(half ? "bf16" : "fp32"));
+  settings.optimizer = parse_optimizer(o.optimizer);
+  settings.allow_replication = o.allow_replication;
+  const std::int64_t activations = o.activation_bytes ? parse_size(*o.activation_bytes, "--activation-bytes") : 0;
+  if (activations > kMaxActivationBytes) {
+    throw ConfigError(fmt::format("--activation-bytes: expected at most 1 TiB per sample, got '{}'", *o.activation_bytes));
+  }
+  TraceGraph traced =
+      trace_graph(trace, o.trace, batch * o.gpus, zoo::precision_bytes(settings.precision), activations);
+  settings.measured_s = std::move(traced.measured_s);
+  std::string timing = fmt::format(
+      "{}'s layer times (batch {}; the forward shared in proportion to the backward; linear in the batch); "
+      "a trace has no shapes, so every layer is split along the batch only; activations {}",
+      o.trace, trace.batch_size,
+      o.activation_bytes ? fmt::format("{} per sample", *o.activation_bytes) : std::string("not counted"));
+  return {std::move(traced.graph), std::move(settings), "the trace's GPU", std::move(timing)};
+}
+
+void plan_command(const PlanOptions& o, const CLI::App& command) {
+  const ReportFormat format = parse_report_format(o.format);
+  if (o.model.empty() && o.trace.empty()) {
+    throw ConfigError("expected --model (a zoo model, see `mgsim zoo list`) or --trace (a measured trace to plan)");
+  }
+  if (!o.model.empty() && o.activation_bytes) {
+    throw ConfigError("--activation-bytes is for a plan of --trace alone: a zoo model's activations are its own");
+  }
+  const std::optional<Trace> trace = o.model.empty() ? std::optional(load_trace(o.trace)) : std::nullopt;
+  const int batch = o.batch.value_or(trace ? trace->batch_size : 8);
+  check_numbers(o, batch);
+  if (trace) check_trace_plan(o, command);
+  const std::optional<std::int64_t> limit =
+      o.memory_limit ? std::optional(parse_size(*o.memory_limit, "--memory-limit")) : std::nullopt;
+  const plan::Cluster cluster = o.cluster.empty() ? default_cluster() : load_cluster(o.cluster);
+  const Problem problem = trace ? trace_problem(o, *trace, batch) : zoo_problem(o, batch, zoo::find_gpu(o.gpu));
   const std::unique_ptr<Collective> collective = cluster.make_collective();
-  const CostModel model(graph, gpu, *collective, settings);
+  // A trace's layers are timed by the trace: the GPU entry only checks the roofline settings, unused.
+  const CostModel model(problem.graph, zoo::find_gpu(trace ? "h100" : o.gpu), *collective, problem.settings);
   SearchOptions search;
   search.frontier_bound = static_cast<std::size_t>(o.frontier_bound);
   const SearchResult result = search_frontier(model, search);
-  const std::string where = fmt::format("{} ({}, {} GPUs per node)", cluster.source, cluster.collective,
-                                        cluster.settings.gpus_per_node);
-  const PlanReport report{&model, &result, std::string(gpu.name), where, timing, limit};
+  const std::string where = fmt::format("{} ({}, {} per node)", cluster.source, cluster.collective,
+                                        counted(cluster.settings.gpus_per_node, "GPU"));
+  const PlanReport report{&model, &result, problem.gpu, where, problem.timing, limit};
   switch (format) {
     case ReportFormat::csv: return emit(format_plan_csv(report), o.output);
     case ReportFormat::json: return emit(format_plan_json(report), o.output);
@@ -152,18 +223,23 @@ void plan_command(const PlanOptions& o) {
 void add_plan_command(CLI::App& app) {
   auto o = std::make_shared<PlanOptions>();
   CLI::App* command = app.add_subcommand("plan", "frontier of parallelization strategies: iteration time vs memory per GPU");
-  command->add_option("--model", o->model, "zoo model (see `mgsim zoo list`)")->required();
+  command->add_option("--model", o->model, "zoo model (see `mgsim zoo list`); without it, --trace is planned");
   command->add_option("--gpus", o->gpus, "devices, a power of two")->required();
-  command->add_option("--batch", o->batch, "samples per GPU; the global batch is batch x gpus")->capture_default_str();
+  command->add_option("--batch", o->batch, "samples per GPU; the global batch is batch x gpus (default: 8, or the trace's)")
+      ->check(CLI::Validator([](const std::string& text) { return text.empty() ? "expected samples per GPU, got ''" : ""; },
+                             "INT"));
   command->add_option("--image-size", o->image_size, "vision models: input height = width (default: the model's)")
       ->check(CLI::Range(1, 1 << 20));
   command->add_option("--seq-len", o->seq_len, "text models: tokens per sample (default: the model's)")
       ->check(CLI::Range(1, 1 << 20));
   command->add_flag("--aux-heads", o->aux_heads, "add GoogLeNet / Inception-v3 auxiliary heads, BERT pre-training heads");
-  command->add_option("--trace", o->trace, "measured trace of the model: fit the roofline's efficiencies to it (as `mgsim zoo calibrate`)")
+  command->add_option("--trace", o->trace, "measured trace: alone, plan it (its layers split along the batch); with "
+                                           "--model, fit the model's roofline to it (as `mgsim zoo calibrate`)")
       ->transform(shipped_data());
+  command->add_option("--activation-bytes", o->activation_bytes,
+                      "--trace alone: activations stored per sample, e.g. 120MiB (a trace does not record them)");
   command->add_option("--gpu", o->gpu, "GPU catalogue entry for the roofline")->capture_default_str();
-  command->add_option("--precision", o->precision, "fp32, tf32, fp16 or bf16")->capture_default_str();
+  command->add_option("--precision", o->precision, "fp32, tf32, fp16 or bf16 (default: bf16, or the trace's element size)");
   command->add_option("--optimizer", o->optimizer, "sgd, momentum or adam")->capture_default_str();
   command->add_option("--cluster", o->cluster, "cluster file: collective, gpus_per_node, network (default: see docs/plan.md)")
       ->transform(shipped_data());
@@ -171,10 +247,12 @@ void add_plan_command(CLI::App& app) {
   command->add_option("--frontier-bound", o->frontier_bound, "most points per frontier table entry")->capture_default_str();
   command->add_flag("--allow-replication", o->allow_replication, "also try operators computed redundantly (split product below gpus)");
   command->add_option("-f,--format", o->format, "table, csv or json")->capture_default_str();
-  command->add_option("-o,--output", o->output, "file to write instead of stdout (-: stdout)");
+  command->add_option("-o,--output", o->output, "file to write instead of stdout (-: stdout)")
+      ->check(output_name());
   add_examples(command, {"mgsim plan --model bert-large --gpus 16 --memory-limit 40GiB",
+                         "mgsim plan --trace traces/googlenet-k80.json --gpus 8 --activation-bytes 100MiB --memory-limit 12GiB",
                          "mgsim plan --model gpt2-xl --gpus 64 --batch 3 --cluster configs/cluster-h100-ndr.json --format csv -o plan.csv"});
-  command->callback([o] { plan_command(*o); });
+  command->callback([o, command] { plan_command(*o, *command); });
 }
 
 }  // namespace mgsim::cli

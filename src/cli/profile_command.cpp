@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "mgsim/counted.hpp"
 #include "mgsim/io/report.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/profile/allreduce_bench.hpp"
@@ -238,10 +239,10 @@ void profile_layers(const LayersOptions& o, const std::string& command) {
   if (o.output == kStdout) return;
   double backward = 0;
   for (const Layer& layer : result.trace.layers) backward += layer.backward_time_s;
-  fmt::print("wrote {}: {} layers, forward {:.3f} ms, backward {:.3f} ms (medians of {} iterations)", o.output,
-             result.trace.layers.size(), result.trace.forward_time_s * 1e3, backward * 1e3,
+  fmt::print("wrote {}: {}, forward {:.3f} ms, backward {:.3f} ms (medians of {} iterations)", o.output,
+             counted(std::ssize(result.trace.layers), "layer"), result.trace.forward_time_s * 1e3, backward * 1e3,
              result.provenance["statistics"]["iterations"].get<int>());
-  if (o.gpus > 1) fmt::print(", {} all-reduces observed in situ on {} GPUs", result.trace.insitu_allreduce.size(), o.gpus);
+  if (o.gpus > 1) fmt::print(", {} observed in situ on {} GPUs", counted(std::ssize(result.trace.insitu_allreduce), "all-reduce"), o.gpus);
   fmt::print("\n");
 }
 
@@ -291,7 +292,7 @@ void profile_allreduce(const AllreduceOptions& o, const std::string& command) {
   for (const auto& [key, value] : output.info) provenance[key] = value;
   const std::vector<CurveSample> curve = profile::summarize_bench(output);
   emit(format_curve_json(curve, provenance), o.output);
-  if (o.output != kStdout) fmt::print("wrote {}: {} sizes on {} GPUs\n", o.output, curve.size(), gpus);
+  if (o.output != kStdout) fmt::print("wrote {}: {} on {}\n", o.output, counted(std::ssize(curve), "size"), counted(gpus, "GPU"));
 }
 
 }  // namespace
@@ -323,7 +324,8 @@ void add_profile_command(CLI::App& app) {
       ->check(CLI::Range(1, 1024));
   l->add_option("--seq-len", layers->seq_len, "sequence length for transformers models")->capture_default_str();
   l->add_option("--python", layers->python, "Python with PyTorch")->capture_default_str();
-  l->add_option("-o,--output", layers->output, "trace file to write (-: stdout)")->required();
+  l->add_option("-o,--output", layers->output, "trace file to write (-: stdout)")->required()
+      ->check(output_name());
   add_examples(l, {"mgsim profile layers --model resnet50 --batch 64 --precision bf16 -o resnet50.json"});
   l->callback([layers] {
     profile_layers(*layers, fmt::format("mgsim profile layers --model {} --batch {} --precision {} --warmup {} "
@@ -340,7 +342,8 @@ void add_profile_command(CLI::App& app) {
   a->add_option("--repetitions", allreduce->repetitions, "timed repetitions per size")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
-  a->add_option("-o,--output", allreduce->output, "curve file to write (-: stdout)")->required();
+  a->add_option("-o,--output", allreduce->output, "curve file to write (-: stdout)")->required()
+      ->check(output_name());
   add_examples(a, {"mgsim profile allreduce --gpus 4 --max-bytes 268435456 -o node-4gpu.json"});
   a->callback([allreduce] {
     profile_allreduce(*allreduce, fmt::format("mgsim profile allreduce --gpus {} --min-bytes {} --max-bytes {}",

@@ -70,15 +70,19 @@ void add_run_command(CLI::App& app) {
       ->required()
       ->transform(shipped_data());
   command->add_option("-f,--format", options->format, "table, csv or json")->capture_default_str();
-  command->add_option("-o,--output", options->output, "file to write instead of stdout (-: stdout)");
-  command->add_option("--timeline", options->timeline, "also write the simulated iterations as a Chrome trace (Perfetto)");
+  command->add_option("-o,--output", options->output, "file to write instead of stdout (-: stdout)")
+      ->check(output_name());
+  command->add_option("--timeline", options->timeline, "also write the simulated iterations as a Chrome trace (Perfetto)")
+      ->check(output_name());
   command
       ->add_option("--columns", options->columns,
                    "default or all: the table leaves out the columns that are the same in every row and mean/p99 "
                    "equal to the nominal iteration, or shows them all")
       ->capture_default_str();
   command->add_option("--baseline", options->baseline,
-                      "schedule (see `mgsim list`): the table adds each row's speedup over it at the same GPU count");
+                      "schedule (see `mgsim list`): the table adds each row's speedup over it at the same GPU count")
+      ->check(CLI::Validator([](const std::string& name) { return name.empty() ? "expected a schedule, got ''" : ""; },
+                             "SCHEDULE"));
   command->add_option("--max-work", options->max_work, "most events to simulate (an estimate, checked before running)")
       ->capture_default_str()
       ->check(finite_in(1, 1e15, true));

@@ -22,7 +22,7 @@ struct SweepOptions {
   std::string config;
   std::string output;
   std::string shard = "1/1";
-  int threads = 0;
+  int threads = 0;  ///< not given: one per hardware thread (run_sweep's 0)
   bool resume = false;
   double max_work = kDefaultMaxWork;
 };
@@ -73,10 +73,10 @@ void add_sweep_command(CLI::App& app) {
   command->add_option("-c,--config", options->config, "sweep config (JSON, see docs/sweeps.md)")
       ->required()
       ->transform(shipped_data());
-  command->add_option("-o,--output", options->output, "CSV file, written as rows finish (default or -: stdout)");
-  command->add_option("-j,--threads", options->threads, "worker threads (0: one per hardware thread)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+  command->add_option("-o,--output", options->output, "CSV file, written as rows finish (default or -: stdout)")
+      ->check(output_name());
+  command->add_option("-j,--threads", options->threads, "worker threads, 1..1024 (default: one per hardware thread)")
+      ->check(CLI::Range(1, 1024));
   command->add_option("--max-work", options->max_work, "most steps to simulate (an estimate, checked before running)")
       ->capture_default_str()
       ->check(finite_in(1, 1e15, true));

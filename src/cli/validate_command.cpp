@@ -26,7 +26,8 @@ void add_validate_command(CLI::App& app) {
                    "a folder of validation cases (*.json) or one case; default: the shipped cases")
       ->capture_default_str()
       ->transform(shipped_data());
-  command->add_option("-o,--output", options->output, "write the report to this file instead of stdout (-: stdout)");
+  command->add_option("-o,--output", options->output, "write the report to this file instead of stdout (-: stdout)")
+      ->check(output_name());
   add_examples(command, {"mgsim validate", "mgsim validate validation/dgx1-v100-resnet50.json -o report.txt"});
   command->callback([options] {
     emit(format_validation(validate(shipped_or_given(options->path))), options->output);  // the default is not transformed

@@ -27,4 +27,12 @@ CLI::Validator finite_in(double min, double max, bool min_inclusive) {
       fmt::format("NUMBER in {}{}, {}]", min_inclusive ? "[" : "(", min, max));
 }
 
+CLI::Validator output_name() {
+  return CLI::Validator(
+      [](const std::string& text) -> std::string {
+        return text.empty() ? "expected a file name, or - for standard output, got an empty name" : "";
+      },
+      "FILE");
+}
+
 }  // namespace mgsim::cli

@@ -100,7 +100,7 @@ RooflineSettings settings_of(const RooflineArgs& r, const GpuSpec& gpu) {
   return s;
 }
 
-void list() {
+void list_zoo() {
   fmt::print("models (parameters, tensors, forward GFLOPs per sample at the default input size):\n");
   for (const ModelInfo& info : model_registry()) {
     const ModelGraph g = build_model(info.name, {1, 0, 0, false, 4});
@@ -180,7 +180,8 @@ void add_trace_command(CLI::App* zoo) {
   add_model_options(command, o->model);
   add_roofline_options(command, o->roofline);
   add_measured_options(command, o->measured);
-  command->add_option("-o,--output", o->output, "file to write instead of stdout (-: stdout)");
+  command->add_option("-o,--output", o->output, "file to write instead of stdout (-: stdout)")
+      ->check(output_name());
   add_examples(command, {"mgsim zoo trace --model resnet50 --gpu h100 --precision bf16 --batch 64 -o resnet50-h100.json",
                          "mgsim zoo trace --model resnet50 --gpu v100 --batch 256 --precision fp16 --throughput 1270 "
                          "--measured-by 'NVIDIA DeepLearningExamples TF RN50 README, DGX-1 1 GPU AMP'"});
@@ -215,7 +216,7 @@ void add_zoo_command(CLI::App& app) {
   add_examples(zoo, {"mgsim zoo list",
                      "mgsim zoo trace --model resnet50 --gpu h100 --batch 64 -o resnet50-h100.json"});
   CLI::App* list_command = zoo->add_subcommand("list", "list the zoo's models and GPUs");
-  list_command->callback(list);
+  list_command->callback(list_zoo);
   add_examples(list_command, {"mgsim zoo list"});
   auto show_args = std::make_shared<ModelArgs>();
   CLI::App* show_command = zoo->add_subcommand("show", "print a model's operators with shapes, FLOPs and bytes");

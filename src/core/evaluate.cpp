@@ -17,9 +17,10 @@ BuildContext context_of(const RunPoint& point, const Cluster& cluster) {
 }
 
 /// The metrics of many iterations of a standalone builder: means over them.
-RunMetrics measure_iterations(const Workload& workload, int gpus, const SimulationResult& result) {
+RunMetrics measure_iterations(const Workload& workload, const Cluster& cluster, const SimulationResult& result) {
   RunMetrics metrics;
-  metrics.gpus = gpus;
+  metrics.gpus = cluster.size();
+  metrics.speed_sum = speed_sum(cluster);
   metrics.batch_size = workload.trace.batch_size;
   metrics.single_gpu = workload.profile.compute_time();
   metrics.iteration = result.stats.mean;
@@ -50,7 +51,7 @@ RunMetrics measure_iterations(const Workload& workload, int gpus, const Simulati
 Evaluation evaluate_builder(const RunPoint& point, const Cluster& cluster) {
   const auto builder = point.spec.builder()->make(context_of(point, cluster), point.spec.builder_params());
   const SimulationResult result = simulate(*builder, point.variability.seed, point.iterations);
-  return {measure_iterations(point.workload, cluster.size(), result), std::nullopt};
+  return {measure_iterations(point.workload, cluster, result), std::nullopt};
 }
 
 /// The per-rank statistics of the point's iterations, into `metrics`.
@@ -134,7 +135,7 @@ Evaluation evaluate_without_host(const RunPoint& point, Timing timing, bool keep
   if (timing != Timing::closed_form || keep_iteration) {
     iteration.replay = replay(placement.classes, point.workload.layout, iteration.plan, point.overlap);
   }
-  Evaluation evaluation{measure(point.workload, cluster.size(), iteration), std::nullopt};
+  Evaluation evaluation{measure(point.workload, cluster, iteration), std::nullopt};
   if (timing == Timing::engine_ranks) add_rank_statistics(point, cluster, evaluation.metrics);
   if (keep_iteration) evaluation.iteration = std::move(iteration);
   return evaluation;

@@ -10,6 +10,7 @@
 
 #include "data_parallel_builder.hpp"
 #include "gossip_builder.hpp"
+#include "mgsim/counted.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/limits.hpp"
 #include "mgsim/registry_lookup.hpp"
@@ -195,8 +196,8 @@ void check_builder_params(const BuilderInfo& info, const BuilderParams& given, i
     throw ConfigError(fmt::format("schedule '{}': trigger 'deadline' and parameter 'deadline_s' go together", info.name));
   }
   if (trigger == "kth" && param_value(given.numbers, kNbsgdParams, "k") > gpus) {
-    throw ConfigError(fmt::format("schedule '{}': parameter 'k' = {} exceeds the {} GPUs", info.name,
-                                  param_value(given.numbers, kNbsgdParams, "k"), gpus));
+    throw ConfigError(fmt::format("schedule '{}': parameter 'k' = {} exceeds the {}", info.name,
+                                  param_value(given.numbers, kNbsgdParams, "k"), counted(gpus, "GPU")));
   }
   const std::string_view topology = chosen("topology");
   const bool named = topology.empty() || std::find(kTopologies.begin(), kTopologies.end(), topology) != kTopologies.end();
@@ -204,8 +205,8 @@ void check_builder_params(const BuilderInfo& info, const BuilderParams& given, i
     throw ConfigError(fmt::format("schedule '{}': topology '{}' has no graph loaded", info.name, topology));
   }
   if (!named && given.graph->vertices() != gpus) {
-    throw ConfigError(fmt::format("schedule '{}': topology '{}' has {} ranks, the run {} GPUs", info.name, topology,
-                                  given.graph->vertices(), gpus));
+    throw ConfigError(fmt::format("schedule '{}': topology '{}' has {}, the run {}", info.name, topology,
+                                  counted(given.graph->vertices(), "rank"), counted(gpus, "GPU")));
   }
 }
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "mgsim/counted.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/interpolation.hpp"
 
@@ -65,9 +66,9 @@ class Table {
     if (known.empty()) {
       throw ConfigError(fmt::format("{}: no measured {}curve among \"curves\"", source, what_));
     }
-    throw CurveError(fmt::format("{}: measured {}curve has no data for {} GPUs (it has {}); it is never "
+    throw CurveError(fmt::format("{}: measured {}curve has no data for {} (it has {}); it is never "
                                  "extrapolated to other GPU counts",
-                                 source, what_, gpus, fmt::join(known, ", ")));
+                                 source, what_, counted(gpus, "GPU"), fmt::join(known, ", ")));
   }
 
   std::string what_;

@@ -48,10 +48,18 @@ Iteration replay_iteration(const Workload& workload, const Collective& collectiv
   return iteration;
 }
 
-RunMetrics measure(const Workload& workload, int gpus, const Iteration& iteration) {
+double speed_sum(const Cluster& cluster) {
+  double sum = 0.0;
+  for (int c = 0; c < cluster.class_count(); ++c) sum += cluster.class_size(c) * cluster.speed(c);
+  return sum;
+}
+
+RunMetrics measure(const Workload& workload, const Cluster& cluster, const Iteration& iteration) {
   const auto& [plan, timing] = iteration;
+  const int gpus = cluster.size();
   RunMetrics metrics;
   metrics.gpus = gpus;
+  metrics.speed_sum = speed_sum(cluster);
   metrics.batch_size = workload.trace.batch_size;
   metrics.iteration = timing.iteration_end;
   metrics.compute = timing.compute_end + timing.forward;
@@ -81,7 +89,7 @@ RunMetrics simulate(const Workload& workload, const Collective& collective, cons
   const Placement placement(workload, cluster, collective);
   Iteration iteration{schedule.plan(placement.problem), {}};
   iteration.replay = time_plan(placement, workload.layout, iteration.plan, overlap);
-  return measure(workload, cluster.size(), iteration);
+  return measure(workload, cluster, iteration);
 }
 
 RunMetrics simulate(const Workload& workload, const Collective& collective, const Schedule& schedule, int gpus,

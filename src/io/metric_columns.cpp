@@ -18,9 +18,11 @@ constexpr std::array kColumns{
                  "samples per iteration / t_iter(P), samples per second (P * batch / t_iter(P) when synchronous)",
                  [](const RunMetrics& m) { return MetricValue{m.throughput()}; }, "{:.6g}",
                  {"samples/s", 10, "{:>10.1f}"}},
-    MetricColumn{"speedup", "P * t_iter(1) / t_iter(P), with t_iter(1) = forward + backward",
+    MetricColumn{"speedup", "P * scaling_efficiency: P * t_iter(1) / t_iter(P) when synchronous on GPUs of speed 1",
                  [](const RunMetrics& m) { return MetricValue{m.speedup()}; }, "{:.6g}", {"speedup", 8, "{:>8.2f}"}},
-    MetricColumn{"scaling_efficiency", "t_iter(1) / t_iter(P) (the table shows it in percent)",
+    MetricColumn{"scaling_efficiency",
+                 "throughput / (sum of GPU speeds * batch / t_iter(1)), t_iter(1) = forward + backward: "
+                 "t_iter(1) / t_iter(P) when synchronous on GPUs of speed 1 (the table shows it in percent)",
                  [](const RunMetrics& m) { return MetricValue{m.scaling_efficiency()}; }, "{:.6g}",
                  {"efficiency", 10, "{:>9.1f}%", 100}},
     MetricColumn{"compute_s", "forward + backward + top-k selection (the slowest GPU), seconds",

@@ -33,6 +33,7 @@ std::int64_t feature_size(const Shape& shape, std::int64_t batch) {
 /// it, and inputs (token ids, pixels) have none to split.
 bool keeps_feature_whole(const Operator& op, std::int64_t batch) {
   if (op.kind == OpKind::layernorm || op.kind == OpKind::lstm || op.kind == OpKind::input) return true;
+  if (op.kind == OpKind::measured) return true;  // a trace's layer has no shapes to split
   if (op.kind != OpKind::softmax) return false;
   const Shape& s = op.output_shape;
   return s[0] == batch && s.size() != 4;
@@ -152,8 +153,12 @@ Cost CostModel::strategy_cost(OpId v, const Strategy& s) const {
   const Operator shard = shard_of(op, s, dtype);
   const zoo::Precision p = settings_.precision;
   Cost cost;
-  cost.time = to_ns(zoo::forward_seconds(shard, *gpu_, p, settings_.roofline)) +
-              to_ns(zoo::backward_seconds(shard, *gpu_, p, settings_.roofline));
+  if (op.kind == OpKind::measured) {
+    cost.time = to_ns(settings_.measured_s.at(v) / s.batch);
+  } else {
+    cost.time = to_ns(zoo::forward_seconds(shard, *gpu_, p, settings_.roofline)) +
+                to_ns(zoo::backward_seconds(shard, *gpu_, p, settings_.roofline));
+  }
 
   const Layout in = consumed_layout(op.kind, s);
   const std::int64_t out_shard = zoo::element_count(op.output_shape) * dtype / (s.batch * s.feature);

@@ -4,6 +4,7 @@
 #include <map>
 
 #include <fmt/format.h>
+#include "mgsim/counted.hpp"
 #include "mgsim/io/json_text.hpp"
 #include "mgsim/io/report.hpp"
 #include <nlohmann/json.hpp>
@@ -30,10 +31,12 @@ std::string search_line(const SearchResult& result) {
   const std::string rest = result.dp_operators <= 1
                                ? std::string("the graph reduced completely")
                                : fmt::format("{} left to the topological dynamic program", result.dp_operators);
-  return fmt::format("frontier: {} point{}; bound {} points per table entry, {} entries thinned to it{}; {} operators "
+  return fmt::format("frontier: {}; bound {} points per table entry, {} thinned to it{}; {} "
                      "eliminated, {}\n",
-                     result.frontier.size(), result.frontier.size() == 1 ? "" : "s", result.frontier_bound,
-                     result.thinned, result.thinned == 0 ? " (exact)" : "", result.eliminated, rest);
+                     counted(std::ssize(result.frontier), "point"), result.frontier_bound,
+                     counted(static_cast<std::int64_t>(result.thinned), "entry", "entries"),
+                     result.thinned == 0 ? " (exact)" : "", counted(static_cast<std::int64_t>(result.eliminated), "operator"),
+                     rest);
 }
 
 std::string data_parallel_line(const PlanReport& r) {

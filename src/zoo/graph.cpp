@@ -37,6 +37,7 @@ std::string_view op_kind_name(OpKind kind) {
     case OpKind::avgpool: return "avgpool";
     case OpKind::softmax: return "softmax";
     case OpKind::view: return "view";
+    case OpKind::measured: return "measured";
   }
   return "?";
 }

@@ -45,6 +45,7 @@ enum class OpKind {
   avgpool,     ///< average pooling, adaptive (global) included
   softmax,     ///< softmax over the last dimension, with its scale and mask
   view,        ///< reshape, split, transpose or slice without a copy; free
+  measured,    ///< a layer of a measured trace: timed by the trace (plan::CostSettings), features whole
 };
 
 std::string_view op_kind_name(OpKind kind);
