@@ -30,10 +30,11 @@ std::string search_line(const SearchResult& result) {
   const std::string rest = result.dp_operators <= 1
                                ? std::string("the graph reduced completely")
                                : fmt::format("{} left to the topological dynamic program", result.dp_operators);
-  return fmt::format("frontier: {} point{}; bound {} points per table entry, {} entries thinned to it{}; {} operators "
-                     "eliminated, {}\n",
-                     result.frontier.size(), result.frontier.size() == 1 ? "" : "s", result.frontier_bound,
-                     result.thinned, result.thinned == 0 ? " (exact)" : "", result.eliminated, rest);
+  return fmt::format("frontier: {} point{} ({}); bound {} points per table entry (--frontier-bound), {} entries thinned "
+                     "to it; {} operators eliminated, {}\n",
+                     result.frontier.size(), result.frontier.size() == 1 ? "" : "s",
+                     result.thinned == 0 ? "exact" : "bounded: points between the kept ones may be missing",
+                     result.frontier_bound, result.thinned, result.eliminated, rest);
 }
 
 std::string data_parallel_line(const PlanReport& r) {
@@ -130,6 +131,7 @@ std::string format_plan_json(const PlanReport& r) {
       {"provenance", "simulated, not measured: operators timed by " + r.timing + ", communication by the collective cost model"},
       {"frontier_bound", result.frontier_bound},
       {"thinned_entries", result.thinned},
+      {"exact", result.thinned == 0},
       {"data_parallel", {{"time_s", to_seconds(dp.time)}, {"memory_bytes", dp.memory}}},
   };
   nlohmann::ordered_json points = nlohmann::ordered_json::array();
