@@ -1,7 +1,6 @@
 // Exact planners on balanced traces (issue 28): each layer's backward takes
-// its own message's time, times a factor drawn log-uniformly in [1/2, 2], and
-// the layer sizes are random. Compute and communication then trade off at
-// every boundary, the inputs where the exact searches prune least.
+// its own message's time, times a ratio (100%: the issue's balance) and a
+// factor drawn log-uniformly in [1/2, 2]; the layer sizes are random.
 //  - BM_OmgsBalanced: exact `omgs` (default density and selection cost), ring
 //    all-gather with the 10 GbE constants of configs/googlenet-k80-sparse.json.
 //  - BM_OptimalBalanced: `optimal` on a measured (non-affine) all-reduce curve,
@@ -55,7 +54,7 @@ void time_plans(benchmark::State& state, const mgsim::Schedule& schedule, const 
   state.counters["messages"] = static_cast<double>(messages);
 }
 
-/// range(0) layers, range(1) GPUs.
+/// range(0) layers, range(1) GPUs, range(2) the ratio of compute to message time, percent.
 void BM_OmgsBalanced(benchmark::State& state) {
   const int gpus = static_cast<int>(state.range(1));
   mgsim::CollectiveSettings settings = mgsim::bench::ring_settings();
@@ -86,7 +85,7 @@ std::vector<mgsim::CurvePoint> measured_points(int gpus) {
   return points;
 }
 
-/// range(0) layers, range(1) GPUs.
+/// range(0) layers, range(1) GPUs, range(2) the ratio of compute to message time, percent.
 void BM_OptimalBalanced(benchmark::State& state) {
   const int gpus = static_cast<int>(state.range(1));
   mgsim::CollectiveSettings settings = mgsim::bench::ring_settings();
@@ -102,9 +101,14 @@ void BM_OptimalBalanced(benchmark::State& state) {
   time_plans(state, *mgsim::make_schedule("optimal", {}), problem);
 }
 
+// ratio 100 is the issue's balance (compute = message time within 2x): the
+// plan is then one message per layer. Below it, merging pays and the exact
+// search keeps thousands of states per boundary: at 1,000 layers seconds to
+// a minute (docs/performance.md), so 10,000 layers are run at ratio 100 only.
 BENCHMARK(BM_OmgsBalanced)
     ->ArgNames({"layers", "gpus", "ratio_pct"})
-    ->ArgsProduct({{1'000, 10'000}, {256, 2048}, {100, 50, 25, 12, 6}})
+    ->ArgsProduct({{1'000, 10'000}, {256, 2048}, {100}})
+    ->ArgsProduct({{1'000}, {256, 2048}, {50, 25, 12, 6}})
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_OptimalBalanced)
     ->ArgNames({"layers", "gpus", "ratio_pct"})
