@@ -103,6 +103,9 @@ BENCHMARK(BM_VariabilityIterations)
     ->Args({2048, 100, 1, 0})
     ->Args({2048, 100, 0, 0})
     ->Args({2048, 10, 1, 10})
+    ->Args({2048, 100, 1, 10})
+    ->Args({1 << 20, 10, 1, 0})
+    ->Args({1 << 20, 10, 0, 0})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1);
 

@@ -18,6 +18,16 @@ else
   fail "table" "$(cat err.txt)"
 fi
 
+# AlexNet on 2 GPUs keeps 19 points, under a bound of 1024 nothing is thinned: exact; under 4 it is bounded.
+if "$MGSIM" plan --model alexnet --gpus 2 --batch 2 --frontier-bound 1024 >exact.txt 2>err.txt \
+  && grep -q '^frontier: 19 points (exact); bound 1024 points' exact.txt \
+  && "$MGSIM" plan --model alexnet --gpus 2 --batch 2 --frontier-bound 4 >bounded.txt 2>>err.txt \
+  && grep -q '^frontier: 4 points (bounded: .*); bound 4 points' bounded.txt; then
+  pass "table: the frontier says whether it is exact or bounded, and the bound"
+else
+  fail "exact or bounded" "$(cat err.txt)"
+fi
+
 if "$MGSIM" "${PLAN[@]}" --memory-limit 80GiB >limit.txt 2>err.txt && grep -q '^fastest plan within 80.00 GiB: point 0' limit.txt \
   && grep -q '^conv1 ' limit.txt; then
   pass "memory limit: fastest point that fits and its operator table"
@@ -45,6 +55,7 @@ times = [p["time_s"] for p in d["frontier"]]
 mems = [p["memory_bytes"] for p in d["frontier"]]
 assert times == sorted(times) and mems == sorted(mems, reverse=True), "frontier order"
 assert d["chosen"]["point"] == 0 and len(d["chosen"]["operators"]) > 100
+assert d["exact"] == (d["thinned_entries"] == 0) and d["frontier_bound"] == 32, "exactness and bound"
 '; then
     pass "json: frontier fastest first, memory decreasing, chosen plan"
   else

@@ -249,7 +249,7 @@ TEST_CASE("efficiency and speedup count the samples an iteration applied and the
     // counting iterations instead (6 / 5.5) gave 109%.
     const ScheduleSpec spec{"nbsgd", {{"deadline_s", 1e-9}}, {{"trigger", "deadline"}}, {}, {}, {}, {}};
     const Cluster cluster = Cluster::homogeneous(4);
-    const RunPoint point{kWorkload, kCost, spec, nullptr, cluster, {}, Network{kLink, kLink}, 0.0, none, 3};
+    const RunPoint point{kWorkload, kCost, spec, nullptr, cluster, {}, Network{kLink, kLink}, 0.0, 0.0, none, 3};
     const RunMetrics m = evaluate(point).metrics;
     CHECK(m.iteration == 5500);
     CHECK(m.samples == 1.0);
@@ -260,7 +260,7 @@ TEST_CASE("efficiency and speedup count the samples an iteration applied and the
     const ScheduleSpec spec{"single", {}, {}, {}, {}, {}, {}};
     const auto schedule = spec.build();
     const Cluster cluster({2.0}, {0});
-    const RunPoint point{kWorkload, kCost, spec, schedule.get(), cluster, {}, std::nullopt, 0.0, none, 1};
+    const RunPoint point{kWorkload, kCost, spec, schedule.get(), cluster, {}, std::nullopt, 0.0, 0.0, none, 1};
     const RunMetrics m = evaluate(point).metrics;
     CHECK(m.iteration == 3000);  // 6 us of compute at speed 2, nothing to reduce on one GPU
     CHECK(m.scaling_efficiency() == Approx(1.0));
@@ -272,7 +272,7 @@ TEST_CASE("efficiency and speedup count the samples an iteration applied and the
     const ScheduleSpec spec{"single", {}, {}, {}, {}, {}, {}};
     const auto schedule = spec.build();
     const Cluster cluster({1.0, 0.6}, {0, 1});
-    const RunPoint point{kWorkload, kCost, spec, schedule.get(), cluster, {}, std::nullopt, 0.0, none, 1};
+    const RunPoint point{kWorkload, kCost, spec, schedule.get(), cluster, {}, std::nullopt, 0.0, 0.0, none, 1};
     const RunMetrics m = evaluate(point).metrics;
     CHECK(m.iteration == 14000);
     CHECK(m.scaling_efficiency() == Approx(12.0 / 22.4));

@@ -140,6 +140,35 @@ TEST_CASE("OMGS equals exhaustive search over contiguous groupings") {
   }
 }
 
+TEST_CASE("OMGS equals exhaustive search on balanced traces") {
+  // Issue 28's balance: each layer's backward is its own sparse all-gather's time (default density 0.001,
+  // 4 + 4 bytes per kept element) times a ratio and 2^u, u uniform in [-1, 1]; below ratio 1 merging
+  // pays for some layers and not others, the inputs where the search prunes least.
+  std::mt19937_64 rng(28);
+  const Link link{45.25e-6, 9.934107462565104e-10, 0.0};
+  const auto ring = find_collective("ring").make({{link, link}, 1, {}, ""});
+  std::uniform_int_distribution<std::int64_t> elements(1'000, 4'000'000);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  int merging = 0;  // trials whose best plan merges some layers and not all
+  for (int trial = 0; trial < 24; ++trial) {
+    const int gpus = trial % 2 ? 2048 : 256;
+    const double ratio = std::vector<double>{1.0, 0.5, 0.25, 0.12}[static_cast<std::size_t>(trial / 2 % 4)];
+    std::vector<double> backward;
+    std::vector<std::int64_t> sizes;
+    for (int l = 0; l < 14; ++l) {
+      sizes.push_back(elements(rng));
+      const double kept_bytes = static_cast<double>(std::max<std::int64_t>(1, sizes.back() / 1000) * 8);
+      backward.push_back(ring->allgather_seconds(kept_bytes, gpus) * ratio * std::exp2(unit(rng)));
+    }
+    const Setup setup(make_trace(backward, sizes), *ring, gpus);
+    INFO("trial " << trial << ", ratio " << ratio << ", " << gpus << " GPUs");
+    const Plan plan = plan_with("omgs", setup.problem, {});
+    CHECK(end_of(setup.problem, plan) == exhaustive_sparse(setup.problem, 0.001, d_log_d(2.19e-10)));
+    merging += plan.size() > 1 && plan.size() < 14;
+  }
+  CHECK(merging >= 6);  // the inputs of interest are among them
+}
+
 TEST_CASE("OMGS with a measured selection curve equals exhaustive search") {
   // One curve point above every group's size: selection is proportional to d,
   // y d / x (docs/sparse.md), so merging never costs extra selection.

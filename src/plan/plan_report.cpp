@@ -31,12 +31,12 @@ std::string search_line(const SearchResult& result) {
   const std::string rest = result.dp_operators <= 1
                                ? std::string("the graph reduced completely")
                                : fmt::format("{} left to the topological dynamic program", result.dp_operators);
-  return fmt::format("frontier: {}; bound {} points per table entry, {} thinned to it{}; {} "
+  return fmt::format("frontier: {} ({}); bound {} points per table entry (--frontier-bound), {} thinned to it; {} "
                      "eliminated, {}\n",
-                     counted(std::ssize(result.frontier), "point"), result.frontier_bound,
-                     counted(static_cast<std::int64_t>(result.thinned), "entry", "entries"),
-                     result.thinned == 0 ? " (exact)" : "", counted(static_cast<std::int64_t>(result.eliminated), "operator"),
-                     rest);
+                     counted(std::ssize(result.frontier), "point"),
+                     result.thinned == 0 ? "exact" : "bounded: points between the kept ones may be missing",
+                     result.frontier_bound, counted(static_cast<std::int64_t>(result.thinned), "entry", "entries"),
+                     counted(static_cast<std::int64_t>(result.eliminated), "operator"), rest);
 }
 
 std::string data_parallel_line(const PlanReport& r) {
@@ -133,6 +133,7 @@ std::string format_plan_json(const PlanReport& r) {
       {"provenance", "simulated, not measured: operators timed by " + r.timing + ", communication by the collective cost model"},
       {"frontier_bound", result.frontier_bound},
       {"thinned_entries", result.thinned},
+      {"exact", result.thinned == 0},
       {"data_parallel", {{"time_s", to_seconds(dp.time)}, {"memory_bytes", dp.memory}}},
   };
   nlohmann::ordered_json points = nlohmann::ordered_json::array();
