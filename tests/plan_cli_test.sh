@@ -113,7 +113,7 @@ fi
 if "$MGSIM" plan --trace "$GTRACE" --gpus 8 --activation-bytes 100MiB --memory-limit 16GiB >trace-8.txt 2>err.txt \
   && grep -q "^googlenet on 8 x the trace's GPU (fp32, adam), global batch 512" trace-8.txt \
   && grep -q 'split along the batch only; activations 100MiB per sample' trace-8.txt \
-  && grep -q '^frontier: 1 point;' trace-8.txt && grep -q '^fastest plan within 16.00 GiB: point 0' trace-8.txt; then
+  && grep -q '^frontier: 1 point (exact);' trace-8.txt && grep -q '^fastest plan within 16.00 GiB: point 0' trace-8.txt; then
   pass "--trace alone on 8 GPUs: the trace's batch and element size, activations given, a memory limit"
 else
   fail "--trace alone on 8 GPUs" "$(cat err.txt)"
