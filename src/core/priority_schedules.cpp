@@ -37,14 +37,15 @@ struct Chunk {
 /// one shorter), with the rank of the urgency of each: forward order of
 /// layers, then tensors in their layer, then chunks in their tensor. Throws
 /// ConfigError past kMaxTensors chunks.
-std::vector<Chunk> chunks_of(const CommProblem& problem, std::int64_t partition, std::string_view owner) {
+std::vector<Chunk> chunks_of(const CommProblem& problem, std::int64_t partition, std::string_view owner,
+                             std::string_view parameter) {
   const TensorLayout& layout = *problem.layout;
   std::int64_t count = 0;
   for (const std::int64_t elements : layout.elements) count += (elements + partition - 1) / partition;
   if (count > kMaxTensors) {
-    throw ConfigError(fmt::format("schedule '{}': a partition of {} elements cuts the gradients into {} chunks; "
-                                  "expected at most {} (raise the partition)",
-                                  owner, partition, count, kMaxTensors));
+    throw ConfigError(fmt::format("schedule '{}': {} = {} cuts the gradients into {} chunks; expected at most {} "
+                                  "(raise {})",
+                                  owner, parameter, partition, count, kMaxTensors, parameter));
   }
   std::vector<Chunk> chunks;
   chunks.reserve(static_cast<std::size_t>(count));
@@ -64,11 +65,11 @@ std::vector<Chunk> chunks_of(const CommProblem& problem, std::int64_t partition,
 
 class Priority : public Schedule {
  public:
-  Priority(std::string_view name, std::int64_t partition, std::int64_t credit)
-      : name_(name), partition_(partition), credit_(credit) {}
+  Priority(std::string_view name, std::string_view parameter, std::int64_t partition, std::int64_t credit)
+      : name_(name), parameter_(parameter), partition_(partition), credit_(credit) {}
 
   Plan plan(const CommProblem& problem) const override {
-    const std::vector<Chunk> chunks = chunks_of(problem, partition_, name_);
+    const std::vector<Chunk> chunks = chunks_of(problem, partition_, name_, parameter_);
     std::vector<int> by_ready(chunks.size());
     for (std::size_t i = 0; i < by_ready.size(); ++i) by_ready[i] = static_cast<int>(i);
     std::stable_sort(by_ready.begin(), by_ready.end(),
@@ -126,6 +127,7 @@ class Priority : public Schedule {
   }
 
   std::string_view name_;
+  std::string_view parameter_;  ///< the one that sets the partition
   std::int64_t partition_;
   std::int64_t credit_;
 };
@@ -139,11 +141,12 @@ std::int64_t elements_param(std::string_view schedule, const ParamValues& given,
 }  // namespace
 
 std::unique_ptr<Schedule> make_p3(const ParamValues& given, const SparseOptions&) {
-  return std::make_unique<Priority>("p3", elements_param("p3", given, "slice_params"), 0);
+  return std::make_unique<Priority>("p3", "slice_params", elements_param("p3", given, "slice_params"), 0);
 }
 
 std::unique_ptr<Schedule> make_bytescheduler(const ParamValues& given, const SparseOptions&) {
-  return std::make_unique<Priority>("bytescheduler", elements_param("bytescheduler", given, "partition_params"),
+  return std::make_unique<Priority>("bytescheduler", "partition_params",
+                                    elements_param("bytescheduler", given, "partition_params"),
                                     std::llround(param_value(given, find_schedule("bytescheduler").params,
                                                              "credit_params")));
 }
