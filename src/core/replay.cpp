@@ -125,6 +125,13 @@ void add_forward(Engine& engine, Stream& stream, const ComputeProfile& compute,
   }
 }
 
+/// The work of `stream`'s forward, as a builder may have set it.
+SimTime forward_work(const Engine& engine, const Stream& stream) {
+  SimTime work = 0;
+  for (const ActivityId id : stream.forward) work += engine.work(id);
+  return work;
+}
+
 ComputeSpans spans_of(const Engine& engine, const Stream& stream) {
   ComputeSpans spans;
   for (ActivityId id : stream.layer_first) spans.layer_start.push_back(engine.start(id));
@@ -229,11 +236,7 @@ void ReplayDag::release(Engine& engine, SimTime start, std::span<const SimTime> 
 
 std::vector<SimTime> ReplayDag::forward_works(const Engine& engine) const {
   std::vector<SimTime> works;
-  for (const Stream& stream : streams_) {
-    SimTime work = 0;
-    for (const ActivityId id : stream.forward) work += engine.work(id);
-    works.push_back(work);
-  }
+  for (const Stream& stream : streams_) works.push_back(forward_work(engine, stream));
   return works;
 }
 
@@ -259,8 +262,7 @@ ReplayDag::Ends ReplayDag::ends(const Engine& engine) const {
   // work (the work a builder may have set), whatever the forward waited for.
   std::vector<SimTime> compute;
   for (const Stream& stream : streams_) {
-    SimTime forward = 0;
-    for (const ActivityId id : stream.forward) forward += engine.work(id);
+    const SimTime forward = forward_work(engine, stream);
     compute.push_back(engine.finish(stream.last) - engine.start(stream.layer_first.front()) + forward);
     ends.compute_end = std::max(ends.compute_end, engine.finish(stream.last));
     ends.forward = std::max(ends.forward, forward);
