@@ -4,19 +4,33 @@
 # shipped and test files. Any crash, sanitizer report, leak, timeout (a hang:
 # one input over 60 s) or out-of-memory fails the script; the reproducer is
 # left in build-fuzz/findings/. docs/fuzzing.md.
-#   bash scripts/fuzz.sh [SECONDS=60] [JOBS=2] [TARGET...]
+#   bash scripts/fuzz.sh [--suite] [SECONDS=60] [JOBS=2] [TARGET...]
+# --suite (what CI runs, scripts/test.sh): the same sanitized tree first builds
+# everything, the mgsim binary and the tests included, and runs the whole test
+# suite under ASan/UBSan (any report fails), so one sanitized build serves both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+suite=0
+if [ "${1:-}" = --suite ]; then suite=1; shift; fi
 seconds=${1:-60}
 jobs=${2:-2}
 shift $(( $# > 2 ? 2 : $# ))
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(config trace curve kineto nccl_tests osu chakra run sweep)
 
+# A unity build (MGSIM_UNITY_BUILD, as scripts/run-default.sh's): a batch of
+# sources per compiler run, and it keeps that build compiling.
 cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
-  -DMGSIM_BUILD_FUZZERS=ON \
-  -DMGSIM_BUILD_TESTS=OFF -DMGSIM_BUILD_BENCHMARKS=OFF -DMGSIM_BUILD_PROFILER=OFF >/dev/null
-cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]/#/fuzz_}"
+  -DMGSIM_BUILD_FUZZERS=ON -DMGSIM_UNITY_BUILD=ON \
+  -DMGSIM_BUILD_TESTS=$( [ $suite = 1 ] && echo ON || echo OFF ) -DMGSIM_BUILD_BENCHMARKS=OFF \
+  -DMGSIM_BUILD_PROFILER=OFF >/dev/null
+if [ $suite = 1 ]; then
+  cmake --build build-fuzz -j"$(nproc)"
+  (cd build-fuzz && ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    ctest --output-on-failure -j"$(nproc)")
+else
+  cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]/#/fuzz_}"
+fi
 
 seeds_of() {
   case "$1" in

@@ -294,8 +294,8 @@ rc=0
 "$MGSIM" advise --config run.json >advice.txt 2>advise.err || rc=$?
 "$MGSIM" advise --config run.json --format csv --output advice.csv 2>>advise.err || rc=$?
 if [[ $rc == 0 ]] && grep -q "bucket_cap_mb" advice.txt && grep -q "fusion_threshold_mb" advice.txt &&
-  [[ $(wc -l <advice.csv) == 7 ]]; then
-  pass "advise prints a table and writes CSV (2 GPU counts x DDP cap, Horovod threshold and cycle)"
+  grep -q "partition_params" advice.txt && grep -q "slice_params" advice.txt && [[ $(wc -l <advice.csv) == 13 ]]; then
+  pass "advise prints a table and writes CSV (2 GPU counts x DDP cap, Horovod threshold and cycle, ByteScheduler partition and credit, P3 slice)"
 else
   fail "advise prints a table and writes CSV" "exit $rc: $(head -c 300 advise.err)"
 fi

@@ -25,25 +25,54 @@ constexpr SimTime kMs = 1'000'000;
 /// each, no forward: tensors are ready at 10, 20, 30 and 40 ms.
 Trace four_layers() { return make_trace({0.01, 0.01, 0.01, 0.01}, {kMiB, kMiB, kMiB, kMiB}); }
 
-/// `trace` with ring on 2 GPUs with no latency and no reduction cost: T(M) = M b, here 10 ms per MiB.
-std::vector<KnobAdvice> advise_on_two_gpus(Trace trace) {
+/// `trace` with ring on 2 GPUs with no reduction cost: T(M) = 2 alpha + M b,
+/// here 10 ms per MiB; no latency unless `alpha` is given.
+std::vector<KnobAdvice> advise_on_two_gpus(Trace trace, double alpha = 0.0) {
   WorkloadCache cache;
-  return advise(ring_scenario(cache, std::move(trace), {2}, {0.0, 0.01 / static_cast<double>(kMiB), 0.0}), cache);
+  return advise(ring_scenario(cache, std::move(trace), {2}, {alpha, 0.01 / static_cast<double>(kMiB), 0.0}), cache);
 }
 
 }  // namespace
 
-TEST_CASE("advise: tries 0.25 MiB to 1024 MiB in powers of two", "[advise]") {
-  const std::vector<double> values = advice_values();
+TEST_CASE("advise: tries 0.25 MiB to 1024 MiB, or 16 Ki to 64 Mi elements, in powers of two", "[advise]") {
+  const std::vector<double> values = advice_values(0.25);
   REQUIRE(values.size() == 13);
   CHECK(values.front() == 0.25);
   CHECK(values[2] == 1.0);
   CHECK(values.back() == 1024.0);
+  const std::vector<double> elements = advice_values(16384);
+  CHECK(elements.front() == 16384);
+  CHECK(elements.back() == 64.0 * 1024 * 1024);
+}
+
+TEST_CASE("advise: P3's best slice sends each 1 Mi-element tensor whole once a message costs 1 ms", "[advise]") {
+  // alpha 0.5 ms: each message costs 2 alpha = 1 ms plus 10 ms per MiB. Slices
+  // of 2^20 elements and more: one message per tensor, [10,21] [21,32] [32,43]
+  // [43,54]: 54 ms, and ties go to the smaller slice, 2^20 (the 7th value). Half
+  // that: two 6 ms slices per tensor, [10,22] ... [46,58]: 58 ms. The default
+  // 50,000: 21 slices per tensor, 31 ms each from 10 ms: 10 + 4 x 31 = 134 ms,
+  // less what each slice's time loses to the nanosecond (x 1e7 / 2^20 ns per
+  // byte: 476,837.158 ns for 50,000 bytes, 463,256.836 ns for the last 48,576).
+  const SimTime per_tensor = 21 * kMs + 20 * 476'837 + 463'257;
+  const std::vector<KnobAdvice> advice = advise_on_two_gpus(four_layers(), 0.5e-3);
+  REQUIRE(advice.size() == 6);
+  const KnobAdvice& p3 = advice[5];
+  CHECK(p3.schedule == "p3");
+  CHECK(p3.parameter == "slice_params");
+  CHECK(p3.best_value == 1048576.0);
+  CHECK(p3.best == 54 * kMs);
+  CHECK(p3.default_value == 50000.0);
+  CHECK(p3.at_default == 10 * kMs + 4 * per_tensor);
+  CHECK(p3.at_default == Approx(134 * kMs).epsilon(1e-6));
+  REQUIRE(p3.tried.size() == 13);
+  CHECK(p3.tried[5] == std::pair<double, SimTime>{524288.0, 58 * kMs});
+  CHECK(advice[3].parameter == "partition_params");
+  CHECK(advice[4].parameter == "credit_params");
 }
 
 TEST_CASE("advise: DDP's best cap sends each tensor alone; the default merges three and loses 40%", "[advise]") {
   const std::vector<KnobAdvice> advice = advise_on_two_gpus(four_layers());
-  REQUIRE(advice.size() == 3);
+  REQUIRE(advice.size() == 6);
   const KnobAdvice& ddp = advice[0];
   CHECK(ddp.schedule == "ddp");
   CHECK(ddp.parameter == "bucket_cap_mb");
@@ -71,7 +100,7 @@ TEST_CASE("advise: when no threshold beats Horovod's default, the default is the
   // Tensors become ready 10 ms apart while the cycle is 1 ms: every tensor is
   // sent alone at its own wake-up whatever the threshold: 50 ms, as the optimum.
   const std::vector<KnobAdvice> advice = advise_on_two_gpus(four_layers());
-  REQUIRE(advice.size() == 3);
+  REQUIRE(advice.size() == 6);
   const KnobAdvice& horovod = advice[1];
   CHECK(horovod.schedule == "horovod");
   CHECK(horovod.parameter == "fusion_threshold_mb");
@@ -113,14 +142,14 @@ TEST_CASE("advise: the report comes as a table, CSV or JSON", "[advise]") {
   CHECK(table.find("0.25") != std::string::npos);
   CHECK(table.find("128 (default)") != std::string::npos);
   const std::string csv = format_advice(advice, "four", "ring", ReportFormat::csv);
-  CHECK(std::count(csv.begin(), csv.end(), '\n') == 4);  // header, 3 rows
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 7);  // header, 6 rows
   CHECK(csv.starts_with("model,collective,gpus,"));
   CHECK(csv.substr(0, csv.find('\n')).ends_with(",gap_to_optimal,mgsim_version,format_version"));
   CHECK(csv.find(fmt::format("four,ring,2,ddp,bucket_cap_mb,0.25,0,0.050000000,25,0.070000000,0.4,0.050000000,0,{},{}\n",
                              version(), kReportFormatVersion)) !=
         std::string::npos);
   const auto json = nlohmann::json::parse(format_advice(advice, "four", "ring", ReportFormat::json));
-  CHECK(json.at("advice").size() == 3);
+  CHECK(json.at("advice").size() == 6);
   CHECK(json.at("advice")[1].at("best_is_default") == true);
   CHECK(json.at("mgsim_version") == std::string(version()));
   CHECK(json.at("format_version") == kReportFormatVersion);

@@ -13,9 +13,18 @@ namespace {
 struct Knob {
   std::string_view schedule;
   std::string_view parameter;
+  double first;  ///< the smallest value tried (advice_values)
 };
 
-constexpr Knob kKnobs[] = {{"ddp", "bucket_cap_mb"}, {"horovod", "fusion_threshold_mb"}, {"horovod", "cycle_time_ms"}};
+/// MiB and ms from 0.25; ByteScheduler's partition and P3's slice from 16 Ki
+/// elements (a 64 KB fp32 chunk, below any tuned value ByteScheduler reports)
+/// to 64 Mi; ByteScheduler's credit from 64 Ki to 256 Mi elements.
+constexpr Knob kKnobs[] = {{"ddp", "bucket_cap_mb", 0.25},
+                           {"horovod", "fusion_threshold_mb", 0.25},
+                           {"horovod", "cycle_time_ms", 0.25},
+                           {"bytescheduler", "partition_params", 16384},
+                           {"bytescheduler", "credit_params", 65536},
+                           {"p3", "slice_params", 16384}};
 
 double default_of(const Knob& knob) {
   const auto& params = find_schedule(knob.schedule).params;
@@ -33,7 +42,7 @@ ScheduleSpec candidate(std::string_view schedule, std::optional<std::pair<std::s
 }
 
 /// optimal, then per schedule of a knob its default, then each knob's values
-/// (advice_values() each): the schedules of the advice grid.
+/// (advice_values(first) each): the schedules of the advice grid.
 std::vector<ScheduleSpec> candidates(MessageUnit unit) {
   std::vector<ScheduleSpec> specs{candidate("optimal", std::nullopt, unit)};
   for (const Knob& knob : kKnobs) {
@@ -41,7 +50,7 @@ std::vector<ScheduleSpec> candidates(MessageUnit unit) {
     if (std::none_of(specs.begin(), specs.end(), named)) specs.push_back(candidate(knob.schedule, std::nullopt, unit));
   }
   for (const Knob& knob : kKnobs) {
-    for (double value : advice_values()) specs.push_back(candidate(knob.schedule, std::pair(knob.parameter, value), unit));
+    for (double value : advice_values(knob.first)) specs.push_back(candidate(knob.schedule, std::pair(knob.parameter, value), unit));
   }
   return specs;
 }
@@ -84,16 +93,17 @@ KnobAdvice advise_knob(const Knob& knob, const RunGrid& grid, const std::vector<
 }
 
 std::string value_text(const KnobAdvice& advice) {
-  return advice.best_is_default ? fmt::format("{:g} (default)", advice.best_value) : fmt::format("{:g}", advice.best_value);
+  return advice.best_is_default ? fmt::format("{:.10g} (default)", advice.best_value)
+                                 : fmt::format("{:.10g}", advice.best_value);
 }
 
 std::string format_table(const std::vector<KnobAdvice>& advice, std::string_view model, std::string_view collective) {
   std::string out = fmt::format("model {}, collective {}\n\n", model, collective);
-  out += fmt::format("{:>6}  {:<8}  {:<19}  {:>13}  {:>10}  {:>8}  {:>12}  {:>13}  {:>12}  {:>15}\n", "gpus",
+  out += fmt::format("{:>6}  {:<13}  {:<19}  {:>19}  {:>10}  {:>9}  {:>12}  {:>13}  {:>12}  {:>15}\n", "gpus",
                      "schedule", "parameter", "best value", "best (ms)", "default", "default (ms)", "default loses",
                      "optimal (ms)", "best vs optimal");
   for (const KnobAdvice& a : advice) {
-    out += fmt::format("{:>6}  {:<8}  {:<19}  {:>13}  {:>10.3f}  {:>8g}  {:>12.3f}  {:>12.1f}%  {:>12.3f}  {:>14.1f}%\n",
+    out += fmt::format("{:>6}  {:<13}  {:<19}  {:>19}  {:>10.3f}  {:>9.10g}  {:>12.3f}  {:>12.1f}%  {:>12.3f}  {:>14.1f}%\n",
                        a.gpus, a.schedule, a.parameter, value_text(a), to_seconds(a.best) * 1e3, a.default_value,
                        to_seconds(a.at_default) * 1e3, a.default_loss() * 100, to_seconds(a.optimal) * 1e3,
                        a.gap_to_optimal() * 100);
@@ -107,7 +117,7 @@ std::string format_csv(const std::vector<KnobAdvice>& advice, std::string_view m
       "default_iteration_time_s,default_loss,optimal_iteration_time_s,gap_to_optimal{}\n",
       kCsvVersionColumns);
   for (const KnobAdvice& a : advice) {
-    out += fmt::format("{},{},{},{},{},{:g},{},{:.9f},{:g},{:.9f},{:.6g},{:.9f},{:.6g}{}\n", csv_field(std::string(model)),
+    out += fmt::format("{},{},{},{},{},{:.10g},{},{:.9f},{:.10g},{:.9f},{:.6g},{:.9f},{:.6g}{}\n", csv_field(std::string(model)),
                        csv_field(std::string(collective)), a.gpus, a.schedule, a.parameter, a.best_value,
                        a.best_is_default ? 1 : 0, to_seconds(a.best), a.default_value, to_seconds(a.at_default),
                        a.default_loss(), to_seconds(a.optimal), a.gap_to_optimal(), csv_version_fields());
@@ -142,9 +152,9 @@ std::string format_json(const std::vector<KnobAdvice>& advice, std::string_view 
 
 }  // namespace
 
-std::vector<double> advice_values() {
+std::vector<double> advice_values(double first) {
   std::vector<double> values;
-  for (int exponent = -2; exponent <= 10; ++exponent) values.push_back(std::ldexp(1.0, exponent));
+  for (int exponent = 0; exponent <= 12; ++exponent) values.push_back(std::ldexp(first, exponent));
   return values;
 }
 

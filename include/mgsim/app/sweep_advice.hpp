@@ -1,9 +1,10 @@
 #pragma once
 // Advice for framework users: for a model and a cluster (a run config),
-// which PyTorch DDP bucket_cap_mb and which Horovod fusion threshold (and
-// cycle time) give the best predicted iteration time at each GPU count, how far that is from the
-// optimal merge (the `optimal` schedule, MG-WFBP's goal reached exactly) and
-// how much the framework's default loses. A small sweep over one parameter.
+// which PyTorch DDP bucket_cap_mb, Horovod fusion threshold and cycle time,
+// ByteScheduler partition and credit, and P3 slice give the best predicted
+// iteration time at each GPU count, how far that is from the optimal merge
+// (the `optimal` schedule, MG-WFBP's goal reached exactly) and how much the
+// default loses. A small sweep over one parameter at a time.
 
 #include <string>
 #include <string_view>
@@ -18,8 +19,8 @@ namespace mgsim {
 /// One framework knob at one GPU count.
 struct KnobAdvice {
   int gpus = 0;
-  std::string schedule;   ///< "ddp" or "horovod"
-  std::string parameter;  ///< "bucket_cap_mb", "fusion_threshold_mb" or "cycle_time_ms"
+  std::string schedule;   ///< "ddp", "horovod", "bytescheduler" or "p3"
+  std::string parameter;  ///< "bucket_cap_mb", "fusion_threshold_mb", "cycle_time_ms", "partition_params", ...
   double best_value = 0;  ///< the value with the shortest iteration (the default when nothing beats it)
   bool best_is_default = false;
   SimTime best = 0;       ///< iteration time with best_value
@@ -34,11 +35,13 @@ struct KnobAdvice {
   double gap_to_optimal() const { return static_cast<double>(best) / static_cast<double>(optimal) - 1.0; }
 };
 
-/// Values tried for a knob, ascending: 0.25, 0.5, 1, ..., 1024 (MiB or ms).
-std::vector<double> advice_values();
+/// Values tried for a knob, ascending: `first` x 1, 2, 4, ..., 4096
+/// (0.25 .. 1024 MiB or ms; 16 Ki .. 64 Mi elements for a partition).
+std::vector<double> advice_values(double first);
 
-/// Per GPU count of the scenario (in its order): DDP's bucket_cap_mb, then
-/// Horovod's fusion_threshold_mb and cycle_time_ms, each candidate a run of
+/// Per GPU count of the scenario (in its order): DDP's bucket_cap_mb,
+/// Horovod's fusion_threshold_mb and cycle_time_ms, ByteScheduler's
+/// partition_params and credit_params, P3's slice_params, each candidate a run of
 /// the scenario's grid with every other key as given (overlap, speed classes,
 /// variability...), compared by mean iteration time. The scenario's
 /// `schedules` are not used; its trace, node size, collective and network
