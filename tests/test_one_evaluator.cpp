@@ -167,10 +167,10 @@ TEST_CASE("one evaluator: run, sweep, calibrate and advise agree on 500 random s
     // mgsim advise: DDP at its default is the config's first schedule, "ddp".
     WorkloadCache advise_cache;
     const std::vector<KnobAdvice> advice = advise(load_scenario(file), advise_cache);
-    REQUIRE(advice.size() == 3 * scenario.gpus.size());
+    REQUIRE(advice.size() == 6 * scenario.gpus.size());  // six knobs per GPU count
     for (std::size_t g = 0; g < scenario.gpus.size(); ++g) {
-      CHECK(advice[3 * g].schedule == "ddp");
-      CHECK(advice[3 * g].at_default == rows[2 * g].metrics.mean_iteration);
+      CHECK(advice[6 * g].schedule == "ddp");
+      CHECK(advice[6 * g].at_default == rows[2 * g].metrics.mean_iteration);
     }
   }
 }
@@ -237,7 +237,7 @@ TEST_CASE("message_overhead_s lengthens every message by its value (two layers, 
   const RunGrid without(load_scenario(dir.write_json("c.json", config)), cache);
   CHECK(without.row(0).metrics.iteration == 3'000'000);
   // D-PSGD's model exchanges are messages too: alpha + beta x model bytes + overhead a round.
-  config["schedules"] = {json{{"name", "dpsgd"}, {"barrier", true}}};
+  config["schedules"] = json::array({json{{"name", "dpsgd"}, {"barrier", true}}});
   config["iterations"] = 1;
   const SimTime plain = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics.iteration;
   config["message_overhead_s"] = 5e-4;

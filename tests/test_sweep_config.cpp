@@ -97,7 +97,7 @@ TEST_CASE("sweep: the grid is the product of the lists, trace outermost and sche
 TEST_CASE("sweep: two list parameters give every combination, the first name outermost", "[sweep]") {
   SweepTempDir dir;
   json config = base_config();
-  config["schedules"] = {json{{"name", "horovod"}, {"fusion_threshold_mb", {1, 2}}, {"cycle_time_ms", {0.5, 5}}}};
+  config["schedules"] = json::array({json{{"name", "horovod"}, {"fusion_threshold_mb", {1, 2}}, {"cycle_time_ms", {0.5, 5}}}});
   const Scenario loaded = load_scenario(write_sweep(dir, config));
   REQUIRE(loaded.schedules.size() == 4);
   CHECK(loaded.schedules[0].label() == "horovod(cycle_time_ms=0.5,fusion_threshold_mb=1)");
