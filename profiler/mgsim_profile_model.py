@@ -7,6 +7,8 @@ NVTX, the moments the profiler needs:
   mgsim:iter:begin:<k>     before the forward pass of measured iteration k
   mgsim:iter:backward:<k>  before loss.backward()
   mgsim:iter:end:<k>       after loss.backward() returned (the optimizer step is not measured)
+  mgsim:fwd:<i>            the forward of the layer holding parameter i returned
+                           (a forward hook on the module that owns it)
   mgsim:grad:<i>           parameter i's gradient was accumulated
                            (Tensor.register_post_accumulate_grad_hook)
   mgsim:comm:<bytes>       under DDP (WORLD_SIZE > 1): DDP's comm hook is about
@@ -122,8 +124,19 @@ def describe_parameters(model):
     return params
 
 
-def add_markers(torch, params, state):
+def add_markers(torch, model, params, state):
     mark = torch.cuda.nvtx.mark
+    # The end of each layer's forward: a forward hook on the module that owns
+    # its parameters marks the index of the layer's first parameter.
+    first_of_layer = {}
+    for index, (_, layer, _) in enumerate(params):
+        first_of_layer.setdefault(layer, index)
+    for layer, index in first_of_layer.items():
+        module = model if layer == type(model).__name__ else model.get_submodule(layer)
+        def forward_hook(*_, index=index):
+            if state["measuring"]:
+                mark("mgsim:fwd:%d" % index)
+        module.register_forward_hook(forward_hook)
     hook_kind = "register_post_accumulate_grad_hook"
     for index, (_, _, p) in enumerate(params):
         def hook(*_, index=index):
@@ -162,7 +175,7 @@ def distribute(torch, model, device, state):
 
 def train(torch, model, step, params, args, device):
     state = {"measuring": False}
-    hook_kind = add_markers(torch, params, state)
+    hook_kind = add_markers(torch, model, params, state)
     if world_size() > 1:
         model = distribute(torch, model, device, state)
     optimizer = torch.optim.SGD([p for _, _, p in params], lr=1e-3)

@@ -57,6 +57,11 @@ TEST_CASE("import: kineto per-layer times from AccumulateGrad, kernels and modul
   CHECK(l0.backward_time_s == Approx(50e-6));
   CHECK(l0.grad_ready_s[0] == Approx(50e-6));
   CHECK(l0.dtype_bytes == 4);
+  // Forward per layer: nn.Module Linear_0 ends at B+40 (CPU); the last kernel
+  // its thread launched before (at B+20) ends at B+60: 30 us after the
+  // forward's start. Linear_1, the last layer, takes the rest: 150 us.
+  CHECK(l0.forward_time_s == Approx(30e-6));
+  CHECK(l1.forward_time_s == Approx(150e-6));
   CHECK(imported.provenance["statistics"]["iterations"] == 2);
   CHECK(imported.provenance["statistics"]["backward_spread_s"].get<double>() == Approx(4e-6));
   CHECK(imported.provenance["hardware"][0] == "Example GPU");
@@ -404,6 +409,12 @@ TEST_CASE("import: a real PyTorch 1.8 kineto step gives its two Linear layers, t
   CHECK(t.layers[0].backward_time_s == Approx((6594 - 3642) * 1e-6).margin(1e-9));
   CHECK(t.layers[0].grad_ready_s[0] == Approx((6594 - 3642) * 1e-6).margin(1e-9));
   CHECK(t.layers[0].grad_ready_s[1] == Approx((5484 - 3642) * 1e-6).margin(1e-9));
+  // Forward per layer, without module events: the first aten::linear (the
+  // forward call of AddBackward1 #25) ends at 225571 on thread 24572; the
+  // last kernel it launched before (at 225512) ends at 225532: 976 us after
+  // the forward's start (224556). The second layer takes the rest: 3430 us.
+  CHECK(t.layers[0].forward_time_s == Approx(976e-6).margin(1e-9));
+  CHECK(t.layers[1].forward_time_s == Approx(3430e-6).margin(1e-9));
   // ProfilerStep#2 lasts 13410 us: the step time compared with forward +
   // backward (11000 us; the rest is data loading, zero_grad and SGD.step).
   REQUIRE(imported.step_time_s);

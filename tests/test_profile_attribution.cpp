@@ -253,6 +253,61 @@ TEST_CASE("profile: layers follow the order their gradients finish, gaps are bac
   CHECK(clamped.trace.layers[0].grad_ready_s[1] == 0.0);
 }
 
+TEST_CASE("profile: a forward marker ends its layer's forward when the work launched before it ends", "[profile]") {
+  // simple_iteration's forward: kernels [10, 60] (launched 5) and [60, 110]
+  // (launched 20) from t0 = 1000. Layer of p2 marked at 1010 (after the first
+  // launch): its forward ends at 1060, 50 after the forward's start (1010).
+  // Layer of p0 marked at 1030: ends at 1110: 100. p1 unmarked. A forward
+  // marker in the backward (1150) belongs to no forward: stray.
+  Records r;
+  simple_iteration(r, 0, 1000);
+  r.set.markers.push_back({MarkerKind::forward_done, 1010, kMain, 2});
+  r.set.markers.push_back({MarkerKind::forward_done, 1030, kMain, 0});
+  r.set.markers.push_back({MarkerKind::forward_done, 1150, kMain, 1});
+  AttributionNotes notes;
+  const auto timings = attribute_iterations(r.set, 3, notes);
+  REQUIRE(timings.size() == 1);
+  CHECK(timings[0].forward_done_ns[2] == 50);
+  CHECK(timings[0].forward_done_ns[0] == 100);
+  CHECK_FALSE(timings[0].forward_done_ns[1].has_value());
+  CHECK(notes.stray_markers == 1);
+  CHECK(timings[0].ready_ns[1] == 70);  // the gradients are as without forward markers
+  CHECK(parse_marker_name("mgsim:fwd:4")->kind == MarkerKind::forward_done);
+  CHECK(parse_marker_name("mgsim:fwd:4")->index == 4);
+}
+
+TEST_CASE("profile: per-layer forward times are the gaps between forward ends, the last up to the forward",
+          "[profile]") {
+  // Forward order a, b (as in the test above). a's forward ends at 120 (its
+  // parameters marked 120 and 80: the later counts), b's at 300; the forward
+  // lasts 500: a 120 ns, b the rest, 380 ns; they sum to the forward.
+  const std::vector<ParamInfo> params = {
+      {"a.weight", "a", 100, 4}, {"a.bias", "a", 10, 4}, {"b.weight", "b", 200, 2}, {"b.bias", "b", 20, 2}};
+  TimingSummary summary;
+  summary.iterations = 3;
+  summary.forward_ns = 500;
+  summary.ready_ns = {100, 60, 30, 20};
+  summary.ready_spread_ns = {0, 0, 0, 0};
+  summary.samples = {3, 3, 3, 3};
+  summary.forward_done_ns = {120, 80, 300, 0};
+  summary.forward_samples = {3, 3, 3, 0};
+  const BuiltTrace built = build_trace(params, summary, "toy", 16);
+  REQUIRE(has_layer_forward(built.trace));
+  CHECK(built.trace.layers[0].forward_time_s == Approx(120e-9));
+  CHECK(built.trace.layers[1].forward_time_s == Approx(380e-9));
+  // a's forward marked at 320, after b's (300): a takes 320 ns and b, the
+  // last layer, still takes the rest of the forward, 180 ns.
+  summary.forward_done_ns = {320, 80, 300, 0};
+  const BuiltTrace late = build_trace(params, summary, "toy", 16);
+  CHECK(late.trace.layers[0].forward_time_s == Approx(320e-9));
+  CHECK(late.trace.layers[1].forward_time_s == Approx(180e-9));
+  // No marker for b: one forward time for the trace (version 1).
+  summary.forward_samples = {3, 3, 0, 0};
+  const BuiltTrace unknown = build_trace(params, summary, "toy", 16);
+  CHECK_FALSE(has_layer_forward(unknown.trace));
+  CHECK(unknown.trace.forward_time_s == Approx(500e-9));
+}
+
 TEST_CASE("profile: the record file is read back, malformed lines name the line", "[profile]") {
   std::istringstream good(
       "# mgsim-cupti-records 1\n"

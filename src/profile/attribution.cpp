@@ -60,7 +60,10 @@ std::vector<Window> find_windows(const std::vector<Marker>& markers, Attribution
   constexpr std::int64_t kUnset = std::numeric_limits<std::int64_t>::min();
   std::map<int, std::array<std::int64_t, 3>> bounds;
   for (const Marker& marker : markers) {
-    if (marker.kind == MarkerKind::grad_ready || marker.kind == MarkerKind::comm_launch) continue;
+    if (marker.kind != MarkerKind::iteration_begin && marker.kind != MarkerKind::backward_begin &&
+        marker.kind != MarkerKind::iteration_end) {
+      continue;
+    }
     auto& b = bounds.try_emplace(marker.index, std::array<std::int64_t, 3>{kUnset, kUnset, kUnset}).first->second;
     b[static_cast<int>(marker.kind)] = marker.time_ns;
   }
@@ -116,46 +119,77 @@ std::optional<std::int64_t> ready_time(const std::vector<const Launch*>& candida
   return ready;
 }
 
-class IterationAttributor {
+/// The launches of one phase of an iteration (its forward or its backward),
+/// per launching thread, in launch order, and when its GPU work started.
+class Phase {
  public:
-  IterationAttributor(const std::vector<Launch>& launches, const Window& window, int parameter_count,
-                      AttributionNotes& notes)
-      : notes_(notes) {
-    timing_.iteration = window.iteration;
-    timing_.ready_ns.assign(static_cast<std::size_t>(parameter_count), std::nullopt);
-    const auto forward = launches_between(launches, window.begin, window.backward);
-    const auto backward = launches_between(launches, window.backward, window.end);
-    backward_start_ = earliest_start(launches, backward);
-    const std::int64_t forward_start = earliest_start(launches, forward);
-    if (backward_start_ != std::numeric_limits<std::int64_t>::max()) {
-      timing_.forward_ns = forward_start == std::numeric_limits<std::int64_t>::max()
-                               ? 0
-                               : std::max<std::int64_t>(0, backward_start_ - forward_start);
-    }
-    for (std::size_t i = backward.first; i < backward.second; ++i) {
+  Phase(const std::vector<Launch>& launches, std::pair<std::size_t, std::size_t> range)
+      : start_(earliest_start(launches, range)) {
+    for (std::size_t i = range.first; i < range.second; ++i) {
       by_thread_[launches[i].call->thread].push_back(&launches[i]);
       all_.push_back(&launches[i]);
     }
   }
 
-  bool has_backward_work() const { return !all_.empty(); }
+  /// The earliest start of its GPU work (int64 max without work).
+  std::int64_t start() const { return start_; }
+  bool has_work() const { return !all_.empty(); }
 
-  void mark(const Marker& marker) {
-    auto& slot = timing_.ready_ns[static_cast<std::size_t>(marker.index)];
-    if (slot) ++notes_.duplicate_markers;
+  /// The GPU time of a CPU marker, from the phase's start: the latest end of
+  /// the work its thread launched before it on the stream of the last such
+  /// launch (ready_time). Nullopt when nothing was launched before it.
+  std::optional<std::int64_t> time_of(const Marker& marker, AttributionNotes& notes) const {
     const auto thread = by_thread_.find(marker.thread);
     const std::vector<const Launch*>* pool = &all_;
     if (thread != by_thread_.end()) {
       pool = &thread->second;
     } else {
-      ++notes_.markers_any_thread;
+      ++notes.markers_any_thread;
     }
     const auto before = std::lower_bound(pool->begin(), pool->end(), marker.time_ns,
                                          [](const Launch* l, std::int64_t t) { return l->call->start_ns < t; });
-    const std::vector<const Launch*> candidates(pool->begin(), before);
-    const std::optional<std::int64_t> ready = ready_time(candidates);
-    if (!ready) ++notes_.markers_without_work;
-    slot = std::max<std::int64_t>(0, ready.value_or(backward_start_) - backward_start_);
+    const std::optional<std::int64_t> at = ready_time({pool->begin(), before});
+    if (!at) ++notes.markers_without_work;
+    return at ? std::optional<std::int64_t>(std::max<std::int64_t>(0, *at - start_)) : std::nullopt;
+  }
+
+ private:
+  std::int64_t start_;
+  std::map<std::uint64_t, std::vector<const Launch*>> by_thread_;
+  std::vector<const Launch*> all_;
+};
+
+class IterationAttributor {
+ public:
+  IterationAttributor(const std::vector<Launch>& launches, const Window& window, int parameter_count,
+                      AttributionNotes& notes)
+      : notes_(notes),
+        forward_(launches, launches_between(launches, window.begin, window.backward)),
+        backward_(launches, launches_between(launches, window.backward, window.end)) {
+    timing_.iteration = window.iteration;
+    timing_.ready_ns.assign(static_cast<std::size_t>(parameter_count), std::nullopt);
+    timing_.forward_done_ns.assign(static_cast<std::size_t>(parameter_count), std::nullopt);
+    if (backward_.has_work()) {
+      timing_.forward_ns = forward_.has_work() ? std::max<std::int64_t>(0, backward_.start() - forward_.start()) : 0;
+    }
+  }
+
+  bool has_backward_work() const { return backward_.has_work(); }
+
+  /// A gradient marker: ready when the backward work launched before it ends
+  /// (at the backward's start when none was).
+  void mark(const Marker& marker) {
+    auto& slot = timing_.ready_ns[static_cast<std::size_t>(marker.index)];
+    if (slot) ++notes_.duplicate_markers;
+    slot = backward_.time_of(marker, notes_).value_or(0);
+  }
+
+  /// A forward marker: the layer's forward ends when the forward work
+  /// launched before it ends (unknown when none was).
+  void mark_forward(const Marker& marker) {
+    auto& slot = timing_.forward_done_ns[static_cast<std::size_t>(marker.index)];
+    if (slot) ++notes_.duplicate_markers;
+    slot = forward_.time_of(marker, notes_);
   }
 
   /// A comm marker: the first collective launch of its thread at or after
@@ -186,9 +220,8 @@ class IterationAttributor {
  private:
   AttributionNotes& notes_;
   IterationTiming timing_;
-  std::int64_t backward_start_ = 0;
-  std::map<std::uint64_t, std::vector<const Launch*>> by_thread_;
-  std::vector<const Launch*> all_;
+  Phase forward_;
+  Phase backward_;
 };
 
 }  // namespace
@@ -203,25 +236,32 @@ std::vector<IterationTiming> attribute_iterations(const RecordSet& records, int 
 
   std::vector<const Marker*> marks;
   for (const Marker& marker : records.markers) {
-    if (marker.kind == MarkerKind::grad_ready || marker.kind == MarkerKind::comm_launch) marks.push_back(&marker);
+    if (marker.kind == MarkerKind::grad_ready || marker.kind == MarkerKind::comm_launch ||
+        marker.kind == MarkerKind::forward_done) {
+      marks.push_back(&marker);
+    }
   }
   std::stable_sort(marks.begin(), marks.end(),
                    [](const Marker* a, const Marker* b) { return a->time_ns < b->time_ns; });
   for (const Marker* mark : marks) {
-    const bool grad = mark->kind == MarkerKind::grad_ready;
-    if (grad && (mark->index < 0 || mark->index >= parameter_count)) {
+    const bool forward = mark->kind == MarkerKind::forward_done;
+    if (mark->kind != MarkerKind::comm_launch && (mark->index < 0 || mark->index >= parameter_count)) {
       ++notes.unknown_parameters;
       continue;
     }
+    // Forward markers belong to a forward, the others to a backward.
     const auto window = std::find_if(windows.begin(), windows.end(), [&](const Window& w) {
-      return w.backward <= mark->time_ns && mark->time_ns <= w.end;
+      return forward ? w.begin <= mark->time_ns && mark->time_ns <= w.backward
+                     : w.backward <= mark->time_ns && mark->time_ns <= w.end;
     });
     if (window == windows.end()) {
       ++notes.stray_markers;
       continue;
     }
     IterationAttributor& attributor = attributors[static_cast<std::size_t>(window - windows.begin())];
-    if (grad) {
+    if (forward) {
+      attributor.mark_forward(*mark);
+    } else if (mark->kind == MarkerKind::grad_ready) {
       attributor.mark(*mark);
     } else {
       attributor.communicate(*mark, launches.collective);

@@ -13,7 +13,10 @@
 // nodes come from the same top-level aten:: operator of the forward share a
 // layer (a Linear on a 3-D input in PyTorch 1.8: aten::linear's bias through
 // AddBackward, its weight through MmBackward). Sizes come from the
-// AccumulateGrad's "Input Dims" (record_shapes=True). NCCL kernels are kept
+// AccumulateGrad's "Input Dims" (record_shapes=True). A layer's forward ends
+// where its nn.Module (else the forward operator that created the producing
+// node) ends, mapped to the GPU as the gradients are: per-layer forward times
+// (trace version 2) when every layer's forward is found. NCCL kernels are kept
 // out of the compute (collected in kineto_events) and reported.
 
 #include <fmt/format.h>
@@ -196,40 +199,68 @@ class KinetoImporter {
     return best;
   }
 
-  /// The layer a gradient belongs to, from the nodes that ran before it.
-  std::string layer_of(const std::vector<const Node*>& nodes, std::size_t at) {
+  /// The node that produced the gradient accumulated by nodes[at]: the
+  /// nearest earlier node on its thread that is not an AccumulateGrad (past
+  /// reshapes and casts when the trace has no module events), or nullptr.
+  const Node* producer(const std::vector<const Node*>& nodes, std::size_t at) const {
     const bool use_modules = !events_.modules.empty();
     for (std::size_t i = at; i-- > 0;) {
       const Node& n = *nodes[i];
       if (n.evaluate->thread != nodes[at]->evaluate->thread || n.accumulate()) continue;
-      if (use_modules && n.inner != nullptr && n.inner->sequence) {
-        const auto forward = forward_by_sequence_.find(*n.inner->sequence);
-        if (forward != forward_by_sequence_.end()) {
-          if (const Span* module = module_of(*forward->second)) return module->name.substr(11);  // "nn.Module: "
-        }
-      }
-      if (use_modules) {
-        ++unmapped_;
-      } else if (passes_through(n.name)) {
-        continue;
-      }
-      std::string name =
-          n.inner != nullptr && n.inner->sequence ? fmt::format("{}#{}", n.name, *n.inner->sequence) : n.name;
-      const Span* call = use_modules ? nullptr : forward_call(n);
-      return call != nullptr ? layer_of_call_.try_emplace(call, std::move(name)).first->second : name;
+      if (!use_modules && passes_through(n.name)) continue;
+      return &n;
     }
-    return "unattributed";
+    return nullptr;
+  }
+
+  /// The forward operator that created a backward node (through its sequence number), or nullptr.
+  const Span* creator(const Node& node) const {
+    if (node.inner == nullptr || !node.inner->sequence) return nullptr;
+    const auto forward = forward_by_sequence_.find(*node.inner->sequence);
+    return forward == forward_by_sequence_.end() ? nullptr : forward->second;
+  }
+
+  /// The innermost nn.Module around the forward operator that created a node, or nullptr.
+  const Span* module_around(const Node& node) const {
+    const Span* op = creator(node);
+    return op != nullptr ? module_of(*op) : nullptr;
+  }
+
+  /// The layer a gradient belongs to, from the nodes that ran before it.
+  std::string layer_of(const std::vector<const Node*>& nodes, std::size_t at) {
+    const Node* n = producer(nodes, at);
+    if (n == nullptr) return "unattributed";
+    const bool use_modules = !events_.modules.empty();
+    if (use_modules) {
+      if (const Span* module = module_around(*n)) return module->name.substr(11);  // "nn.Module: "
+      ++unmapped_;
+    }
+    std::string name =
+        n->inner != nullptr && n->inner->sequence ? fmt::format("{}#{}", n->name, *n->inner->sequence) : n->name;
+    const Span* call = use_modules ? nullptr : forward_call(*n);
+    return call != nullptr ? layer_of_call_.try_emplace(call, std::move(name)).first->second : name;
+  }
+
+  /// Where the forward of the layer of the gradient accumulated by nodes[at]
+  /// ends on the CPU: its nn.Module, else the top-level aten:: operator that
+  /// created the producing node, else that operator itself; nullptr when
+  /// the node cannot be traced to the forward.
+  const Span* forward_of(const std::vector<const Node*>& nodes, std::size_t at) {
+    const Node* n = producer(nodes, at);
+    if (n == nullptr) return nullptr;
+    if (const Span* module = module_around(*n)) return module;
+    if (const Span* call = forward_call(*n)) return call;
+    return creator(*n);
   }
 
   /// The outermost aten:: operator of the forward around the operator that
   /// created a backward node (through its sequence number), or nullptr.
   const Span* forward_call(const Node& node) {
-    if (node.inner == nullptr || !node.inner->sequence) return nullptr;
-    const auto forward = forward_by_sequence_.find(*node.inner->sequence);
-    if (forward == forward_by_sequence_.end()) return nullptr;
+    const Span* op = creator(node);
+    if (op == nullptr) return nullptr;
     const std::vector<Span>& ops = events_.operators;
     if (outer_call_.empty()) find_outer_calls();
-    const int outer = outer_call_[static_cast<std::size_t>(forward->second - ops.data())];
+    const int outer = outer_call_[static_cast<std::size_t>(op - ops.data())];
     return outer < 0 ? nullptr : &ops[static_cast<std::size_t>(outer)];
   }
 
@@ -341,8 +372,11 @@ class KinetoImporter {
     return param;
   }
 
+  /// The iteration's boundary markers, a gradient marker at the end of each
+  /// AccumulateGrad, and a forward marker at the end of each gradient's
+  /// layer's forward (forward_of) where it lies in this iteration's forward.
   void add_markers(RecordSet& records, int iteration, std::int64_t from, std::int64_t to,
-                   const std::vector<const Node*>& nodes, const std::vector<const Node*>& grads) const {
+                   const std::vector<const Node*>& nodes, const std::vector<const Node*>& grads) {
     std::int64_t backward = nodes.front()->evaluate->start_ns, end = to;
     for (const Node* n : nodes) {
       backward = std::min(backward, n->evaluate->start_ns);
@@ -356,6 +390,14 @@ class KinetoImporter {
     for (int k = 0; k < count; ++k) {
       const Span& e = *grads[static_cast<std::size_t>(k)]->evaluate;
       records.markers.push_back({MarkerKind::grad_ready, e.end_ns, e.thread, count - 1 - k});
+    }
+    for (std::size_t i = 0, k = 0; i < nodes.size(); ++i) {
+      if (!nodes[i]->accumulate()) continue;
+      const int param = count - 1 - static_cast<int>(k++);
+      const Span* forward = forward_of(nodes, i);
+      if (forward != nullptr && forward->end_ns >= from && forward->end_ns <= backward) {
+        records.markers.push_back({MarkerKind::forward_done, forward->end_ns, forward->thread, param});
+      }
     }
   }
 

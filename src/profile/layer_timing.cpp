@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "mgsim/error.hpp"
 #include "mgsim/limits.hpp"
@@ -28,6 +29,7 @@ struct LayerGroup {
   std::string name;
   std::vector<std::size_t> params;  ///< indices into the parameter list, in their order
   double ready_end_ns = 0.0;
+  std::optional<double> forward_end_ns;  ///< the latest forward end its parameters were marked with
 };
 
 std::vector<LayerGroup> group_layers(const std::vector<ParamInfo>& params, const TimingSummary& summary,
@@ -44,6 +46,9 @@ std::vector<LayerGroup> group_layers(const std::vector<ParamInfo>& params, const
     LayerGroup& group = groups[slot->second];
     group.params.push_back(i);
     group.ready_end_ns = std::max(group.ready_end_ns, summary.ready_ns[i]);
+    if (i < summary.forward_samples.size() && summary.forward_samples[i] > 0) {
+      group.forward_end_ns = std::max(group.forward_end_ns.value_or(0.0), summary.forward_done_ns[i]);
+    }
   }
   // Forward order: the layer whose gradients finish last comes first; on a
   // tie, the layer registered later is later in forward order.
@@ -52,6 +57,22 @@ std::vector<LayerGroup> group_layers(const std::vector<ParamInfo>& params, const
     return a.params.front() < b.params.front();
   });
   return groups;
+}
+
+/// Per layer (forward order), its forward time in seconds when every layer's
+/// forward end is known, else nothing: the gaps between successive ends
+/// (each end at least the previous one), the last layer up to the whole
+/// forward, so they sum to it.
+std::optional<std::vector<double>> layer_forward_s(const std::vector<LayerGroup>& groups, double forward_ns) {
+  std::vector<double> seconds;
+  double previous = 0.0;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    if (!groups[g].forward_end_ns) return std::nullopt;
+    const double end = g + 1 == groups.size() ? forward_ns : std::clamp(*groups[g].forward_end_ns, previous, forward_ns);
+    seconds.push_back((end - previous) * 1e-9);
+    previous = end;
+  }
+  return seconds;
 }
 
 }  // namespace
@@ -71,11 +92,15 @@ TimingSummary summarize(const std::vector<IterationTiming>& iterations, int para
   summary.iterations = static_cast<int>(iterations.size());
   std::vector<double> forward, backward;
   std::vector<std::vector<double>> ready(static_cast<std::size_t>(parameter_count));
+  std::vector<std::vector<double>> forward_done(ready.size());
   for (const IterationTiming& it : iterations) {
     forward.push_back(static_cast<double>(it.forward_ns));
     backward.push_back(static_cast<double>(it.backward_ns));
     for (std::size_t p = 0; p < ready.size() && p < it.ready_ns.size(); ++p) {
       if (it.ready_ns[p]) ready[p].push_back(static_cast<double>(*it.ready_ns[p]));
+    }
+    for (std::size_t p = 0; p < ready.size() && p < it.forward_done_ns.size(); ++p) {
+      if (it.forward_done_ns[p]) forward_done[p].push_back(static_cast<double>(*it.forward_done_ns[p]));
     }
   }
   const Spread f = median_and_spread(forward), b = median_and_spread(backward);
@@ -88,6 +113,10 @@ TimingSummary summarize(const std::vector<IterationTiming>& iterations, int para
     const Spread r = median_and_spread(std::move(values));
     summary.ready_ns.push_back(r.median);
     summary.ready_spread_ns.push_back(r.spread);
+  }
+  for (std::vector<double>& values : forward_done) {
+    summary.forward_samples.push_back(static_cast<int>(values.size()));
+    summary.forward_done_ns.push_back(median(std::move(values)));
   }
   return summary;
 }
@@ -108,6 +137,7 @@ BuiltTrace build_trace(const std::vector<ParamInfo>& params, const TimingSummary
     }
   };
   check_step(built.trace.forward_time_s, "the forward pass");
+  const std::optional<std::vector<double>> forward = layer_forward_s(groups, summary.forward_ns);
   double max_spread = 0.0;
   int partial = 0;
   for (std::size_t g = 0; g < groups.size(); ++g) {
@@ -117,6 +147,7 @@ BuiltTrace build_trace(const std::vector<ParamInfo>& params, const TimingSummary
     layer.name = groups[g].name;
     const double length = groups[g].ready_end_ns - start;
     layer.backward_time_s = length * 1e-9;
+    if (forward) layer.forward_time_s = (*forward)[g];
     check_step(layer.backward_time_s, fmt::format("the backward of layer '{}'", layer.name));
     for (const std::size_t p : groups[g].params) {
       layer.params.push_back(params[p].elements);
@@ -136,6 +167,10 @@ BuiltTrace build_trace(const std::vector<ParamInfo>& params, const TimingSummary
       {"iterations", summary.iterations},
       {"statistic", "median over the measured iterations; spreads are max - min"},
       {"forward_spread_s", summary.forward_spread_ns * 1e-9},
+      {"layer_forward",
+       forward ? "per layer: from the end of the previous layer's forward to the end of its own (forward markers), "
+                 "the last layer to the end of the forward"
+               : "not measured (a forward marker missing for some layer): one forward time for the trace"},
       {"backward_s", summary.backward_ns * 1e-9},
       {"backward_spread_s", summary.backward_spread_ns * 1e-9},
       {"max_ready_spread_s", max_spread},

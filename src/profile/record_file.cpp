@@ -92,6 +92,7 @@ std::optional<Marker> parse_marker_name(const std::string& name) {
       {"mgsim:iter:backward:", MarkerKind::backward_begin},
       {"mgsim:iter:end:", MarkerKind::iteration_end},
       {"mgsim:grad:", MarkerKind::grad_ready},
+      {"mgsim:fwd:", MarkerKind::forward_done},
   };
   for (const auto& [prefix, kind] : kPrefixes) {
     if (!name.starts_with(prefix)) continue;

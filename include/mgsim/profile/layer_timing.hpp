@@ -35,6 +35,10 @@ struct TimingSummary {
   std::vector<double> ready_ns;         ///< per parameter; meaningful only where samples > 0
   std::vector<double> ready_spread_ns;  ///< per parameter
   std::vector<int> samples;             ///< per parameter: iterations that marked it
+  /// Per parameter: when its layer's forward ended, from the forward's start;
+  /// meaningful only where forward_samples > 0.
+  std::vector<double> forward_done_ns;
+  std::vector<int> forward_samples;  ///< per parameter: iterations that marked its layer's forward
 };
 
 /// Median of the values (the mean of the two middle ones for an even count).
@@ -51,8 +55,12 @@ struct BuiltTrace {
 
 /// Builds the trace. Layers hold their parameters in the order given;
 /// a layer is ordered by its last ready time (ties: the layer whose first
-/// parameter comes later in `params` is later in forward order). Throws
-/// TraceError when no parameter was ever marked.
+/// parameter comes later in `params` is later in forward order). When every
+/// layer's forward was marked, the trace has per-layer forward times
+/// (version 2): layer l's forward ends at the latest forward end of its
+/// parameters (at least the previous layer's), the first starts with the
+/// forward and the last takes what remains of the measured forward, so they
+/// sum to it. Throws TraceError when no parameter was ever marked.
 BuiltTrace build_trace(const std::vector<ParamInfo>& params, const TimingSummary& summary, const std::string& model,
                        int batch_size);
 

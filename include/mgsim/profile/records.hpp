@@ -53,13 +53,14 @@ enum class MarkerKind {
   iteration_end,    ///< after the backward pass (the optimizer step is not measured)
   grad_ready,       ///< a parameter's gradient was accumulated (CPU side)
   comm_launch,      ///< the training loop is about to launch an all-reduce of `bytes` (DDP comm hook)
+  forward_done,     ///< the forward of the layer holding parameter `index` returned (CPU side)
 };
 
 struct Marker {
   MarkerKind kind = MarkerKind::grad_ready;
   std::int64_t time_ns = 0;
   std::uint64_t thread = 0;
-  int index = 0;  ///< iteration number, the parameter index for grad_ready; unused for comm_launch
+  int index = 0;  ///< iteration number, the parameter index for grad_ready and forward_done; unused for comm_launch
   std::int64_t bytes = 0;  ///< comm_launch: the message's size
 };
 
@@ -78,6 +79,9 @@ struct IterationTiming {
   /// Per parameter: when its gradient was ready, from the start of the
   /// backward on the GPU; empty when the iteration had no marker for it.
   std::vector<std::optional<std::int64_t>> ready_ns;
+  /// Per parameter: when the forward of its layer ended on the GPU, from the
+  /// start of the forward; empty when the iteration had no marker for it.
+  std::vector<std::optional<std::int64_t>> forward_done_ns;
   /// The all-reduces the iteration launched, in launch order: each comm
   /// marker's size and the duration of the first collective work its thread
   /// launched after it (first start to last end).
@@ -92,11 +96,11 @@ struct IterationTiming {
 struct AttributionNotes {
   int incomplete_iterations = 0;      ///< dropped: a boundary marker or all backward GPU work missing
   int activities_without_launch = 0;  ///< GPU work whose launching call was not recorded (ignored)
-  int markers_without_work = 0;       ///< no GPU work launched before them in the backward: ready at its start
+  int markers_without_work = 0;       ///< no GPU work launched before them in their phase: at its start
   int markers_any_thread = 0;         ///< their thread launched nothing: matched against every thread
   int duplicate_markers = 0;          ///< a parameter marked twice in one iteration: the last one counts
-  int stray_markers = 0;              ///< gradient or comm markers outside every backward window (ignored)
-  int unknown_parameters = 0;         ///< gradient markers with an index >= the parameter count (ignored)
+  int stray_markers = 0;              ///< gradient or comm markers outside every backward window, forward markers outside every forward (ignored)
+  int unknown_parameters = 0;         ///< gradient or forward markers with an index >= the parameter count (ignored)
   int comm_markers_without_kernel = 0;  ///< comm markers with no collective work launched after them (ignored)
 };
 
