@@ -54,6 +54,12 @@ if "$MGSIM" calibrate --config base.json --measurements m.json --fit network.alp
 else
   fail "calibrate -o - prints the fitted config on stdout, the report on stderr" "$(head -c 300 stderr.txt)"
 fi
+if "$MGSIM" calibrate --config - --measurements m.json --fit network.alpha_us,network.beta_s_per_byte \
+     -o stdin-fitted.json <base.json >/dev/null 2>&1 && cmp -s stdin-fitted.json fitted.json; then
+  pass "calibrate --config - reads the config from stdin once and fits as from the file"
+else
+  fail "calibrate --config - reads the config from stdin once and fits as from the file" "$(ls stdin-fitted.json 2>&1)"
+fi
 keys=$(grep -o '^  "[a-z_]*"' fitted.json | tr -d ' "' | tr '\n' ' ')
 if [[ $keys == "trace gpus collective network schedules " ]]; then
   pass "the fitted config keeps the base config's key order"

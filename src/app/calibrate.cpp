@@ -122,9 +122,10 @@ std::vector<Measurement> load_measurements(const std::filesystem::path& file, co
 Calibration Calibration::from_files(const std::filesystem::path& config, const std::filesystem::path& measurements,
                                     std::vector<std::string> fit_paths,
                                     const std::vector<std::pair<std::string, std::string>>& setting) {
-  nlohmann::json document = parse_json_file(config, InputKind::config);
-  std::ifstream text(config, std::ios::binary);  // again, keeping the key order for the fitted copy
-  nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(text);
+  // Read once ("-" is standard input), parsed twice: checked, and in key order for the fitted copy.
+  std::string text = read_input_file(config, InputKind::config);
+  nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(text, nullptr, false);
+  nlohmann::json document = parse_json_text(std::move(text), config.string(), InputKind::config);
   for (const auto& [path, value] : setting) {
     document[pointer_of(path)] = value;
     ordered[nlohmann::ordered_json::json_pointer(pointer_of(path).to_string())] = value;
