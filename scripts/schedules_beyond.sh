@@ -56,5 +56,29 @@ for study in allreduce servers; do
   "$MGSIM" sweep --config "$out/$study.json" --output "$out/$study.csv"
   echo "schedules_beyond: $(($(wc -l <"$out/$study.csv") - 1)) runs -> $out/$study.csv" >&2
 done
+# Priority against bandwidth (ByteScheduler and P3's claim): 16 GPUs on
+# colocated parameter servers, 1 to 100 Gb/s, each schedule at the partition
+# `mgsim advise` finds best (ByteScheduler tunes its own) against WFBP.
+echo "model,gbps,wfbp_s,bytescheduler_s,bytescheduler_partition,p3_s,p3_slice,optimal_s" >"$out/priority.csv"
+for model in vgg16 resnet50; do
+  for gbps in 1 2.5 5 10 25 40 100; do
+    beta=$(python3 -c "print(8 / ($gbps * 1e9))")
+    cat >"$out/priority.json" <<JSON
+{"trace": "$model-v100.json", "gpus": [16], "collective": "ps-colocated", "message_unit": "tensor",
+ "network": {"alpha_us": 20, "beta_s_per_byte": $beta}, "schedules": ["wfbp"]}
+JSON
+    wfbp=$("$MGSIM" run -c "$out/priority.json" --format csv | python3 -c \
+      'import csv, sys; print(next(csv.DictReader(sys.stdin))["iteration_time_s"])')
+    "$MGSIM" advise -c "$out/priority.json" --format csv | python3 -c '
+import csv, sys
+rows = {r["parameter"]: r for r in csv.DictReader(sys.stdin)}
+b, p = rows["partition_params"], rows["slice_params"]
+print(",".join([sys.argv[1], sys.argv[2], sys.argv[3], b["best_iteration_time_s"], b["best_value"],
+                p["best_iteration_time_s"], p["best_value"], b["optimal_iteration_time_s"]]))' \
+      "$model" "$gbps" "$wfbp" >>"$out/priority.csv"
+  done
+done
+python3 scripts/plot_priority_gain.py "$out/priority.csv" docs/figures/schedules-beyond-priority
+
 python3 scripts/plot_sweep.py "$out/allreduce.csv" docs/figures/schedules-beyond --panel model --panel network \
   --title $'Every all-reduce schedule, ring all-reduce, V100 fp16\nsimulated by mgsim from roofline-synthetic zoo traces (not measured)'
