@@ -2,7 +2,8 @@
 # The study of docs/schedules-beyond.md: every schedule mgsim has on three
 # models (ResNet-50, VGG-16, BERT-large; roofline-synthetic V100 traces from
 # the zoo, fp16) x three networks (10 GbE, 25 GbE, 100 Gb/s InfiniBand) x 8
-# to 1024 GPUs. All-reduce schedules run over NCCL's ring, the parameter
+# to 1024 GPUs. All-reduce schedules run over NCCL (its own cost predictor,
+# the `nccl` model: ring or tree, the protocols, as NCCL picks), the parameter
 # server and BytePS are collectives of their own and run the schedules that
 # send whole all-reduces.
 #
@@ -37,9 +38,9 @@ common='"trace": ["resnet50-v100.json", "vgg16-v100.json", "bert-large-v100.json
 
 cat >"$out/allreduce.json" <<JSON
 {
-  "description": "docs/schedules-beyond.md: every all-reduce schedule over ring all-reduce. Written by scripts/schedules_beyond.sh.",
+  "description": "docs/schedules-beyond.md: every all-reduce schedule over NCCL's all-reduce (the nccl model). Written by scripts/schedules_beyond.sh.",
   $common,
-  "collective": "ring",
+  "collective": "nccl",
   "schedules": ["wfbp", "single", "mgwfbp", "optimal", "ddp", "horovod", "bytescheduler", "p3"]
 }
 JSON
@@ -81,4 +82,4 @@ done
 python3 scripts/plot_priority_gain.py "$out/priority.csv" docs/figures/schedules-beyond-priority
 
 python3 scripts/plot_sweep.py "$out/allreduce.csv" docs/figures/schedules-beyond --panel model --panel network \
-  --title $'Every all-reduce schedule, ring all-reduce, V100 fp16\nsimulated by mgsim from roofline-synthetic zoo traces (not measured)'
+  --title $'Every all-reduce schedule over NCCL, V100 fp16\nsimulated by mgsim from roofline-synthetic zoo traces (not measured)'
