@@ -132,10 +132,15 @@ class Priority : public Schedule {
   std::int64_t credit_;
 };
 
-/// A count of elements (at least 1) a user gave or its default.
+/// A count of elements a user gave or its default (the ranges are checked
+/// already); throws ConfigError naming the parameter unless it is whole.
 std::int64_t elements_param(std::string_view schedule, const ParamValues& given, std::string_view name) {
   const double value = param_value(given, find_schedule(schedule).params, name);
-  return std::max<std::int64_t>(1, std::llround(value));
+  if (value != std::floor(value)) {
+    throw ConfigError(fmt::format("schedule '{}': parameter '{}' counts elements: expected a whole number, got {:g}",
+                                  schedule, name, value));
+  }
+  return static_cast<std::int64_t>(value);
 }
 
 }  // namespace
@@ -147,8 +152,7 @@ std::unique_ptr<Schedule> make_p3(const ParamValues& given, const SparseOptions&
 std::unique_ptr<Schedule> make_bytescheduler(const ParamValues& given, const SparseOptions&) {
   return std::make_unique<Priority>("bytescheduler", "partition_params",
                                     elements_param("bytescheduler", given, "partition_params"),
-                                    std::llround(param_value(given, find_schedule("bytescheduler").params,
-                                                             "credit_params")));
+                                    elements_param("bytescheduler", given, "credit_params"));
 }
 
 }  // namespace mgsim
