@@ -34,13 +34,16 @@ class HandCollective : public Collective {
 /// A GPU so fast that every operator's compute rounds to 0 ns: only communication is left.
 const zoo::GpuSpec kInstantGpu{"instant", "test", {1e12, 1e12, 1e12, 1e12}, 1e12, 1e15, "test", 1.0, 1.0};
 
-/// input 8 x 16 -> fc1 (16 -> 32, bias) -> relu -> fc2 (32 -> 4, bias), fp32.
-ModelGraph two_layer_mlp() {
-  GraphBuilder b("mlp", 8, 4);
+/// input 8 x 16 -> fc1 (16 -> 32, bias) -> relu -> fc2 (32 -> outputs, bias).
+ModelGraph mlp(std::int64_t outputs, int dtype_bytes) {
+  GraphBuilder b("mlp", 8, dtype_bytes);
   const Tensor x = b.input("x", {8, 16});
-  b.linear("fc2", b.activation("relu", b.linear("fc1", x, 32)), 4);
+  b.linear("fc2", b.activation("relu", b.linear("fc1", x, 32)), outputs);
   return b.finish();
 }
+
+/// fc2 with 4 outputs, fp32.
+ModelGraph two_layer_mlp() { return mlp(4, 4); }
 
 CostSettings settings_for(int devices, Optimizer optimizer) {
   CostSettings s;
@@ -218,14 +221,8 @@ TEST_CASE("a trace alone is planned layer by layer along the batch, timed by the
 
 namespace {
 
-/// input 8 x 16 -> fc1 (16 -> 32, bias) -> relu -> fc2 (32 -> 5, bias), bf16:
-/// fc2's bias of 5 does not split evenly over 2 replicas.
-ModelGraph odd_mlp_bf16() {
-  GraphBuilder b("mlp", 8, 2);
-  const Tensor x = b.input("x", {8, 16});
-  b.linear("fc2", b.activation("relu", b.linear("fc1", x, 32)), 5);
-  return b.finish();
-}
+/// fc2 with 5 outputs, bf16: its bias of 5 does not split evenly over 2 replicas.
+ModelGraph odd_mlp_bf16() { return mlp(5, 2); }
 
 CostSettings bf16_settings(int devices, int zero_stage) {
   CostSettings s = settings_for(devices, Optimizer::adam);
