@@ -147,6 +147,7 @@ refuse_values "mgsim plan --model resnet50 --gpus 8 --frontier-bound @" 0 1 -1 n
 refuse_values "mgsim plan --model resnet50 --gpus 8 --memory-limit @" 0 0.5 40 "" -1GiB 0B 0.5B nan inf infGiB 1e300GiB 40gib "40 GiB" GiB 1e9 5PiB
 refuse_values "mgsim plan --model resnet50 --gpus 8 --precision @" fp64 "" FP16
 refuse_values "mgsim plan --model resnet50 --gpus 8 --optimizer @" adagrad ""
+refuse_values "mgsim plan --model resnet50 --gpus 8 --zero @" 4 -1 "" fsdp 01 " 3" AUTO 3.0
 refuse_values "mgsim plan --model resnet50 --gpus 8 --gpu @" h1000 ""
 refuse_values "mgsim plan --model @ --gpus 8" nosuch ""
 refuse_values "mgsim plan --model resnet50 --gpus 8 --format @" xml ""

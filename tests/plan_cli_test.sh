@@ -18,11 +18,14 @@ else
   fail "table" "$(cat err.txt)"
 fi
 
-# AlexNet on 2 GPUs keeps 19 points, under a bound of 1024 nothing is thinned: exact; under 4 it is bounded.
-if "$MGSIM" plan --model alexnet --gpus 2 --batch 2 --frontier-bound 1024 >exact.txt 2>err.txt \
+# AlexNet on 2 GPUs without ZeRO keeps 19 points, under a bound of 1024 nothing is thinned: exact; under 4 it is
+# bounded. Searching every stage is exact as well.
+if "$MGSIM" plan --model alexnet --gpus 2 --batch 2 --frontier-bound 1024 --zero 0 >exact.txt 2>err.txt \
   && grep -q '^frontier: 19 points (exact); bound 1024 points' exact.txt \
-  && "$MGSIM" plan --model alexnet --gpus 2 --batch 2 --frontier-bound 4 >bounded.txt 2>>err.txt \
-  && grep -q '^frontier: 4 points (bounded: .*); bound 4 points' bounded.txt; then
+  && "$MGSIM" plan --model alexnet --gpus 2 --batch 2 --frontier-bound 4 --zero 0 >bounded.txt 2>>err.txt \
+  && grep -q '^frontier: 4 points (bounded: .*); bound 4 points' bounded.txt \
+  && "$MGSIM" plan --model alexnet --gpus 2 --batch 2 --frontier-bound 1024 >exact-zero.txt 2>>err.txt \
+  && grep -q '^frontier: [0-9]* points (exact); bound 1024 points' exact-zero.txt; then
   pass "table: the frontier says whether it is exact or bounded, and the bound"
 else
   fail "exact or bounded" "$(cat err.txt)"
@@ -110,13 +113,41 @@ assert len(plan["frontier"]) == 1
   fi
 fi
 
+# Two points: data parallelism with its gradients and optimizer state sharded (ZeRO stage 2: as fast as
+# stage 0, smaller), and with its parameters sharded too (stage 3: slower, smaller still).
 if "$MGSIM" plan --trace "$GTRACE" --gpus 8 --activation-bytes 100MiB --memory-limit 16GiB >trace-8.txt 2>err.txt \
-  && grep -q "^googlenet on 8 x the trace's GPU (fp32, adam), global batch 512" trace-8.txt \
+  && grep -q "^googlenet on 8 x the trace's GPU (fp32, adam, ZeRO stages 0-3), global batch 512" trace-8.txt \
   && grep -q 'split along the batch only; activations 100MiB per sample' trace-8.txt \
-  && grep -q '^frontier: 1 point (exact);' trace-8.txt && grep -q '^fastest plan within 16.00 GiB: point 0' trace-8.txt; then
+  && grep -q '^frontier: 2 points (exact);' trace-8.txt \
+  && grep -q '^fastest plan within 16.00 GiB: point 0, .*, ZeRO stage 2$' trace-8.txt; then
   pass "--trace alone on 8 GPUs: the trace's batch and element size, activations given, a memory limit"
 else
   fail "--trace alone on 8 GPUs" "$(cat err.txt)"
+fi
+
+# --zero: one stage searched says so in the header and on every point; auto tags each point with its stage.
+if "$MGSIM" "${PLAN[@]}" --zero 3 >zero3.txt 2>err.txt && grep -q '^resnet50 on 4 x h100 (bf16, adam, ZeRO stage 3)' zero3.txt \
+  && grep -q '^data parallel: .*, ZeRO stage 3 (' zero3.txt \
+  && [[ $(awk '/^ *point /{on=1; next} on && NF {print $4}' zero3.txt | sort -u) == 3 ]]; then
+  pass "--zero 3: the header and every point name stage 3"
+else
+  fail "--zero 3" "$(cat err.txt)"
+fi
+if [[ $HAVE_PYTHON == 1 ]]; then
+  if "$MGSIM" "${PLAN[@]}" --memory-limit 80GiB --format json >zero.json 2>err.txt \
+    && "$MGSIM" "${PLAN[@]}" --format csv >zero.csv 2>>err.txt && python3 -c '
+import csv, json
+d = json.load(open("zero.json"))
+assert d["zero_stages"] == [0, 1, 2, 3] and d["data_parallel"]["zero_stage"] == 0, d["zero_stages"]
+stages = [p["zero_stage"] for p in d["frontier"]]
+assert set(stages) <= {0, 1, 2, 3} and d["chosen"]["zero_stage"] == stages[d["chosen"]["point"]], stages
+rows = list(csv.DictReader(open("zero.csv")))
+assert [int(r["zero_stage"]) for r in rows] == stages, "csv and json agree"
+'; then
+    pass "--zero auto: every point of the json and csv names its stage"
+  else
+    fail "--zero auto" "$(cat err.txt)"
+  fi
 fi
 
 cat >cluster.json <<'JSON'
@@ -160,6 +191,8 @@ expect_error "memory limit without a unit (40 bytes?)" "^mgsim: error: --memory-
   "${PLAN[@]}" --memory-limit 40
 expect_error "unknown model" "unknown model 'resnet51'" plan --model resnet51 --gpus 4
 expect_error "unknown optimizer" "unknown optimizer 'adagrad'" "${PLAN[@]}" --optimizer adagrad
+expect_error "ZeRO stage past 3" "^mgsim: error: --zero: expected auto (search stages 0..3) or a ZeRO stage 0..3 .*, got '4'$" \
+  "${PLAN[@]}" --zero 4
 expect_error "unknown format" "unknown format 'xml'" "${PLAN[@]}" --format xml
 expect_error "cluster key misspelled" "typo.json: gpu_per_node: unknown key" "${PLAN[@]}" --cluster typo.json
 expect_error "cluster with a measured curve" "measured.json: collective: collective 'measured'" "${PLAN[@]}" --cluster measured.json

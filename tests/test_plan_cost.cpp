@@ -2,12 +2,14 @@
 // hand on a two-layer MLP, and pure data parallelism against the simulator.
 
 #include <algorithm>
+#include <array>
 #include <catch2/catch.hpp>
 
 #include "mgsim/plan/cluster.hpp"
 #include "mgsim/plan/cost_model.hpp"
 #include "mgsim/plan/frontier_search.hpp"
 #include "mgsim/plan/trace_graph.hpp"
+#include "mgsim/plan/zero_search.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/schedule.hpp"
 #include "mgsim/simulation.hpp"
@@ -32,13 +34,16 @@ class HandCollective : public Collective {
 /// A GPU so fast that every operator's compute rounds to 0 ns: only communication is left.
 const zoo::GpuSpec kInstantGpu{"instant", "test", {1e12, 1e12, 1e12, 1e12}, 1e12, 1e15, "test", 1.0, 1.0};
 
-/// input 8 x 16 -> fc1 (16 -> 32, bias) -> relu -> fc2 (32 -> 4, bias), fp32.
-ModelGraph two_layer_mlp() {
-  GraphBuilder b("mlp", 8, 4);
+/// input 8 x 16 -> fc1 (16 -> 32, bias) -> relu -> fc2 (32 -> outputs, bias).
+ModelGraph mlp(std::int64_t outputs, int dtype_bytes) {
+  GraphBuilder b("mlp", 8, dtype_bytes);
   const Tensor x = b.input("x", {8, 16});
-  b.linear("fc2", b.activation("relu", b.linear("fc1", x, 32)), 4);
+  b.linear("fc2", b.activation("relu", b.linear("fc1", x, 32)), outputs);
   return b.finish();
 }
+
+/// fc2 with 4 outputs, fp32.
+ModelGraph two_layer_mlp() { return mlp(4, 4); }
 
 CostSettings settings_for(int devices, Optimizer optimizer) {
   CostSettings s;
@@ -212,4 +217,93 @@ TEST_CASE("a trace alone is planned layer by layer along the batch, timed by the
     CHECK_THROWS_WITH(trace_graph(trace, "mine.json", 8, 2, 0),
                       Catch::Contains("mine.json") && Catch::Contains("layer 'a' has 4-byte gradients"));
   }
+}
+
+namespace {
+
+/// fc2 with 5 outputs, bf16: its bias of 5 does not split evenly over 2 replicas.
+ModelGraph odd_mlp_bf16() { return mlp(5, 2); }
+
+CostSettings bf16_settings(int devices, int zero_stage) {
+  CostSettings s = settings_for(devices, Optimizer::adam);
+  s.precision = zoo::Precision::bf16;
+  s.zero_stage = zero_stage;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("plan: memory of data parallelism under each ZeRO stage, bf16 Adam with fp32 master weights, by hand",
+          "[plan]") {
+  const ModelGraph g = odd_mlp_bf16();
+  const HandCollective c;
+  // Parameters: fc1 512 + 32 = 544, fc2 160 + 5 = 165: 709 elements, 2 bytes each; K = 12 bytes
+  // of fp32 state per element (master, momentum, variance). On 2 replicas rank 0 holds fc1's
+  // 256 + 16 and fc2's 80 + 3 (the bias' remainder): 355 elements.
+  // Saved outputs, half the batch each: x 64, fc1 128, relu 128, fc2 20 -> 340 x 2 B = 680.
+  const auto memory = [&](int stage) {
+    const CostModel m(g, zoo::find_gpu("h100"), c, bf16_settings(2, stage));
+    return m.evaluate(m.data_parallel()).memory;
+  };
+  CHECK(memory(0) == 709 * (2 + 2 + 12) + 680);       // 11344 + 680
+  CHECK(memory(1) == 709 * 2 * 2 + 355 * 12 + 680);   // 2836 + 4260
+  CHECK(memory(2) == 709 * 2 + 355 * (2 + 12) + 680);  // 1418 + 4970
+  CHECK(memory(3) == 355 * 16 + 680);                  // 5680
+}
+
+TEST_CASE("plan: ZeRO stages 1 and 2 communicate what an all-reduce does, stage 3 all-gathers once more", "[plan]") {
+  const ModelGraph g = odd_mlp_bf16();
+  const HandCollective c;
+  const auto time = [&](int stage) {
+    const CostModel m(g, kInstantGpu, c, bf16_settings(2, stage));
+    return m.evaluate(m.data_parallel()).time;
+  };
+  // 709 x 2 = 1418 gradient bytes: T = 1 ms + 1418 us = 2.418 ms for stages 0, 1, 2.
+  CHECK(time(0) == 2'418'000);
+  CHECK(time(1) == 2'418'000);
+  CHECK(time(2) == 2'418'000);
+  // Stage 3 adds an all-gather of the parameters, 709 bytes from each of 2 ranks:
+  // 1 x (2 ms + 709 us) = 2.709 ms.
+  CHECK(time(3) == 2'418'000 + 2'709'000);
+}
+
+TEST_CASE("plan: searching the ZeRO stages finds a stage-3 point smaller than any stage-0 point", "[plan]") {
+  const ModelGraph g = odd_mlp_bf16();
+  const HandCollective c;
+  SearchOptions o;
+  o.frontier_bound = 1000;
+  const StagedSearch plain = search_zero_stages(g, zoo::find_gpu("h100"), c, bf16_settings(2, 0), std::array{0}, o);
+  const StagedSearch all = search_zero_stages(g, zoo::find_gpu("h100"), c, bf16_settings(2, 0), kAllZeroStages, o);
+  REQUIRE(!plain.result.frontier.empty());
+  REQUIRE(!all.result.frontier.empty());
+  const std::int64_t smallest_plain = plain.result.frontier.back().cost.memory;
+  const auto& front = all.result.frontier;
+  CHECK(std::any_of(front.begin(), front.end(),
+                    [&](const PlanPoint& p) { return p.zero_stage == 3 && p.cost.memory < smallest_plain; }));
+  CHECK(front.front().cost.time == plain.result.frontier.front().cost.time);  // sharding never makes the fastest faster
+  // Every point's stage and strategies give its cost, under that stage's model.
+  for (const PlanPoint& p : all.result.frontier) CHECK(all.model(p.zero_stage).evaluate(p.assignment) == p.cost);
+  // A stage that was not searched has no model.
+  CHECK_THROWS_AS(plain.model(3), ConfigError);
+}
+
+TEST_CASE("plan: on a ring, ZeRO-3 synchronises data parallelism in 1.5 times the all-reduce's time", "[plan]") {
+  // The ZeRO paper (section 7): stage 3 moves 1.5 times the all-reduce's volume. Ring on 4 GPUs,
+  // alpha 10 us, beta 1 ns/B, no reduction cost; the fp32 MLP's 676 x 4 = 2704 gradient bytes:
+  //   all-reduce 2 (P - 1) (alpha + M / P beta) = 6 x (10 + 0.676) us = 64.056 us;
+  //   all-gather of M / P = 676 B from each: (P - 1) (alpha + 676 beta) = 32.028 us; sum 96.084 us.
+  CollectiveSettings cs;
+  cs.network.inter = cs.network.intra = {10e-6, 1e-9, 0.0};
+  const auto ring = find_collective("ring").make(cs);
+  const ModelGraph g = two_layer_mlp();
+  const auto time = [&](int stage) {
+    CostSettings s = settings_for(4, Optimizer::adam);
+    s.zero_stage = stage;
+    const CostModel m(g, kInstantGpu, *ring, s);
+    return m.evaluate(m.data_parallel()).time;
+  };
+  // Each operator's share and the start-ups are rounded to the ns on their own: within 4 ns.
+  CHECK(std::llabs(time(0) - 64'056) <= 4);
+  CHECK(std::llabs(time(2) - 64'056) <= 4);
+  CHECK(std::llabs(time(3) - 96'084) <= 4);
 }

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <random>
+#include <tuple>
 #include <catch2/catch.hpp>
 
 #include "mgsim/plan/cost_model.hpp"
 #include "mgsim/plan/frontier.hpp"
 #include "mgsim/plan/frontier_search.hpp"
+#include "mgsim/plan/zero_search.hpp"
 #include "mgsim/zoo/graph_builder.hpp"
 
 namespace {
@@ -129,7 +131,53 @@ ModelGraph random_graph(std::mt19937& rng) {
   return b.finish();
 }
 
+/// (time, memory, ZeRO stage) of a frontier point.
+using StagedCost = std::tuple<SimTime, std::int64_t, int>;
+
+/// The Pareto set of every assignment under every ZeRO stage, fastest first;
+/// of equal costs the lowest stage.
+std::vector<StagedCost> exhaustive_staged_frontier(const ModelGraph& g, const Collective& c, CostSettings s) {
+  std::vector<StagedCost> all;
+  for (int stage = 0; stage <= kMaxZeroStage; ++stage) {
+    s.zero_stage = stage;
+    const CostModel m(g, zoo::find_gpu("v100"), c, s);
+    std::vector<std::size_t> a(m.op_count(), 0);
+    while (true) {
+      const Cost cost = m.evaluate(a);
+      all.emplace_back(cost.time, cost.memory, stage);
+      std::size_t v = 0;
+      while (v < a.size() && ++a[v] == m.strategies(v).size()) a[v++] = 0;
+      if (v == a.size()) break;
+    }
+  }
+  std::sort(all.begin(), all.end());
+  std::vector<StagedCost> front;
+  for (const StagedCost& c : all) {
+    if (front.empty() || std::get<1>(c) < std::get<1>(front.back())) front.push_back(c);
+  }
+  return front;
+}
+
 }  // namespace
+
+TEST_CASE("plan: searching every ZeRO stage equals exhaustive enumeration of stages and strategies", "[plan]") {
+  const auto ring = ring_without_latency();
+  SearchOptions o;
+  o.frontier_bound = 1000;
+  // Whether sharded states reach the frontier: the diamond's 512 x 512 weights on 16 samples are
+  // best split by features (no replicas, nothing to shard), the chain and the block keep replicas.
+  const std::pair<ModelGraph (*)(), bool> cases[] = {{chain, true}, {diamond, false}, {residual_block, true}};
+  for (const auto& [make, shards] : cases) {
+    const ModelGraph g = make();
+    INFO(g.model());
+    const StagedSearch searched = search_zero_stages(g, zoo::find_gpu("v100"), *ring, settings(4, false), kAllZeroStages, o);
+    std::vector<StagedCost> found;
+    for (const PlanPoint& p : searched.result.frontier) found.emplace_back(p.cost.time, p.cost.memory, p.zero_stage);
+    const std::vector<StagedCost> expected = exhaustive_staged_frontier(g, *ring, settings(4, false));
+    CHECK(found == expected);
+    CHECK(std::any_of(expected.begin(), expected.end(), [](const StagedCost& c) { return std::get<2>(c) > 0; }) == shards);
+  }
+}
 
 TEST_CASE("plan: on random small graphs the frontier equals exhaustive enumeration", "[plan]") {
   std::mt19937 rng(12);

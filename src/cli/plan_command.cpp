@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -20,6 +21,7 @@
 #include "mgsim/plan/cluster.hpp"
 #include "mgsim/plan/plan_report.hpp"
 #include "mgsim/plan/trace_graph.hpp"
+#include "mgsim/plan/zero_search.hpp"
 #include "mgsim/zoo/calibration.hpp"
 #include "mgsim/zoo/models.hpp"
 
@@ -40,6 +42,7 @@ struct PlanOptions {
   std::string gpu = "h100";
   std::optional<std::string> precision;  ///< default: bf16 for a zoo model, the trace's element size for a trace alone
   std::string optimizer = "adam";
+  std::string zero = "auto";
   std::string cluster;
   std::optional<std::string> memory_limit;
   std::int64_t frontier_bound = static_cast<std::int64_t>(SearchOptions{}.frontier_bound);
@@ -105,6 +108,14 @@ void check_numbers(const PlanOptions& o, int batch) {
   if (o.memory_limit && o.memory_limit->empty()) {
     throw ConfigError("--memory-limit: expected a size with a unit such as 40GiB or 80GB, got ''");
   }
+}
+
+/// --zero: every stage (auto) or one.
+std::vector<int> zero_stages(const std::string& text) {
+  if (text == "auto") return std::vector<int>(std::begin(kAllZeroStages), std::end(kAllZeroStages));
+  if (text.size() == 1 && text[0] >= '0' && text[0] <= '0' + kMaxZeroStage) return {text[0] - '0'};
+  throw ConfigError(fmt::format("--zero: expected auto (search stages 0..{0}) or a ZeRO stage 0..{0} "
+                                "(3: parameters sharded too, as FSDP's full shard), got '{1}'", kMaxZeroStage, text));
 }
 
 zoo::ModelGraph build(const PlanOptions& o, int batch, zoo::Precision precision) {
@@ -200,17 +211,18 @@ void plan_command(const PlanOptions& o, const CLI::App& command) {
   if (trace) check_trace_plan(o, command);
   const std::optional<std::int64_t> limit =
       o.memory_limit ? std::optional(parse_size(*o.memory_limit, "--memory-limit")) : std::nullopt;
+  const std::vector<int> stages = zero_stages(o.zero);
   const plan::Cluster cluster = o.cluster.empty() ? default_cluster() : load_cluster(o.cluster);
   const Problem problem = trace ? trace_problem(o, *trace, batch) : zoo_problem(o, batch, zoo::find_gpu(o.gpu));
   const std::unique_ptr<Collective> collective = cluster.make_collective();
   // A trace's layers are timed by the trace: the GPU entry only checks the roofline settings, unused.
-  const CostModel model(problem.graph, zoo::find_gpu(trace ? "h100" : o.gpu), *collective, problem.settings);
-  SearchOptions search;
-  search.frontier_bound = static_cast<std::size_t>(o.frontier_bound);
-  const SearchResult result = search_frontier(model, search);
+  SearchOptions options;
+  options.frontier_bound = static_cast<std::size_t>(o.frontier_bound);
+  const StagedSearch search = search_zero_stages(problem.graph, zoo::find_gpu(trace ? "h100" : o.gpu), *collective,
+                                                 problem.settings, stages, options);
   const std::string where = fmt::format("{} ({}, {} per node)", cluster.source, cluster.collective,
                                         counted(cluster.settings.gpus_per_node, "GPU"));
-  const PlanReport report{&model, &result, problem.gpu, where, problem.timing, limit};
+  const PlanReport report{&search, problem.gpu, where, problem.timing, limit};
   switch (format) {
     case ReportFormat::csv: return emit(format_plan_csv(report), o.output);
     case ReportFormat::json: return emit(format_plan_json(report), o.output);
@@ -241,6 +253,8 @@ void add_plan_command(CLI::App& app) {
   command->add_option("--gpu", o->gpu, "GPU catalogue entry for the roofline")->capture_default_str();
   command->add_option("--precision", o->precision, "fp32, tf32, fp16 or bf16 (default: bf16, or the trace's element size)");
   command->add_option("--optimizer", o->optimizer, "sgd, momentum or adam")->capture_default_str();
+  command->add_option("--zero", o->zero, "ZeRO stage of the data-parallel replicas: auto (search 0..3) or 0, 1, 2, 3")
+      ->capture_default_str();
   command->add_option("--cluster", o->cluster, "cluster file: collective, gpus_per_node, network (default: see docs/plan.md)")
       ->transform(shipped_data());
   command->add_option("--memory-limit", o->memory_limit, "memory per GPU, e.g. 40GiB or 80GB: show the fastest plan that fits");
@@ -250,6 +264,7 @@ void add_plan_command(CLI::App& app) {
   command->add_option("-o,--output", o->output, "file to write instead of stdout (-: stdout)")
       ->check(output_name());
   add_examples(command, {"mgsim plan --model bert-large --gpus 16 --memory-limit 40GiB",
+                         "mgsim plan --model gpt2-xl --gpus 64 --batch 3 --memory-limit 40GiB --zero 3",
                          "mgsim plan --trace traces/googlenet-k80.json --gpus 8 --activation-bytes 100MiB --memory-limit 12GiB",
                          "mgsim plan --model gpt2-xl --gpus 64 --batch 3 --cluster configs/cluster-h100-ndr.json --format csv -o plan.csv"});
   command->callback([o, command] { plan_command(*o, *command); });

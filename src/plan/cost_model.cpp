@@ -147,6 +147,14 @@ SimTime CostModel::allreduce(double bytes, int group) const {
   return group <= 1 ? 0 : to_ns(collective_->allreduce_seconds(bytes, group));
 }
 
+SimTime CostModel::allgather(double bytes, int group) const {
+  return group <= 1 ? 0 : to_ns(collective_->allgather_seconds(bytes / group, group));
+}
+
+SimTime CostModel::synchronisation(double bytes, int group) const {
+  return allreduce(bytes, group) + (settings_.zero_stage == 3 ? allgather(bytes, group) : 0);
+}
+
 Cost CostModel::strategy_cost(OpId v, const Strategy& s) const {
   const Operator& op = graph_->op(v);
   const std::int64_t dtype = graph_->dtype_bytes();
@@ -167,12 +175,16 @@ Cost CostModel::strategy_cost(OpId v, const Strategy& s) const {
     cost.time += allreduce(static_cast<double>(out_shard), s.reduction);  // forward partial sums
     cost.time += allreduce(static_cast<double>(in_shard), s.feature);     // backward input gradient
   }
-  std::int64_t param_bytes = 0;
-  for (const zoo::ParamTensor& t : op.params) param_bytes += zoo::element_count(t.shape) / param_split(op, t, s) * dtype;
-  if (param_bytes > 0) cost.time += allreduce(static_cast<double>(param_bytes), s.batch) - allreduce(0.0, s.batch);
-
-  const int copies = 2 + optimizer_state_copies(settings_.optimizer);  // parameters, gradients, optimizer state
-  cost.memory = copies * param_bytes + (op.kind == OpKind::view ? 0 : out_shard);
+  std::vector<std::int64_t> param_shards;  // elements of each parameter tensor this device computes with
+  std::int64_t param_elements = 0;
+  for (const zoo::ParamTensor& t : op.params) {
+    param_shards.push_back(zoo::element_count(t.shape) / param_split(op, t, s));
+    param_elements += param_shards.back();
+  }
+  const double param_bytes = static_cast<double>(param_elements * dtype);
+  const ModelStateSettings states{static_cast<int>(dtype), settings_.optimizer, settings_.zero_stage, s.batch};
+  if (param_bytes > 0) cost.time += synchronisation(param_bytes, s.batch) - synchronisation(0.0, s.batch);
+  cost.memory = model_states(param_shards, states).total() + (op.kind == OpKind::view ? 0 : out_shard);
   return cost;
 }
 
@@ -194,7 +206,7 @@ SimTime CostModel::edge_time(OpId producer, std::size_t i, OpId consumer, std::s
 
 int CostModel::gradient_group(OpId op, std::size_t i) const { return ops_[op].gradient_groups[i]; }
 
-SimTime CostModel::gradient_startup(int group) const { return allreduce(0.0, group); }
+SimTime CostModel::gradient_startup(int group) const { return synchronisation(0.0, group); }
 
 Cost CostModel::evaluate(const std::vector<std::size_t>& assignment) const {
   Cost total;

@@ -236,10 +236,17 @@ std::vector<PlanPoint> exact_frontier(const CostModel& model, const FrontierAren
       throw std::logic_error("plan search: a frontier point misses an operator's strategy");
     }
     const Cost cost = model.evaluate(assignment);
-    if (cost.memory <= memory_limit) points.push_back({cost, std::move(assignment)});
+    if (cost.memory <= memory_limit) points.push_back({cost, std::move(assignment), model.settings().zero_stage});
   }
+  return pareto_points(std::move(points));
+}
+
+}  // namespace
+
+std::vector<PlanPoint> pareto_points(std::vector<PlanPoint> points) {
   std::sort(points.begin(), points.end(), [](const PlanPoint& x, const PlanPoint& y) {
-    return x.cost.time != y.cost.time ? x.cost.time < y.cost.time : x.cost.memory < y.cost.memory;
+    if (x.cost.time != y.cost.time) return x.cost.time < y.cost.time;
+    return x.cost.memory != y.cost.memory ? x.cost.memory < y.cost.memory : x.zero_stage < y.zero_stage;
   });
   std::vector<PlanPoint> kept;
   for (PlanPoint& p : points) {
@@ -247,8 +254,6 @@ std::vector<PlanPoint> exact_frontier(const CostModel& model, const FrontierAren
   }
   return kept;
 }
-
-}  // namespace
 
 SearchResult search_frontier(const CostModel& model, const SearchOptions& options) {
   SearchResult result;

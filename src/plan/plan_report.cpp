@@ -17,14 +17,24 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 double gib(std::int64_t bytes) { return static_cast<double>(bytes) / kGiB; }
 double ms(SimTime t) { return to_seconds(t) * 1e3; }
 
+/// The model every point shares the settings of, but the ZeRO stage: the first searched.
+const CostModel& first_model(const PlanReport& r) { return r.search->models.front(); }
+
+/// "ZeRO stages 0-3" or "ZeRO stage 2": what was searched.
+std::string zero_searched(const StagedSearch& search) {
+  const auto& m = search.models;
+  if (m.size() == 1) return fmt::format("ZeRO stage {}", m.front().settings().zero_stage);
+  return fmt::format("ZeRO stages {}-{}", m.front().settings().zero_stage, m.back().settings().zero_stage);
+}
+
 std::string header(const PlanReport& r) {
-  const CostModel& m = *r.model;
+  const CostModel& m = first_model(r);
   const CostSettings& s = m.settings();
   return fmt::format(
-      "{} on {} x {} ({}, {}), global batch {}, cluster: {}\n"
+      "{} on {} x {} ({}, {}, {}), global batch {}, cluster: {}\n"
       "simulated, not measured: operators timed by {}, communication by the collective cost model\n",
       m.graph().model(), s.devices, r.gpu, zoo::precision_name(s.precision), optimizer_name(s.optimizer),
-      m.graph().batch_size(), r.cluster, r.timing);
+      zero_searched(*r.search), m.graph().batch_size(), r.cluster, r.timing);
 }
 
 std::string search_line(const SearchResult& result) {
@@ -39,12 +49,36 @@ std::string search_line(const SearchResult& result) {
                      counted(static_cast<std::int64_t>(result.eliminated), "operator"), rest);
 }
 
+/// Pure data parallelism under the first stage searched.
+PlanPoint data_parallel(const PlanReport& r) {
+  const CostModel& m = first_model(r);
+  std::vector<std::size_t> assignment = m.data_parallel();
+  return {m.evaluate(assignment), std::move(assignment), m.settings().zero_stage};
+}
+
 std::string data_parallel_line(const PlanReport& r) {
-  const Cost dp = r.model->evaluate(r.model->data_parallel());
-  const auto& f = r.result->frontier;
-  const bool on = std::any_of(f.begin(), f.end(), [&](const PlanPoint& p) { return p.cost == dp; });
-  return fmt::format("data parallel: {:.3f} ms, {:.2f} GiB per device ({})\n", ms(dp.time), gib(dp.memory),
-                     on ? "on the frontier" : "dominated");
+  const PlanPoint dp = data_parallel(r);
+  const auto& f = r.search->result.frontier;
+  const bool on = std::any_of(f.begin(), f.end(),
+                              [&](const PlanPoint& p) { return p.cost == dp.cost && p.zero_stage == dp.zero_stage; });
+  return fmt::format("data parallel: {:.3f} ms, {:.2f} GiB per device, ZeRO stage {} ({})\n", ms(dp.cost.time),
+                     gib(dp.cost.memory), dp.zero_stage, on ? "on the frontier" : "dominated");
+}
+
+/// The fastest point within the limit, its stage and every operator's strategy.
+nlohmann::ordered_json chosen_json(const PlanReport& r, std::size_t chosen) {
+  const PlanPoint& p = r.search->result.frontier[chosen];
+  const CostModel& m = r.search->model(p.zero_stage);
+  nlohmann::ordered_json ops = nlohmann::ordered_json::array();
+  for (zoo::OpId v = 0; v < m.op_count(); ++v) {
+    ops.push_back({{"operator", m.graph().op(v).name}, {"strategy", format_strategy(m.strategies(v)[p.assignment[v]])}});
+  }
+  return {{"point", chosen}, {"zero_stage", p.zero_stage}, {"operators", ops}};
+}
+
+/// A point's strategy summary, read from the cost model of its stage.
+std::string summary(const PlanReport& r, const PlanPoint& p) {
+  return summarize(r.search->model(p.zero_stage), p.assignment);
 }
 
 std::string operator_table(const CostModel& m, const std::vector<std::size_t>& assignment) {
@@ -83,13 +117,14 @@ std::optional<std::size_t> fastest_within(const SearchResult& result, std::int64
 }
 
 std::string format_plan_table(const PlanReport& r) {
-  const SearchResult& result = *r.result;
+  const SearchResult& result = r.search->result;
   std::string out = header(r) + search_line(result) + data_parallel_line(r);
-  out += fmt::format("\n{:>5} {:>12} {:>12}  {}\n", "point", "time_ms", "memory_GiB", "strategies of parameter-owning operators");
+  out += fmt::format("\n{:>5} {:>12} {:>12} {:>4}  {}\n", "point", "time_ms", "memory_GiB", "zero",
+                     "strategies of parameter-owning operators");
   for (std::size_t i = 0; i < result.frontier.size(); ++i) {
     const PlanPoint& p = result.frontier[i];
-    out += fmt::format("{:>5} {:>12.3f} {:>12.2f}  {}\n", i, ms(p.cost.time), gib(p.cost.memory),
-                       summarize(*r.model, p.assignment));
+    out += fmt::format("{:>5} {:>12.3f} {:>12.2f} {:>4}  {}\n", i, ms(p.cost.time), gib(p.cost.memory), p.zero_stage,
+                       summary(r, p));
   }
   if (!r.memory_limit) return out;
   const std::optional<std::size_t> chosen = fastest_within(result, *r.memory_limit);
@@ -100,61 +135,56 @@ std::string format_plan_table(const PlanReport& r) {
                              gib(*r.memory_limit), gib(smallest));
   }
   const PlanPoint& p = result.frontier[*chosen];
-  out += fmt::format("\nfastest plan within {:.2f} GiB: point {}, {:.3f} ms, {:.2f} GiB per device\n",
-                     gib(*r.memory_limit), *chosen, ms(p.cost.time), gib(p.cost.memory));
-  return out + operator_table(*r.model, p.assignment);
+  out += fmt::format("\nfastest plan within {:.2f} GiB: point {}, {:.3f} ms, {:.2f} GiB per device, ZeRO stage {}\n",
+                     gib(*r.memory_limit), *chosen, ms(p.cost.time), gib(p.cost.memory), p.zero_stage);
+  return out + operator_table(r.search->model(p.zero_stage), p.assignment);
 }
 
 std::string format_plan_csv(const PlanReport& r) {
-  const CostModel& m = *r.model;
-  std::string out = fmt::format("model,gpus,point,time_s,memory_bytes,fits_memory_limit,strategies{}\n",
+  const CostModel& m = first_model(r);
+  std::string out = fmt::format("model,gpus,point,time_s,memory_bytes,zero_stage,fits_memory_limit,strategies{}\n",
                                 kCsvVersionColumns);
-  for (std::size_t i = 0; i < r.result->frontier.size(); ++i) {
-    const PlanPoint& p = r.result->frontier[i];
+  for (std::size_t i = 0; i < r.search->result.frontier.size(); ++i) {
+    const PlanPoint& p = r.search->result.frontier[i];
     const std::string fits = r.memory_limit ? (p.cost.memory <= *r.memory_limit ? "yes" : "no") : "";
-    out += fmt::format("{},{},{},{:.9g},{},{},\"{}\"{}\n", m.graph().model(), m.settings().devices, i,
-                       to_seconds(p.cost.time), p.cost.memory, fits, summarize(m, p.assignment), csv_version_fields());
+    out += fmt::format("{},{},{},{:.9g},{},{},{},\"{}\"{}\n", m.graph().model(), m.settings().devices, i,
+                       to_seconds(p.cost.time), p.cost.memory, p.zero_stage, fits, summary(r, p), csv_version_fields());
   }
   return out;
 }
 
 std::string format_plan_json(const PlanReport& r) {
-  const CostModel& m = *r.model;
-  const SearchResult& result = *r.result;
-  const Cost dp = m.evaluate(m.data_parallel());
+  const CostModel& m = first_model(r);
+  const SearchResult& result = r.search->result;
+  const PlanPoint dp = data_parallel(r);
+  nlohmann::ordered_json stages = nlohmann::ordered_json::array();
+  for (const CostModel& searched : r.search->models) stages.push_back(searched.settings().zero_stage);
   nlohmann::ordered_json doc{
       {"model", m.graph().model()},
       {"gpus", m.settings().devices},
       {"gpu", r.gpu},
       {"precision", zoo::precision_name(m.settings().precision)},
       {"optimizer", optimizer_name(m.settings().optimizer)},
+      {"zero_stages", stages},
       {"global_batch", m.graph().batch_size()},
       {"cluster", r.cluster},
       {"provenance", "simulated, not measured: operators timed by " + r.timing + ", communication by the collective cost model"},
       {"frontier_bound", result.frontier_bound},
       {"thinned_entries", result.thinned},
       {"exact", result.thinned == 0},
-      {"data_parallel", {{"time_s", to_seconds(dp.time)}, {"memory_bytes", dp.memory}}},
+      {"data_parallel", {{"time_s", to_seconds(dp.cost.time)}, {"memory_bytes", dp.cost.memory},
+                         {"zero_stage", dp.zero_stage}}},
   };
   nlohmann::ordered_json points = nlohmann::ordered_json::array();
   for (const PlanPoint& p : result.frontier) {
     points.push_back({{"time_s", to_seconds(p.cost.time)}, {"memory_bytes", p.cost.memory},
-                      {"strategies", summarize(m, p.assignment)}});
+                      {"zero_stage", p.zero_stage}, {"strategies", summary(r, p)}});
   }
   doc["frontier"] = points;
   if (r.memory_limit) {
     doc["memory_limit_bytes"] = *r.memory_limit;
     const std::optional<std::size_t> chosen = fastest_within(result, *r.memory_limit);
-    if (chosen) {
-      nlohmann::ordered_json ops = nlohmann::ordered_json::array();
-      const std::vector<std::size_t>& a = result.frontier[*chosen].assignment;
-      for (zoo::OpId v = 0; v < m.op_count(); ++v) {
-        ops.push_back({{"operator", m.graph().op(v).name}, {"strategy", format_strategy(m.strategies(v)[a[v]])}});
-      }
-      doc["chosen"] = {{"point", *chosen}, {"operators", ops}};
-    } else {
-      doc["chosen"] = nullptr;
-    }
+    doc["chosen"] = chosen ? chosen_json(r, *chosen) : nlohmann::ordered_json(nullptr);
   }
   stamp_report(doc);
   return json_text(doc, 1) + "\n";

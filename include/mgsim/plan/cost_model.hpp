@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mgsim/collective.hpp"
+#include "mgsim/model_memory.hpp"
 #include "mgsim/plan/strategy.hpp"
 #include "mgsim/time.hpp"
 #include "mgsim/zoo/gpus.hpp"
@@ -31,6 +32,11 @@ struct CostSettings {
   zoo::Precision precision = zoo::Precision::fp32;
   zoo::RooflineSettings roofline;
   Optimizer optimizer = Optimizer::adam;
+  /// ZeRO stage (0 .. kMaxZeroStage) of the model states of every operator
+  /// split along its batch: sharded over its `batch` replicas (model_memory.hpp).
+  /// Stages 1 and 2 communicate what an all-reduce does (a reduce-scatter and
+  /// an all-gather); stage 3 all-gathers the parameters once more.
+  int zero_stage = 0;
   /// Also try strategies whose product of splits is below `devices`
   /// (operators computed redundantly by replicas); else every product equals it.
   bool allow_replication = false;
@@ -62,7 +68,8 @@ class CostModel {
   /// Replica-group size of an operator's gradient all-reduce (its batch
   /// split); 1 when it owns no parameters or needs none.
   int gradient_group(zoo::OpId op, std::size_t i) const;
-  /// Start-up time T_g(0) of one fused gradient all-reduce over g devices.
+  /// Start-up time T_g(0) of one fused gradient all-reduce over g devices,
+  /// plus that of one fused parameter all-gather under ZeRO stage 3.
   SimTime gradient_startup(int group) const;
 
   /// Total of a complete assignment (a strategy index per operator): all
@@ -85,6 +92,10 @@ class CostModel {
   void build_op(zoo::OpId op);
   Cost strategy_cost(zoo::OpId op, const Strategy& s) const;
   SimTime allreduce(double bytes, int group) const;
+  SimTime allgather(double bytes, int group) const;
+  /// Gradient all-reduce, and under ZeRO stage 3 the extra parameter
+  /// all-gather, of `bytes` of parameters over `group` replicas.
+  SimTime synchronisation(double bytes, int group) const;
 
   const zoo::ModelGraph* graph_;
   const zoo::GpuSpec* gpu_;

@@ -30,6 +30,7 @@ struct SearchOptions {
 struct PlanPoint {
   Cost cost;
   std::vector<std::size_t> assignment;  ///< strategy index per operator
+  int zero_stage = 0;                   ///< the cost model's (CostSettings::zero_stage)
 };
 
 struct SearchResult {
@@ -40,6 +41,10 @@ struct SearchResult {
   std::size_t merged_edges = 0;    ///< parallel edges merged
   std::size_t dp_operators = 0;    ///< operators left to the topological dynamic program
 };
+
+/// The Pareto set of `points`: fastest first, memory strictly decreasing;
+/// of points of equal cost the one of the lowest ZeRO stage stays.
+std::vector<PlanPoint> pareto_points(std::vector<PlanPoint> points);
 
 SearchResult search_frontier(const CostModel& model, const SearchOptions& options);
 

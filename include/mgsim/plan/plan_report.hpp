@@ -1,6 +1,7 @@
 #pragma once
 // What `mgsim plan` prints: the frontier (time, memory per device and a
-// one-line strategy summary per point), pure data parallelism for reference,
+// one-line strategy summary and ZeRO stage per point), pure data parallelism
+// (under the first stage searched) for reference,
 // and with a memory limit the fastest plan that fits with its per-operator
 // strategies; as a table, CSV or JSON (fields in docs/plan.md).
 
@@ -10,13 +11,13 @@
 
 #include "mgsim/plan/cost_model.hpp"
 #include "mgsim/plan/frontier_search.hpp"
+#include "mgsim/plan/zero_search.hpp"
 
 namespace mgsim::plan {
 
 /// A search and what it was asked, for the report's header.
 struct PlanReport {
-  const CostModel* model = nullptr;
-  const SearchResult* result = nullptr;
+  const StagedSearch* search = nullptr;
   std::string gpu;
   std::string cluster;  ///< "default (hierarchical, 8 GPUs per node)" or the file
   std::string timing;   ///< what timed the operators: "the roofline of h100 at its default efficiencies"

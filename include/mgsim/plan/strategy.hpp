@@ -9,7 +9,6 @@
 
 #include <cstdint>
 #include <string>
-#include <string_view>
 
 namespace mgsim::plan {
 
@@ -34,14 +33,5 @@ struct Strategy {
 
 /// "b8", "b2.f4", "b1.f2.k4": the factors above 1 after the batch split.
 std::string format_strategy(const Strategy& strategy);
-
-/// Optimizer whose state is kept per parameter element.
-enum class Optimizer { sgd, momentum, adam };
-
-/// Throws ConfigError listing the valid names.
-Optimizer parse_optimizer(std::string_view name);
-std::string_view optimizer_name(Optimizer optimizer);
-/// Tensors of optimizer state per parameter tensor: 0 (SGD), 1 (momentum), 2 (Adam's two moments).
-int optimizer_state_copies(Optimizer optimizer);
 
 }  // namespace mgsim::plan
