@@ -67,9 +67,13 @@ def case(name, description, sources, config, fit, calibrate, predict):
 
 
 def run(doc, cases, make_case):
-    """The scripts' command line: --mgsim BINARY; writes every case of `cases` with make_case(mgsim, name, spec)."""
+    """The scripts' command line: --mgsim BINARY, --out FOLDER (default validation/, which must hold
+    traces/); writes every case of `cases` with make_case(mgsim, name, spec)."""
+    global VALIDATION
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--mgsim", default=DEFAULT_MGSIM)
+    parser.add_argument("--out", default=VALIDATION, help="folder to write the cases to (traces in its traces/)")
     args = parser.parse_args()
+    VALIDATION = args.out
     for name, spec in cases.items():
         make_case(args.mgsim, name, spec)
