@@ -23,10 +23,10 @@ multi-GPU row is predicted.
 Usage (repository root, after building): python3 scripts/make_bert_validation.py [--mgsim build/src/mgsim]
 """
 
-import argparse
-import json
 import os
 import subprocess
+
+import validation_lib as lib
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VALIDATION = os.path.join(REPO_ROOT, "validation")
@@ -98,14 +98,6 @@ CASES = {
 ROOFLINE_PRECISION = {"amp": "fp16", "fp32": "fp32", "tf32": "tf32"}
 
 
-def write_json(path, value):
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="ascii", newline="\n") as f:
-        json.dump(value, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, path)
-
-
 def make_trace(mgsim, name, case, seq, precision, batch):
     """Writes validation/traces/<name>.json unless it exists; returns its path relative to validation/."""
     rel = "traces/%s.json" % name
@@ -152,16 +144,8 @@ def make_case(mgsim, name, case):
         "fit": ["network.beta_s_per_byte"],
         "calibrate": calibrate, "predict": predict,
     }
-    write_json(os.path.join(VALIDATION, name + ".json"), document)
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mgsim", default=os.path.join(REPO_ROOT, "build", "src", "mgsim"))
-    args = parser.parse_args()
-    for name, case in CASES.items():
-        make_case(args.mgsim, name, case)
+    lib.write_json(os.path.join(VALIDATION, name + ".json"), document)
 
 
 if __name__ == "__main__":
-    main()
+    lib.run(__doc__, CASES, make_case)

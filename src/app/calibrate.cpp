@@ -85,6 +85,10 @@ std::vector<Measurement> read_measurements(const nlohmann::json& rows, const Jso
     m.schedule = schedule;
     std::vector<std::filesystem::path> inputs;
     m.schedule_label = read_schedule(schedule, at.key("schedule"), folder, inputs).label();
+    if (in.has("collective")) {
+      m.collective = read_collective(in.required("collective"), at.key("collective"));
+      m.schedule_label += " " + m.collective->label();
+    }
     int given = 0;
     for (const MeasuredMetric metric :
          {MeasuredMetric::iteration_time, MeasuredMetric::throughput, MeasuredMetric::comm_time}) {
@@ -105,6 +109,18 @@ std::vector<Measurement> read_measurements(const nlohmann::json& rows, const Jso
 }
 
 namespace {
+
+/// The collective a measurement runs: its own (when the config gives what
+/// that model needs: a network, or measured curves), else the config's.
+std::vector<CollectiveSpec> collectives_of(const Scenario& scenario, const Measurement& m) {
+  if (!m.collective) return scenario.collectives;
+  const bool curve = find_collective(m.collective->name).needs_curve;
+  if (curve ? scenario.curve.empty() : scenario.networks.empty()) {
+    throw ConfigError(fmt::format("collective '{}' needs {}, which the config does not give", m.collective->label(),
+                                  curve ? "measured curves" : "a network"));
+  }
+  return {*m.collective};
+}
 
 std::vector<Measurement> load_measurements(const std::filesystem::path& file, const nlohmann::json& base_config,
                                            const std::filesystem::path& base_trace) {
@@ -222,6 +238,7 @@ double Calibration::predict_one(const nlohmann::json& document, const Scenario& 
   point.traces = {m.trace};
   point.trace_labels = {m.trace.string()};
   point.gpus = {m.gpus};
+  point.collectives = collectives_of(scenario, m);
   point.schedules = {read_schedule(entry, where, std::filesystem::path(where.file).parent_path(), point.inputs)};
   point.schedules.front().unit = scenario.message_unit;
   const RunMetrics metrics = RunGrid(std::move(point), workloads_).row(0).metrics;

@@ -82,27 +82,41 @@ void validate_case(const std::filesystem::path& file, ValidationReport& report) 
   add_rows(file, predicting, prediction.predict({}), false, report);
 }
 
-std::vector<double> abs_errors(const ValidationReport& report) {
+/// |error| of the predicted rows (of `source` only, when given), sorted.
+std::vector<double> abs_errors(const ValidationReport& report, const std::string* source = nullptr) {
   std::vector<double> errors;
   for (const ValidationRow& row : report.rows) {
-    if (!row.calibrates) errors.push_back(std::abs(row.error()));
+    if (!row.calibrates && (source == nullptr || row.source == *source)) errors.push_back(std::abs(row.error()));
   }
   std::sort(errors.begin(), errors.end());
   return errors;
 }
 
+double median(const std::vector<double>& sorted) {
+  if (sorted.empty()) return 0.0;
+  const std::size_t n = sorted.size();
+  return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
 }  // namespace
 
-double ValidationReport::median_abs_error() const {
-  const std::vector<double> errors = abs_errors(*this);
-  if (errors.empty()) return 0.0;
-  const std::size_t n = errors.size();
-  return n % 2 == 1 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
-}
+double ValidationReport::median_abs_error() const { return median(abs_errors(*this)); }
 
 double ValidationReport::max_abs_error() const {
   const std::vector<double> errors = abs_errors(*this);
   return errors.empty() ? 0.0 : errors.back();
+}
+
+std::vector<SourceSummary> ValidationReport::by_source() const {
+  std::vector<SourceSummary> summaries;
+  for (const ValidationRow& row : rows) {
+    const bool seen = std::any_of(summaries.begin(), summaries.end(),
+                                  [&](const SourceSummary& s) { return s.source == row.source; });
+    if (row.calibrates || seen) continue;
+    const std::vector<double> errors = abs_errors(*this, &row.source);
+    summaries.push_back({row.source, errors.size(), median(errors), errors.back()});
+  }
+  return summaries;
 }
 
 ValidationReport validate(const std::filesystem::path& path) {
@@ -137,6 +151,11 @@ std::string format_validation(const ValidationReport& report) {
   }
   std::size_t predicted = 0;
   for (const ValidationRow& row : report.rows) predicted += row.calibrates ? 0 : 1;
+  out += fmt::format("\n{:<24}  {:>9}  {:>15}  {:>12}\n", "source", "predicted", "median |error|", "max |error|");
+  for (const SourceSummary& s : report.by_source()) {
+    out += fmt::format("{:<24}  {:>9}  {:>14.1f}%  {:>11.1f}%\n", s.source, s.predicted, s.median_abs_error * 100,
+                       s.max_abs_error * 100);
+  }
   out += fmt::format("\n{} predicted numbers: median |error| {:.1f}%, max |error| {:.1f}%\n", predicted,
                      report.median_abs_error() * 100, report.max_abs_error() * 100);
   return out;

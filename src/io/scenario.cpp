@@ -101,26 +101,6 @@ double read_collective_param(const CollectiveInfo& info, const std::string& key,
                                           static_cast<std::int64_t>(param->max)));
 }
 
-/// One collective entry without arrays: a name, or an object of a name and
-/// the parameters of that collective, each checked against its range.
-CollectiveSpec read_collective(const nlohmann::json& value, const JsonWhere& where) {
-  CollectiveSpec spec;
-  spec.name = value.is_string() ? read_text(value, where) : JsonReader(value, where).text("name");
-  const CollectiveInfo& info = where.reporting([&]() -> const CollectiveInfo& { return find_collective(spec.name); });
-  if (value.is_object()) {
-    for (const auto& [key, parameter] : value.items()) {
-      if (key != "name") spec.params[key] = read_collective_param(info, key, parameter, where.key(key));
-    }
-  }
-  for (const CollectiveParam& param : info.params) {
-    if (param.required && !spec.params.contains(param.name)) {
-      where.fail(fmt::format("collective '{}' needs '{}' ({}): {{\"name\": \"{}\", \"{}\": ...}}", spec.name,
-                             param.name, param.description, spec.name, param.name));
-    }
-  }
-  return spec;
-}
-
 /// Reads the collectives, each a name or {"name": ..., <parameter>: number or
 /// [numbers]}; returns whether any needs measured curves and any a network.
 std::pair<bool, bool> read_collectives(JsonReader& top, Scenario& scenario) {
@@ -250,6 +230,24 @@ std::vector<SpeedShare> read_speed_classes(JsonReader& top) {
 }
 
 }  // namespace
+
+CollectiveSpec read_collective(const nlohmann::json& value, const JsonWhere& where) {
+  CollectiveSpec spec;
+  spec.name = value.is_string() ? read_text(value, where) : JsonReader(value, where).text("name");
+  const CollectiveInfo& info = where.reporting([&]() -> const CollectiveInfo& { return find_collective(spec.name); });
+  if (value.is_object()) {
+    for (const auto& [key, parameter] : value.items()) {
+      if (key != "name") spec.params[key] = read_collective_param(info, key, parameter, where.key(key));
+    }
+  }
+  for (const CollectiveParam& param : info.params) {
+    if (param.required && !spec.params.contains(param.name)) {
+      where.fail(fmt::format("collective '{}' needs '{}' ({}): {{\"name\": \"{}\", \"{}\": ...}}", spec.name,
+                             param.name, param.description, spec.name, param.name));
+    }
+  }
+  return spec;
+}
 
 CollectiveSettings Scenario::collective_settings(const CollectiveSpec& collective, const Network& network,
                                                 int per_node) const {

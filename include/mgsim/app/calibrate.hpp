@@ -39,6 +39,10 @@ struct Measurement {
   nlohmann::json schedule;     ///< a schedule entry as in a run config
   int config_schedule = -1;    ///< >= 0: the base config's schedule entry of that index runs instead
   std::string schedule_label;  ///< for reports
+  /// The row's own collective (`"collective"` of the row, as in a run
+  /// config): runs that differed in how they reduce, e.g. the number of
+  /// parameter servers; absent, the config's.
+  std::optional<CollectiveSpec> collective;
   MeasuredMetric metric = MeasuredMetric::iteration_time;
   double value = 0.0;
   std::string source;  ///< where the number comes from (free text), may be empty

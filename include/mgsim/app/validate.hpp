@@ -35,20 +35,31 @@ struct FittedValue {
   bool at_bound = false;  ///< ended on a bound: not identifiable from the case's calibrating rows
 };
 
+/// The predictions of one source id (a case's "sources" key).
+struct SourceSummary {
+  std::string source;
+  std::size_t predicted = 0;
+  double median_abs_error = 0.0;
+  double max_abs_error = 0.0;
+};
+
 struct ValidationReport {
   std::vector<ValidationRow> rows;
   std::vector<FittedValue> fitted;
   /// Median and largest |error| over the predicted rows (0 when there are none).
   double median_abs_error() const;
   double max_abs_error() const;
+  /// The same per source id, in order of first appearance; sources with no
+  /// predicted row are left out.
+  std::vector<SourceSummary> by_source() const;
 };
 
 /// Runs every case file (`*.json`, in name order) of `path`, or the one file
 /// `path` names. Throws ConfigError naming file and key on a bad case.
 ValidationReport validate(const std::filesystem::path& path);
 
-/// Per-row table (predicted vs measured), the fitted values, and the median
-/// and max error of the predictions.
+/// Per-row table (predicted vs measured), the fitted values, the median and
+/// max error of the predictions per source, and over all.
 std::string format_validation(const ValidationReport& report);
 
 }  // namespace mgsim

@@ -29,6 +29,10 @@ Overlap read_overlap(JsonReader in);
 /// (e.g. a label) are accepted.
 Network read_network(JsonReader in);
 
+/// One collective entry without arrays: a name, or {"name": ..., <parameter>:
+/// <number>}, each parameter checked against its range (defined in scenario.cpp).
+CollectiveSpec read_collective(const nlohmann::json& value, const JsonWhere& where);
+
 /// A schedule name, or {"name": ..., <parameter>: <number>, "layer_density":
 /// {<layer>: <density>}, "selection_curve": <file>}, validated by building the
 /// schedule; a standalone builder's text parameters are strings (a boolean
