@@ -95,7 +95,10 @@ void add_communication(json& events, int pid, const Workload& workload, const It
     }
     json args = {{"bytes", message.bytes}, {"sent_bytes", message.sent_bytes}, {"tensors", message.end - message.begin},
                  {"message", m},         {"layers", names}};
-    const std::string_view kind = message.kind == CollectiveKind::allgather ? "allgather" : "allreduce";
+    if (message.kind == CollectiveKind::param_allgather) {
+      args["before"] = message.before_backward ? "backward" : "forward";
+    }
+    const std::string_view kind = collective_kind_name(message.kind);
     events.push_back(slice(message_name(names), kind, pid, kMessageTrack, replay.message_start[m],
                            replay.message_end[m], std::move(args)));
   }
