@@ -191,3 +191,39 @@ TEST_CASE("timeline: sparse schedules show their top-k selection and all-gathers
   CHECK(events_of(document, "allgather").size() == 3);
   CHECK(events_of(document, "allreduce").empty());
 }
+
+TEST_CASE("timeline: sharded schedules show reduce-scatters and parameter all-gathers by kind", "[timeline]") {
+  // FSDP on the three-layer trace: before the backward of layers 2 and 1 their
+  // parameters (2 all-gathers), one reduce-scatter per layer (3), then one
+  // all-gather per layer for the next forward (3); nothing is all-reduced.
+  class LinearBoth : public LinearCost {
+   public:
+    using LinearCost::LinearCost;
+    double allgather_seconds(double bytes, int gpus) const override { return allreduce_seconds(bytes, gpus) / 2; }
+  };
+  // 1 ms per byte: gathering layer 2's 50 bytes for its backward takes
+  // (1 ms + 12.5 ms) / 2, and that backward, ready at 1 ms, waits for it.
+  const LinearBoth cost(1e-3, 1e-3);
+  const Workload workload(three_layers());
+  const std::vector<IterationTrace> runs{traced(workload, cost, "fsdp", {}, 4)};
+  const json document = json::parse(format_timeline(workload, runs));
+  CHECK(events_of(document, "reduce_scatter").size() == 3);
+  const auto gathers = events_of(document, "param_allgather");
+  REQUIRE(gathers.size() == 5);
+  CHECK(gathers[0].at("args").at("before") == "backward");
+  CHECK(gathers[4].at("args").at("before") == "forward");
+  CHECK(events_of(document, "allreduce").empty());
+  // Exposed slices, the backward's waits for parameters among them, add up
+  // to t_iter - compute, the backward counted without those waits.
+  const Replay& replay = runs.front().replay;
+  REQUIRE(replay.parameter_wait > 0);
+  double exposed = 0.0;
+  bool in_backward = false;
+  for (const json& slice : events_of(document, "exposed")) {
+    exposed += slice.at("dur").get<double>();
+    in_backward = in_backward || slice.at("args").contains("before_backward_order");
+  }
+  CHECK(in_backward);
+  const SimTime compute = replay.compute_end - replay.parameter_wait + replay.forward;
+  CHECK(exposed == Approx(static_cast<double>(replay.iteration_end - compute) / 1e3));
+}

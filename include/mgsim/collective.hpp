@@ -106,6 +106,11 @@ class Collective {
   /// (the exchange of sparsified gradients). Throws ConfigError for models
   /// that have none (a measured model given no all-gather curve).
   virtual double allgather_seconds(double bytes_per_rank, int gpus) const;
+  /// Seconds to reduce-scatter `bytes` (every rank's whole vector; each keeps
+  /// 1/P of the sum). By default the all-reduce less the all-gather of the
+  /// 1/P shares, ring's decomposition (docs/collectives.md); throws
+  /// ConfigError where that is negative or the model has no all-gather.
+  virtual double reduce_scatter_seconds(double bytes, int gpus) const;
   /// Whether allreduce_seconds is a + b * bytes (a, b >= 0) at this P, up to
   /// floating-point rounding: planners then search along that line instead
   /// of pricing every candidate message.
@@ -137,8 +142,12 @@ class CommCost {
  public:
   CommCost(const Collective& collective, int gpus);
   SimTime operator()(std::int64_t bytes) const;
-  /// All-gather of `bytes_per_rank` from every GPU.
+  /// All-gather of `bytes_per_rank` from every GPU (the sparse exchange).
   SimTime allgather(std::int64_t bytes_per_rank) const;
+  /// Reduce-scatter of `bytes` (Collective::reduce_scatter_seconds).
+  SimTime reduce_scatter(std::int64_t bytes) const;
+  /// All-gather of parameters of `bytes` in all, `bytes`/P from every GPU.
+  SimTime param_allgather(std::int64_t bytes) const;
   /// Cost of an empty message: the start-up term `a` of the MG-WFBP rule.
   SimTime startup() const { return startup_; }
   /// The line of a model affine at this P (Collective::allreduce_affine), in

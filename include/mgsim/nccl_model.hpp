@@ -58,6 +58,9 @@ class NcclModel : public Collective {
   double allreduce_seconds(double bytes, int gpus) const override;
   /// Ring all-gather (NCCL's only flat all-gather), same protocol terms.
   double allgather_seconds(double bytes_per_rank, int gpus) const override;
+  /// Ring reduce-scatter: NCCL prices it as the all-gather of the 1/P shares
+  /// (P-1 steps, the same bytes on the wire).
+  double reduce_scatter_seconds(double bytes, int gpus) const override { return allgather_seconds(bytes / gpus, gpus); }
 
   /// The fastest enabled (algorithm, protocol) for an all-reduce, and its time.
   NcclChoice choose(double bytes, int gpus) const;

@@ -9,6 +9,7 @@
 // engine and the closed-form evaluator both replay a plan; neither plans.
 
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "mgsim/collective.hpp"
@@ -40,8 +41,18 @@ struct CommProblem {
   std::int64_t elements_of(int begin, int end) const;
 };
 
-/// Which collective a message is.
-enum class CollectiveKind { allreduce, allgather };
+/// Which collective a message is. Gradient messages (all but a parameter
+/// all-gather) wait for their tensors' gradients; together they reduce every
+/// gradient byte once.
+enum class CollectiveKind {
+  allreduce,         ///< gradients summed on every GPU
+  sparse_allgather,  ///< sparsified gradients (values + indices) gathered from every GPU
+  reduce_scatter,    ///< gradients summed, each GPU keeping its 1/P shard (DeAR, ZeRO, FSDP)
+  param_allgather,   ///< each GPU's 1/P shard of the tensors gathered to all; waits for no gradient
+};
+
+/// "allreduce", "allgather" (the sparse one), "reduce_scatter", "param_allgather".
+std::string_view collective_kind_name(CollectiveKind kind);
 
 /// One collective: tensors [begin, end) in backward order.
 struct Message {
@@ -56,16 +67,33 @@ struct Message {
   /// before the next layer's backward. Only plans whose messages end on layer
   /// boundaries may use it.
   SimTime selection = 0;
-  CollectiveKind kind = CollectiveKind::allreduce;  ///< all-gather for sparsified gradients
+  CollectiveKind kind = CollectiveKind::allreduce;
+  /// A parameter all-gather for this window's backward of its layers (ZeRO-3,
+  /// FSDP gather again what they freed after the forward) instead of for the
+  /// next forward. It gates the first backward activity of each of its layers.
+  bool before_backward = false;
 };
 
-/// Messages in the order the communication channel runs them; together they
-/// cover every tensor once, in backward order.
+/// Messages in the order the communication channel runs them. The gradient
+/// messages cover every tensor once; parameter all-gathers for the next
+/// forward cover each reduce-scattered tensor once, after its reduce-scatter;
+/// one for a backward precedes every gradient message of its layers and of
+/// the layers after them in backward order (docs/domain.md section 1b).
 using Plan = std::vector<Message>;
 
 /// A message for tensors [begin, end) costed by the problem's collective, plus
 /// `overhead` (e.g. fusion-buffer copies).
 Message make_message(const CommProblem& problem, int begin, int end, SimTime not_before = 0, SimTime overhead = 0);
+
+/// A reduce-scatter of tensors [begin, end): each GPU contributes every byte.
+Message make_reduce_scatter(const CommProblem& problem, int begin, int end, SimTime not_before = 0);
+
+/// A parameter all-gather of tensors [begin, end): each GPU contributes its
+/// 1/P share (rounded up), for the next forward or this window's backward.
+Message make_param_allgather(const CommProblem& problem, int begin, int end, bool before_backward = false);
+
+/// Whether some message of `plan` gates a backward (Message::before_backward).
+bool gates_backward(const Plan& plan);
 
 /// One message per backward-order layer group: `group_end[i]` is the layer
 /// index one past the i-th group. Used by the layer-granular schedules.

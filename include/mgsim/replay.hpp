@@ -8,13 +8,15 @@
 //   forward waiting for the messages that carry its gradients (its parameters
 //   are updated). The communication channel runs the plan's messages one at a
 //   time, in plan order; a message starts when its tensors exist on every
-//   class, the previous message has finished and its own earliest start has come.
+//   class (a parameter all-gather waits for no gradient), the previous
+//   message has finished and its own earliest start has come. A parameter
+//   all-gather for a backward (ZeRO-3, FSDP) gates its layers' backward.
 // - evaluate_closed_form(): the same timing from the recurrences of docs/domain.md
-//   section 1, used as the oracle in tests. For homogeneous GPUs both agree to
-//   the nanosecond.
+//   sections 1 and 1b, used as the oracle in tests. For homogeneous GPUs both
+//   agree to the nanosecond.
 //
 // The iteration is the steady-state window from one backward start to the
-// next: every message gates some layer's forward, so the channel is empty
+// next: every message gates some layer's compute, so the channel is empty
 // when the window ends and consecutive windows are alike. Classes start their
 // backward together; for classes that differ by a speed factor the slowest
 // one's forward ends last, so the window is exact.
@@ -51,6 +53,9 @@ struct Replay {
   std::vector<SimTime> message_start;
   std::vector<SimTime> message_end;
   SimTime compute_end = 0;    ///< latest end of backward (and selection) over all GPUs
+  /// What that latest backward waited for parameters between its layers
+  /// (ZeRO-3, FSDP): communication, not compute, in the metrics.
+  SimTime parameter_wait = 0;
   SimTime forward = 0;        ///< the next forward's compute on the slowest GPU
   SimTime iteration_end = 0;  ///< latest end of the next forward: the window's end
   SimTime wait = 0;           ///< mean over GPUs of compute_end minus their own end of compute (the engine only)
@@ -79,10 +84,12 @@ class ReplayDag {
   /// many-iteration runs read, without the per-activity spans.
   struct Ends {
     SimTime compute_end = 0;
+    SimTime parameter_wait = 0;  ///< Replay::parameter_wait
     SimTime forward = 0;  ///< the next forward's compute on the slowest GPU
     SimTime iteration_end = 0;
     /// Mean over GPUs (weighted by class size), rounded to the nanosecond, of
-    /// the slowest one's compute (backward end plus forward) minus its own.
+    /// the slowest one's compute minus its own: its backward's busy span (less
+    /// what it waited for parameters between layers) plus its forward.
     SimTime wait = 0;
   };
   Ends ends(const Engine& engine) const;
@@ -124,6 +131,9 @@ class ReplayDag {
   std::vector<ActivityId> messages_;
   std::vector<std::vector<ActivityId>> carried_by_;  ///< per forward-order layer: the messages carrying it
   std::vector<SimTime> message_not_before_;  ///< the plan's own, from the iteration's start
+  std::vector<std::size_t> gated_layers_;    ///< backward-order layers whose backward waits for parameters
+  /// What `stream`'s backward waited for parameters between its layers.
+  SimTime gated_wait(const Engine& engine, const Stream& stream) const;
 };
 
 /// Replays one iteration from time 0 in an engine of its own.

@@ -65,6 +65,13 @@ struct ScheduleInfo {
   bool sparse;  ///< accepts SparseOptions
   std::unique_ptr<Schedule> (*make)(const ParamValues& given, const SparseOptions& sparse);
   bool groups_units = false;  ///< groups whole message units (layers or tensors, MessageUnit)
+  /// Reduce-scatters gradients and all-gathers parameters (dear, zero1..3,
+  /// fsdp): needs the cost model's all-gather.
+  bool sharded = false;
+  /// The ZeRO stage whose memory it has (Rajbhandari et al., SC'20): 1
+  /// optimizer state, 2 and gradients, 3 and parameters sharded (fsdp: 3);
+  /// 0 for every unsharded schedule and dear.
+  int zero_stage = 0;
 };
 
 /// Every schedule, in the order `mgsim list` shows them.

@@ -43,9 +43,10 @@ std::vector<GridLink> make_links(const Scenario& scenario) {
   return links;
 }
 
-bool any_sparse(const std::vector<ScheduleSpec>& specs) {
+/// Whether any of `specs` is a schedule with `flag` set in its row.
+bool any_schedule(const std::vector<ScheduleSpec>& specs, bool ScheduleInfo::*flag) {
   return std::any_of(specs.begin(), specs.end(),
-                     [](const ScheduleSpec& spec) { return !spec.builder() && find_schedule(spec.name).sparse; });
+                     [flag](const ScheduleSpec& spec) { return !spec.builder() && find_schedule(spec.name).*flag; });
 }
 
 }  // namespace
@@ -84,7 +85,8 @@ RunGrid::RunGrid(Scenario scenario, WorkloadCache& cache) : scenario_(std::move(
 }
 
 void RunGrid::check_gpu_counts() const {
-  const bool sparse = any_sparse(scenario_.schedules);
+  const bool sparse = any_schedule(scenario_.schedules, &ScheduleInfo::sparse);
+  const bool sharded = any_schedule(scenario_.schedules, &ScheduleInfo::sharded);
   for (const GridLink& link : links_) {
     for (std::size_t g = 0; g < scenario_.gpus.size(); ++g) {
       const int gpus = scenario_.gpus[g];
@@ -98,6 +100,7 @@ void RunGrid::check_gpu_counts() const {
         const CommCost cost(*link.model, gpus);  // costs an empty message: fails where the model cannot answer
         cost(1);
         if (sparse) cost.allgather(1);
+        if (sharded) cost.reduce_scatter(gpus);  // and with it the all-gather
       } catch (const Error& error) {
         where.fail(context + error.what());
       }

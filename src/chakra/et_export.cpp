@@ -9,6 +9,7 @@
 #include "et_attributes.hpp"
 #include "et_stream.hpp"
 #include "mgsim/chakra/chakra.hpp"
+#include "mgsim/error.hpp"
 
 namespace mgsim::chakra {
 namespace {
@@ -111,7 +112,7 @@ class RankWriter {
 
   void add_message(std::size_t m) {
     const Message& message = plan_[m];
-    const bool gather = message.kind == CollectiveKind::allgather;
+    const bool gather = message.kind == CollectiveKind::sparse_allgather;
     Node& node = file_.nodes.emplace_back();
     node.set_id(file_.nodes.size() - 1);
     node.set_name(fmt::format("{}:{}", gather ? "all_gather" : "all_reduce", m));
@@ -147,6 +148,13 @@ class RankWriter {
 }  // namespace
 
 std::string export_rank(const Workload& workload, const Plan& plan, const ExportLabel& label) {
+  const auto sharded = [](const Message& m) {
+    return m.kind == CollectiveKind::reduce_scatter || m.kind == CollectiveKind::param_allgather;
+  };
+  if (std::any_of(plan.begin(), plan.end(), sharded)) {
+    throw ConfigError("export chakra: plans with reduce-scatters and parameter all-gathers (dear, zero1, zero2, "
+                      "zero3, fsdp) cannot be exported yet");
+  }
   EtFile file = RankWriter(workload, plan).write();
   file.metadata.set_version("0.0.4");
   Attributes& attrs = *file.metadata.mutable_attr();

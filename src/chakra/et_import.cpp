@@ -73,7 +73,7 @@ Message read_message(const ChakraProtoMsg::Node& node, const std::string& what) 
   if (type != ChakraProtoMsg::ALL_REDUCE && type != ChakraProtoMsg::ALL_GATHER) {
     throw TraceError(fmt::format("{}: comm_type {}: mgsim writes ALL_REDUCE (0) or ALL_GATHER (2)", what, type));
   }
-  m.kind = type == ChakraProtoMsg::ALL_GATHER ? CollectiveKind::allgather : CollectiveKind::allreduce;
+  m.kind = type == ChakraProtoMsg::ALL_GATHER ? CollectiveKind::sparse_allgather : CollectiveKind::allreduce;
   return m;
 }
 

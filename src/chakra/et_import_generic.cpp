@@ -92,7 +92,7 @@ Message read_message(const ChakraProtoMsg::Node& node, int index, const std::str
   m.end = index + 1;
   m.bytes = m.sent_bytes = size;
   m.duration = static_cast<SimTime>(std::min<std::uint64_t>(node.duration_micros(), 1ULL << 40)) * 1000;
-  m.kind = int_attr(node.attr(), "comm_type", what) == ChakraProtoMsg::ALL_GATHER ? CollectiveKind::allgather
+  m.kind = int_attr(node.attr(), "comm_type", what) == ChakraProtoMsg::ALL_GATHER ? CollectiveKind::sparse_allgather
                                                                                  : CollectiveKind::allreduce;
   return m;
 }

@@ -91,6 +91,20 @@ class HierarchicalCollective : public Collective {
 
   bool allreduce_affine(int) const override { return true; }
 
+  /// The all-reduce's reduce-scatter inside each node, then a ring
+  /// reduce-scatter of M/g across the nodes.
+  double reduce_scatter_seconds(double bytes, int gpus) const override {
+    const int g = node_size(gpus);
+    const int nodes = gpus / g;
+    const Link& intra = network_.intra;
+    const Link& inter = network_.inter;
+    const double inside =
+        (g - 1) * intra.alpha_s + (g - 1.0) / g * bytes * (intra.beta_s_per_byte + intra.gamma_s_per_byte);
+    if (nodes == 1) return inside;
+    const double share = (nodes - 1.0) / nodes * bytes / g;
+    return inside + (nodes - 1) * inter.alpha_s + share * (inter.beta_s_per_byte + inter.gamma_s_per_byte);
+  }
+
   /// Ring all-gather inside each node, then across nodes of the node blocks.
   double allgather_seconds(double bytes, int gpus) const override {
     const int g = node_size(gpus);

@@ -84,6 +84,9 @@ class WithMessageOverhead final : public Collective {
   double allgather_seconds(double bytes_per_rank, int gpus) const override {
     return model_->allgather_seconds(bytes_per_rank, gpus) + overhead_;
   }
+  double reduce_scatter_seconds(double bytes, int gpus) const override {
+    return model_->reduce_scatter_seconds(bytes, gpus) + overhead_;
+  }
   bool allreduce_affine(int gpus) const override { return model_->allreduce_affine(gpus); }
 
  private:
@@ -115,8 +118,21 @@ CommCost::CommCost(const Collective& collective, int gpus)
     : collective_(&collective), gpus_(gpus), startup_((*this)(0)) {}
 
 double Collective::allgather_seconds(double, int) const {
-  throw ConfigError("this collective has no all-gather model: sparse schedules need an analytic collective or, "
-                    "with 'measured', an all-gather curve among \"curves\"");
+  throw ConfigError("this collective has no all-gather model: sparse schedules and those that shard (dear, zero1, "
+                    "zero2, zero3, fsdp) need an analytic collective or, with 'measured', an all-gather curve among "
+                    "\"curves\"");
+}
+
+double Collective::reduce_scatter_seconds(double bytes, int gpus) const {
+  const double gather = allgather_seconds(bytes / gpus, gpus);
+  const double reduce = allreduce_seconds(bytes, gpus);
+  if (reduce < gather) {
+    throw ConfigError(fmt::format("this collective's all-gather of {} bytes per GPU takes longer than its "
+                                  "all-reduce of {} bytes on {} GPUs, so the reduce-scatter (their difference) "
+                                  "is undefined; choose 'ring', 'rabenseifner', 'hierarchical' or 'nccl'",
+                                  bytes / gpus, bytes, gpus));
+  }
+  return reduce - gather;
 }
 
 std::string_view curve_collective_name(CurveCollective collective) {
@@ -155,6 +171,18 @@ SimTime CommCost::allgather(std::int64_t bytes_per_rank) const {
   if (gpus_ <= 1) return 0;
   return step_ns(collective_->allgather_seconds(static_cast<double>(bytes_per_rank), gpus_),
                  [&] { return fmt::format("an all-gather of {} bytes per GPU on {} GPUs", bytes_per_rank, gpus_); });
+}
+
+SimTime CommCost::reduce_scatter(std::int64_t bytes) const {
+  if (gpus_ <= 1) return 0;
+  return step_ns(collective_->reduce_scatter_seconds(static_cast<double>(bytes), gpus_),
+                 [&] { return fmt::format("a reduce-scatter of {} bytes on {} GPUs", bytes, gpus_); });
+}
+
+SimTime CommCost::param_allgather(std::int64_t bytes) const {
+  if (gpus_ <= 1) return 0;
+  return step_ns(collective_->allgather_seconds(static_cast<double>(bytes) / gpus_, gpus_),
+                 [&] { return fmt::format("an all-gather of {} bytes of parameters on {} GPUs", bytes, gpus_); });
 }
 
 std::optional<CommCost::Line> CommCost::line_ns() const {

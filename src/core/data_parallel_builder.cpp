@@ -123,7 +123,7 @@ IterationTiming DataParallelBuilder::collect(const Engine& engine) const {
   const ReplayDag::Ends ends = dag_->ends(engine);
   // Compute ends, for the metrics, a forward after the backward: the window's
   // forward may wait for messages.
-  IterationTiming timing{start_, ends.iteration_end, ends.compute_end + ends.forward,
+  IterationTiming timing{start_, ends.iteration_end, ends.compute_end - ends.parameter_wait + ends.forward,
                          envelope_ ? envelope_wait_ : ends.wait};
   timing.samples = static_cast<double>(cluster_.size()) * workload_.trace.batch_size;
   return timing;

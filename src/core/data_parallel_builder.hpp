@@ -10,7 +10,8 @@
 // docs/variability.md fixes (a forward's delay lengthens the window's first
 // activity, the last layer's backward). With interference every rank is a compute
 // stream of the engine; without, the streams are independent chains and
-// RankEnvelope folds them, exactly, into one. Either way a message waits for
+// RankEnvelope folds them, exactly, into one (unless a backward waits for
+// parameters: ZeRO-3, FSDP; then every rank is a stream). Either way a message waits for
 // its tensors on every rank: a collective starts when its last participant
 // is ready. Each iteration is the window from the backward to the next
 // forward (docs/domain.md section 1); a stream's backward starts where its
@@ -42,7 +43,9 @@ class DataParallelBuilder : public IterationBuilder {
   /// What the DAG runs: the placement's classes, one class per rank, or
   /// (envelope) one class of the trace's nominal profile.
   std::vector<GpuClass> streams() const;
-  bool per_rank() const { return !variability_.none() && !overlap_.ideal(); }
+  /// With variability, under interference or when a backward waits for
+  /// parameters (the envelope needs chains that never wait).
+  bool per_rank() const { return !variability_.none() && (!overlap_.ideal() || gates_backward(plan_)); }
   /// Keeps each stream's nominal unit times and base works (after the DAG is built).
   void record_nominal(const Engine& engine, std::span<const GpuClass> classes);
   void draw_delays(Engine& engine, Random& random) const;

@@ -7,6 +7,7 @@
 
 #include "mgsim/error.hpp"
 #include "mgsim/limits.hpp"
+#include "mgsim/schedule.hpp"
 
 namespace mgsim {
 namespace {
@@ -105,7 +106,9 @@ double estimate_steps(const RunPoint& point) {
   if (point.spec.builder()) {
     per_rank = kBuilderSteps;
   } else if (!point.variability.none()) {
-    per_rank = point.variability.per == DelayUnit::layer ? layers + 1 : 1;
+    // ZeRO-3 and FSDP gate every backward layer: each rank is a stream of the engine.
+    const bool gated = find_schedule(point.spec.name).zero_stage == 3;
+    per_rank = point.variability.per == DelayUnit::layer || gated ? layers + 1 : 1;
   }
   return static_cast<double>(point.cluster.size()) * point.iterations * per_rank + planning;
 }

@@ -22,24 +22,65 @@ void walk_backward(const ComputeProfile& compute, const TensorLayout& layout, Vi
   }
 }
 
-/// Checks that the plan reduces every gradient byte once: each message a
-/// range of whole tensors, or a part of one tensor, and each tensor's parts
-/// summing to it. Messages may come in any order.
-void check_coverage(const TensorLayout& layout, const Plan& plan) {
-  std::vector<std::int64_t> left(layout.bytes);
-  for (const Message& message : plan) {
-    if (message.begin < 0 || message.end <= message.begin || message.end > layout.tensor_count()) {
-      throw std::logic_error("plan: a message must hold a non-empty range of the tensors");
-    }
-    const auto first = static_cast<std::size_t>(message.begin);
-    if (message.end - message.begin == 1 && message.bytes < layout.bytes[first]) {
-      left[first] -= message.bytes;  // a part of one tensor
-      continue;
-    }
-    for (auto t = first; t < static_cast<std::size_t>(message.end); ++t) left[t] -= layout.bytes[t];
+/// Calls `visit(t, bytes)` for each tensor a message covers: a range of
+/// whole tensors, or a part of one tensor.
+template <typename Visit>
+void for_each_covered(const TensorLayout& layout, const Message& message, Visit visit) {
+  if (message.begin < 0 || message.end <= message.begin || message.end > layout.tensor_count()) {
+    throw std::logic_error("plan: a message must hold a non-empty range of the tensors");
   }
-  if (std::any_of(left.begin(), left.end(), [](std::int64_t bytes) { return bytes != 0; })) {
-    throw std::logic_error("plan: messages must cover every tensor's bytes once");
+  const auto first = static_cast<std::size_t>(message.begin);
+  if (message.end - message.begin == 1 && message.bytes < layout.bytes[first]) {
+    visit(first, message.bytes);  // a part of one tensor
+    return;
+  }
+  for (auto t = first; t < static_cast<std::size_t>(message.end); ++t) visit(t, layout.bytes[t]);
+}
+
+bool reduces_gradients(const Message& message) { return message.kind != CollectiveKind::param_allgather; }
+
+/// Checks the plan's coverage (plan.hpp): gradient messages reduce every
+/// gradient byte once, in any order; parameter all-gathers for the next
+/// forward gather every reduce-scattered byte once, each after its tensor's
+/// gradient is reduced; one for a backward comes before every gradient
+/// message of its layers or later ones in backward order (else that
+/// backward would wait for itself).
+void check_coverage(const TensorLayout& layout, const Plan& plan) {
+  const auto n = static_cast<std::size_t>(layout.tensor_count());
+  std::vector<std::int64_t> reduced(n, 0), scattered(n, 0), gathered(n, 0);
+  int latest_reduced = -1;  // the latest backward-order layer a gradient message so far carries
+  for (const Message& message : plan) {
+    if (reduces_gradients(message)) {
+      const bool scatter = message.kind == CollectiveKind::reduce_scatter;
+      for_each_covered(layout, message, [&](std::size_t t, std::int64_t bytes) {
+        reduced[t] += bytes;
+        if (scatter) scattered[t] += bytes;
+      });
+      latest_reduced = std::max(latest_reduced, layout.backward_layer(message.end - 1));
+    } else if (message.before_backward) {
+      for_each_covered(layout, message, [](std::size_t, std::int64_t) {});
+      if (message.begin < layout.layer_begin[1]) {
+        throw std::logic_error("plan: the first layer of the backward keeps the parameters of the last forward "
+                               "layer; no all-gather may gate it");
+      }
+      if (layout.backward_layer(message.begin) <= latest_reduced) {
+        throw std::logic_error("plan: a parameter all-gather before a backward must come before every gradient "
+                               "message of its layers and of the layers after them in backward order");
+      }
+    } else {
+      for_each_covered(layout, message, [&](std::size_t t, std::int64_t bytes) {
+        if (reduced[t] != layout.bytes[t]) {
+          throw std::logic_error("plan: a parameter all-gather for the next forward must follow the reduction of "
+                                 "its tensors' gradients");
+        }
+        gathered[t] += bytes;
+      });
+    }
+  }
+  if (reduced != layout.bytes) throw std::logic_error("plan: messages must cover every tensor's bytes once");
+  if (gathered != scattered) {
+    throw std::logic_error("plan: parameter all-gathers for the next forward must gather every reduce-scattered "
+                           "byte once");
   }
 }
 
@@ -147,14 +188,28 @@ ComputeSpans spans_of(const Engine& engine, const Stream& stream) {
 }
 
 /// Per forward-order layer, the indices of the plan's messages that carry
-/// some of its tensors.
+/// some of its tensors and gate its next forward: all but the parameter
+/// all-gathers for a backward.
 std::vector<std::vector<int>> carriers(const TensorLayout& layout, const Plan& plan) {
   std::vector<std::vector<int>> by_layer(static_cast<std::size_t>(layout.layer_count()));
   for (std::size_t m = 0; m < plan.size(); ++m) {
+    if (plan[m].before_backward) continue;
     const int first = layout.backward_layer(plan[m].begin), last = layout.backward_layer(plan[m].end - 1);
     for (int u = first; u <= last; ++u) {
       by_layer[static_cast<std::size_t>(layout.layer_count() - 1 - u)].push_back(static_cast<int>(m));
     }
+  }
+  return by_layer;
+}
+
+/// Per backward-order layer, the indices of the plan's parameter all-gathers
+/// that gate its backward.
+std::vector<std::vector<int>> backward_gates(const TensorLayout& layout, const Plan& plan) {
+  std::vector<std::vector<int>> by_layer(static_cast<std::size_t>(layout.layer_count()));
+  for (std::size_t m = 0; m < plan.size(); ++m) {
+    if (!plan[m].before_backward) continue;
+    const int first = layout.backward_layer(plan[m].begin), last = layout.backward_layer(plan[m].end - 1);
+    for (int u = first; u <= last; ++u) by_layer[static_cast<std::size_t>(u)].push_back(static_cast<int>(m));
   }
   return by_layer;
 }
@@ -203,6 +258,7 @@ ReplayDag::ReplayDag(Engine& engine, std::span<const GpuClass> classes, const Te
     const ActivityId id = engine.add(message.duration, start + message.not_before, on);
     if (!messages_.empty()) engine.depend(id, messages_.back());
     for (const Stream& stream : streams_) {
+      if (!reduces_gradients(message)) break;  // a parameter all-gather waits for no gradient
       // The stream is a chain, so the latest producer is the one added last;
       // a message with selection waits for the selection that follows it.
       const auto& produced = stream.produced_by;
@@ -216,6 +272,14 @@ ReplayDag::ReplayDag(Engine& engine, std::span<const GpuClass> classes, const Te
   for (const std::vector<int>& indices : carriers(layout, plan)) {
     std::vector<ActivityId>& ids = carried_by_.emplace_back();
     for (const int m : indices) ids.push_back(messages_[static_cast<std::size_t>(m)]);
+  }
+  const std::vector<std::vector<int>> gates = backward_gates(layout, plan);
+  for (std::size_t u = 0; u < gates.size(); ++u) {
+    if (gates[u].empty()) continue;
+    gated_layers_.push_back(u);
+    for (const Stream& stream : streams_) {
+      for (const int m : gates[u]) engine.depend(stream.layer_first[u], messages_[static_cast<std::size_t>(m)]);
+    }
   }
   for (std::size_t c = 0; c < streams_.size(); ++c) {
     add_forward(engine, streams_[c], classes[c].compute, carried_by_, computes[c]);
@@ -256,6 +320,15 @@ std::vector<SimTime> ReplayDag::gates(const Engine& engine) const {
   return gates;
 }
 
+SimTime ReplayDag::gated_wait(const Engine& engine, const Stream& stream) const {
+  SimTime waited = 0;
+  for (const std::size_t u : gated_layers_) {  // never the first (check_coverage)
+    const ActivityId previous = stream.selection[u - 1] >= 0 ? stream.selection[u - 1] : stream.layer_last[u - 1];
+    waited += engine.start(stream.layer_first[u]) - engine.finish(previous);
+  }
+  return waited;
+}
+
 ReplayDag::Ends ReplayDag::ends(const Engine& engine) const {
   Ends ends;
   // Each class's compute: its backward (from its start) plus its forward's
@@ -263,7 +336,9 @@ ReplayDag::Ends ReplayDag::ends(const Engine& engine) const {
   std::vector<SimTime> compute;
   for (const Stream& stream : streams_) {
     const SimTime forward = forward_work(engine, stream);
-    compute.push_back(engine.finish(stream.last) - engine.start(stream.layer_first.front()) + forward);
+    const SimTime waited = gated_wait(engine, stream);
+    compute.push_back(engine.finish(stream.last) - engine.start(stream.layer_first.front()) - waited + forward);
+    if (engine.finish(stream.last) > ends.compute_end || compute.size() == 1) ends.parameter_wait = waited;
     ends.compute_end = std::max(ends.compute_end, engine.finish(stream.last));
     ends.forward = std::max(ends.forward, forward);
     ends.iteration_end = std::max(ends.iteration_end, engine.finish(stream.forward.back()));
@@ -290,6 +365,7 @@ Replay ReplayDag::collect(const Engine& engine) const {
   }
   const Ends timing = ends(engine);
   result.compute_end = timing.compute_end;
+  result.parameter_wait = timing.parameter_wait;
   result.forward = timing.forward;
   result.iteration_end = timing.iteration_end;
   result.wait = timing.wait;
@@ -307,23 +383,88 @@ Replay replay(std::span<const GpuClass> classes, const TensorLayout& layout, con
   return result;
 }
 
+namespace {
+
+/// The backward of the closed form: each layer starts after the previous
+/// one (and the selection after it) and after the parameter all-gathers
+/// that gate it, `shift` later than in the problem's ungated chain. Layers
+/// are settled in order, when a message first needs them: by the plan's
+/// order (check_coverage) every gate of a layer has ended by then.
+class GatedBackward {
+ public:
+  GatedBackward(const CommProblem& problem, const Plan& plan)
+      : problem_(problem),
+        selection_after_(selection_after_layers(*problem.layout, plan)),
+        gate_(selection_after_.size(), 0) {}
+  /// When tensors [begin, end) are ready, with the selection after the last
+  /// one's layer when `selection`.
+  SimTime ready(int begin, int end, bool selection) {
+    const TensorLayout& layout = *problem_.layout;
+    const int last = layout.backward_layer(end - 1);
+    settle(last);
+    SimTime ready = 0;
+    for (int t = begin; t < end; ++t) {
+      const auto u = static_cast<std::size_t>(layout.backward_layer(t));
+      ready = std::max(ready, problem_.ready[static_cast<std::size_t>(t)] + shift_[u]);
+    }
+    const auto u = static_cast<std::size_t>(last);
+    return selection ? std::max(ready, problem_.layer_end[u] + shift_[u] + selection_after_[u]) : ready;
+  }
+  /// A parameter all-gather that ends at `end` gates layers [first, last].
+  void gate(int first, int last, SimTime end) {
+    for (auto u = static_cast<std::size_t>(first); u <= static_cast<std::size_t>(last); ++u) {
+      gate_[u] = std::max(gate_[u], end);
+    }
+  }
+  /// The end of the backward and of the selection after its last layer.
+  SimTime end() {
+    settle(static_cast<int>(gate_.size()) - 1);
+    return problem_.layer_end.back() + shift_.back() + selection_after_.back();
+  }
+  /// What the backward waited for parameters: its delay less the selection.
+  SimTime waited() {
+    settle(static_cast<int>(gate_.size()) - 1);
+    SimTime selection = 0;
+    for (std::size_t u = 0; u + 1 < selection_after_.size(); ++u) selection += selection_after_[u];
+    return shift_.back() - selection;
+  }
+
+ private:
+  void settle(int through) {
+    while (static_cast<int>(shift_.size()) <= through) {
+      const std::size_t u = shift_.size();
+      const SimTime start = u == 0 ? 0 : problem_.layer_end[u - 1];  // in the ungated chain
+      const SimTime after = u == 0 ? 0 : shift_[u - 1] + selection_after_[u - 1];
+      shift_.push_back(std::max(after, gate_[u] - start));
+    }
+  }
+
+  const CommProblem& problem_;
+  std::vector<SimTime> selection_after_;
+  std::vector<SimTime> gate_;   ///< per layer: the latest end of its parameter all-gathers so far
+  std::vector<SimTime> shift_;  ///< per settled layer: its start minus the ungated chain's
+};
+
+}  // namespace
+
 Replay evaluate_closed_form(const CommProblem& problem, const Plan& plan) {
   Replay result;
+  GatedBackward backward(problem, plan);
   SimTime channel_free = 0;
-  SimTime shift = 0;  // selection compute so far: it delays every later layer's backward
   for (const Message& message : plan) {
-    SimTime ready = problem.ready_of(message.begin, message.end) + shift;
-    if (message.selection > 0) {
-      const auto u = static_cast<std::size_t>(problem.layout->backward_layer(message.end - 1));
-      shift += message.selection;
-      ready = std::max(ready, problem.layer_end[u] + shift);
-    }
+    const SimTime ready =
+        reduces_gradients(message) ? backward.ready(message.begin, message.end, message.selection > 0) : 0;
     const SimTime start = std::max({channel_free, ready, message.not_before});
     channel_free = start + message.duration;
     result.message_start.push_back(start);
     result.message_end.push_back(channel_free);
+    if (message.before_backward) {
+      backward.gate(problem.layout->backward_layer(message.begin), problem.layout->backward_layer(message.end - 1),
+                    channel_free);
+    }
   }
-  result.compute_end = problem.compute_end + shift;
+  result.compute_end = backward.end();
+  result.parameter_wait = backward.waited();
   // The next forward, each layer after the messages that carry its gradients.
   SimTime end = result.compute_end;
   const std::vector<std::vector<int>> carried_by = carriers(*problem.layout, plan);

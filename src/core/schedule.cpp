@@ -103,6 +103,27 @@ constexpr std::array kByteSchedulerParams{
               .max_value = kMaxChunkElements},
 };
 
+constexpr std::array kDearParams{
+    ParamSpec{.name = "threshold_mb",
+              .default_value = 25.0,
+              .zero_allowed = false,
+              .description = "tensor fusion threshold in MiB: layers in forward order join a group while it stays "
+                             "below it (DeAR's THRESHOLD, whose default is 25)",
+              .max_value = kMaxBufferMiB},
+};
+
+/// Most elements in a DeepSpeed bucket: past any trace's gradients.
+constexpr double kMaxBucketElements = 1e15;
+
+constexpr std::array kZeroParams{
+    ParamSpec{.name = "reduce_bucket_size",
+              .default_value = 5e8,
+              .zero_allowed = false,
+              .description = "elements per reduce-scatter bucket (DeepSpeed's zero_optimization.reduce_bucket_size, "
+                             "whose default is 5e8)",
+              .max_value = kMaxBucketElements},
+};
+
 constexpr std::array kSchedules{
     ScheduleInfo{
         .name = "wfbp",
@@ -150,6 +171,46 @@ constexpr std::array kSchedules{
                  .params = kByteSchedulerParams,
                  .sparse = false,
                  .make = make_bytescheduler},
+    ScheduleInfo{.name = "dear",
+                 .description = "DeAR: reduce-scatter of fused layer groups during backward, all-gather of each "
+                                "group overlapped with the next forward (Zhang et al., ICDCS'23)",
+                 .params = kDearParams,
+                 .sparse = false,
+                 .make = make_dear,
+                 .sharded = true},
+    ScheduleInfo{.name = "zero1",
+                 .description = "ZeRO stage 1: gradient buckets reduce-scattered after backward, then one all-gather "
+                                "of the parameters before the next forward (DeepSpeed, Rajbhandari et al., SC'20)",
+                 .params = kZeroParams,
+                 .sparse = false,
+                 .make = make_zero1,
+                 .sharded = true,
+                 .zero_stage = 1},
+    ScheduleInfo{.name = "zero2",
+                 .description = "ZeRO stage 2: gradient buckets reduce-scattered during backward (overlap_comm), "
+                                "then one all-gather of the parameters before the next forward",
+                 .params = kZeroParams,
+                 .sparse = false,
+                 .make = make_zero2,
+                 .sharded = true,
+                 .zero_stage = 2},
+    ScheduleInfo{.name = "zero3",
+                 .description = "ZeRO stage 3: parameters all-gathered per layer before its forward and backward, "
+                                "gradient buckets reduce-scattered during backward",
+                 .params = kZeroParams,
+                 .sparse = false,
+                 .make = make_zero3,
+                 .sharded = true,
+                 .zero_stage = 3},
+    ScheduleInfo{.name = "fsdp",
+                 .description = "PyTorch FSDP (FULL_SHARD, one unit per layer, BACKWARD_PRE prefetch): parameters "
+                                "all-gathered before forward and backward, gradients reduce-scattered per layer "
+                                "(Zhao et al., VLDB'23)",
+                 .params = kNoParams,
+                 .sparse = false,
+                 .make = make_fsdp,
+                 .sharded = true,
+                 .zero_stage = 3},
     ScheduleInfo{.name = "topk",
                  .description = "TopK-SGD: top-k of all gradients after backward, one sparse all-gather",
                  .params = kSparseParams,

@@ -19,6 +19,11 @@ std::unique_ptr<Schedule> make_omgs(const ParamValues& given, const SparseOption
 std::unique_ptr<Schedule> make_omgs_rule(const ParamValues& given, const SparseOptions& sparse);
 std::unique_ptr<Schedule> make_p3(const ParamValues& given, const SparseOptions& sparse);
 std::unique_ptr<Schedule> make_bytescheduler(const ParamValues& given, const SparseOptions& sparse);
+std::unique_ptr<Schedule> make_dear(const ParamValues& given, const SparseOptions& sparse);
+std::unique_ptr<Schedule> make_zero1(const ParamValues& given, const SparseOptions& sparse);
+std::unique_ptr<Schedule> make_zero2(const ParamValues& given, const SparseOptions& sparse);
+std::unique_ptr<Schedule> make_zero3(const ParamValues& given, const SparseOptions& sparse);
+std::unique_ptr<Schedule> make_fsdp(const ParamValues& given, const SparseOptions& sparse);
 
 /// A layer-grouping schedule that groups tensors instead (message unit "tensor").
 std::unique_ptr<Schedule> per_tensor(std::unique_ptr<Schedule> layer_schedule);

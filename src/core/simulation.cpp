@@ -62,7 +62,7 @@ RunMetrics measure(const Workload& workload, const Cluster& cluster, const Itera
   metrics.speed_sum = speed_sum(cluster);
   metrics.batch_size = workload.trace.batch_size;
   metrics.iteration = timing.iteration_end;
-  metrics.compute = timing.compute_end + timing.forward;
+  metrics.compute = timing.compute_end - timing.parameter_wait + timing.forward;
   metrics.single_gpu = workload.profile.compute_time();
   metrics.samples = static_cast<double>(gpus) * workload.trace.batch_size;
   metrics.samples_min = metrics.samples;
@@ -73,7 +73,7 @@ RunMetrics measure(const Workload& workload, const Cluster& cluster, const Itera
   for (const Message& message : plan) {
     metrics.comm_busy += message.duration;
     metrics.selection += message.selection;
-    metrics.bytes += message.bytes;
+    if (message.kind != CollectiveKind::param_allgather) metrics.bytes += message.bytes;
     metrics.sent_bytes += message.sent_bytes;
   }
   return metrics;

@@ -85,7 +85,7 @@ class SparseCosts {
     m.sent_bytes = sent_bytes(group);
     m.duration = exchange(group);
     m.selection = selection(group);
-    m.kind = CollectiveKind::allgather;
+    m.kind = CollectiveKind::sparse_allgather;
     return m;
   }
 

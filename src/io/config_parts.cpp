@@ -144,7 +144,7 @@ void check_builder_gpus(const ScheduleSpec& spec, const std::vector<int>& gpus, 
 std::vector<ScheduleSpec> default_schedules() {
   std::vector<ScheduleSpec> specs;
   for (const ScheduleInfo& info : schedule_registry()) {
-    if (info.sparse) continue;
+    if (info.sparse || info.sharded) continue;
     ScheduleSpec spec;
     spec.name = info.name;
     specs.push_back(std::move(spec));

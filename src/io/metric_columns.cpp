@@ -39,11 +39,13 @@ constexpr std::array kColumns{
     MetricColumn{"messages", "collectives per iteration",
                  [](const RunMetrics& m) { return MetricValue{std::int64_t{m.messages}}; }, "{}",
                  {"messages", 8, "{:>8}"}},
-    MetricColumn{"bytes", "gradient bytes communicated per GPU per iteration (the dense equivalent)",
+    MetricColumn{"bytes",
+                 "gradient bytes communicated per GPU per iteration (the dense equivalent; parameter all-gathers "
+                 "not counted)",
                  [](const RunMetrics& m) { return MetricValue{m.bytes}; }, "{}", {}},
     MetricColumn{"sent_bytes",
-                 "bytes each GPU contributes: `bytes` for dense schedules, k values + k indices for sparse ones "
-                 "(the table shows MB)",
+                 "bytes each GPU contributes: `bytes` for dense schedules, k values + k indices for sparse ones, "
+                 "plus 1/P of each parameter all-gather for sharded ones (the table shows MB)",
                  [](const RunMetrics& m) { return MetricValue{m.sent_bytes}; }, "{}",
                  {"sent (MB)", 9, "{:>9.3f}", 1e-6}},
     MetricColumn{"mean_iteration_time_s",

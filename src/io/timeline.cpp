@@ -70,6 +70,20 @@ void add_exposed(json& events, int pid, const Replay& replay) {
   }
 }
 
+/// Where the backward that ends last waited for parameters between its
+/// layers (ZeRO-3, FSDP): exposed communication too.
+void add_parameter_waits(json& events, int pid, const Replay& replay) {
+  const auto last = std::max_element(replay.compute.begin(), replay.compute.end(), [](const auto& a, const auto& b) {
+    return a.selection_end.back() < b.selection_end.back();
+  });
+  for (std::size_t u = 1; u < last->layer_start.size(); ++u) {
+    const SimTime from = last->selection_end[u - 1], to = last->layer_start[u];
+    if (to <= from) continue;
+    events.push_back(slice("exposed communication", "exposed", pid, kExposedTrack, from, to,
+                           {{"exposed_us", to_us(to - from)}, {"before_backward_order", u}}));
+  }
+}
+
 /// The layers (forward indices) whose tensors a message carries, in backward order.
 std::vector<int> layers_of(const TensorLayout& layout, const Message& message) {
   std::vector<int> layers;
@@ -95,10 +109,14 @@ void add_communication(json& events, int pid, const Workload& workload, const It
     }
     json args = {{"bytes", message.bytes}, {"sent_bytes", message.sent_bytes}, {"tensors", message.end - message.begin},
                  {"message", m},         {"layers", names}};
-    const std::string_view kind = message.kind == CollectiveKind::allgather ? "allgather" : "allreduce";
+    if (message.kind == CollectiveKind::param_allgather) {
+      args["before"] = message.before_backward ? "backward" : "forward";
+    }
+    const std::string_view kind = collective_kind_name(message.kind);
     events.push_back(slice(message_name(names), kind, pid, kMessageTrack, replay.message_start[m],
                            replay.message_end[m], std::move(args)));
   }
+  add_parameter_waits(events, pid, replay);
   add_exposed(events, pid, replay);
   events.push_back({{"name", "iteration end"}, {"cat", "iteration"}, {"ph", "i"}, {"s", "p"}, {"pid", pid},
                     {"tid", kExposedTrack}, {"ts", to_us(replay.iteration_end)}});

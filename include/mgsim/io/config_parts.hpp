@@ -51,7 +51,7 @@ void check_builder_delays(const std::vector<ScheduleSpec>& specs, const Variabil
                           const JsonWhere& where);
 
 /// What a config gets when it names no schedules: every dense schedule
-/// (sparse ones are asked for by name).
+/// (sparse and sharded ones are asked for by name).
 std::vector<ScheduleSpec> default_schedules();
 
 /// The config's optional "message_unit": "tensor" (the default) or "layer".
