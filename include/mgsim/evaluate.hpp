@@ -14,6 +14,7 @@
 #include "mgsim/cluster.hpp"
 #include "mgsim/collective.hpp"
 #include "mgsim/iteration.hpp"
+#include "mgsim/model_memory.hpp"
 #include "mgsim/rate_model.hpp"
 #include "mgsim/schedule_spec.hpp"
 #include "mgsim/simulation.hpp"
@@ -39,6 +40,8 @@ struct RunPoint {
   double iteration_overhead_s = 0.0;
   const Variability& variability;
   int iterations = kDefaultIterations;
+  /// The optimizer whose state the model-state memory per GPU counts.
+  Optimizer optimizer = Optimizer::adam;
 };
 
 /// How a point is timed.

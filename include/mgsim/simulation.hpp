@@ -65,6 +65,10 @@ struct RunMetrics {
   double samples_max = 0.0;  ///< most in one iteration
   SimTime idle = 0;          ///< mean per iteration: GPUs neither computing nor communicating
   SimTime wasted = 0;        ///< mean per iteration: compute discarded (Non-blocking SGD, stop = abort)
+  /// Model states on the GPU holding the most (parameters, gradients,
+  /// optimizer state with fp32 master weights; no activations), at the run's
+  /// optimizer and the schedule's ZeRO stage: model_memory.hpp.
+  std::int64_t model_state_bytes = 0;
 
   double iteration_time_s() const { return to_seconds(iteration); }
   double compute_s() const { return to_seconds(compute); }

@@ -154,7 +154,8 @@ RunPoint RunGrid::point(std::size_t run) const {
           .message_overhead_s = scenario_.message_overhead_s,
           .iteration_overhead_s = scenario_.iteration_overhead_s,
           .variability = scenario_.variability,
-          .iterations = scenario_.iterations};
+          .iterations = scenario_.iterations,
+          .optimizer = scenario_.optimizer};
 }
 
 RunRow RunGrid::row(std::size_t run, const RunMetrics& metrics) const {

@@ -147,7 +147,11 @@ Evaluation evaluate_without_host(const RunPoint& point, Timing timing, bool keep
 }  // namespace
 
 Evaluation evaluate_with(const RunPoint& point, Timing timing, bool keep_iteration) {
-  return with_host_overhead(evaluate_without_host(point, timing, keep_iteration), point);
+  Evaluation evaluation = with_host_overhead(evaluate_without_host(point, timing, keep_iteration), point);
+  const int stage = point.spec.builder() ? 0 : find_schedule(point.spec.name).zero_stage;
+  evaluation.metrics.model_state_bytes =
+      trace_model_states(point.workload.trace, point.optimizer, stage, point.cluster.size()).total();
+  return evaluation;
 }
 
 }  // namespace mgsim

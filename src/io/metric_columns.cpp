@@ -73,6 +73,12 @@ constexpr std::array kColumns{
                  [](const RunMetrics& m) { return MetricValue{m.idle_s()}; }, "{:.9f}", {}},
     MetricColumn{"wasted_s", "GPU-seconds per iteration of compute discarded",
                  [](const RunMetrics& m) { return MetricValue{m.wasted_s()}; }, "{:.9f}", {}},
+    MetricColumn{"model_state_bytes",
+                 "model states on the GPU holding the most: parameters, gradients and optimizer state (fp32 "
+                 "master weights included) at the config's optimizer and the schedule's ZeRO stage; activations "
+                 "not counted (the table shows GB)",
+                 [](const RunMetrics& m) { return MetricValue{m.model_state_bytes}; }, "{}",
+                 {"states (GB)", 11, "{:>11.3f}", 1e-9}},
 };
 
 }  // namespace

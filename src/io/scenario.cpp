@@ -289,6 +289,10 @@ Scenario read_scenario(const nlohmann::json& document, const std::filesystem::pa
   if (top.has("iteration_overhead_s")) {
     scenario.iteration_overhead_s = top.number("iteration_overhead_s", 0.0, true, kMaxIterationOverhead);
   }
+  if (top.has("optimizer")) {
+    const std::string name = top.text("optimizer");
+    scenario.optimizer = top.where().key("optimizer").reporting([&] { return parse_optimizer(name); });
+  }
   read_schedules(top, scenario);
   scenario.message_unit = read_message_unit(top);
   for (ScheduleSpec& spec : scenario.schedules) spec.unit = scenario.message_unit;

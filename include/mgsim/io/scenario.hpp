@@ -19,6 +19,7 @@
 #include "mgsim/cluster.hpp"
 #include "mgsim/collective.hpp"
 #include "mgsim/limits.hpp"
+#include "mgsim/model_memory.hpp"
 #include "mgsim/rate_model.hpp"
 #include "mgsim/schedule_spec.hpp"
 #include "mgsim/variability.hpp"
@@ -51,6 +52,7 @@ struct Scenario {
   std::vector<SpeedShare> speed_classes; ///< shares of slower (or faster) GPUs; none: all at the trace's speed
   double message_overhead_s = 0.0;       ///< fixed seconds added to every message
   double iteration_overhead_s = 0.0;     ///< host seconds added to every iteration, overlapping nothing
+  Optimizer optimizer = Optimizer::adam; ///< whose state the memory per GPU counts (docs/config.md)
   Variability variability;               ///< random delays and stragglers; none by default
   int iterations = kDefaultIterations;   ///< iterations per run the statistics summarise
   /// Every file the scenario read besides the config (curves, selection
