@@ -9,12 +9,16 @@ namespace mgsim {
 namespace {
 
 __extension__ using Wide = __int128;
-constexpr SimTime kNoHorizon = -1;
+__extension__ using UnsignedWide = unsigned __int128;
 constexpr int kWholeChain = std::numeric_limits<int>::max();
 constexpr Wide kMaxFast = Wide{1} << 62;  ///< below this, 64-bit division is exact
+constexpr Wide kNoLimit = static_cast<Wide>(~UnsignedWide{0} >> 1);  ///< the largest: no horizon
 
-/// ceil(work / rate) for work >= 0, in 64 bits whenever that is exact.
+/// ceil(work / rate) for work >= 0, in 64 bits whenever that is exact (a
+/// shift at full rate).
 SimTime ceil_div(Wide work, Rate rate) {
+  static_assert(kFullRate == Rate{1} << 16);
+  if (work <= kMaxFast && rate == kFullRate) return (static_cast<SimTime>(work) + kFullRate - 1) >> 16;
   if (work <= kMaxFast) return (static_cast<SimTime>(work) + rate - 1) / rate;
   return static_cast<SimTime>((work + rate - 1) / rate);
 }
@@ -80,27 +84,33 @@ SimTime RankSweep::work(std::size_t rank, int k) const {
   return chains_.work[s][static_cast<std::size_t>(k)] + extra;
 }
 
-bool RankSweep::walk(std::size_t rank, const Segment& segment, SimTime horizon, int last) {
+bool RankSweep::arm(std::size_t rank, Place& place) const {
+  const auto backward = static_cast<int>(chains_.length());
+  if (place.next >= backward) {
+    const int gate = gate_[static_cast<std::size_t>(place.next - backward)];
+    if (gate >= static_cast<int>(ended_)) return false;  // waits for a message not yet ended
+    if (gate >= 0 && end_[static_cast<std::size_t>(gate)] > place.since) {
+      place.since = end_[static_cast<std::size_t>(gate)];
+      place.c = c_end_[static_cast<std::size_t>(gate)];
+    }
+  }
+  place.target = place.c + static_cast<Work>(work(rank, place.next)) * kFullRate;
+  return true;
+}
+
+bool RankSweep::walk(std::size_t rank, const Segment& segment, Work limit, int last) {
   Place& place = place_[rank];
   const auto backward = static_cast<int>(chains_.length());
   const int total = backward + static_cast<int>(gate_.size());
-  const Work limit = horizon == kNoHorizon ? 0 : segment.at(horizon);
   for (; place.next <= last && place.next < total; ++place.next) {
-    if (place.next >= backward) {
-      const int gate = gate_[static_cast<std::size_t>(place.next - backward)];
-      if (gate >= static_cast<int>(ended_)) return false;  // waits for a message not yet ended
-      if (gate >= 0 && end_[static_cast<std::size_t>(gate)] > place.since) {
-        place.since = end_[static_cast<std::size_t>(gate)];
-        place.c = c_end_[static_cast<std::size_t>(gate)];
-      }
-    }
-    const Work target = place.c + static_cast<Work>(work(rank, place.next)) * kFullRate;
-    if (horizon != kNoHorizon && target > limit) return true;
+    if (place.target < 0 && !arm(rank, place)) return false;
+    if (place.target > limit) return true;
     // The first nanosecond at which C reaches the target; it started in
     // this segment or, started earlier, had not ended by its start.
-    const SimTime end = std::max(place.since, segment.t0 + ceil_div(target - segment.c0, segment.rate));
+    const SimTime end = std::max(place.since, segment.t0 + ceil_div(place.target - segment.c0, segment.rate));
     if (end > place.since) place.c = segment.at(end);
     place.since = end;
+    place.target = -1;
     if (place.next + 1 == backward) backward_end_[rank] = end;
   }
   return false;
@@ -112,7 +122,8 @@ SimTime RankSweep::message(std::size_t m, const Segment& idle, SimTime window_st
   SimTime ready = idle.t0;
   const int producer = producer_[m];
   for (std::size_t r = 0; r < place_.size(); ++r) {
-    walk(r, idle, kNoHorizon, producer);
+    if (place_[r].next > producer) continue;  // past it: ended by the previous message's end
+    walk(r, idle, kNoLimit, producer);
     if (place_[r].next == producer + 1) ready = std::max(ready, place_[r].since);
   }
   const SimTime start = std::max(ready, window_start + not_before_[m]);
@@ -124,9 +135,14 @@ SimTime RankSweep::message(std::size_t m, const Segment& idle, SimTime window_st
   // slowed until the last rank goes idle, at full rate after.
   bool computing = false;
   SimTime last_idle = start;
+  const Work idle_limit = idle.at(start), busy_limit = busy.at(slow_end);
   for (std::size_t r = 0; r < place_.size(); ++r) {
-    walk(r, idle, start, kWholeChain);
-    if (walk(r, busy, slow_end, kWholeChain)) {
+    if (place_[r].target > busy_limit) {  // computing past the slowed end: nothing to walk
+      computing = true;
+      continue;
+    }
+    walk(r, idle, idle_limit, kWholeChain);
+    if (walk(r, busy, busy_limit, kWholeChain)) {
       computing = true;
     } else {
       last_idle = std::max(last_idle, place_[r].since);
@@ -149,7 +165,7 @@ ReplayDag::Ends RankSweep::run(Random& random, SimTime start) {
     throw std::logic_error("rank sweep: a rank's backward starts after its window");
   }
   for (std::size_t r = 0; r < place_.size(); ++r) {
-    place_[r] = {0, release_[r], static_cast<Work>(release_[r] - origin) * kFullRate};
+    place_[r] = {0, release_[r], static_cast<Work>(release_[r] - origin) * kFullRate, -1};
   }
   ended_ = 0;
   Segment idle{origin, 0, kFullRate};
@@ -161,7 +177,7 @@ ReplayDag::Ends RankSweep::run(Random& random, SimTime start) {
   Wide computes = 0;  // the sum over ranks of their compute: backward, then forward
   SimTime slowest = 0;
   for (std::size_t r = 0; r < place_.size(); ++r) {
-    walk(r, idle, kNoHorizon, kWholeChain);
+    walk(r, idle, kNoLimit, kWholeChain);
     const SimTime forward = chains_.nominal[static_cast<std::size_t>(chains_.speed_of_rank[r])][0];
     const SimTime compute = backward_end_[r] - release_[r] + forward;
     computes += compute;

@@ -56,15 +56,18 @@ class RankSweep {
     int next;
     SimTime since;
     Work c;
+    Work target;  ///< C at which `next` ends, once it may start; -1 before
   };
 
   void draw(Random& random);
   SimTime work(std::size_t rank, int k) const;
-  /// Walks `rank` through `segment` while its activities end by `horizon`
-  /// (none: no horizon) and its next activity is at most `last`; returns
-  /// whether it is still computing at the horizon (false: waiting for a
-  /// message or done, since `place.since`).
-  bool walk(std::size_t rank, const Segment& segment, SimTime horizon, int last);
+  /// Starts `place.next` of `rank` (its target) unless it waits for a message.
+  bool arm(std::size_t rank, Place& place) const;
+  /// Walks `rank` through `segment` while its activities end by the time C
+  /// reaches `limit` and its next activity is at most `last`; returns
+  /// whether it is still computing then (false: waiting for a message or
+  /// done, since `place.since`).
+  bool walk(std::size_t rank, const Segment& segment, Work limit, int last);
   /// Times message `m`, the channel idle (compute at full rate) in `idle`
   /// since the previous one ended: returns its end, every rank walked to it.
   SimTime message(std::size_t m, const Segment& idle, SimTime window_start);
