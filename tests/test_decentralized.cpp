@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <random>
 
 #include "mgsim/app/run_set.hpp"
 #include "mgsim/error.hpp"
@@ -23,6 +24,13 @@ namespace {
 const Workload kWorkload(make_trace({4e-6, 2e-6}, {10, 20}));
 const LinearCost kCost(1e-6, 1e-7);
 const Link kLink{1e-6, 1e-7, 0.0};
+
+/// A gossip run's settings for the engine oracle below.
+struct GossipCase {
+  double budget;
+  bool barrier;
+  std::uint64_t seed;
+};
 
 SimulationResult run(std::string_view name, const Cluster& cluster, const BuilderParams& params, int rounds,
                      std::uint64_t seed = 1, Network network = {kLink, kLink}, const Variability& variability = {}) {
@@ -174,6 +182,94 @@ TEST_CASE("MATCHA activates each matching with probability budget, the same for 
   CHECK(again.stats.total == result.stats.total);
   const SimulationResult other = run("matcha", Cluster::homogeneous(8), params, 1000, 8);
   CHECK(other.stats.total != result.stats.total);
+}
+
+namespace {
+
+/// The oracle for gossip rounds: each round as an engine DAG (every rank's
+/// compute from where it stood, then the active matchings' exchanges, each
+/// after both ranks' previous activities), with the builder's draws in its
+/// order: every rank's delay, then each matching's activation.
+std::vector<IterationTiming> gossip_in_engine(const Cluster& cluster, const Graph& graph, const GossipCase& c,
+                                              int rounds) {
+  const auto law = make_law("exponential", {{"mean_s", 3e-6}});
+  const std::vector<std::vector<Edge>> matchings = decompose_matchings(graph);
+  Random random(c.seed);
+  std::vector<SimTime> end(static_cast<std::size_t>(cluster.size()), 0);
+  std::vector<IterationTiming> timings;
+  SimTime start = 0;
+  for (int round = 0; round < rounds; ++round) {
+    Engine engine;
+    std::vector<ActivityId> compute, last;
+    for (int r = 0; r < cluster.size(); ++r) {
+      const SimTime work = scaled_profile(kWorkload.profile, cluster.speed(cluster.class_of(r))).compute_time();
+      const SimTime ready = round == 0 || c.barrier ? start : end[static_cast<std::size_t>(r)];
+      compute.push_back(engine.add(work + law->draw(random, work), ready));
+    }
+    last = compute;
+    std::vector<SimTime> busy(end.size(), 0);
+    for (const std::vector<Edge>& matching : matchings) {
+      if (c.budget < 1.0 && !(random.uniform() < c.budget)) continue;
+      for (const auto& [a, b] : matching) {
+        const ActivityId exchange = engine.add(4000);  // t = 4 us (kLink, 30 bytes)
+        for (const int rank : {a, b}) {
+          engine.depend(exchange, last[static_cast<std::size_t>(rank)]);
+          last[static_cast<std::size_t>(rank)] = exchange;
+          busy[static_cast<std::size_t>(rank)] += 4000;
+        }
+      }
+    }
+    engine.run();
+    IterationTiming timing{start, start, start};
+    for (std::size_t r = 0; r < end.size(); ++r) {
+      end[r] = engine.finish(last[r]);
+      timing.end = std::max(timing.end, end[r]);
+      timing.compute_end = std::max(timing.compute_end, engine.finish(compute[r]));
+    }
+    for (std::size_t r = 0; r < end.size(); ++r) {
+      timing.idle += (c.barrier ? timing.end : end[r]) - engine.start(compute[r]) - engine.work(compute[r]) - busy[r];
+    }
+    timings.push_back(timing);
+    start = timing.end;
+  }
+  return timings;
+}
+
+}  // namespace
+
+TEST_CASE("gossip rounds timed directly equal the engine's DAG of compute and exchanges") {
+  // Random graphs (about 3 edges per rank), three speeds, exponential
+  // delays, D-PSGD and MATCHA at budget 0.5, with and without a barrier.
+  std::mt19937_64 rng(28);
+  for (int trial = 0; trial < 12; ++trial) {
+    const int ranks = 5 + trial;
+    std::vector<Edge> edges;
+    for (int a = 0; a < ranks; ++a) {
+      for (int b = a + 1; b < ranks; ++b) {
+        if (std::uniform_int_distribution<int>(0, ranks - 1)(rng) < 3) edges.push_back({a, b});
+      }
+    }
+    const Graph graph(ranks, edges);
+    std::vector<int> speed_of;
+    for (int r = 0; r < ranks; ++r) speed_of.push_back(static_cast<int>(rng() % 3));
+    const Cluster cluster({1.0, 0.7, 0.45}, speed_of);
+    const GossipCase c{trial % 2 == 0 ? 1.0 : 0.5, trial % 4 < 2, 40u + static_cast<unsigned>(trial)};
+    Variability noise;
+    noise.law = "exponential";
+    noise.params = {{"mean_s", 3e-6}};
+    BuilderParams params{{}, {{"topology", "graph.txt"}, {"barrier", c.barrier ? "true" : "false"}}, graph};
+    if (c.budget < 1.0) params.numbers["budget"] = c.budget;
+    INFO("trial " << trial);
+    const SimulationResult result =
+        run(c.budget < 1.0 ? "matcha" : "dpsgd", cluster, params, 6, c.seed, {kLink, kLink}, noise);
+    const std::vector<IterationTiming> expected = gossip_in_engine(cluster, graph, c, 6);
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      CHECK(result.iterations[i].start == expected[i].start);
+      CHECK(result.iterations[i].end == expected[i].end);
+      CHECK(result.iterations[i].compute_end == expected[i].compute_end);
+      CHECK(result.iterations[i].idle == expected[i].idle);
+    }
+  }
 }
 
 TEST_CASE("gossip builders refuse a budget of 0 or above 1, a graph of another size and a missing network") {

@@ -112,11 +112,14 @@ using mgsim::test::LinearCost;
 using mgsim::test::make_trace;
 
 /// `iterations` of `schedule` under `variability`, T(M) = 1 us + 0.1 us/byte unless `cost` is given.
+/// `ranks`: the data-parallel builder's choice, folded (the default) or streams.
 SimulationResult run(const Workload& workload, const Cluster& cluster, const Schedule& schedule,
                      const Variability& variability, int iterations, Overlap overlap = {},
-                     const Collective& cost = LinearCost(1e-6, 1e-7)) {
+                     const Collective& cost = LinearCost(1e-6, 1e-7), const char* ranks = "folded") {
+  BuilderParams params;
+  params.choices["ranks"] = ranks;
   const auto builder =
-      find_builder("data-parallel").make({workload, cluster, cost, &schedule, overlap, variability}, {});
+      find_builder("data-parallel").make({workload, cluster, cost, &schedule, overlap, variability}, params);
   return simulate(*builder, variability.seed, iterations);
 }
 
@@ -257,38 +260,89 @@ TEST_CASE("the same seed gives the same iterations; another seed others") {
   CHECK(durations(5) != durations(6));
 }
 
+namespace {
+
+/// Random noise for trial `trial`: log-normal or Bernoulli, per layer or per iteration, two stragglers.
+Variability random_noise(int trial) {
+  Variability noisy;
+  noisy.law = trial % 2 == 0 ? "lognormal" : "bernoulli";
+  noisy.params = trial % 2 == 0 ? ParamValues{{"median_s", 2e-4}, {"sigma", 1.0}} : ParamValues{{"probability", 0.3}};
+  noisy.per = trial % 4 < 2 ? DelayUnit::layer : DelayUnit::iteration;
+  noisy.seed = 100 + trial;
+  noisy.stragglers = {{1, 7}, 0.4};
+  return noisy;
+}
+
+/// Folded and per-rank streams, iteration by iteration: ends, compute ends and waits equal to the nanosecond.
+void check_same_iterations(const SimulationResult& folded, const SimulationResult& streams) {
+  REQUIRE(folded.iterations.size() == streams.iterations.size());
+  for (std::size_t i = 0; i < folded.iterations.size(); ++i) {
+    INFO("iteration " << i);
+    CHECK(folded.iterations[i].start == streams.iterations[i].start);
+    CHECK(folded.iterations[i].end == streams.iterations[i].end);
+    CHECK(folded.iterations[i].compute_end == streams.iterations[i].compute_end);
+    CHECK(folded.iterations[i].wait == streams.iterations[i].wait);
+  }
+}
+
+}  // namespace
+
 TEST_CASE("without interference the folded rank timelines time every iteration as one engine stream per rank does") {
-  // An interference of 1e-9 rounds to the full rate, so it changes no time
-  // but makes the builder run one engine stream per rank; without it the
-  // builder folds the ranks into one stream (RankEnvelope). Both must give
-  // the same iterations, waits included, on random traces with ready
-  // offsets, a slow class, stragglers and per-layer or per-iteration noise.
-  REQUIRE(slowed_rate(1e-9) == kFullRate);
+  // The builder folds the ranks into one stream (RankEnvelope) unless told
+  // to keep one engine stream per rank: both must give the same iterations,
+  // waits included, on random traces with ready offsets, a slow class,
+  // stragglers and per-layer or per-iteration noise.
   std::mt19937_64 rng(17);
   for (int trial = 0; trial < 8; ++trial) {
     const Workload workload(mgsim::test::random_trace(rng, 10, true));
     const Link link{2e-5, 1e-9, 0.0};
     const auto ring = find_collective("ring").make({{link, link}});  // sparse schedules need its all-gather
-    const Collective& cost = *ring;
     const SpeedShare shares[] = {{0.3, 0.7}};
     const Cluster cluster = Cluster::with_shares(10, 1, shares);
-    Variability noisy;
-    noisy.law = trial % 2 == 0 ? "lognormal" : "bernoulli";
-    noisy.params = trial % 2 == 0 ? ParamValues{{"median_s", 2e-4}, {"sigma", 1.0}} : ParamValues{{"probability", 0.3}};
-    noisy.per = trial % 4 < 2 ? DelayUnit::layer : DelayUnit::iteration;
-    noisy.seed = 100 + trial;
-    noisy.stragglers = {{1, 7}, 0.4};
+    const Variability noisy = random_noise(trial);
     for (const char* name : {"wfbp", "mgwfbp", "horovod", "lags"}) {
       INFO(name << ", trial " << trial);
       const auto schedule = make_schedule(name, {});
-      const SimulationResult folded = run(workload, cluster, *schedule, noisy, 6, {}, cost);
-      const SimulationResult streams = run(workload, cluster, *schedule, noisy, 6, {1e-9, 0.0}, cost);
-      REQUIRE(folded.iterations.size() == streams.iterations.size());
-      for (std::size_t i = 0; i < folded.iterations.size(); ++i) {
-        CHECK(folded.iterations[i].end == streams.iterations[i].end);
-        CHECK(folded.iterations[i].compute_end == streams.iterations[i].compute_end);
-        CHECK(folded.iterations[i].wait == streams.iterations[i].wait);
-      }
+      check_same_iterations(run(workload, cluster, *schedule, noisy, 6, {}, *ring),
+                            run(workload, cluster, *schedule, noisy, 6, {}, *ring, "streams"));
     }
   }
+}
+
+TEST_CASE("with interference the swept ranks time every iteration as one engine stream per rank does") {
+  // RankSweep times the window outside the engine on one shared compute
+  // clock; the reference is the engine with one stream per rank and the
+  // interference model. Random traces, overlaps from barely any to heavy
+  // (and each side alone), slow classes, stragglers, noise per layer or
+  // per iteration, every schedule of the table (selection compute, merged
+  // and partial messages, earliest starts).
+  std::mt19937_64 rng(28);
+  std::uniform_real_distribution<double> slowdown(0.0, 2.0);
+  for (int trial = 0; trial < 8; ++trial) {
+    const Workload workload(mgsim::test::random_trace(rng, 8, true));
+    const Link link{2e-5, 1e-9, 0.0};
+    const auto ring = find_collective("ring").make({{link, link}});
+    const SpeedShare shares[] = {{0.3, 0.7}};
+    const Cluster cluster = Cluster::with_shares(9, 1, shares);
+    const Variability noisy = random_noise(trial);
+    Overlap overlap{slowdown(rng), slowdown(rng)};
+    if (trial == 1) overlap.comm_slowdown = 0.0;
+    if (trial == 2) overlap.compute_slowdown = 0.0;
+    for (const ScheduleInfo& info : schedule_registry()) {
+      INFO(info.name << ", trial " << trial << ", overlap " << overlap.compute_slowdown << " / " << overlap.comm_slowdown);
+      const auto schedule = make_schedule(info.name, {});
+      check_same_iterations(run(workload, cluster, *schedule, noisy, 5, overlap, *ring),
+                            run(workload, cluster, *schedule, noisy, 5, overlap, *ring, "streams"));
+    }
+  }
+}
+
+TEST_CASE("the data-parallel builder's rank timing is one of folded and streams") {
+  const Workload workload(make_trace({4e-6, 2e-6}, {10, 20}));
+  const LinearCost cost(1e-6, 1e-7);
+  const auto wfbp = make_schedule("wfbp", {});
+  const Cluster cluster = Cluster::homogeneous(2);
+  BuilderParams params;
+  params.choices["ranks"] = "per-rank";
+  CHECK_THROWS_AS(find_builder("data-parallel").make({workload, cluster, cost, wfbp.get(), {}}, params), ConfigError);
 }

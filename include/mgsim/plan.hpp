@@ -95,6 +95,9 @@ Message make_param_allgather(const CommProblem& problem, int begin, int end, boo
 /// Whether some message of `plan` gates a backward (Message::before_backward).
 bool gates_backward(const Plan& plan);
 
+/// Whether `plan` has a parameter all-gather (CollectiveKind::param_allgather).
+bool gathers_parameters(const Plan& plan);
+
 /// One message per backward-order layer group: `group_end[i]` is the layer
 /// index one past the i-th group. Used by the layer-granular schedules.
 Plan plan_from_layer_groups(const CommProblem& problem, const std::vector<int>& group_end);

@@ -124,6 +124,13 @@ class ReplayDag {
   };
   /// Per class, in the order given.
   const std::vector<Stream>& streams() const { return streams_; }
+  /// The plan's messages, in channel order.
+  const std::vector<ActivityId>& messages() const { return messages_; }
+  /// Per forward-order layer: the messages that carry its gradients.
+  const std::vector<std::vector<ActivityId>>& carried_by() const { return carried_by_; }
+  /// The activity of `stream` that `message` waits for: the last producer of
+  /// its tensors, or the selection after its last layer.
+  static ActivityId producer(const Stream& stream, const TensorLayout& layout, const Message& message);
 
  private:
   std::vector<Stream> streams_;

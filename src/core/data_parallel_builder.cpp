@@ -13,14 +13,15 @@ const Schedule& schedule_of(const BuildContext& context) {
 
 }  // namespace
 
-DataParallelBuilder::DataParallelBuilder(const BuildContext& context)
+DataParallelBuilder::DataParallelBuilder(const BuildContext& context, bool fold)
     : workload_(context.workload),
       cluster_(context.cluster),
       placement_(context.workload, context.cluster, context.collective),
       plan_(schedule_of(context).plan(placement_.problem)),
       overlap_(context.overlap),
       interference_(context.overlap),
-      variability_(context.variability) {
+      variability_(context.variability),
+      fold_(fold) {
   if (!variability_.law.empty()) law_ = make_law(variability_.law, variability_.params);
 }
 
@@ -59,8 +60,24 @@ void DataParallelBuilder::record_nominal(const Engine& engine, std::span<const G
   }
 }
 
+void DataParallelBuilder::start_sweep(Engine& engine, Random& random, SimTime start) {
+  Engine nominal;
+  const std::vector<GpuClass> classes = streams();
+  const ReplayDag dag(nominal, classes, workload_.layout, plan_);
+  sweep_.emplace(nominal, dag, workload_.layout, plan_, cluster_, variability_, law_.get(), overlap_);
+  engine.add(0);
+  start_ = sweep_->first_forward(start);
+  sweep_ends_ = sweep_->run(random, start_);
+}
+
 void DataParallelBuilder::build(Engine& engine, Random& random, SimTime start) {
   start_ = start;
+  if (swept() && engine.size() == 0) return start_sweep(engine, random, start);
+  if (swept()) {
+    engine.rewind();
+    sweep_ends_ = sweep_->run(random, start);
+    return;
+  }
   std::vector<SimTime> gates;  // of the previous window, for the envelope
   if (dag_ && engine.size() > 0) {
     // Each stream's backward starts where its forward of the previous window ended.
@@ -77,7 +94,7 @@ void DataParallelBuilder::build(Engine& engine, Random& random, SimTime start) {
     const std::vector<GpuClass> classes = streams();
     dag_.emplace(engine, classes, workload_.layout, plan_, start, model);
     if (per_rank() && law_) record_nominal(engine, classes);
-    if (!variability_.none() && !per_rank()) {
+    if (!variability_.none() && !per_rank()) {  // the ranks folded, without interference
       envelope_.emplace(engine, dag_->streams().front(), cluster_, variability_, law_.get());
     }
     // The first window: every stream's forward ran from `start`, and the
@@ -120,7 +137,7 @@ void DataParallelBuilder::draw_delays(Engine& engine, Random& random) const {
 }
 
 IterationTiming DataParallelBuilder::collect(const Engine& engine) const {
-  const ReplayDag::Ends ends = dag_->ends(engine);
+  const ReplayDag::Ends ends = sweep_ ? sweep_ends_ : dag_->ends(engine);
   // Compute ends, for the metrics, a forward after the backward: the window's
   // forward may wait for messages.
   IterationTiming timing{start_, ends.iteration_end, ends.compute_end - ends.parameter_wait + ends.forward,

@@ -14,7 +14,9 @@ GossipBuilder::GossipBuilder(const BuildContext& context, const Graph& graph, Go
       samples_(static_cast<double>(context.cluster.size()) * context.workload.trace.batch_size),
       compute_time_(rank_compute_times(context.workload, context.cluster, context.variability.stragglers)),
       matchings_(decompose_matchings(graph)),
-      ready_(compute_time_.size(), -1) {
+      ready_(compute_time_.size()),
+      work_(compute_time_.size()),
+      end_(compute_time_.size()) {
   if (!context.variability.law.empty()) law_ = make_law(context.variability.law, context.variability.params);
   const auto bytes = static_cast<double>(total_gradient_bytes(context.workload.trace));
   const Network network = context.network.value();
@@ -31,45 +33,44 @@ GossipBuilder::GossipBuilder(const BuildContext& context, const Graph& graph, Go
 
 void GossipBuilder::build(Engine& engine, Random& random, SimTime start) {
   const std::size_t ranks = compute_time_.size();
-  // Each rank starts where the previous round, still in the engine, left it.
-  const bool first = last_.empty() || engine.size() == 0;
-  for (std::size_t r = 0; r < ranks; ++r) ready_[r] = first || settings_.barrier ? start : engine.finish(last_[r]);
-  engine.clear();
-  start_ = start;
-  compute_.clear();
-  for (std::size_t r = 0; r < ranks; ++r) {
-    const SimTime delay = law_ ? law_->draw(random, compute_time_[r]) : 0;
-    compute_.push_back(engine.add(compute_time_[r] + delay, ready_[r]));
+  // Each rank starts where the previous round left it.
+  const bool first = engine.size() == 0;
+  if (first) {
+    engine.add(0);
+  } else {
+    engine.rewind();
   }
-  last_ = compute_;
+  start_ = start;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    ready_[r] = first || settings_.barrier ? start : end_[r];
+    work_[r] = compute_time_[r] + (law_ ? law_->draw(random, compute_time_[r]) : 0);
+    end_[r] = ready_[r] + work_[r];
+  }
   busy_.assign(ranks, 0);
   for (std::size_t j = 0; j < matchings_.size(); ++j) {
     if (settings_.budget < 1.0 && !(random.uniform() < settings_.budget)) continue;
     for (std::size_t e = 0; e < matchings_[j].size(); ++e) {
-      const auto [a, b] = matchings_[j][e];
-      const ActivityId exchange = engine.add(exchange_time_[j][e]);
-      for (int rank : {a, b}) {
-        auto& last = last_[static_cast<std::size_t>(rank)];
-        engine.depend(exchange, last);
-        last = exchange;
-        busy_[static_cast<std::size_t>(rank)] += exchange_time_[j][e];
-      }
+      const auto a = static_cast<std::size_t>(matchings_[j][e].first);
+      const auto b = static_cast<std::size_t>(matchings_[j][e].second);
+      const SimTime time = exchange_time_[j][e];
+      end_[a] = end_[b] = std::max(end_[a], end_[b]) + time;
+      busy_[a] += time;
+      busy_[b] += time;
     }
   }
 }
 
-IterationTiming GossipBuilder::collect(const Engine& engine) const {
+IterationTiming GossipBuilder::collect(const Engine&) const {
   IterationTiming timing{start_, start_, start_};
-  for (std::size_t r = 0; r < compute_.size(); ++r) {
-    timing.end = std::max(timing.end, engine.finish(last_[r]));
-    timing.compute_end = std::max(timing.compute_end, engine.finish(compute_[r]));
+  for (std::size_t r = 0; r < end_.size(); ++r) {
+    timing.end = std::max(timing.end, end_[r]);
+    timing.compute_end = std::max(timing.compute_end, ready_[r] + work_[r]);
   }
   timing.samples = samples_;
-  for (std::size_t r = 0; r < compute_.size(); ++r) {
-    const SimTime end = settings_.barrier ? timing.end : engine.finish(last_[r]);
-    timing.idle += end - engine.start(compute_[r]) - engine.work(compute_[r]) - busy_[r];
+  for (std::size_t r = 0; r < end_.size(); ++r) {
+    timing.idle += (settings_.barrier ? timing.end : end_[r]) - ready_[r] - work_[r] - busy_[r];
   }
-  timing.wait = timing.idle / static_cast<SimTime>(compute_.size());
+  timing.wait = timing.idle / static_cast<SimTime>(end_.size());
   return timing;
 }
 

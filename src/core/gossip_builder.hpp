@@ -10,6 +10,12 @@
 // round when the last one has ended the previous; without, each starts as
 // soon as its own exchanges have ended. With a delay law, each rank's compute
 // gets one delay per round, drawn rank by rank before MATCHA's activations.
+// Nothing in a round shares a rate or waits for more than two ranks, so the
+// builder times it directly, as the engine would time the DAG of compute
+// and exchanges: a rank's compute ends its work after it starts, and an
+// exchange starts when both ranks' previous activities have ended (the
+// engine holds one empty activity, so that a fresh engine marks a new run).
+// Memory is a few numbers per rank.
 
 #include <memory>
 #include <vector>
@@ -39,10 +45,10 @@ class GossipBuilder : public IterationBuilder {
   std::vector<std::vector<Edge>> matchings_;
   std::vector<std::vector<SimTime>> exchange_time_;  ///< per matching, per edge
   SimTime start_ = 0;
-  std::vector<SimTime> ready_;  ///< per rank: when this round may start
-  std::vector<ActivityId> compute_;
-  std::vector<ActivityId> last_;  ///< per rank: its last activity of the round
-  std::vector<SimTime> busy_;     ///< per rank: exchange time in the round
+  std::vector<SimTime> ready_;  ///< per rank: when this round's compute starts
+  std::vector<SimTime> work_;   ///< per rank: this round's compute, its delay included
+  std::vector<SimTime> end_;    ///< per rank: when its last activity of the round ends
+  std::vector<SimTime> busy_;   ///< per rank: exchange time in the round
 };
 
 }  // namespace mgsim

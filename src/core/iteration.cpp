@@ -74,8 +74,17 @@ constexpr std::array kGossipChoices{
                .description = "true: every round starts when the last rank has ended the previous"},
 };
 
-std::unique_ptr<IterationBuilder> make_data_parallel(const BuildContext& context, const BuilderParams&) {
-  return std::make_unique<DataParallelBuilder>(context);
+constexpr std::array<std::string_view, 2> kRankTimings{"folded", "streams"};
+constexpr std::array kDataParallelChoices{
+    ChoiceSpec{"ranks", "folded", kRankTimings,
+               "with variability, each rank's timeline: folded exactly into one compute stream (without "
+               "interference) or none (with), or one engine stream per rank (the reference, slower)"},
+};
+
+std::unique_ptr<IterationBuilder> make_data_parallel(const BuildContext& context, const BuilderParams& given) {
+  check_builder_params(find_builder("data-parallel"), given, context.cluster.size());
+  const bool fold = choice_value(given.choices, kDataParallelChoices, "ranks") == "folded";
+  return std::make_unique<DataParallelBuilder>(context, fold);
 }
 
 std::unique_ptr<IterationBuilder> make_nbsgd(const BuildContext& context, const BuilderParams& given) {
@@ -122,6 +131,8 @@ constexpr std::array kBuilders{
     BuilderInfo{.name = "data-parallel",
                 .description = "synchronous data parallelism: the schedule's plan replayed on every speed class, "
                                "every iteration after the previous one's last message",
+                .params = {},
+                .choices = kDataParallelChoices,
                 .standalone = false,
                 .make = make_data_parallel},
     BuilderInfo{.name = "nbsgd",

@@ -76,6 +76,11 @@ bool gates_backward(const Plan& plan) {
   return std::any_of(plan.begin(), plan.end(), [](const Message& message) { return message.before_backward; });
 }
 
+bool gathers_parameters(const Plan& plan) {
+  return std::any_of(plan.begin(), plan.end(),
+                     [](const Message& message) { return message.kind == CollectiveKind::param_allgather; });
+}
+
 Plan plan_from_layer_groups(const CommProblem& problem, const std::vector<int>& group_end) {
   Plan plan;
   plan.reserve(group_end.size());

@@ -17,6 +17,7 @@
 #include "mgsim/random.hpp"
 #include "mgsim/replay.hpp"
 #include "mgsim/variability.hpp"
+#include "rank_chains.hpp"
 
 namespace mgsim {
 
@@ -34,27 +35,15 @@ class RankEnvelope {
   /// compute (backward and forward) to the slowest rank's, rounded.
   SimTime apply(Engine& engine, Random& random, SimTime start, std::span<const SimTime> gates);
   /// The slowest rank's forward.
-  SimTime slowest_forward() const { return nominal_[static_cast<std::size_t>(slowest_)][0]; }
+  SimTime slowest_forward() const { return chains_.nominal[static_cast<std::size_t>(chains_.slowest)][0]; }
 
  private:
-  const DelayLaw* law_;
-  bool per_layer_;    ///< a delay per layer, and one for the forward drawn before the backward's
-  ActivityId first_;  ///< the stream's backward activities are first_, first_ + 1, ..., in chain order
-  std::vector<ActivityId> forward_ids_;  ///< the stream's forward, per layer
-  /// Per distinct speed, per layer: its forward.
-  std::vector<std::vector<SimTime>> forward_work_;
-  int slowest_ = 0;  ///< the distinct speed that is slowest
   /// Per distinct speed: where its forward ends after `gates` (none if empty).
   std::vector<SimTime> forward_ends(std::span<const SimTime> gates) const;
-  /// Per activity: the unit whose delay it takes, an index into a row of
-  /// nominal_, or -1.
-  std::vector<int> unit_of_;
-  std::vector<std::vector<SimTime>> work_;     ///< per distinct speed: each activity's work
-  /// Per distinct speed: the nominal time of the forward pass, of each layer
-  /// (backward order), then of the whole compute.
-  std::vector<std::vector<SimTime>> nominal_;
-  std::vector<int> speed_of_rank_;  ///< index into work_ and nominal_
-  std::vector<SimTime> end_;        ///< per activity: the latest end over the ranks so far
+
+  RankChains chains_;
+  std::vector<ActivityId> forward_ids_;  ///< the stream's forward, per layer
+  std::vector<SimTime> end_;             ///< per backward activity: the latest end over the ranks so far
 };
 
 }  // namespace mgsim

@@ -257,14 +257,8 @@ ReplayDag::ReplayDag(Engine& engine, std::span<const GpuClass> classes, const Te
   for (const Message& message : plan) {
     const ActivityId id = engine.add(message.duration, start + message.not_before, on);
     if (!messages_.empty()) engine.depend(id, messages_.back());
-    for (const Stream& stream : streams_) {
-      if (!reduces_gradients(message)) break;  // a parameter all-gather waits for no gradient
-      // The stream is a chain, so the latest producer is the one added last;
-      // a message with selection waits for the selection that follows it.
-      const auto& produced = stream.produced_by;
-      engine.depend(id, message.selection > 0
-                            ? stream.selection[static_cast<std::size_t>(layout.backward_layer(message.end - 1))]
-                            : *std::max_element(produced.begin() + message.begin, produced.begin() + message.end));
+    if (reduces_gradients(message)) {  // a parameter all-gather waits for no gradient
+      for (const Stream& stream : streams_) engine.depend(id, producer(stream, layout, message));
     }
     messages_.push_back(id);
     message_not_before_.push_back(message.not_before);
@@ -284,6 +278,14 @@ ReplayDag::ReplayDag(Engine& engine, std::span<const GpuClass> classes, const Te
   for (std::size_t c = 0; c < streams_.size(); ++c) {
     add_forward(engine, streams_[c], classes[c].compute, carried_by_, computes[c]);
   }
+}
+
+ActivityId ReplayDag::producer(const Stream& stream, const TensorLayout& layout, const Message& message) {
+  // The stream is a chain, so the latest producer is the one added last; a
+  // message with selection waits for the selection that follows it.
+  if (message.selection > 0) return stream.selection[static_cast<std::size_t>(layout.backward_layer(message.end - 1))];
+  const auto& produced = stream.produced_by;
+  return *std::max_element(produced.begin() + message.begin, produced.begin() + message.end);
 }
 
 void ReplayDag::restart(Engine& engine, SimTime start, std::span<const SimTime> release) const {
