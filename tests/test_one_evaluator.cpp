@@ -394,3 +394,33 @@ TEST_CASE("run refuses a grid it cannot show, pointing at sweep", "[evaluator]")
                     Catch::Contains("c.json: network: 2 values given: 'mgsim run' takes one") &&
                         Catch::Contains("mgsim sweep -c"));
 }
+
+TEST_CASE("model_state_bytes: each schedule's ZeRO stage and the config's optimizer, by hand", "[evaluator]") {
+  // Two layers of fp16 tensors, 1000 and 10 elements: Psi = 1010. Mixed-precision
+  // Adam keeps K = 12 bytes per element (fp32 master, momentum, variance). On 4
+  // GPUs rank 0 holds the largest shard of each tensor: 250 + 3 = 253 elements.
+  //   wfbp  (stage 0): (2 + 2 + 12) x 1010           = 16160
+  //   zero1 (stage 1): (2 + 2) x 1010 + 12 x 253     =  7076
+  //   zero2 (stage 2): 2 x 1010 + (2 + 12) x 253     =  5562
+  //   zero3 (stage 3): (2 + 2 + 12) x 253            =  4048
+  // SGD without momentum keeps only the fp32 master: (2 + 2 + 4) x 1010 = 8080.
+  SweepTempDir dir;
+  Trace trace = make_trace({0.001, 0.001}, {1000, 10});
+  for (Layer& layer : trace.layers) layer.dtype_bytes = 2;
+  dir.write_json("t.json", trace_json(trace));
+  json config = {{"trace", "t.json"},
+                 {"gpus", {4}},
+                 {"network", {{"alpha_us", 1}, {"beta_s_per_byte", 1e-9}}},
+                 {"schedules", {"wfbp", "zero1", "zero2", "zero3"}}};
+  WorkloadCache cache;
+  const RunGrid grid(load_scenario(dir.write_json("c.json", config)), cache);
+  CHECK(grid.row(0).metrics.model_state_bytes == 16160);
+  CHECK(grid.row(1).metrics.model_state_bytes == 7076);
+  CHECK(grid.row(2).metrics.model_state_bytes == 5562);
+  CHECK(grid.row(3).metrics.model_state_bytes == 4048);
+  config["optimizer"] = "sgd";
+  const RunGrid sgd(load_scenario(dir.write_json("c.json", config)), cache);
+  CHECK(sgd.row(0).metrics.model_state_bytes == 8080);
+  config["optimizer"] = "lamb";
+  CHECK_THROWS_WITH(load_scenario(dir.write_json("c.json", config)), Catch::Contains("c.json: optimizer:"));
+}
