@@ -105,7 +105,9 @@ def plot(groups, metric, prefix, title):
     rows = math.ceil(n / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.6 * rows), squeeze=False, sharex=True)
     schedules = list(OrderedDict.fromkeys(s for lines in groups.values() for s in lines))
+    # Up to 10 schedules: tab10, solid; past 10 the next ten dashed, so no two lines look alike.
     colors = {s: plt.get_cmap("tab10")(i % 10) for i, s in enumerate(schedules)}
+    styles = {s: "-" if i < 10 else "--" for i, s in enumerate(schedules)}
     markers = "os^vD<>ph*"
     gpus = sorted({g for lines in groups.values() for points in lines.values() for g, _ in points})
     for i, (panel, lines) in enumerate(groups.items()):
@@ -115,7 +117,7 @@ def plot(groups, metric, prefix, title):
             xs = [p[0] for p in points]
             ys = [float(p[1][column]) * scale for p in points]
             ax.plot(xs, ys, marker=markers[schedules.index(schedule) % len(markers)], markersize=4,
-                    color=colors[schedule], label=schedule)
+                    color=colors[schedule], linestyle=styles[schedule], label=schedule)
         ax.set_xscale("log", base=2)
         ax.set_xticks(gpus)
         ax.set_xticklabels([str(g) for g in gpus], rotation=45, fontsize=8)

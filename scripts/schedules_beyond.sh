@@ -41,7 +41,7 @@ cat >"$out/allreduce.json" <<JSON
   "description": "docs/schedules-beyond.md: every all-reduce schedule over NCCL's all-reduce (the nccl model). Written by scripts/schedules_beyond.sh.",
   $common,
   "collective": "nccl",
-  "schedules": ["wfbp", "single", "mgwfbp", "optimal", "ddp", "horovod", "bytescheduler", "p3"]
+  "schedules": ["wfbp", "single", "mgwfbp", "optimal", "ddp", "horovod", "bytescheduler", "p3", "dear", "zero1", "zero2", "zero3", "fsdp"]
 }
 JSON
 cat >"$out/servers.json" <<JSON
