@@ -273,7 +273,8 @@ done
 run_case any "omgs on a balanced 2000-layer trace" "python3 -c '
 import json; t=json.load(open(\"trace.json\")); t[\"layers\"]=[{\"name\": \"l%d\" % i, \"params\": [25000], \"dtype_bytes\": 4, \"backward_time_s\": 1e-4} for i in range(2000)]
 json.dump(t,open(\"big.json\",\"w\")); d=json.load(open(\"run.json\")); d[\"trace\"]=\"big.json\"; d[\"schedules\"]=[\"omgs\"]; json.dump(d,open(\"m.json\",\"w\"))' && mgsim run -c m.json"
-run_case any "plan of gpt2-xl on 65536 GPUs with the largest frontier bound" "mgsim plan --model gpt2-xl --gpus 65536 --batch 1 --frontier-bound 1024"
+run_case any "plan of gpt2-xl on 65536 GPUs with the largest frontier bound, one ZeRO stage" "mgsim plan --model gpt2-xl --gpus 65536 --batch 1 --frontier-bound 1024 --zero 0"
+run_case any "plan of gpt2-xl on 65536 GPUs searching every ZeRO stage" "mgsim plan --model gpt2-xl --gpus 65536 --batch 1 --frontier-bound 128"
 run_case any "plan of bert-large, 1024 GPUs" "mgsim plan --model bert-large --gpus 1024 --batch 1"
 
 # --- zoo: every trace it writes is one its loader reads ---------------------------------------
@@ -288,7 +289,7 @@ for value in 1e-300 1e300 0 -1 null; do
 done
 run_case err "calibrate: a path that is not a number" "mgsim calibrate -c run.json -m measured.json --fit network"
 run_case err "calibrate: an empty --fit" "mgsim calibrate -c run.json -m measured.json --fit ''"
-run_case err "calibrate: a config from stdin" "mgsim calibrate -c - -m measured.json --fit network.alpha_us <run.json"
+run_case ok "calibrate: a config from stdin (read once)" "mgsim calibrate -c - -m measured.json --fit network.alpha_us <run.json"
 
 # --- Kineto rank folders ----------------------------------------------------------------------
 for names in "rank-0.json rank-2.json" "rank--1.json" "rank-0.json rank-99999999999.json" "rank-1.json" \

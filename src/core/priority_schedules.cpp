@@ -11,7 +11,6 @@
 // engine and the closed form time it alike.
 
 #include <algorithm>
-#include <cmath>
 #include <deque>
 #include <queue>
 #include <vector>
@@ -132,27 +131,16 @@ class Priority : public Schedule {
   std::int64_t credit_;
 };
 
-/// A count of elements a user gave or its default (the ranges are checked
-/// already); throws ConfigError naming the parameter unless it is whole.
-std::int64_t elements_param(std::string_view schedule, const ParamValues& given, std::string_view name) {
-  const double value = param_value(given, find_schedule(schedule).params, name);
-  if (value != std::floor(value)) {
-    throw ConfigError(fmt::format("schedule '{}': parameter '{}' counts elements: expected a whole number, got {:g}",
-                                  schedule, name, value));
-  }
-  return static_cast<std::int64_t>(value);
-}
-
 }  // namespace
 
 std::unique_ptr<Schedule> make_p3(const ParamValues& given, const SparseOptions&) {
-  return std::make_unique<Priority>("p3", "slice_params", elements_param("p3", given, "slice_params"), 0);
+  return std::make_unique<Priority>("p3", "slice_params", whole_elements_param("p3", given, "slice_params"), 0);
 }
 
 std::unique_ptr<Schedule> make_bytescheduler(const ParamValues& given, const SparseOptions&) {
   return std::make_unique<Priority>("bytescheduler", "partition_params",
-                                    elements_param("bytescheduler", given, "partition_params"),
-                                    elements_param("bytescheduler", given, "credit_params"));
+                                    whole_elements_param("bytescheduler", given, "partition_params"),
+                                    whole_elements_param("bytescheduler", given, "credit_params"));
 }
 
 }  // namespace mgsim

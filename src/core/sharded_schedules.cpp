@@ -14,7 +14,6 @@
 //   (zero3) or per layer (fsdp) during the backward.
 
 #include <algorithm>
-#include <cmath>
 #include <utility>
 #include <vector>
 
@@ -155,10 +154,6 @@ class ZeroThree : public Schedule {
   std::int64_t bucket_elements_;  ///< 0: one reduce-scatter per layer
 };
 
-std::int64_t bucket_param(const char* schedule, const ParamValues& given, std::string_view name) {
-  return std::max<std::int64_t>(1, std::llround(param_value(given, find_schedule(schedule).params, name)));
-}
-
 }  // namespace
 
 std::unique_ptr<Schedule> make_dear(const ParamValues& given, const SparseOptions&) {
@@ -166,15 +161,15 @@ std::unique_ptr<Schedule> make_dear(const ParamValues& given, const SparseOption
 }
 
 std::unique_ptr<Schedule> make_zero1(const ParamValues& given, const SparseOptions&) {
-  return std::make_unique<ZeroOneTwo>(bucket_param("zero1", given, "reduce_bucket_size"), false);
+  return std::make_unique<ZeroOneTwo>(whole_elements_param("zero1", given, "reduce_bucket_size"), false);
 }
 
 std::unique_ptr<Schedule> make_zero2(const ParamValues& given, const SparseOptions&) {
-  return std::make_unique<ZeroOneTwo>(bucket_param("zero2", given, "reduce_bucket_size"), true);
+  return std::make_unique<ZeroOneTwo>(whole_elements_param("zero2", given, "reduce_bucket_size"), true);
 }
 
 std::unique_ptr<Schedule> make_zero3(const ParamValues& given, const SparseOptions&) {
-  return std::make_unique<ZeroThree>(bucket_param("zero3", given, "reduce_bucket_size"));
+  return std::make_unique<ZeroThree>(whole_elements_param("zero3", given, "reduce_bucket_size"));
 }
 
 std::unique_ptr<Schedule> make_fsdp(const ParamValues&, const SparseOptions&) { return std::make_unique<ZeroThree>(0); }
