@@ -17,11 +17,7 @@ cd "$(dirname "$0")/.."
 threads=0
 if [[ ${1:-} == --threads ]]; then threads=$2; fi
 
-MGSIM=${MGSIM:-build/src/mgsim}  # MGSIM=path/to/mgsim to use another build
-if [[ ! -x $MGSIM ]]; then
-  bash scripts/install-deps.sh
-  bash scripts/build.sh
-fi
+source scripts/ensure_mgsim.sh
 
 traces=()
 for file in traces/*.json; do

@@ -14,11 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-MGSIM=${MGSIM:-build/src/mgsim}
-if [[ ! -x $MGSIM ]]; then
-  bash scripts/install-deps.sh
-  bash scripts/build.sh
-fi
+source scripts/ensure_mgsim.sh
 
 out=results/schedules-beyond
 mkdir -p "$out" docs/figures

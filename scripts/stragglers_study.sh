@@ -11,11 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-MGSIM=${MGSIM:-build/src/mgsim}
-if [[ ! -x $MGSIM ]]; then
-  bash scripts/install-deps.sh
-  bash scripts/build.sh
-fi
+source scripts/ensure_mgsim.sh
 
 mkdir -p results docs/figures
 "$MGSIM" run -c configs/stragglers-study.json --format csv -o results/stragglers-study.csv
