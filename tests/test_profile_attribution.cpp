@@ -216,17 +216,26 @@ TEST_CASE("profile: median of an even count is the mean of the two middle values
   CHECK(median({}) == 0.0);
 }
 
-TEST_CASE("profile: layers follow the order their gradients finish, gaps are backward times", "[profile]") {
-  // Parameters in framework order; layer "b" finishes first (ready 30), then
-  // "a" (ready 100): backward order b, a; forward order a, b.
-  const std::vector<ParamInfo> params = {
-      {"a.weight", "a", 100, 4}, {"a.bias", "a", 10, 4}, {"b.weight", "b", 200, 2}, {"b.bias", "b", 20, 2}};
+/// Two layers in framework order, "a" (100 and 10 elements, 4 bytes) and "b"
+/// (200 and 20, 2 bytes); over 3 iterations a forward of 500 and the
+/// parameters ready at 100, 60, 30, 20: "b" finishes first.
+const std::vector<ParamInfo> kTwoLayers = {
+    {"a.weight", "a", 100, 4}, {"a.bias", "a", 10, 4}, {"b.weight", "b", 200, 2}, {"b.bias", "b", 20, 2}};
+TimingSummary two_layer_summary() {
   TimingSummary summary;
   summary.iterations = 3;
   summary.forward_ns = 500;
   summary.ready_ns = {100, 60, 30, 20};
   summary.ready_spread_ns = {1, 2, 3, 4};
   summary.samples = {3, 3, 3, 3};
+  return summary;
+}
+
+TEST_CASE("profile: layers follow the order their gradients finish, gaps are backward times", "[profile]") {
+  // Parameters in framework order; layer "b" finishes first (ready 30), then
+  // "a" (ready 100): backward order b, a; forward order a, b.
+  const std::vector<ParamInfo>& params = kTwoLayers;
+  TimingSummary summary = two_layer_summary();
   const BuiltTrace built = build_trace(params, summary, "toy", 16);
   REQUIRE(built.trace.layers.size() == 2);
   const Layer& a = built.trace.layers[0];
@@ -281,14 +290,8 @@ TEST_CASE("profile: per-layer forward times are the gaps between forward ends, t
   // Forward order a, b (as in the test above). a's forward ends at 120 (its
   // parameters marked 120 and 80: the later counts), b's at 300; the forward
   // lasts 500: a 120 ns, b the rest, 380 ns; they sum to the forward.
-  const std::vector<ParamInfo> params = {
-      {"a.weight", "a", 100, 4}, {"a.bias", "a", 10, 4}, {"b.weight", "b", 200, 2}, {"b.bias", "b", 20, 2}};
-  TimingSummary summary;
-  summary.iterations = 3;
-  summary.forward_ns = 500;
-  summary.ready_ns = {100, 60, 30, 20};
-  summary.ready_spread_ns = {0, 0, 0, 0};
-  summary.samples = {3, 3, 3, 3};
+  const std::vector<ParamInfo>& params = kTwoLayers;
+  TimingSummary summary = two_layer_summary();
   summary.forward_done_ns = {120, 80, 300, 0};
   summary.forward_samples = {3, 3, 3, 0};
   const BuiltTrace built = build_trace(params, summary, "toy", 16);
