@@ -106,9 +106,12 @@ double estimate_steps(const RunPoint& point) {
   if (point.spec.builder()) {
     per_rank = kBuilderSteps;
   } else if (!point.variability.none()) {
-    // ZeRO-3 and FSDP gate every backward layer: each rank is a stream of the engine.
-    const bool gated = find_schedule(point.spec.name).zero_stage == 3;
-    per_rank = point.variability.per == DelayUnit::layer || gated ? layers + 1 : 1;
+    // Each rank is a stream of the engine where the folded paths cannot time
+    // the plan (DataParallelBuilder::per_rank): ZeRO-3 and FSDP gate every
+    // backward layer, and under interference every sharded schedule gathers parameters.
+    const ScheduleInfo& info = find_schedule(point.spec.name);
+    const bool streams = info.zero_stage == 3 || (info.sharded && !point.overlap.ideal());
+    per_rank = point.variability.per == DelayUnit::layer || streams ? layers + 1 : 1;
   }
   return static_cast<double>(point.cluster.size()) * point.iterations * per_rank + planning;
 }
