@@ -82,9 +82,24 @@ TEST_CASE("measured curve interpolates between sizes and never across GPU counts
   CHECK(curve->allreduce_seconds(400, 2) == Approx(2.5));
   // Beyond 400: slope of the fit over sizes >= 200, (2.5 - 2) / 200 per byte.
   CHECK(curve->allreduce_seconds(600, 2) == Approx(3.0));
-  CHECK(curve->allreduce_seconds(1000, 4) == Approx(3.0));  // one point: flat
+  // One size only: its seconds per byte, 3 / 100, from there on (never flat).
+  CHECK(curve->allreduce_seconds(1000, 4) == Approx(3.0 + 900 * 0.03));
   CHECK_THROWS_WITH(curve->allreduce_seconds(100, 8), Contains("curve.json") && Contains("8 GPUs") &&
                                                           Contains("2, 4"));
+}
+
+TEST_CASE("measured curve extrapolates from its two largest sizes where the upper half has one") {
+  // Message sizes seen in training: the largest (4000) is alone above half of
+  // itself, so the slope is the line through it and 1900: 2.9 s over 2100 B.
+  // A tail that falls (8 GPUs) extrapolates at the largest size's 2.5 s / 400 B.
+  CollectiveSettings settings = flat_settings();
+  settings.curve = {{2, 100, 1.0}, {2, 1000, 2.0}, {2, 1900, 2.1}, {2, 4000, 5.0},
+                    {8, 100, 1.0}, {8, 200, 3.0}, {8, 400, 2.5}};
+  settings.curve_source = "insitu.json";
+  const auto curve = find_collective("measured").make(settings);
+  CHECK(curve->allreduce_seconds(6100, 2) == Approx(5.0 + 2.9));
+  CHECK(curve->allreduce_seconds(3000, 2) == Approx(2.1 + 1100 * 2.9 / 2100));  // inside: interpolated
+  CHECK(curve->allreduce_seconds(800, 8) == Approx(5.0));
 }
 
 TEST_CASE("measured all-gather curve prices the sparse schedules' all-gathers") {

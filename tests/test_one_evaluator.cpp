@@ -305,6 +305,28 @@ TEST_CASE("curve_scale multiplies every time of the measured curves (two layers,
   CHECK_THROWS_AS(load_scenario(dir.write_json("c.json", config)), ConfigError);
 }
 
+TEST_CASE("a single all-reduce past an in-situ curve's largest message is not priced flat (two layers, by hand)",
+          "[evaluator]") {
+  // The trace is its own curve: observed all-reduces of 1000 B (2 and 4 ms,
+  // mean 3 ms) and 4000 B (6 ms). The one message of 5000 B lies past the
+  // largest; the upper half (>= 2000 B) holds 4000 B alone, so the slope is
+  // that of the two largest sizes, 3 ms / 3000 B: 6 + 1 = 7 ms. The backward
+  // takes 2 ms, the iteration 9 ms (a flat tail would have said 8 ms).
+  SweepTempDir dir;
+  json trace = trace_json(make_trace({0.001, 0.001}, {1000, 4000}));
+  trace["insitu_allreduce"] = json::array({json{{"gpus", 2}, {"bytes", 1000}, {"seconds", 0.002}},
+                                           json{{"gpus", 2}, {"bytes", 1000}, {"seconds", 0.004}},
+                                           json{{"gpus", 2}, {"bytes", 4000}, {"seconds", 0.006}}});
+  dir.write_json("t.json", trace);
+  const json config = {{"trace", "t.json"},
+                       {"gpus", {2}},
+                       {"collective", "measured"},
+                       {"curves", {"t.json"}},
+                       {"schedules", {"single"}}};
+  WorkloadCache cache;
+  CHECK(RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics.iteration == 9'000'000);
+}
+
 TEST_CASE("nccl's network latency per step (network.inter.alpha_us) on two layers, by hand", "[evaluator]") {
   // 16 GPUs, 8 per node, 8-byte messages (bytes cost ~0). NCCL's tables:
   // Tree/LL = base 6.8 + 2 x (7 intra steps x 0.6 + 1 network step x (5.0 +

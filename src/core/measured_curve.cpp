@@ -17,10 +17,16 @@ namespace {
 /// A measured all-reduce: x is the size in bytes, y the seconds.
 using Sample = InterpolationPoint;
 
-/// Least-squares slope over the samples at or above half the largest size,
-/// clamped at 0: how the curve grows beyond its last point.
+/// How the curve grows beyond its last size: the least-squares slope of the
+/// sizes at or above half the largest, the window widened to the two largest
+/// sizes where that half holds the largest alone (a curve of message sizes
+/// seen in training, whose largest is far from the one below). Where no
+/// positive slope comes out (one size in all, or a falling tail) the largest
+/// size's seconds per byte: never flat, a larger message never costs less.
 double tail_slope(const std::vector<Sample>& samples) {
-  const double from = samples.back().x / 2;
+  const Sample& last = samples.back();
+  double from = last.x / 2;
+  if (samples.size() >= 2) from = std::min(from, samples[samples.size() - 2].x);
   double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
   for (const Sample& s : samples) {
     if (s.x < from) continue;
@@ -31,13 +37,13 @@ double tail_slope(const std::vector<Sample>& samples) {
     sxy += s.x * s.y;
   }
   const double denominator = n * sxx - sx * sx;
-  if (n < 2 || denominator <= 0) return 0.0;
-  return std::max(0.0, (n * sxy - sx * sy) / denominator);
+  if (n >= 2 && denominator > 0 && n * sxy - sx * sy > 0) return (n * sxy - sx * sy) / denominator;
+  return last.y / last.x;
 }
 
 /// Piecewise-linear interpolation between measured sizes; below the smallest
-/// size the smallest size's latency, above the largest a straight line with
-/// the slope of the upper half of the curve. One table per operation.
+/// size the smallest size's latency, above the largest a straight line from
+/// the largest size's mean with the slope of `tail_slope`. One table per operation.
 class Table {
  public:
   /// `what`: "" for all-reduce, "all-gather " for the other table (in messages).
