@@ -203,6 +203,35 @@ TEST_CASE("nccl: latency terms follow NCCL's tables and step counts", "[fit][ncc
   CHECK(NcclModel(spread).seconds(NcclAlgorithm::ring, NcclProtocol::ll, 0, 4) == Approx(36.6e-6));
 }
 
+TEST_CASE("nccl: small-message latency across nodes grows with log2(nodes), not with the ranks", "[fit][nccl]") {
+  NcclParams p = node_of_8();
+  p.intra_beta_s_per_byte = p.inter_beta_s_per_byte = 1.0 / 400e9;  // 400 GB/s bus bandwidth
+  const NcclModel model(p);
+  // 8 bytes, 2 nodes of 8: Tree/LL 6.8 + 2 (7 x 0.6 + log2(2) x 5.0) = 25.2 us
+  // (+ 8 B at the LL bandwidth, below 0.001 us).
+  CHECK(model.allreduce_seconds(8, 16) == Approx(25.2e-6).epsilon(1e-3));
+  CHECK(model.choose(8, 16).algorithm == NcclAlgorithm::tree);
+  // 16 nodes of 8: 6.8 + 2 (7 x 0.6 + log2(16) x 5.0) = 55.2 us. Ring/LL there:
+  // 6.6 + (254 - 30) x 1.0 (the network overhead floor) + 30 x 2.7 = 311.6 us.
+  CHECK(model.allreduce_seconds(8, 128) == Approx(55.2e-6).epsilon(1e-3));
+  CHECK(model.seconds(NcclAlgorithm::ring, NcclProtocol::ll, 0, 128) == Approx(311.6e-6));
+  // Ring's 2(P-1) alpha with alpha fitted at 16 ranks (25.2 / 30 = 0.84 us)
+  // would give 254 x 0.84 = 213.4 us at 128: 3.9x NCCL's 55.2.
+}
+
+TEST_CASE("nccl: LL across nodes is capped at NCCL's llMaxBw (39 GB/s on 2 nodes, 20.4 on more)", "[fit][nccl]") {
+  NcclParams p = node_of_8();
+  p.intra_beta_s_per_byte = p.inter_beta_s_per_byte = 1.0 / 400e9;
+  const NcclModel model(p);
+  const double m = 64.0 * (1 << 20);  // 64 MiB: log2(m / 64) = 20, tree correction 1.0 for LL
+  // Tree/LL on 2 nodes: bus min(400 x 0.92 / 3.8 = 96.8, 39) = 39 GB/s, algorithm bandwidth x 1/2.
+  CHECK(model.seconds(NcclAlgorithm::tree, NcclProtocol::ll, m, 16) == Approx(25.2e-6 + m / (39e9 * 0.5)));
+  // Ring/LL on 4 nodes: min(400 x 0.5, 20.4) = 20.4 GB/s x 32 / 62; latency 6.6 + 56 x 1.0 + 6 x 2.7 = 78.8 us.
+  CHECK(model.seconds(NcclAlgorithm::ring, NcclProtocol::ll, m, 32) == Approx(78.8e-6 + m / (20.4e9 * 32 / 62)));
+  // One node: no cap, Ring/LL at 400 x 0.5 x 8 / 14.
+  CHECK(model.seconds(NcclAlgorithm::ring, NcclProtocol::ll, m, 8) == Approx(15e-6 + m / (200e9 * 8 / 14)));
+}
+
 TEST_CASE("nccl: bandwidth terms and the choice per size", "[fit][nccl]") {
   const NcclModel model(node_of_8());
   const double gib = 1073741824.0;

@@ -36,6 +36,9 @@ struct NcclParams {
   double intra_extra_latency_us = 0.0;  ///< added to every intra-node step (config: network.intra.alpha_us)
   double inter_extra_latency_us = 0.0;  ///< NCCL latencyInter, twice for Simple (config: network.inter.alpha_us)
   double net_overhead_us = 1.0;         ///< NCCL getNetOverhead (x86 Intel); x3 for Simple; multi-node rings only
+  /// NCCL llMaxBws across nodes, Intel x86 hosts: bus bandwidth cap of LL on 2 nodes, on 3 or more (GB/s;
+  /// AMD hosts: {22.5, 19.0}). 0 would make LL unusable across nodes.
+  std::array<double, 2> ll_max_bus_gb_s{39.0, 20.4};
   double intra_beta_s_per_byte = 0.0;   ///< 1 / bus bandwidth inside a node (config: network.intra.beta_s_per_byte)
   double inter_beta_s_per_byte = 0.0;   ///< 1 / bus bandwidth across nodes (config: network.inter.beta_s_per_byte)
   int gpus_per_node = 1;

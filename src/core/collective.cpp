@@ -45,7 +45,8 @@ constexpr std::array kCollectives{
         .make_model = make_hierarchical},
     CollectiveInfo{.name = "nccl",
                    .description = "NCCL's predictor: per algorithm (Ring, Tree) and protocol (LL, LL128, Simple) "
-                                  "latency + M / bandwidth, the fastest chosen",
+                                  "latency + M / bandwidth, the fastest chosen; the model for NCCL-based frameworks "
+                                  "(DDP, Horovod on NCCL, DeepSpeed)",
                    .needs_curve = false,
                    .make_model = make_nccl},
     CollectiveInfo{.name = "ps",

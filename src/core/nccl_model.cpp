@@ -4,9 +4,12 @@
 // + log2i(n) inter)), the NET latency of Tree used for rings when each node
 // has one GPU, latencyInter counted twice for Simple, the network overhead
 // floor of multi-node rings, the protocol bandwidth factors, the bus-to-
-// algorithm bandwidth ratios and the tree correction factors. Left out: the
-// per-channel bandwidth caps (llMaxBw, perChMax*; they need channel counts
-// and GPU generations) and the ring "plateau" latency factor.
+// algorithm bandwidth ratios, the tree correction factors and the LL
+// bandwidth cap across nodes (llMaxBw, which depends on the node count and
+// the host CPU, not on channels). Left out: the per-channel bandwidth caps
+// (perChMax*; they need channel counts and GPU generations), the LL cap on
+// one node (it depends on the GPU generation) and the ring "plateau" latency
+// factor.
 
 #include "mgsim/nccl_model.hpp"
 
@@ -67,7 +70,8 @@ NcclModel::NcclModel(const NcclParams& params) : params_(params) {
   check_table(params.intra_hop_latency_us, "intra-node hop latencies");
   check_table(params.net_hop_latency_us, "network hop latencies");
   for (const double v : {params.intra_extra_latency_us, params.inter_extra_latency_us, params.net_overhead_us,
-                         params.intra_beta_s_per_byte, params.inter_beta_s_per_byte}) {
+                         params.intra_beta_s_per_byte, params.inter_beta_s_per_byte, params.ll_max_bus_gb_s[0],
+                         params.ll_max_bus_gb_s[1]}) {
     if (!(v >= 0) || !std::isfinite(v)) throw ConfigError("collective 'nccl': latencies and betas must be >= 0");
   }
   if (params.gpus_per_node < 1) throw ConfigError("collective 'nccl': gpus_per_node must be >= 1");
@@ -112,6 +116,16 @@ double bus_beta(const NcclParams& params, const Shape& shape) {
                           : std::max(params.intra_beta_s_per_byte, params.inter_beta_s_per_byte);
 }
 
+/// Bus bandwidth (bytes/s) of protocol p on algorithm a: the bus bandwidth
+/// times the protocol factor, LL capped across nodes at NCCL's llMaxBw.
+double protocol_bandwidth(const NcclParams& params, int a, int p, const Shape& shape) {
+  const double beta = bus_beta(params, shape);
+  const double bus = beta > 0 ? 1.0 / beta : std::numeric_limits<double>::infinity();
+  double bw = bus * protocol_factor(a, p, shape);
+  if (p == 0 && shape.nodes > 1) bw = std::min(bw, params.ll_max_bus_gb_s[shape.nodes == 2 ? 0 : 1] * 1e9);
+  return bw;
+}
+
 }  // namespace
 
 double NcclModel::seconds(NcclAlgorithm algorithm, NcclProtocol protocol, double bytes, int gpus) const {
@@ -130,10 +144,10 @@ double NcclModel::seconds(NcclAlgorithm algorithm, NcclProtocol protocol, double
     latency_us += 2 * ((shape.per_node - 1) * intra_hop(params_, a, p, shape) +
                        log2i(shape.nodes) * net_hop(params_, a, p, shape));
   }
-  double factor = protocol_factor(a, p, shape) * ratio;
+  double bandwidth = protocol_bandwidth(params_, a, p, shape) * ratio;
   const int log_size = log2i(static_cast<std::int64_t>(bytes) >> 6);
-  if (a == kTree && params_.tree_correction && log_size < 23) factor *= kTreeCorrection[p][log_size];
-  return latency_us * 1e-6 + bytes * bus_beta(params_, shape) / factor;
+  if (a == kTree && params_.tree_correction && log_size < 23) bandwidth *= kTreeCorrection[p][log_size];
+  return latency_us * 1e-6 + bytes / bandwidth;
 }
 
 NcclChoice NcclModel::choose(double bytes, int gpus) const {
@@ -164,8 +178,8 @@ double NcclModel::allgather_seconds(double bytes_per_rank, int gpus) const {
     const double latency_us = params_.base_latency_us[kRing][p] +
                               (steps - inter_steps) * intra_hop(params_, kRing, p, shape) +
                               inter_steps * net_hop(params_, kRing, p, shape);
-    const double factor = protocol_factor(kRing, p, shape) * shape.ranks / steps;
-    best = std::min(best, latency_us * 1e-6 + total * bus_beta(params_, shape) / factor);
+    const double bandwidth = protocol_bandwidth(params_, kRing, p, shape) * shape.ranks / steps;
+    best = std::min(best, latency_us * 1e-6 + total / bandwidth);
   }
   return best;
 }
