@@ -39,15 +39,20 @@ def zoo_trace(mgsim, name, model, gpu, precision, batch, throughput=None, measur
         command += ["--throughput", repr(throughput), "--measured-by", measured_by]
     subprocess.run(command, check=True)
     if grad_bytes is not None:
-        with open(path, encoding="ascii") as f:
-            trace = json.load(f)
-        for layer in trace["layers"]:
-            layer["dtype_bytes"] = grad_bytes
-        trace["provenance"]["gradient_bytes"] = (
-            "%d bytes per gradient element, set by scripts/validation_lib.py: the run keeps fp32 master "
-            "weights and reduces fp32 gradients" % grad_bytes)
-        write_json(path, trace)
+        set_gradient_bytes(path, grad_bytes)
     return rel
+
+
+def set_gradient_bytes(path, grad_bytes):
+    """Sets every layer's gradient element size of the trace at `path` (fp32 master weights: 4)."""
+    with open(path, encoding="ascii") as f:
+        trace = json.load(f)
+    for layer in trace["layers"]:
+        layer["dtype_bytes"] = grad_bytes
+    trace["provenance"]["gradient_bytes"] = (
+        "%d bytes per gradient element, set by scripts/validation_lib.py: the run keeps fp32 master "
+        "weights and reduces fp32 gradients" % grad_bytes)
+    write_json(path, trace)
 
 
 def row(trace, gpus, schedule, throughput, source, collective=None):
