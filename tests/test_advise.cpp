@@ -18,8 +18,6 @@ using namespace mgsim::test;
 
 namespace {
 
-constexpr std::int64_t kMiB = 1024 * 1024;
-constexpr SimTime kMs = 1'000'000;
 
 /// Four layers of one 1 MiB tensor (1-byte elements), 10 ms of backward
 /// each, no forward: tensors are ready at 10, 20, 30 and 40 ms.

@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "test_data.hpp"
+
 #include "mgsim/error.hpp"
 #include "mgsim/app/calibrate.hpp"
 #include "mgsim/io/trace_io.hpp"
@@ -14,11 +16,11 @@ using namespace mgsim::test;
 
 namespace {
 
-const std::string kTrace = MGSIM_SOURCE_DIR "/traces/googlenet-k80.json";
+using mgsim::test::kGoogleNetTrace;
 
 /// The GoogleNet/K80 trace on a ring with the given link and schedules.
 nlohmann::json ring_config(double alpha_us, double beta, const nlohmann::json& schedules) {
-  return {{"trace", kTrace},
+  return {{"trace", kGoogleNetTrace},
           {"gpus", {2}},
           {"collective", "ring"},
           {"network", {{"alpha_us", alpha_us}, {"beta_s_per_byte", beta}, {"gamma_s_per_byte", 2.5e-9}}},
@@ -28,7 +30,7 @@ nlohmann::json ring_config(double alpha_us, double beta, const nlohmann::json& s
 /// What mgsim predicts for `schedule` on `gpus` GPUs of that ring: the
 /// measurements a perfect model would see.
 RunMetrics truth(double alpha_us, double beta, const std::string& schedule, const ParamValues& params, int gpus) {
-  const Workload workload(load_trace(kTrace));
+  const Workload workload(load_trace(kGoogleNetTrace));
   CollectiveSettings settings;
   settings.network.intra = settings.network.inter = Link{alpha_us * 1e-6, beta, 2.5e-9};
   const auto ring = find_collective("ring").make(settings);
@@ -133,7 +135,7 @@ TEST_CASE("Calibrate refuses fits it cannot answer, naming file and key") {
 TEST_CASE("Calibrate refuses a measurement at a GPU count the config's curves do not have") {
   SweepTempDir dir;
   const auto config =
-      dir.write_json("base.json", {{"trace", kTrace},
+      dir.write_json("base.json", {{"trace", kGoogleNetTrace},
                                    {"gpus", {2}},
                                    {"collective", "measured"},
                                    {"curves", {MGSIM_SOURCE_DIR "/traces/googlenet-k80-allreduce.json"}},

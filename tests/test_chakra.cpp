@@ -23,7 +23,7 @@ using namespace mgsim;
 using chakra::decode_et;
 using chakra::encode_et;
 
-const std::string kData = std::string(MGSIM_SOURCE_DIR) + "/tests/data/chakra/";
+const std::string kChakraData = std::string(MGSIM_SOURCE_DIR) + "/tests/data/chakra/";
 
 std::string bytes_of(const std::string& file) {
   std::ifstream in(file, std::ios::binary);
@@ -99,7 +99,7 @@ TEST_CASE("Real ASTRA-sim ET files decode to the fields of their bytes and re-en
   // comm_size int64 80 80 40 = 0x40 << 14 = 1048576.
   for (const auto& [file, comm_type] : {std::pair{"astra-sim-all_reduce-4npus-1MB.1.et", 0},
                                         std::pair{"astra-sim-all_gather-4npus-1MB.1.et", 2}}) {
-    const std::string bytes = bytes_of(kData + file);
+    const std::string bytes = bytes_of(kChakraData + file);
     const chakra::EtFile et = decode_et(bytes, file);
     REQUIRE(et.metadata.version() == "0.0.4");
     REQUIRE(et.nodes.size() == 1);
@@ -117,7 +117,7 @@ TEST_CASE("Real ASTRA-sim ET files decode to the fields of their bytes and re-en
 TEST_CASE("A real PyTorch ET converted by Chakra decodes node by node and re-encodes to the same bytes") {
   // The first 7 records of chakra's tests/data feeder trace (tests/data/README.md). Ids, types,
   // durations and record offsets as protoc --decode=ChakraProtoMsg.Node lists them.
-  const std::string bytes = bytes_of(kData + "chakra-feeder-pytorch-head.0.et");
+  const std::string bytes = bytes_of(kChakraData + "chakra-feeder-pytorch-head.0.et");
   const chakra::EtFile et = decode_et(bytes, "head");
   REQUIRE(et.nodes.size() == 6);
   const std::vector<std::uint64_t> ids{216, 217, 430, 432, 433, 435};
@@ -137,7 +137,7 @@ TEST_CASE("A real PyTorch ET converted by Chakra decodes node by node and re-enc
 }
 
 TEST_CASE("An ET of collectives only is refused as a training step") {
-  REQUIRE_THROWS_WITH(chakra::import_et(bytes_of(kData + "astra-sim-all_reduce-4npus-1MB.1.et"), "ar"),
+  REQUIRE_THROWS_WITH(chakra::import_et(bytes_of(kChakraData + "astra-sim-all_reduce-4npus-1MB.1.et"), "ar"),
                       Catch::Contains("no GPU compute"));
 }
 

@@ -22,7 +22,7 @@ namespace {
 // The all-reduce T(M) = 1 us + 0.1 us/byte: 4 us for the 30 bytes.
 // A point-to-point exchange on the link alpha 1 us, beta 0.1 us/byte: t = 4 us.
 const Workload kWorkload(make_trace({4e-6, 2e-6}, {10, 20}));
-const LinearCost kCost(1e-6, 1e-7);
+const LinearCost kGossipCost(1e-6, 1e-7);
 const Link kLink{1e-6, 1e-7, 0.0};
 
 /// A gossip run's settings for the engine oracle below.
@@ -34,7 +34,7 @@ struct GossipCase {
 
 SimulationResult run(std::string_view name, const Cluster& cluster, const BuilderParams& params, int rounds,
                      std::uint64_t seed = 1, Network network = {kLink, kLink}, const Variability& variability = {}) {
-  const BuildContext context{kWorkload, cluster, kCost, nullptr, {}, variability, network};
+  const BuildContext context{kWorkload, cluster, kGossipCost, nullptr, {}, variability, network};
   const auto builder = find_builder(name).make(context, params);
   return simulate(*builder, seed, rounds);
 }
@@ -279,10 +279,10 @@ TEST_CASE("gossip builders refuse a budget of 0 or above 1, a graph of another s
                     Catch::Contains("has 3 ranks, the run 4 GPUs"));
   CHECK_THROWS_AS(run("dpsgd", Cluster::homogeneous(4), {{}, {{"barrier", "maybe"}}, {}}, 1), ConfigError);
   const Cluster cluster = Cluster::homogeneous(4);
-  CHECK_THROWS_WITH(find_builder("dpsgd").make({kWorkload, cluster, kCost, nullptr, {}}, {}),
+  CHECK_THROWS_WITH(find_builder("dpsgd").make({kWorkload, cluster, kGossipCost, nullptr, {}}, {}),
                     Catch::Contains("needs a network"));
   // The data-parallel builder plans a schedule: it needs one.
-  CHECK_THROWS_WITH(find_builder("data-parallel").make({kWorkload, cluster, kCost, nullptr, {}}, {}),
+  CHECK_THROWS_WITH(find_builder("data-parallel").make({kWorkload, cluster, kGossipCost, nullptr, {}}, {}),
                     Catch::Contains("no schedule to plan"));
 }
 
@@ -345,7 +345,7 @@ TEST_CASE("efficiency and speedup count the samples an iteration applied and the
     // counting iterations instead (6 / 5.5) gave 109%.
     const ScheduleSpec spec{"nbsgd", {{"deadline_s", 1e-9}}, {{"trigger", "deadline"}}, {}, {}, {}, {}};
     const Cluster cluster = Cluster::homogeneous(4);
-    const RunPoint point{kWorkload, kCost, spec, nullptr, cluster, {}, Network{kLink, kLink}, 0.0, 0.0, none, 3};
+    const RunPoint point{kWorkload, kGossipCost, spec, nullptr, cluster, {}, Network{kLink, kLink}, 0.0, 0.0, none, 3};
     const RunMetrics m = evaluate(point).metrics;
     CHECK(m.iteration == 5500);
     CHECK(m.samples == 1.0);
@@ -356,7 +356,7 @@ TEST_CASE("efficiency and speedup count the samples an iteration applied and the
     const ScheduleSpec spec{"single", {}, {}, {}, {}, {}, {}};
     const auto schedule = spec.build();
     const Cluster cluster({2.0}, {0});
-    const RunPoint point{kWorkload, kCost, spec, schedule.get(), cluster, {}, std::nullopt, 0.0, 0.0, none, 1};
+    const RunPoint point{kWorkload, kGossipCost, spec, schedule.get(), cluster, {}, std::nullopt, 0.0, 0.0, none, 1};
     const RunMetrics m = evaluate(point).metrics;
     CHECK(m.iteration == 3000);  // 6 us of compute at speed 2, nothing to reduce on one GPU
     CHECK(m.scaling_efficiency() == Approx(1.0));
@@ -368,7 +368,7 @@ TEST_CASE("efficiency and speedup count the samples an iteration applied and the
     const ScheduleSpec spec{"single", {}, {}, {}, {}, {}, {}};
     const auto schedule = spec.build();
     const Cluster cluster({1.0, 0.6}, {0, 1});
-    const RunPoint point{kWorkload, kCost, spec, schedule.get(), cluster, {}, std::nullopt, 0.0, 0.0, none, 1};
+    const RunPoint point{kWorkload, kGossipCost, spec, schedule.get(), cluster, {}, std::nullopt, 0.0, 0.0, none, 1};
     const RunMetrics m = evaluate(point).metrics;
     CHECK(m.iteration == 14000);
     CHECK(m.scaling_efficiency() == Approx(12.0 / 22.4));

@@ -11,13 +11,6 @@ using namespace mgsim::test;
 
 namespace {
 
-constexpr std::int64_t kMiB = 1024 * 1024;
-constexpr SimTime kMs = 1'000'000;
-
-Plan plan_with(std::string_view schedule, const ParamValues& params, const CommProblem& problem) {
-  return make_schedule(schedule, params)->plan(problem);
-}
-
 /// Forward-order layers of one 1-byte-element tensor each: backward order is
 /// the reverse. Sizes 10, 10, 10, 0.5, 2 MiB: backward 2, 0.5, 10, 10, 10 MiB.
 Trace ddp_trace() { return make_trace({1, 1, 1, 1, 1}, {10 * kMiB, 10 * kMiB, 10 * kMiB, kMiB / 2, 2 * kMiB}); }
@@ -28,7 +21,7 @@ TEST_CASE("DDP defaults: a 1 MiB first bucket, then 25 MiB buckets closed once r
   // 2 MiB >= 1 MiB closes bucket 1; then 0.5 + 10 + 10 + 10 = 30.5 MiB >= 25 closes at the last tensor.
   const LinearCost cost(1e-3, 1e-9);
   const Setup setup(ddp_trace(), cost, 8);
-  const Plan plan = plan_with("ddp", {}, setup.problem);
+  const Plan plan = plan_with("ddp", setup.problem);
   CHECK(ranges(plan) == std::vector<std::pair<int, int>>{{0, 1}, {1, 5}});
   CHECK(plan[1].bytes == 30 * kMiB + kMiB / 2);
 }
@@ -37,10 +30,10 @@ TEST_CASE("DDP with a user bucket cap drops the special first bucket") {
   // cap 12 MiB for every bucket: 2 + 0.5 + 10 = 12.5 >= 12; then 10 + 10 = 20 >= 12.
   const LinearCost cost(1e-3, 1e-9);
   const Setup setup(ddp_trace(), cost, 8);
-  CHECK(ranges(plan_with("ddp", {{"bucket_cap_mb", 12}}, setup.problem)) ==
+  CHECK(ranges(plan_with("ddp", setup.problem, {{"bucket_cap_mb", 12}})) ==
         std::vector<std::pair<int, int>>{{0, 3}, {3, 5}});
   // An explicit first cap of 2 MiB: 2 >= 2 closes; 0.5 + 10 + 10 = 20.5 >= 12; 10 left.
-  CHECK(ranges(plan_with("ddp", {{"bucket_cap_mb", 12}, {"first_bucket_cap_mb", 2}}, setup.problem)) ==
+  CHECK(ranges(plan_with("ddp", setup.problem, {{"bucket_cap_mb", 12}, {"first_bucket_cap_mb", 2}})) ==
         std::vector<std::pair<int, int>>{{0, 1}, {1, 4}, {4, 5}});
 }
 
@@ -49,7 +42,7 @@ TEST_CASE("DDP buckets start once all their gradients exist, strictly in order")
   // bucket 2 holds layers 4..1, ready when layer 1 ends at 5 s.
   const LinearCost cost(1e-3, 1e-9);
   const Setup setup(ddp_trace(), cost, 8);
-  const Replay timing = evaluate_closed_form(setup.problem, plan_with("ddp", {}, setup.problem));
+  const Replay timing = evaluate_closed_form(setup.problem, plan_with("ddp", setup.problem));
   CHECK(timing.message_start == std::vector<SimTime>{1000 * kMs, 5000 * kMs});
 }
 
@@ -62,7 +55,7 @@ TEST_CASE("Horovod fuses what is ready at each cycle into buffers up to the thre
       make_trace({1.0e-3, 0.5e-3, 0.1e-3, 0.3e-3}, {kMiB, 10 * kMiB, 60 * kMiB, 60 * kMiB}, 0.5e-3);
   const LinearCost cost(1e-3, 1e-10);
   const Setup setup(trace, cost, 8);
-  const Plan plan = plan_with("horovod", {{"copy_s_per_byte", 1e-12}}, setup.problem);
+  const Plan plan = plan_with("horovod", setup.problem, {{"copy_s_per_byte", 1e-12}});
   REQUIRE(ranges(plan) == std::vector<std::pair<int, int>>{{0, 2}, {2, 3}, {3, 4}});
   CHECK(plan[0].not_before == 1000'000);
   CHECK(plan[1].not_before == 1000'000);
@@ -79,7 +72,7 @@ TEST_CASE("Horovod sends a tensor larger than the threshold alone and waits for 
   const Trace trace = make_trace({0.5e-3, 2e-3}, {kMiB, 5 * kMiB});
   const LinearCost cost(1e-3, 1e-10);
   const Setup setup(trace, cost, 2);
-  const Plan plan = plan_with("horovod", {{"fusion_threshold_mb", 4}, {"cycle_time_ms", 2}}, setup.problem);
+  const Plan plan = plan_with("horovod", setup.problem, {{"fusion_threshold_mb", 4}, {"cycle_time_ms", 2}});
   REQUIRE(ranges(plan) == std::vector<std::pair<int, int>>{{0, 1}, {1, 2}});
   CHECK(plan[0].not_before == 2 * kMs);
   CHECK(plan[1].not_before == 4 * kMs);

@@ -6,6 +6,8 @@
 // files by eye; bus bandwidths are checked against the log's own busbw column.
 
 #include <catch2/catch.hpp>
+
+#include "test_data.hpp"
 #include <fstream>
 #include <sstream>
 
@@ -17,9 +19,9 @@ namespace {
 using namespace mgsim;
 using namespace mgsim::profile;
 
-const std::string kData = std::string(MGSIM_SOURCE_DIR) + "/tests/data/";
+using mgsim::test::kTestData;
 
-ImportedCurve parse(const std::string& text, NcclTestsOptions options = {}) {
+ImportedCurve parse_nccl_tests(const std::string& text, NcclTestsOptions options = {}) {
   std::istringstream in(text);
   return import_nccl_tests(in, "sample.txt", options);
 }
@@ -31,7 +33,7 @@ const char* kHeader =
     "#wrong\n";
 
 TEST_CASE("import: nccl-tests newer columns, out-of-place and in-place", "[import]") {
-  const ImportedCurve curve = import_nccl_tests_file(kData + "nccl-tests-allreduce-8gpu-new.txt", {});
+  const ImportedCurve curve = import_nccl_tests_file(kTestData + "nccl-tests-allreduce-8gpu-new.txt", {});
   // 25 sizes, 8 B .. 128 MiB, 8 ranks (eight "# Rank" lines).
   REQUIRE(curve.points.size() == 25);
   CHECK(curve.points.front().gpus == 8);
@@ -45,13 +47,13 @@ TEST_CASE("import: nccl-tests newer columns, out-of-place and in-place", "[impor
 
   NcclTestsOptions in_place;
   in_place.columns = NcclTestsColumns::in_place;
-  const ImportedCurve ip = import_nccl_tests_file(kData + "nccl-tests-allreduce-8gpu-new.txt", in_place);
+  const ImportedCurve ip = import_nccl_tests_file(kTestData + "nccl-tests-allreduce-8gpu-new.txt", in_place);
   CHECK(ip.points.front().seconds == Approx(10.25e-6));
   CHECK(ip.points.back().seconds == Approx(1084.0e-6));
 }
 
 TEST_CASE("import: nccl-tests older columns, log lines in between, ranks on two hosts", "[import]") {
-  const ImportedCurve curve = import_nccl_tests_file(kData + "nccl-tests-allreduce-2gpu-old.txt", {});
+  const ImportedCurve curve = import_nccl_tests_file(kTestData + "nccl-tests-allreduce-2gpu-old.txt", {});
   // 23 sizes, 8 B .. 32 MiB; two "# Rank" lines (hostA, hostB).
   REQUIRE(curve.points.size() == 23);
   CHECK(curve.points.front().gpus == 2);
@@ -61,7 +63,7 @@ TEST_CASE("import: nccl-tests older columns, log lines in between, ranks on two 
   CHECK(curve.provenance["hosts"] == 2);
   NcclTestsOptions in_place;
   in_place.columns = NcclTestsColumns::in_place;
-  CHECK(import_nccl_tests_file(kData + "nccl-tests-allreduce-2gpu-old.txt", in_place).points.front().seconds ==
+  CHECK(import_nccl_tests_file(kTestData + "nccl-tests-allreduce-2gpu-old.txt", in_place).points.front().seconds ==
         Approx(47.51e-6));
 }
 
@@ -70,15 +72,15 @@ TEST_CASE("import: nccl-tests rows without checks, --gpus, type and redop filter
                            "  8  2  float  sum  -1  12.00  0.00  0.00  N/A  11.00  0.00  0.00  N/A\n"
                            "  8  2  float  max  -1  13.00  0.00  0.00  N/A  12.00  0.00  0.00  N/A\n"
                            "  8  4  half   sum  -1  14.00  0.00  0.00  N/A  13.00  0.00  0.00  N/A\n";
-  CHECK_THROWS_WITH(parse(rows), Catch::Contains("sample.txt: line 5: size 8 already given on line 4"));
+  CHECK_THROWS_WITH(parse_nccl_tests(rows), Catch::Contains("sample.txt: line 5: size 8 already given on line 4"));
   NcclTestsOptions filter;
   filter.data_type = "float";
   filter.reduction = "max";
-  const ImportedCurve curve = parse(rows, filter);
+  const ImportedCurve curve = parse_nccl_tests(rows, filter);
   REQUIRE(curve.points.size() == 1);
   CHECK(curve.points[0].seconds == Approx(13e-6));
   filter.gpus = 16;  // --gpus wins over the device list
-  CHECK(parse(rows, filter).points[0].gpus == 16);
+  CHECK(parse_nccl_tests(rows, filter).points[0].gpus == 16);
 }
 
 /// busbw in GB/s, as nccl-tests prints it, of one imported point.
@@ -87,7 +89,7 @@ double busbw_gbs(CurveCollective collective, const CurveSample& p) {
 }
 
 TEST_CASE("import: a real 16-rank H100 log, rank count from the device list, busbw as in the log", "[import]") {
-  const ImportedCurve curve = import_nccl_tests_file(kData + "nccl-tests-allreduce-16gpu-h100-a3mega.txt", {});
+  const ImportedCurve curve = import_nccl_tests_file(kTestData + "nccl-tests-allreduce-16gpu-h100-a3mega.txt", {});
   // 8 B .. 8 GiB doubling: 31 sizes; 16 "# Rank" lines on 2 hosts.
   REQUIRE(curve.points.size() == 31);
   CHECK(curve.collective == CurveCollective::allreduce);
@@ -102,7 +104,7 @@ TEST_CASE("import: a real 16-rank H100 log, rank count from the device list, bus
 }
 
 TEST_CASE("import: Open MPI's warnings inside the device list are skipped", "[import]") {
-  const ImportedCurve curve = import_nccl_tests_file(kData + "nccl-tests-allreduce-16gpu-h100-hgx-mpirun-noise.txt", {});
+  const ImportedCurve curve = import_nccl_tests_file(kTestData + "nccl-tests-allreduce-16gpu-h100-hgx-mpirun-noise.txt", {});
   // 8 B .. 16 GiB: 32 sizes; 16 ranks on bm-h100-01 and -02.
   REQUIRE(curve.points.size() == 32);
   CHECK(curve.points.front().gpus == 16);
@@ -113,7 +115,7 @@ TEST_CASE("import: Open MPI's warnings inside the device list are skipped", "[im
 }
 
 TEST_CASE("import: mpirun --tag-output lines, older columns, ranks from NCCL's nranks", "[import]") {
-  const ImportedCurve curve = import_nccl_tests_file(kData + "nccl-tests-allreduce-16gpu-p4d-mpirun-tagged.txt", {});
+  const ImportedCurve curve = import_nccl_tests_file(kTestData + "nccl-tests-allreduce-16gpu-p4d-mpirun-tagged.txt", {});
   // Every line "[1,R]<stdout>:"; rows 8 B .. 1 GiB (28); "nranks 16" in the Init COMPLETE lines.
   REQUIRE(curve.points.size() == 28);
   CHECK(curve.points.front().gpus == 16);
@@ -126,7 +128,7 @@ TEST_CASE("import: mpirun --tag-output lines, older columns, ranks from NCCL's n
 }
 
 TEST_CASE("import: srun -l prefixed lines and a single-process run ranked by its header", "[import]") {
-  const ImportedCurve curve = import_nccl_tests_file(kData + "nccl-tests-allreduce-16gpu-h100-srun-prefixed.txt", {});
+  const ImportedCurve curve = import_nccl_tests_file(kTestData + "nccl-tests-allreduce-16gpu-h100-srun-prefixed.txt", {});
   // " 0: " before every line; 8 MiB .. 8 GiB (11 sizes); #wrong is N/A.
   REQUIRE(curve.points.size() == 11);
   CHECK(curve.points.front().gpus == 16);
@@ -134,24 +136,24 @@ TEST_CASE("import: srun -l prefixed lines and a single-process run ranked by its
   CHECK(busbw_gbs(curve.collective, curve.points.front()) == Approx(73.04).epsilon(1e-3));
   CHECK(busbw_gbs(curve.collective, curve.points.back()) == Approx(155.57).epsilon(5e-4));
 
-  const ImportedCurve node = import_nccl_tests_file(kData + "nccl-tests-allreduce-8gpu-h100-nvls.txt", {});
+  const ImportedCurve node = import_nccl_tests_file(kTestData + "nccl-tests-allreduce-8gpu-h100-nvls.txt", {});
   REQUIRE(node.points.size() == 6);
   CHECK(node.points.front().gpus == 8);
   // "4294967296 ... 15870 270.63 473.60": x 2(8-1)/8.
   CHECK(busbw_gbs(node.collective, node.points.back()) == Approx(473.60).epsilon(5e-4));
   // Without its device list the count comes from "# nThread 1 nGpus 8" (one process).
-  std::ifstream file(kData + "nccl-tests-allreduce-8gpu-h100-nvls.txt");
+  std::ifstream file(kTestData + "nccl-tests-allreduce-8gpu-h100-nvls.txt");
   std::string text, line;
   while (std::getline(file, line)) {
     if (line.find("#  Rank") == std::string::npos) text += line + "\n";
   }
-  const ImportedCurve headed = parse(text);
+  const ImportedCurve headed = parse_nccl_tests(text);
   CHECK(headed.points.front().gpus == 8);
   CHECK(headed.provenance["ranks_from"] == "the header's nThread x nGpus (one process)");
 }
 
 TEST_CASE("import: a log of several collectives imports the one asked for, as its own curve kind", "[import]") {
-  const std::string log = kData + "nccl-tests-2gpu-rtx5090-allgather-reducescatter.txt";
+  const std::string log = kTestData + "nccl-tests-2gpu-rtx5090-allgather-reducescatter.txt";
   CHECK_THROWS_WITH(import_nccl_tests_file(log, {}),
                     Catch::Contains("no all_reduce_perf section (the log holds all_gather_perf_mpi, "
                                     "reduce_scatter_perf_mpi): choose one with --collective"));
@@ -182,36 +184,36 @@ TEST_CASE("import: a log of several collectives imports the one asked for, as it
                     Catch::Contains("count 131072 of float is 524288 bytes x 4 ranks, not the size 1048576"));
   NcclTestsOptions wrong;
   wrong.collective = CurveCollective::allgather;
-  CHECK_THROWS_WITH(import_nccl_tests_file(kData + "nccl-tests-allreduce-16gpu-h100-a3mega.txt", wrong),
+  CHECK_THROWS_WITH(import_nccl_tests_file(kTestData + "nccl-tests-allreduce-16gpu-h100-a3mega.txt", wrong),
                     Catch::Contains("these are not all_gather_perf rows of 16 ranks"));
   NcclTestsOptions eight;
   eight.gpus = 8;
-  CHECK_THROWS_WITH(import_nccl_tests_file(kData + "nccl-tests-allreduce-16gpu-h100-a3mega.txt", eight),
+  CHECK_THROWS_WITH(import_nccl_tests_file(kTestData + "nccl-tests-allreduce-16gpu-h100-a3mega.txt", eight),
                     // Row 524288: busbw 5.64 / algbw 3.01 = 1.873, against 2(8-1)/8 = 1.750.
                     Catch::Contains("line 47: busbw / algbw is 1.873, but all_reduce_perf over 8 ranks gives 1.750"));
 }
 
 TEST_CASE("import: malformed nccl-tests outputs are refused with file and line", "[import]") {
   const std::string row = "  8  2  float  sum  -1  12.00  0.00  0.00  0  11.00  0.00  0.00  0\n";
-  CHECK_THROWS_WITH(parse("# nothing here\n"), Catch::Contains("sample.txt: no column header"));
-  CHECK_THROWS_WITH(parse(row), Catch::Contains("sample.txt: line 1: a result row before the column header"));
-  CHECK_THROWS_WITH(parse(std::string(kHeader) + "  8  2  float  sum  -1  12.00  0.00\n"),
+  CHECK_THROWS_WITH(parse_nccl_tests("# nothing here\n"), Catch::Contains("sample.txt: no column header"));
+  CHECK_THROWS_WITH(parse_nccl_tests(row), Catch::Contains("sample.txt: line 1: a result row before the column header"));
+  CHECK_THROWS_WITH(parse_nccl_tests(std::string(kHeader) + "  8  2  float  sum  -1  12.00  0.00\n"),
                     Catch::Contains("line 4: expected 13 columns as in the header (line 3), got 7"));
-  CHECK_THROWS_WITH(parse(std::string(kHeader) + "  8  2  float  sum  -1  12.00  0.00  0.00  3  11.0  0  0  0\n"),
+  CHECK_THROWS_WITH(parse_nccl_tests(std::string(kHeader) + "  8  2  float  sum  -1  12.00  0.00  0.00  3  11.0  0  0  0\n"),
                     Catch::Contains("line 4: nccl-tests counted 3 wrong results"));
-  CHECK_THROWS_WITH(parse(std::string(kHeader) + "  8  2  float  sum  -1  fast  0.00  0.00  0  11.0  0  0  0\n"),
+  CHECK_THROWS_WITH(parse_nccl_tests(std::string(kHeader) + "  8  2  float  sum  -1  fast  0.00  0.00  0  11.0  0  0  0\n"),
                     Catch::Contains("line 4: expected a time in (0, 3.6e+09] us, got \"fast\""));
-  CHECK_THROWS_WITH(parse(std::string(kHeader)), Catch::Contains("no result rows"));
+  CHECK_THROWS_WITH(parse_nccl_tests(std::string(kHeader)), Catch::Contains("no result rows"));
   // Without the device list the rank count is unknown.
   const std::string header_only = "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n";
-  CHECK_THROWS_WITH(parse(header_only + row), Catch::Contains("give --gpus"));
-  CHECK_THROWS_WITH(parse("#  Rank  0 Group 0 Pid 1 on h device 0 [0x01] G\n" + header_only + row),
+  CHECK_THROWS_WITH(parse_nccl_tests(header_only + row), Catch::Contains("give --gpus"));
+  CHECK_THROWS_WITH(parse_nccl_tests("#  Rank  0 Group 0 Pid 1 on h device 0 [0x01] G\n" + header_only + row),
                     Catch::Contains("1 rank (from the '# Rank' lines of the device list): a collective curve needs "
                                     "at least 2"));
-  CHECK_THROWS_WITH(parse(std::string(kHeader) + "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2\n" +
+  CHECK_THROWS_WITH(parse_nccl_tests(std::string(kHeader) + "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2\n" +
                           "h:1:1 [0] NCCL INFO comm 0x1 rank 1 nranks 3\n"),
                     Catch::Contains("line 5: nranks 3 after nranks 2"));
-  CHECK_THROWS_AS(import_nccl_tests_file(kData + "no-such-file.txt", {}), CurveError);
+  CHECK_THROWS_AS(import_nccl_tests_file(kTestData + "no-such-file.txt", {}), CurveError);
 }
 
 }  // namespace

@@ -17,7 +17,6 @@ using namespace mgsim::test;
 
 namespace {
 
-constexpr SimTime kS = 1'000'000'000;
 
 /// `trace` with each layer's own forward time, in seconds.
 Trace with_forward(Trace trace, const std::vector<double>& forward_s) {
@@ -57,7 +56,7 @@ SimTime forward_first_iteration(const Workload& workload, const Plan& plan) {
 
 TEST_CASE("a forward pass is spread over layers in proportion to their backward, summing exactly") {
   // 2 s over backward 3:1:2 (s): 1, 1/3, 2/3 s; rounding carries so the sum stays 2 s.
-  CHECK(spread_forward(2 * kS, {3 * kS, kS, 2 * kS}) == std::vector<SimTime>{kS, 333'333'333, 666'666'667});
+  CHECK(spread_forward(2 * kSecond, {3 * kSecond, kSecond, 2 * kSecond}) == std::vector<SimTime>{kSecond, 333'333'333, 666'666'667});
   // Every backward 0: evenly.
   CHECK(spread_forward(10, {0, 0, 0}) == std::vector<SimTime>{3, 4, 3});
   CHECK(spread_forward(0, {5, 7}) == std::vector<SimTime>{0, 0});
@@ -66,8 +65,8 @@ TEST_CASE("a forward pass is spread over layers in proportion to their backward,
 TEST_CASE("a version-2 trace keeps each layer's forward; version 1 spreads its forward_time_s") {
   const Trace v2 = with_forward(make_trace({3, 1, 2}, {1, 2, 4}), {0.5, 0.25, 2.0});
   const ComputeProfile profile = make_profile(v2);
-  CHECK(profile.forward_layers == std::vector<SimTime>{kS / 2, kS / 4, 2 * kS});
-  CHECK(profile.forward == 2 * kS + kS * 3 / 4);
+  CHECK(profile.forward_layers == std::vector<SimTime>{kSecond / 2, kSecond / 4, 2 * kSecond});
+  CHECK(profile.forward == 2 * kSecond + kSecond * 3 / 4);
 
   SweepTempDir dir;
   const auto file = dir.write("v2.json", format_trace_json(v2, {{"kind", "synthetic"}}));
@@ -79,7 +78,7 @@ TEST_CASE("a version-2 trace keeps each layer's forward; version 1 spreads its f
   const Trace v1 = make_trace({3, 1, 2}, {1, 2, 4}, 2.0);
   const auto v1_file = dir.write("v1.json", format_trace_json(v1, {{"kind", "synthetic"}}));
   CHECK(read_input_file(v1_file, InputKind::trace).find("\"version\": 1") != std::string::npos);
-  CHECK(make_profile(load_trace(v1_file)).forward_layers == std::vector<SimTime>{kS, 333'333'333, 666'666'667});
+  CHECK(make_profile(load_trace(v1_file)).forward_layers == std::vector<SimTime>{kSecond, 333'333'333, 666'666'667});
 }
 
 TEST_CASE("a trace mixing the two forms of forward time is refused, naming the layer and key") {
@@ -142,25 +141,25 @@ TEST_CASE("P3 and ByteScheduler send the next forward's first layer first, by ha
     return engine;
   };
   SECTION("WFBP: l3 1..5, l2 5..7, l1 7..11, then the forward 11..14") {
-    CHECK(timed("wfbp", {}).iteration_end == 14 * kS);
+    CHECK(timed("wfbp", {}).iteration_end == 14 * kSecond);
   }
   SECTION("P3 picks when the channel is free: l3a 1..3, l1a 3..5, l1b 5..7, l2 7..9, l3b 9..11") {
     // Forward: l1 after 7 (7..8), l2 after 9 (9..10), l3 after 11 (11..12).
     const Replay r = timed("p3", {{"slice_params", 2}});
-    CHECK(r.message_end == std::vector<SimTime>{3 * kS, 5 * kS, 7 * kS, 9 * kS, 11 * kS});
-    CHECK(r.compute[0].forward_start == std::vector<SimTime>{7 * kS, 9 * kS, 11 * kS});
-    CHECK(r.iteration_end == 12 * kS);
+    CHECK(r.message_end == std::vector<SimTime>{3 * kSecond, 5 * kSecond, 7 * kSecond, 9 * kSecond, 11 * kSecond});
+    CHECK(r.compute[0].forward_start == std::vector<SimTime>{7 * kSecond, 9 * kSecond, 11 * kSecond});
+    CHECK(r.iteration_end == 12 * kSecond);
   }
   SECTION("ByteScheduler with 4 elements of credit commits l3b before l1 is ready") {
     // l3a 1..3 and l3b 3..5 are chosen at 1; l1a is chosen when l3a ends (3):
     // 5..7, l1b 7..9, l2 9..11. Forward: l1 9..10, l2 11..12, l3 12..13.
     const Replay r = timed("bytescheduler", {{"partition_params", 2}, {"credit_params", 4}});
-    CHECK(r.message_end == std::vector<SimTime>{3 * kS, 5 * kS, 7 * kS, 9 * kS, 11 * kS});
-    CHECK(r.compute[0].forward_start == std::vector<SimTime>{9 * kS, 11 * kS, 12 * kS});
-    CHECK(r.iteration_end == 13 * kS);
+    CHECK(r.message_end == std::vector<SimTime>{3 * kSecond, 5 * kSecond, 7 * kSecond, 9 * kSecond, 11 * kSecond});
+    CHECK(r.compute[0].forward_start == std::vector<SimTime>{9 * kSecond, 11 * kSecond, 12 * kSecond});
+    CHECK(r.iteration_end == 13 * kSecond);
   }
   SECTION("ByteScheduler without credit is P3 with its partition") {
-    CHECK(timed("bytescheduler", {{"partition_params", 2}, {"credit_params", 0}}).iteration_end == 12 * kS);
+    CHECK(timed("bytescheduler", {{"partition_params", 2}, {"credit_params", 0}}).iteration_end == 12 * kSecond);
   }
 }
 

@@ -14,16 +14,6 @@ using namespace mgsim::test;
 
 namespace {
 
-constexpr SimTime kSecond = 1'000'000'000;
-
-Plan plan_with(std::string_view schedule, const CommProblem& problem, const ParamValues& params = {}) {
-  return make_schedule(schedule, params)->plan(problem);
-}
-
-SimTime end_of(const CommProblem& problem, const Plan& plan) {
-  return evaluate_closed_form(problem, plan).iteration_end;
-}
-
 /// Minimum end over all 2^(L-1) contiguous groupings of layers.
 SimTime exhaustive_best(const CommProblem& problem) {
   const int n = problem.layer_count();

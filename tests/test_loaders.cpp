@@ -66,7 +66,7 @@ class TempDir {
 /// Runs `load` and returns the message of the `E` it throws; fails the test
 /// when it throws nothing or another type.
 template <typename E, typename F>
-std::string message_of(F&& load) {
+std::string load_message(F&& load) {
   try {
     load();
   } catch (const E& error) {
@@ -82,7 +82,7 @@ std::string message_of(F&& load) {
 /// key path, ...) and is one line.
 template <typename E, typename F>
 void require_error(F&& load, std::initializer_list<std::string> fragments) {
-  const std::string message = message_of<E>(std::forward<F>(load));
+  const std::string message = load_message<E>(std::forward<F>(load));
   INFO("message: " << message);
   CHECK(message.find('\n') == std::string::npos);
   for (const std::string& fragment : fragments) CHECK_THAT(message, Catch::Contains(fragment));
@@ -338,7 +338,7 @@ TEST_CASE("trace loader rejects a number literal that overflows", "[loaders][tra
   TempDir dir;
   const fs::path file = dir.write("t.json", text);
   // Either the parser refuses the literal or the loader refuses infinity.
-  const std::string message = message_of<mgsim::TraceError>([&] { mgsim::load_trace(file); });
+  const std::string message = load_message<mgsim::TraceError>([&] { mgsim::load_trace(file); });
   CHECK_THAT(message, Catch::Contains(file.string()));
   CHECK_THAT(message, Catch::Contains("layers[1].backward_time_s") || Catch::Contains("malformed JSON"));
 }
@@ -821,7 +821,7 @@ TEST_CASE("config loader rejects a curve file that does not exist or is wrong", 
   SECTION("missing curve file: the message names that file") {
     config["curves"] = {"no-such-curve.json"};
     const fs::path file = dir.write("run.json", config);
-    const std::string message = message_of<mgsim::CurveError>([&] { load_run_config(file); });
+    const std::string message = load_message<mgsim::CurveError>([&] { load_run_config(file); });
     CHECK_THAT(message, Catch::Contains((dir.path() / "no-such-curve.json").string()));
   }
   SECTION("a bad curve file is a CurveError naming the curve file and key") {

@@ -19,6 +19,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "test_data.hpp"
+
 #include "mgsim/nccl_model.hpp"
 #include "mgsim/profile/import_files.hpp"
 
@@ -26,7 +28,7 @@ namespace {
 
 using namespace mgsim;
 
-const std::string kData = std::string(MGSIM_SOURCE_DIR) + "/tests/data/";
+using mgsim::test::kTestData;
 
 constexpr std::int64_t kSmallMax = 64 << 10;  // small: up to 64 KiB
 constexpr std::int64_t kMidMax = 16 << 20;    // mid: above 64 KiB, up to 16 MiB
@@ -51,7 +53,7 @@ const Log kGb200{"nccl-tests-allreduce-128gpu-gb200-2racks.txt", 128, 64};
 profile::ImportedCurve load(const Log& log) {
   profile::NcclTestsOptions options;
   options.gpus = log.gpus;
-  return profile::import_nccl_tests_file(kData + log.file, options);
+  return profile::import_nccl_tests_file(kTestData + log.file, options);
 }
 
 /// NCCL's tables with bus beta `beta` and `inter_us` more per network step

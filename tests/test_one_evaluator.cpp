@@ -126,7 +126,7 @@ std::filesystem::path random_scenario(std::mt19937_64& rng, const SweepTempDir& 
 }
 
 /// One measurement per run of the config, each naming its schedule entry.
-std::filesystem::path measurements_of(const SweepTempDir& dir, const std::filesystem::path& file) {
+std::filesystem::path measurements_file(const SweepTempDir& dir, const std::filesystem::path& file) {
   const json config = json::parse(read_input_file(file, InputKind::config));
   json rows = json::array();
   for (const json& gpus : config.at("gpus")) {
@@ -160,7 +160,7 @@ TEST_CASE("one evaluator: run, sweep, calibrate and advise agree on 500 random s
             fmt::format("{},t.json,{},{},{}", i, network, scenario.gpus_per_node.front(), csv_row(rows[i])));
     }
     // mgsim calibrate: every run as a measurement, predicted at the config's values.
-    const Calibration calibration = Calibration::from_files(file, measurements_of(dir, file), {});
+    const Calibration calibration = Calibration::from_files(file, measurements_file(dir, file), {});
     const std::vector<double> predicted = calibration.predict({});
     REQUIRE(predicted.size() == rows.size());
     for (std::size_t i = 0; i < rows.size(); ++i) CHECK(predicted[i] == to_seconds(rows[i].metrics.mean_iteration));

@@ -29,7 +29,7 @@ std::unique_ptr<Collective> ring_without_latency() {
   return find_collective("ring").make(cs);
 }
 
-CostSettings settings(int devices, bool replication) {
+CostSettings cost_settings(int devices, bool replication) {
   CostSettings s;
   s.devices = devices;
   s.roofline = zoo::RooflineSettings::defaults_for(zoo::find_gpu("v100"));
@@ -170,10 +170,10 @@ TEST_CASE("plan: searching every ZeRO stage equals exhaustive enumeration of sta
   for (const auto& [make, shards] : cases) {
     const ModelGraph g = make();
     INFO(g.model());
-    const StagedSearch searched = search_zero_stages(g, zoo::find_gpu("v100"), *ring, settings(4, false), kAllZeroStages, o);
+    const StagedSearch searched = search_zero_stages(g, zoo::find_gpu("v100"), *ring, cost_settings(4, false), kAllZeroStages, o);
     std::vector<StagedCost> found;
     for (const PlanPoint& p : searched.result.frontier) found.emplace_back(p.cost.time, p.cost.memory, p.zero_stage);
-    const std::vector<StagedCost> expected = exhaustive_staged_frontier(g, *ring, settings(4, false));
+    const std::vector<StagedCost> expected = exhaustive_staged_frontier(g, *ring, cost_settings(4, false));
     CHECK(found == expected);
     CHECK(std::any_of(expected.begin(), expected.end(), [](const StagedCost& c) { return std::get<2>(c) > 0; }) == shards);
   }
@@ -184,7 +184,7 @@ TEST_CASE("plan: on random small graphs the frontier equals exhaustive enumerati
   const auto ring = ring_without_latency();
   for (int trial = 0; trial < 25; ++trial) {
     const ModelGraph g = random_graph(rng);
-    const CostModel m(g, zoo::find_gpu("v100"), *ring, settings(4, false));
+    const CostModel m(g, zoo::find_gpu("v100"), *ring, cost_settings(4, false));
     INFO("trial " << trial);
     CHECK(searched_frontier(m) == exhaustive_frontier(m));
   }
@@ -194,7 +194,7 @@ TEST_CASE("plan: on a chain the frontier equals exhaustive enumeration", "[plan]
   const ModelGraph g = chain();
   const auto ring = ring_without_latency();
   for (const bool replication : {false, true}) {
-    const CostModel m(g, zoo::find_gpu("v100"), *ring, settings(4, replication));
+    const CostModel m(g, zoo::find_gpu("v100"), *ring, cost_settings(4, replication));
     const std::vector<Cost> expected = exhaustive_frontier(m);
     CHECK(expected.size() > 1);  // a real trade-off, not one point
     CHECK(searched_frontier(m) == expected);
@@ -204,7 +204,7 @@ TEST_CASE("plan: on a chain the frontier equals exhaustive enumeration", "[plan]
 TEST_CASE("plan: on a diamond the frontier equals exhaustive enumeration", "[plan]") {
   const ModelGraph g = diamond();
   const auto ring = ring_without_latency();
-  const CostModel m(g, zoo::find_gpu("v100"), *ring, settings(4, false));
+  const CostModel m(g, zoo::find_gpu("v100"), *ring, cost_settings(4, false));
   const std::vector<Cost> expected = exhaustive_frontier(m);
   CHECK(expected.size() > 1);
   CHECK(searched_frontier(m) == expected);
@@ -213,7 +213,7 @@ TEST_CASE("plan: on a diamond the frontier equals exhaustive enumeration", "[pla
 TEST_CASE("plan: on a residual block the frontier equals exhaustive enumeration", "[plan]") {
   const ModelGraph g = residual_block();
   const auto ring = ring_without_latency();
-  const CostModel m(g, zoo::find_gpu("v100"), *ring, settings(4, false));
+  const CostModel m(g, zoo::find_gpu("v100"), *ring, cost_settings(4, false));
   const std::vector<Cost> expected = exhaustive_frontier(m);
   CHECK(expected.size() > 1);
   CHECK(searched_frontier(m) == expected);
@@ -222,7 +222,7 @@ TEST_CASE("plan: on a residual block the frontier equals exhaustive enumeration"
 TEST_CASE("plan: a graph that does not reduce is finished by the topological dynamic program, exactly", "[plan]") {
   const ModelGraph g = complete();
   const auto ring = ring_without_latency();
-  const CostModel m(g, zoo::find_gpu("v100"), *ring, settings(4, false));
+  const CostModel m(g, zoo::find_gpu("v100"), *ring, cost_settings(4, false));
   SearchResult r;
   CHECK(searched_frontier(m, &r) == exhaustive_frontier(m));
   CHECK(r.dp_operators >= 4);
@@ -231,7 +231,7 @@ TEST_CASE("plan: a graph that does not reduce is finished by the topological dyn
 TEST_CASE("plan: a memory limit keeps exactly the frontier points that fit", "[plan]") {
   const ModelGraph g = chain();
   const auto ring = ring_without_latency();
-  const CostModel m(g, zoo::find_gpu("v100"), *ring, settings(4, true));
+  const CostModel m(g, zoo::find_gpu("v100"), *ring, cost_settings(4, true));
   const std::vector<Cost> all = exhaustive_frontier(m);
   const std::int64_t limit = all[all.size() / 2].memory;
   std::vector<Cost> expected;

@@ -16,7 +16,6 @@ using namespace mgsim::test;
 
 namespace {
 
-constexpr SimTime kS = 1'000'000'000;
 
 /// Ring on 2 GPUs with alpha = gamma = 0 and 1 s per byte, written out:
 /// AR(M) = M s and AG(m per GPU) = m s, so a reduce-scatter of M takes
@@ -59,7 +58,7 @@ Timed timed(const char* name, const ParamValues& params = {}) {
 
 std::vector<SimTime> seconds(std::initializer_list<SimTime> values) {
   std::vector<SimTime> out;
-  for (const SimTime v : values) out.push_back(v * kS);
+  for (const SimTime v : values) out.push_back(v * kSecond);
   return out;
 }
 
@@ -108,7 +107,7 @@ TEST_CASE("DeAR reduce-scatters during backward and gathers in forward order, by
     const Timed r = timed("dear", {{"threshold_mb", mib(1)}});
     CHECK(r.replay.message_end == seconds({3, 4, 6, 8, 9, 11}));
     CHECK(r.replay.compute[0].forward_start == seconds({8, 9, 11}));
-    CHECK(r.replay.iteration_end == 12 * kS);
+    CHECK(r.replay.iteration_end == 12 * kSecond);
     CHECK(r.plan[0].kind == CollectiveKind::reduce_scatter);
     CHECK(r.plan[3].kind == CollectiveKind::param_allgather);
     CHECK(r.plan[3].sent_bytes == 2);  // 4 bytes of l1 over 2 GPUs
@@ -119,10 +118,10 @@ TEST_CASE("DeAR reduce-scatters during backward and gathers in forward order, by
     const Timed r = timed("dear", {{"threshold_mb", mib(7)}});
     CHECK(ranges(r.plan) == std::vector<std::pair<int, int>>{{0, 1}, {1, 3}, {1, 3}, {0, 1}});
     CHECK(r.replay.message_end == seconds({3, 6, 9, 11}));
-    CHECK(r.replay.iteration_end == 12 * kS);
+    CHECK(r.replay.iteration_end == 12 * kSecond);
   }
   SECTION("the default 25 MiB fuses everything: RS 3..8, AG 8..13, forward 13..16") {
-    CHECK(timed("dear").replay.iteration_end == 16 * kS);
+    CHECK(timed("dear").replay.iteration_end == 16 * kSecond);
   }
 }
 
@@ -133,21 +132,21 @@ TEST_CASE("ZeRO-1 and ZeRO-2 reduce-scatter buckets, then gather every parameter
     CHECK(ranges(r.plan) == std::vector<std::pair<int, int>>{{0, 1}, {1, 2}, {2, 3}, {0, 3}});
     CHECK(r.replay.message_end == seconds({3, 4, 6, 11}));
     CHECK(r.replay.compute[0].forward_start == seconds({11, 12, 13}));
-    CHECK(r.replay.iteration_end == 14 * kS);
+    CHECK(r.replay.iteration_end == 14 * kSecond);
   }
   SECTION("zero2, buckets of 6 elements: l3 + l2 | l1") {
     // RS l3+l2 (6 B, 3 s) from 2 to 5, RS l1 5..7, AG 7..12, forward 12..15.
     const Timed r = timed("zero2", {{"reduce_bucket_size", 6}});
     CHECK(r.replay.message_end == seconds({5, 7, 12}));
-    CHECK(r.replay.iteration_end == 15 * kS);
+    CHECK(r.replay.iteration_end == 15 * kSecond);
   }
   SECTION("zero1 waits for the whole backward: RS l3 3..5, l2 5..6, l1 6..8, AG 8..13, forward 13..16") {
     const Timed r = timed("zero1", {{"reduce_bucket_size", 4}});
     CHECK(r.replay.message_start == seconds({3, 5, 6, 8}));
-    CHECK(r.replay.iteration_end == 16 * kS);
+    CHECK(r.replay.iteration_end == 16 * kSecond);
   }
   SECTION("the default bucket (5e8 elements) holds every gradient: RS 3..8, AG 8..13, forward 13..16") {
-    CHECK(timed("zero2").replay.iteration_end == 16 * kS);
+    CHECK(timed("zero2").replay.iteration_end == 16 * kSecond);
   }
 }
 
@@ -166,10 +165,10 @@ TEST_CASE("FSDP gathers each layer before its backward and its forward, by hand"
   CHECK(r.replay.message_start == seconds({0, 1, 3, 5, 6, 8, 10, 11}));
   CHECK(r.replay.message_end == seconds({1, 3, 5, 6, 8, 10, 11, 13}));
   CHECK(r.replay.compute[0].layer_start == seconds({0, 1, 5}));
-  CHECK(r.replay.compute_end == 6 * kS);
-  CHECK(r.replay.parameter_wait == 3 * kS);  // l1's backward from 5, not 2: communication, not compute
+  CHECK(r.replay.compute_end == 6 * kSecond);
+  CHECK(r.replay.parameter_wait == 3 * kSecond);  // l1's backward from 5, not 2: communication, not compute
   CHECK(r.replay.compute[0].forward_start == seconds({10, 11, 13}));
-  CHECK(r.replay.iteration_end == 14 * kS);
+  CHECK(r.replay.iteration_end == 14 * kSecond);
   // zero3 with buckets of one layer's elements plans the same.
   CHECK(ranges(timed("zero3", {{"reduce_bucket_size", 4}}).plan) == ranges(r.plan));
 }
@@ -181,8 +180,8 @@ TEST_CASE("ZeRO-3 with one bucket gathers ahead and reduce-scatters once, by han
   const Timed r = timed("zero3");
   CHECK(r.replay.message_end == seconds({1, 3, 9, 11, 12, 14}));
   CHECK(r.replay.compute[0].layer_start == seconds({0, 1, 3}));
-  CHECK(r.replay.parameter_wait == kS);
-  CHECK(r.replay.iteration_end == 15 * kS);
+  CHECK(r.replay.parameter_wait == kSecond);
+  CHECK(r.replay.iteration_end == 15 * kSecond);
 }
 
 TEST_CASE("the registry marks the sharded schedules and their ZeRO stage") {

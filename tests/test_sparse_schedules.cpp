@@ -17,22 +17,12 @@ using namespace mgsim::test;
 
 namespace {
 
-constexpr SimTime kSecond = 1'000'000'000;
-
 /// T(M) = a + b M for both all-reduce and all-gather (per-rank bytes).
 class LinearBoth : public LinearCost {
  public:
   using LinearCost::LinearCost;
   double allgather_seconds(double bytes, int gpus) const override { return allreduce_seconds(bytes, gpus); }
 };
-
-Plan plan_with(std::string_view schedule, const CommProblem& problem, const ParamValues& params) {
-  return make_schedule(schedule, params)->plan(problem);
-}
-
-SimTime end_of(const CommProblem& problem, const Plan& plan) {
-  return evaluate_closed_form(problem, plan).iteration_end;
-}
 
 /// Selection seconds of a top-k over d elements.
 using SelectionLaw = std::function<double(double)>;

@@ -12,10 +12,16 @@
 #include "mgsim/io/scenario.hpp"
 #include "mgsim/plan.hpp"
 #include "mgsim/replay.hpp"
+#include "mgsim/schedule.hpp"
 #include "mgsim/simulation.hpp"
 #include "mgsim/trace.hpp"
 
 namespace mgsim::test {
+
+constexpr SimTime kSecond = 1'000'000'000;  ///< engine time units (ns) per second
+constexpr SimTime kMs = 1'000'000;          ///< per millisecond
+constexpr std::int64_t kMiB = 1024 * 1024;
+
 
 /// T(M) = a + b M seconds, whatever P is (P >= 2).
 class LinearCost : public Collective {
@@ -53,6 +59,16 @@ struct Setup {
   const std::vector<GpuClass>& classes;
   const CommProblem& problem;
 };
+
+/// The plan of the named schedule on `problem`.
+inline Plan plan_with(std::string_view schedule, const CommProblem& problem, const ParamValues& params = {}) {
+  return make_schedule(schedule, params)->plan(problem);
+}
+
+/// When the iteration of `plan` ends, by the closed form.
+inline SimTime end_of(const CommProblem& problem, const Plan& plan) {
+  return evaluate_closed_form(problem, plan).iteration_end;
+}
 
 /// Random trace: 1..max_layers layers of 1..3 tensors, times and sizes spread
 /// over orders of magnitude so that every schedule decision occurs.

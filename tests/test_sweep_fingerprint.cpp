@@ -17,7 +17,7 @@ namespace {
 using mgsim::test::SweepTempDir;
 using nlohmann::json;
 
-json base_config() {
+json fingerprint_config() {
   return {{"trace", "t.json"},
           {"gpus", {2, 4}},
           {"network", {{"alpha_us", 10.0}, {"beta_s_per_byte", 1e-9}}},
@@ -27,7 +27,7 @@ json base_config() {
 /// The fingerprint of the sweep after `edit` changes its config or its trace.
 std::string fingerprint(const std::function<void(json&, mgsim::Trace&)>& edit, const char* shard = "1/1") {
   SweepTempDir dir;
-  json config = base_config();
+  json config = fingerprint_config();
   mgsim::Trace trace = mgsim::test::make_trace({1e-3, 2e-3}, {1000, 2000}, 1e-3);
   edit(config, trace);
   dir.write_json("t.json", mgsim::test::trace_json(trace));

@@ -23,7 +23,7 @@ namespace {
 /// Forward 1 ms; forward-order layers layer1 (tensors of 100 and 10 bytes,
 /// backward 2 ms), layer2 (50 bytes, 3 ms), layer3 (20 bytes, 1 ms).
 /// Backward runs layer3 [1, 2], layer2 [2, 5], layer1 [5, 7] ms.
-Trace three_layers() {
+Trace timeline_trace() {
   Trace trace = make_trace({0.002, 0.003, 0.001}, {100, 50, 20}, 0.001);
   trace.layers[0].params = {100, 10};
   return trace;
@@ -63,7 +63,7 @@ std::vector<json> events_of(const json& document, const std::string& category) {
 }  // namespace
 
 TEST_CASE("timeline: every event follows the trace event format", "[timeline]") {
-  const Workload workload(three_layers());
+  const Workload workload(timeline_trace());
   const json document = timeline_of(workload, "wfbp");
   REQUIRE(document.at("traceEvents").is_array());
   for (const json& event : document.at("traceEvents")) {
@@ -86,7 +86,7 @@ TEST_CASE("timeline: every event follows the trace event format", "[timeline]") 
 }
 
 TEST_CASE("timeline: one compute slice per layer at the times of the backward pass", "[timeline]") {
-  const Workload workload(three_layers());
+  const Workload workload(timeline_trace());
   const json document = timeline_of(workload, "wfbp");
   const auto layers = events_of(document, "backward");
   REQUIRE(layers.size() == 3);
@@ -114,7 +114,7 @@ TEST_CASE("timeline: one compute slice per layer at the times of the backward pa
 }
 
 TEST_CASE("timeline: one communication slice per message, named by its layers, with its bytes", "[timeline]") {
-  const Workload workload(three_layers());
+  const Workload workload(timeline_trace());
   // WFBP: layer3 (20 B) ready at 1 ms runs [1, 2.2]; layer2 (50 B) at 4 ms [4, 5.5];
   // layer1 (110 B) at 6 ms [6, 8.1]. Backward ends at 6 ms: 2.1 ms exposed.
   const json wfbp = timeline_of(workload, "wfbp");
@@ -180,7 +180,7 @@ TEST_CASE("timeline: sparse schedules show their top-k selection and all-gathers
     double allgather_seconds(double bytes, int gpus) const override { return allreduce_seconds(bytes, gpus); }
   };
   const LinearBoth cost(1e-3, 1e-5);
-  const Workload workload(three_layers());
+  const Workload workload(timeline_trace());
   const ParamValues params{{"density", 0.5}, {"selection_s", 1e-4}, {"value_bytes", 1}, {"index_bytes", 1}};
   const std::vector<IterationTrace> runs{traced(workload, cost, "lags", params, 4)};
   const json document = json::parse(format_timeline(workload, runs));
@@ -204,7 +204,7 @@ TEST_CASE("timeline: sharded schedules show reduce-scatters and parameter all-ga
   // 1 ms per byte: gathering layer 2's 50 bytes for its backward takes
   // (1 ms + 12.5 ms) / 2, and that backward, ready at 1 ms, waits for it.
   const LinearBoth cost(1e-3, 1e-3);
-  const Workload workload(three_layers());
+  const Workload workload(timeline_trace());
   const std::vector<IterationTrace> runs{traced(workload, cost, "fsdp", {}, 4)};
   const json document = json::parse(format_timeline(workload, runs));
   CHECK(events_of(document, "reduce_scatter").size() == 3);

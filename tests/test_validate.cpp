@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "test_data.hpp"
+
 #include "mgsim/error.hpp"
 #include "mgsim/app/validate.hpp"
 #include "test_sweep_support.hpp"
@@ -12,7 +14,7 @@ using namespace mgsim::test;
 
 namespace {
 
-const std::string kTrace = MGSIM_SOURCE_DIR "/traces/googlenet-k80.json";
+using mgsim::test::kGoogleNetTrace;
 
 nlohmann::json source() {
   return {{"url", "u"}, {"table", "t"}, {"hardware", "h"}, {"software", "s"}, {"measured", "m"}};
@@ -29,7 +31,7 @@ nlohmann::json ring_case(const nlohmann::json& calibrate, const nlohmann::json& 
           {"description", "test"},
           {"sources", {{"paper", source()}}},
           {"config",
-           {{"trace", kTrace},
+           {{"trace", kGoogleNetTrace},
             {"gpus", {2}},
             {"collective", "ring"},
             {"network", {{"alpha_us", 10.0}, {"beta_s_per_byte", 0.0}}}}},

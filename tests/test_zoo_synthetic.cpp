@@ -45,7 +45,7 @@ class TempFile {
 };
 
 /// input 8 x 64 -> fc1 (64 -> 32, bias) -> relu -> fc2 (32 -> 10, bias), fp32.
-ModelGraph two_layer_mlp() {
+ModelGraph small_mlp() {
   GraphBuilder b("mlp", 8, 4);
   const Tensor x = b.input("x", {8, 64});
   b.linear("fc2", b.activation("relu", b.linear("fc1", x, 32)), 10);
@@ -93,7 +93,7 @@ TEST_CASE("zoo: roofline: a large bf16 matmul on an H100 is compute-bound, a ReL
 }
 
 TEST_CASE("zoo: synthetic trace of a two-layer MLP on a K80, by hand", "[zoo]") {
-  const SyntheticTrace t = synthesize_trace(two_layer_mlp(), find_gpu("k80"), Precision::fp32, {1.0, 1.0, 2.0, 0.0});
+  const SyntheticTrace t = synthesize_trace(small_mlp(), find_gpu("k80"), Precision::fp32, {1.0, 1.0, 2.0, 0.0});
   // fc1: 33,024 FLOPs / 4.37e12 = 7.6e-9 s < bytes (512 + 2,080 read + 256 written) x 4 = 11,392 / 240e9 = 4.746667e-8 s.
   // relu: 2,048 bytes / 240e9 = 8.533333e-9 s.  fc2: (256 + 330 + 80) x 4 = 2,664 bytes -> 1.11e-8 s.
   // Forward 6.71e-8 s; fc1's layer holds fc1 + relu: 2 x 5.6e-8 = 1.12e-7 s; fc2's 2 x 1.11e-8 = 2.22e-8 s.
@@ -108,12 +108,12 @@ TEST_CASE("zoo: synthetic trace of a two-layer MLP on a K80, by hand", "[zoo]") 
   CHECK(t.provenance["gpu"] == "k80");
   CHECK(t.provenance["compute_efficiency"] == 1.0);
   // A graph built for 4-byte elements cannot be timed as bf16.
-  CHECK_THROWS_AS(synthesize_trace(two_layer_mlp(), find_gpu("h100"), Precision::bf16, {}), mgsim::ConfigError);
+  CHECK_THROWS_AS(synthesize_trace(small_mlp(), find_gpu("h100"), Precision::bf16, {}), mgsim::ConfigError);
 }
 
 TEST_CASE("zoo: a synthetic trace scaled to a measured step time or throughput, by hand", "[zoo]") {
   // Unscaled (the case above): forward 6.71e-8 s, backward 1.12e-7 + 2.22e-8 s: 2.013e-7 s per iteration.
-  SyntheticTrace by_step = synthesize_trace(two_layer_mlp(), find_gpu("k80"), Precision::fp32, {1.0, 1.0, 2.0, 0.0});
+  SyntheticTrace by_step = synthesize_trace(small_mlp(), find_gpu("k80"), Precision::fp32, {1.0, 1.0, 2.0, 0.0});
   scale_to_measured(by_step, {0, 4.026e-7, "a test"});  // twice the roofline: factor 2
   CHECK(by_step.trace.forward_time_s == Approx(1.342e-7).epsilon(1e-9));
   CHECK(by_step.trace.layers[0].backward_time_s == Approx(2.24e-7).epsilon(1e-9));
@@ -121,7 +121,7 @@ TEST_CASE("zoo: a synthetic trace scaled to a measured step time or throughput, 
   CHECK(by_step.provenance["measured_compute"]["scale_factor"].get<double>() == Approx(2.0).epsilon(1e-9));
   CHECK(by_step.provenance["measured_compute"]["measured_by"] == "a test");
   // Batch 8 at 8 / 2.013e-4 samples/s is an iteration of 2.013e-4 s: factor 1000.
-  SyntheticTrace by_rate = synthesize_trace(two_layer_mlp(), find_gpu("k80"), Precision::fp32, {1.0, 1.0, 2.0, 0.0});
+  SyntheticTrace by_rate = synthesize_trace(small_mlp(), find_gpu("k80"), Precision::fp32, {1.0, 1.0, 2.0, 0.0});
   scale_to_measured(by_rate, {8 / 2.013e-4, 0, "a test"});
   CHECK(by_rate.trace.forward_time_s == Approx(6.71e-5).epsilon(1e-9));
   CHECK(by_rate.trace.layers[0].backward_time_s == Approx(1.12e-4).epsilon(1e-9));
@@ -142,8 +142,8 @@ TEST_CASE("zoo: a GPU spec file times a model as the catalogue entry with the sa
   CHECK(mine.compute_efficiency == 0.6);
   CHECK(mine.matrix_tflops[2] == 0.0);
   const RooflineSettings s{1.0, 1.0, 2.0, 0.0};
-  const SyntheticTrace a = synthesize_trace(two_layer_mlp(), mine, Precision::fp32, s);
-  const SyntheticTrace b = synthesize_trace(two_layer_mlp(), find_gpu("k80"), Precision::fp32, s);
+  const SyntheticTrace a = synthesize_trace(small_mlp(), mine, Precision::fp32, s);
+  const SyntheticTrace b = synthesize_trace(small_mlp(), find_gpu("k80"), Precision::fp32, s);
   CHECK(a.trace.forward_time_s == b.trace.forward_time_s);
   CHECK(a.trace.layers[0].backward_time_s == b.trace.layers[0].backward_time_s);
   CHECK(a.provenance["gpu"] == "my-k80");
