@@ -120,6 +120,10 @@ TEST_CASE("Bernoulli slow-down: probability 0 never delays, 1 always delays by s
     CHECK(always->draw(random, 1000) == 500);
     CHECK(always->draw(random, 3) == 2);  // 1.5 ns: halves up
   }
+  // A slow-down past an hour is cut there, even past int64 nanoseconds.
+  const auto huge = make_law("bernoulli", {{"probability", 1.0}, {"slowdown", 1000.0}});
+  CHECK(huge->draw(random, kMaxDelay) == kMaxDelay);
+  CHECK(huge->draw(random, SimTime{1} << 62) == kMaxDelay);
 }
 
 TEST_CASE("a heavy tail is cut at the largest delay, an hour") {

@@ -3,10 +3,10 @@
 // rounded once to the nanosecond. U below is 1 - uniform(), in (0, 1], so
 // that its logarithm is finite; exponentials come from the ziggurat.
 
-#include <algorithm>
 #include <array>
 #include <cmath>
 #include <numbers>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -91,7 +91,8 @@ class BernoulliSlowdown : public LawOf<BernoulliSlowdown> {
   BernoulliSlowdown(double probability, double slowdown) : probability_(probability), slowdown_(slowdown) {}
   SimTime one(Random& random, SimTime nominal) const {
     if (!(random.uniform() < probability_)) return 0;
-    return std::min(kMaxDelay, round_nonnegative(slowdown_ * static_cast<double>(nominal)));
+    const double delay = slowdown_ * static_cast<double>(nominal);
+    return delay >= static_cast<double>(kMaxDelay) ? kMaxDelay : round_nonnegative(delay);
   }
 
  private:
