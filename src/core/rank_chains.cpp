@@ -15,6 +15,20 @@ std::vector<double> rank_speeds(const Cluster& cluster, const Stragglers& stragg
   return speeds;
 }
 
+/// Per backward activity of `stream`: the unit whose delay it takes, an
+/// index into a row of RankChains::nominal, or -1.
+std::vector<int> units_of(const ReplayDag::Stream& stream, std::size_t length, bool delays, bool per_layer) {
+  std::vector<int> unit_of(length, -1);
+  const std::size_t layers = stream.layer_first.size();
+  if (delays && !per_layer) unit_of[0] = static_cast<int>(layers) + 1;
+  if (per_layer) {
+    for (std::size_t u = 0; u < layers; ++u) {
+      unit_of[static_cast<std::size_t>(stream.layer_first[u] - stream.layer_first.front())] = static_cast<int>(u) + 1;
+    }
+  }
+  return unit_of;
+}
+
 }  // namespace
 
 RankChains::RankChains(const Engine& engine, const ReplayDag::Stream& stream, const Cluster& cluster,
@@ -25,13 +39,7 @@ RankChains::RankChains(const Engine& engine, const ReplayDag::Stream& stream, co
       slot(static_cast<std::size_t>(stream.last - first + 1), 0) {
   const std::size_t layers = stream.layer_first.size();
   const auto at = [this](ActivityId id) { return static_cast<std::size_t>(id - first); };
-  // Per backward activity: the unit whose delay it takes, an index into a
-  // row of nominal, or -1.
-  std::vector<int> unit_of(length(), -1);
-  if (law != nullptr && !per_layer) unit_of[0] = static_cast<int>(layers) + 1;
-  if (per_layer) {
-    for (std::size_t u = 0; u < layers; ++u) unit_of[at(stream.layer_first[u])] = static_cast<int>(u) + 1;
-  }
+  const std::vector<int> unit_of = units_of(stream, length(), law != nullptr, per_layer);
   int delayed = 0;
   for (std::size_t k = 0; k < length(); ++k) slot[k] = unit_of[k] < 0 ? 0 : ++delayed;
   std::vector<double> speeds;
