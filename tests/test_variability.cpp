@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numbers>
 #include <random>
+#include <vector>
 
 #include "mgsim/error.hpp"
 #include "mgsim/iteration.hpp"
@@ -15,18 +16,88 @@ using namespace mgsim;
 
 namespace {
 
-/// The uniform the documented generator gives: 53 bits of std::mt19937_64.
-double reference_uniform(std::mt19937_64& engine) { return static_cast<double>(engine() >> 11) * 0x1.0p-53; }
+/// A law's mean, variance and fourth central moment, from its raw moments E[X^k], k = 1..4.
+struct Moments {
+  double mean;
+  double variance;
+  double fourth;
+};
+
+Moments from_raw(double e1, double e2, double e3, double e4) {
+  return {e1, e2 - e1 * e1, e4 - 4 * e3 * e1 + 6 * e2 * e1 * e1 - 3 * e1 * e1 * e1 * e1};
+}
+
+/// `n` delays of `law` for units of nominal time `nominal` against the law:
+/// sample mean and variance within 5 standard errors (sqrt(variance / n) and
+/// sqrt((fourth - variance^2) / n)), and the fraction at most `q` within 5
+/// of sqrt(p (1 - p) / n) of P(X <= q) = p.
+void check_law(const DelayLaw& law, SimTime nominal, const Moments& expected, double q, double p) {
+  constexpr int n = 200'000;
+  Random random(2026);
+  std::vector<double> draws(n);
+  for (double& d : draws) d = static_cast<double>(law.draw(random, nominal));
+  double mean = 0;
+  for (const double d : draws) mean += d / n;
+  double variance = 0;
+  double below = 0;
+  for (const double d : draws) {
+    variance += (d - mean) * (d - mean) / (n - 1);
+    below += d <= q ? 1 : 0;
+  }
+  const double v = expected.variance;
+  CHECK(std::abs(mean - expected.mean) < 5 * std::sqrt(v / n));
+  CHECK(std::abs(variance - v) < 5 * std::sqrt((expected.fourth - v * v) / n));
+  CHECK(std::abs(below / n - p) < 5 * std::sqrt(p * (1 - p) / n));
+}
 
 }  // namespace
 
-TEST_CASE("an exponential delay is -mean ln(1 - u) of the seeded generator's uniform") {
-  const auto law = make_law("exponential", {{"mean_s", 0.01}});
-  Random random(42);
-  std::mt19937_64 reference(42);
-  for (int i = 0; i < 5; ++i) {
-    const double u = reference_uniform(reference);
-    CHECK(law->draw(random, 0) == std::llround(-0.01 * std::log(1.0 - u) * 1e9));
+TEST_CASE("exponential delays: mean m, variance m^2, median m ln 2") {
+  // Exp of mean m: fourth central moment 9 m^4. Delays in nanoseconds.
+  const double m = 1e7;
+  check_law(*make_law("exponential", {{"mean_s", 0.01}}), 0, {m, m * m, 9 * m * m * m * m}, m * std::log(2.0), 0.5);
+}
+
+TEST_CASE("shifted-exponential delays: the exponential's, moved by the shift") {
+  const double shift = 2e6;
+  const double m = 5e6;
+  check_law(*make_law("shifted-exponential", {{"shift_s", 0.002}, {"mean_s", 0.005}}), 0,
+            {shift + m, m * m, 9 * m * m * m * m}, shift + m * std::log(2.0), 0.5);
+}
+
+TEST_CASE("log-normal delays: E[X^k] = median^k e^(k^2 sigma^2 / 2), half below the median") {
+  const double median = 4e6;
+  const double sigma = 0.5;
+  const auto raw = [&](int k) { return std::pow(median, k) * std::exp(k * k * sigma * sigma / 2); };
+  check_law(*make_law("lognormal", {{"median_s", 0.004}, {"sigma", sigma}}), 0, from_raw(raw(1), raw(2), raw(3), raw(4)),
+            median, 0.5);
+}
+
+TEST_CASE("Pareto delays: E[X^k] = shape scale^k / (shape - k), median scale 2^(1/shape)") {
+  const double scale = 1e6;
+  const double shape = 9;
+  const auto raw = [&](int k) { return shape * std::pow(scale, k) / (shape - k); };
+  check_law(*make_law("pareto", {{"scale_s", 0.001}, {"shape", shape}}), 0, from_raw(raw(1), raw(2), raw(3), raw(4)),
+            scale * std::pow(2.0, 1 / shape), 0.5);
+}
+
+TEST_CASE("Bernoulli delays: slowdown x nominal with probability p, else none") {
+  // Nominal 2 ms, slowdown 0.5: 1 ms with probability 0.3; E[X^k] = p (1 ms)^k.
+  const double slowed = 1e6;
+  const auto raw = [&](int k) { return 0.3 * std::pow(slowed, k); };
+  check_law(*make_law("bernoulli", {{"probability", 0.3}, {"slowdown", 0.5}}), 2'000'000,
+            from_raw(raw(1), raw(2), raw(3), raw(4)), 0, 0.7);
+}
+
+TEST_CASE("a log-normal delay takes two uniforms: median exp(sigma sqrt(-2 ln(1 - u1)) cos(2 pi u2))") {
+  const auto law = make_law("lognormal", {{"median_s", 0.004}, {"sigma", 0.5}});
+  Random random(3);
+  Random reference(3);
+  for (int i = 0; i < 3; ++i) {
+    const double u1 = reference.uniform();
+    const double u2 = reference.uniform();
+    const double z = std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(2.0 * std::numbers::pi * u2);
+    CHECK(law->draw(random, 0) == std::llround(0.004 * std::exp(0.5 * z) * 1e9));
   }
 }
 
@@ -40,19 +111,6 @@ TEST_CASE("a shifted exponential adds its shift; a Pareto delay is never below i
   }
 }
 
-TEST_CASE("a log-normal delay takes two uniforms: median exp(sigma sqrt(-2 ln(1 - u1)) cos(2 pi u2))") {
-  const auto law = make_law("lognormal", {{"median_s", 0.004}, {"sigma", 0.5}});
-  CHECK(law->draws_per_delay() == 2);
-  Random random(3);
-  std::mt19937_64 reference(3);
-  for (int i = 0; i < 3; ++i) {
-    const double u1 = reference_uniform(reference);
-    const double u2 = reference_uniform(reference);
-    const double z = std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(2.0 * std::numbers::pi * u2);
-    CHECK(law->draw(random, 0) == std::llround(0.004 * std::exp(0.5 * z) * 1e9));
-  }
-}
-
 TEST_CASE("Bernoulli slow-down: probability 0 never delays, 1 always delays by slowdown x nominal") {
   Random random(1);
   const auto never = make_law("bernoulli", {{"probability", 0.0}, {"slowdown", 3.0}});
@@ -60,7 +118,12 @@ TEST_CASE("Bernoulli slow-down: probability 0 never delays, 1 always delays by s
   for (int i = 0; i < 100; ++i) {
     CHECK(never->draw(random, 1000) == 0);
     CHECK(always->draw(random, 1000) == 500);
+    CHECK(always->draw(random, 3) == 2);  // 1.5 ns: halves up
   }
+  // A slow-down past an hour is cut there, even past int64 nanoseconds.
+  const auto huge = make_law("bernoulli", {{"probability", 1.0}, {"slowdown", 1000.0}});
+  CHECK(huge->draw(random, kMaxDelay) == kMaxDelay);
+  CHECK(huge->draw(random, SimTime{1} << 62) == kMaxDelay);
 }
 
 TEST_CASE("a heavy tail is cut at the largest delay, an hour") {
@@ -76,14 +139,19 @@ TEST_CASE("a heavy tail is cut at the largest delay, an hour") {
   CHECK(cut > 800);  // expected 921 of 1000
 }
 
-TEST_CASE("the sample mean of exponential delays is the law's mean within 4 standard errors") {
-  // Exp(mean 10 ms): standard deviation 10 ms, so the standard error of
-  // 10,000 draws is 0.1 ms.
-  const auto law = make_law("exponential", {{"mean_s", 0.01}});
-  Random random(2026);
-  double sum = 0;
-  for (int i = 0; i < 10'000; ++i) sum += to_seconds(law->draw(random, 0));
-  CHECK(std::abs(sum / 10'000 - 0.01) < 4 * 1e-4);
+TEST_CASE("draw_all gives what draw gives unit by unit, and leaves the source where draw does") {
+  std::vector<SimTime> nominal;
+  for (SimTime t = 0; t < 50; ++t) nominal.push_back(t * 12'345);
+  for (const LawInfo& info : law_registry()) {
+    INFO(info.name);
+    const auto law = make_law(info.name, {});
+    Random one(31);
+    Random all(31);
+    std::vector<SimTime> delays(nominal.size());
+    law->draw_all(all, nominal, delays);
+    for (std::size_t i = 0; i < nominal.size(); ++i) CHECK(delays[i] == law->draw(one, nominal[i]));
+    CHECK(one.next() == all.next());
+  }
 }
 
 TEST_CASE("laws are refused by name and parameter") {

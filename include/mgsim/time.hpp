@@ -15,6 +15,14 @@ using SimTime = std::int64_t;
 /// Rounds seconds to the nearest nanosecond. Callers validate finiteness first.
 inline SimTime to_ns(double seconds) { return std::llround(seconds * 1e9); }
 
+/// std::llround(x) for 0 <= x < 2^63, halves up, without the C library
+/// call: the integer part plus one if the fraction (exact: x - trunc(x)
+/// needs no rounding) is at least a half.
+inline SimTime round_nonnegative(double x) {
+  const auto whole = static_cast<SimTime>(x);
+  return whole + (x - static_cast<double>(whole) >= 0.5 ? 1 : 0);
+}
+
 inline double to_seconds(SimTime ns) { return static_cast<double>(ns) * 1e-9; }
 
 }  // namespace mgsim

@@ -27,11 +27,12 @@ class DelayLaw {
  public:
   virtual ~DelayLaw() = default;
   /// One delay in nanoseconds, in [0, kMaxDelay], for a unit whose nominal
-  /// duration is `nominal` (only slow-down laws read it). Every call takes
-  /// the same number of uniforms from `random`: draws_per_delay().
+  /// duration is `nominal` (only slow-down laws read it). How many outputs
+  /// of `random` a call takes is the law's (docs/variability.md).
   virtual SimTime draw(Random& random, SimTime nominal) const = 0;
-  /// Uniforms one draw() takes (1, or 2 for the log-normal law).
-  virtual int draws_per_delay() const { return 1; }
+  /// `delays[i]` for a unit of nominal duration `nominal[i]`, i = 0, 1, ...:
+  /// the same as draw() called for each in turn, in one loop.
+  virtual void draw_all(Random& random, std::span<const SimTime> nominal, std::span<SimTime> delays) const = 0;
 };
 
 /// Largest single delay (kMaxStepSeconds, one hour): heavy tails are cut here

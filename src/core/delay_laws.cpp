@@ -1,35 +1,53 @@
 // The delay laws and their table (docs/variability.md). Each law turns
-// uniforms of the one Random into a delay in seconds, cut at kMaxDelay and
+// outputs of the one Random into a delay in seconds, cut at kMaxDelay and
 // rounded once to the nanosecond. U below is 1 - uniform(), in (0, 1], so
-// that its logarithm is finite.
+// that its logarithm is finite; exponentials come from the ziggurat.
 
-#include <algorithm>
 #include <array>
 #include <cmath>
 #include <numbers>
+#include <span>
 
 #include <fmt/format.h>
 
 #include "mgsim/error.hpp"
 #include "mgsim/registry_lookup.hpp"
 #include "mgsim/variability.hpp"
+#include "exponential_ziggurat.hpp"
 
 namespace mgsim {
 namespace {
 
-/// `seconds` (>= 0, possibly infinite) as a delay: at most kMaxDelay.
+/// `seconds` (>= 0, possibly infinite) as a delay: at most kMaxDelay, else
+/// to_ns(seconds) (the same nanosecond, without the C library's llround).
 SimTime delay_of(double seconds) {
-  return seconds >= to_seconds(kMaxDelay) ? kMaxDelay : to_ns(seconds);
+  return seconds >= to_seconds(kMaxDelay) ? kMaxDelay : round_nonnegative(seconds * 1e9);
 }
 
 double open_uniform(Random& random) { return 1.0 - random.uniform(); }
 
-/// shift + Exp(mean): -mean ln U. The plain exponential law has shift 0.
-class ShiftedExponential : public DelayLaw {
+/// A law whose one draw is `Law::one`, called directly (inlined) in draw_all's loop.
+template <class Law>
+class LawOf : public DelayLaw {
+ public:
+  SimTime draw(Random& random, SimTime nominal) const final { return law().one(random, nominal); }
+  void draw_all(Random& random, std::span<const SimTime> nominal, std::span<SimTime> delays) const final {
+    Random local = random;  // a copy the delays' stores cannot alias: its state stays in registers
+    for (std::size_t i = 0; i < nominal.size(); ++i) delays[i] = law().one(local, nominal[i]);
+    random = local;
+  }
+
+ private:
+  const Law& law() const { return static_cast<const Law&>(*this); }
+};
+
+/// shift + Exp(mean): shift + mean E, E standard exponential (ziggurat).
+/// The plain exponential law has shift 0.
+class ShiftedExponential : public LawOf<ShiftedExponential> {
  public:
   ShiftedExponential(double shift_s, double mean_s) : shift_s_(shift_s), mean_s_(mean_s) {}
-  SimTime draw(Random& random, SimTime) const override {
-    return delay_of(shift_s_ - mean_s_ * std::log(open_uniform(random)));
+  SimTime one(Random& random, SimTime) const {
+    return delay_of(shift_s_ + mean_s_ * standard_exponential(random));
   }
 
  private:
@@ -38,15 +56,14 @@ class ShiftedExponential : public DelayLaw {
 };
 
 /// median exp(sigma Z), Z standard normal by Box-Muller: sqrt(-2 ln U1) cos(2 pi u2).
-class LogNormal : public DelayLaw {
+class LogNormal : public LawOf<LogNormal> {
  public:
   LogNormal(double median_s, double sigma) : median_s_(median_s), sigma_(sigma) {}
-  SimTime draw(Random& random, SimTime) const override {
+  SimTime one(Random& random, SimTime) const {
     const double radius = std::sqrt(-2.0 * std::log(open_uniform(random)));
     const double z = radius * std::cos(2.0 * std::numbers::pi * random.uniform());
     return delay_of(median_s_ * std::exp(sigma_ * z));
   }
-  int draws_per_delay() const override { return 2; }
 
  private:
   double median_s_;
@@ -54,10 +71,10 @@ class LogNormal : public DelayLaw {
 };
 
 /// Pareto type I: scale U^(-1/shape), at least `scale`.
-class Pareto : public DelayLaw {
+class Pareto : public LawOf<Pareto> {
  public:
   Pareto(double scale_s, double shape) : scale_s_(scale_s), shape_(shape) {}
-  SimTime draw(Random& random, SimTime) const override {
+  SimTime one(Random& random, SimTime) const {
     const double tail = std::pow(open_uniform(random), -1.0 / shape_);  // may be infinite for a tiny shape
     return scale_s_ == 0.0 ? 0 : delay_of(scale_s_ * tail);
   }
@@ -69,12 +86,13 @@ class Pareto : public DelayLaw {
 
 /// With probability p (uniform() < p) the unit takes (1 + slowdown) x its
 /// nominal time: a delay of slowdown x nominal; otherwise none.
-class BernoulliSlowdown : public DelayLaw {
+class BernoulliSlowdown : public LawOf<BernoulliSlowdown> {
  public:
   BernoulliSlowdown(double probability, double slowdown) : probability_(probability), slowdown_(slowdown) {}
-  SimTime draw(Random& random, SimTime nominal) const override {
+  SimTime one(Random& random, SimTime nominal) const {
     if (!(random.uniform() < probability_)) return 0;
-    return std::min(kMaxDelay, static_cast<SimTime>(std::llround(slowdown_ * static_cast<double>(nominal))));
+    const double delay = slowdown_ * static_cast<double>(nominal);
+    return delay >= static_cast<double>(kMaxDelay) ? kMaxDelay : round_nonnegative(delay);
   }
 
  private:

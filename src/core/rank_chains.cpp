@@ -15,6 +15,20 @@ std::vector<double> rank_speeds(const Cluster& cluster, const Stragglers& stragg
   return speeds;
 }
 
+/// Per backward activity of `stream`: the unit whose delay it takes, an
+/// index into a row of RankChains::nominal, or -1.
+std::vector<int> units_of(const ReplayDag::Stream& stream, std::size_t length, bool delays, bool per_layer) {
+  std::vector<int> unit_of(length, -1);
+  const std::size_t layers = stream.layer_first.size();
+  if (delays && !per_layer) unit_of[0] = static_cast<int>(layers) + 1;
+  if (per_layer) {
+    for (std::size_t u = 0; u < layers; ++u) {
+      unit_of[static_cast<std::size_t>(stream.layer_first[u] - stream.layer_first.front())] = static_cast<int>(u) + 1;
+    }
+  }
+  return unit_of;
+}
+
 }  // namespace
 
 RankChains::RankChains(const Engine& engine, const ReplayDag::Stream& stream, const Cluster& cluster,
@@ -22,13 +36,12 @@ RankChains::RankChains(const Engine& engine, const ReplayDag::Stream& stream, co
     : law(law),
       per_layer(law != nullptr && variability.per == DelayUnit::layer),
       first(stream.layer_first.front()),
-      unit_of(static_cast<std::size_t>(stream.last - first + 1), -1) {
+      slot(static_cast<std::size_t>(stream.last - first + 1), 0) {
   const std::size_t layers = stream.layer_first.size();
   const auto at = [this](ActivityId id) { return static_cast<std::size_t>(id - first); };
-  if (law != nullptr && !per_layer) unit_of[0] = static_cast<int>(layers) + 1;
-  if (per_layer) {
-    for (std::size_t u = 0; u < layers; ++u) unit_of[at(stream.layer_first[u])] = static_cast<int>(u) + 1;
-  }
+  const std::vector<int> unit_of = units_of(stream, length(), law != nullptr, per_layer);
+  int delayed = 0;
+  for (std::size_t k = 0; k < length(); ++k) slot[k] = unit_of[k] < 0 ? 0 : ++delayed;
   std::vector<double> speeds;
   for (const double speed : rank_speeds(cluster, variability.stragglers)) {
     const auto found = std::find(speeds.begin(), speeds.end(), speed);
@@ -58,6 +71,12 @@ RankChains::RankChains(const Engine& engine, const ReplayDag::Stream& stream, co
       if (stream.selection[u] >= 0) times[at(stream.selection[u])] = engine.work(stream.selection[u]);
     }
     nominals.push_back(compute);
+    if (law == nullptr) continue;
+    std::vector<SimTime>& units = drawn.emplace_back();
+    if (per_layer) units.push_back(nominals[0]);
+    for (const int unit : unit_of) {
+      if (unit >= 0) units.push_back(nominals[static_cast<std::size_t>(unit)]);
+    }
   }
   slowest = static_cast<int>(std::min_element(speeds.begin(), speeds.end()) - speeds.begin());
 }

@@ -8,6 +8,7 @@
 // by layer. The per-rank engine streams of the data-parallel builder cut the
 // same layers at the same scaled times, so each activity ends when theirs do.
 
+#include <span>
 #include <vector>
 
 #include "mgsim/cluster.hpp"
@@ -24,30 +25,35 @@ struct RankChains {
              const Variability& variability, const DelayLaw* law);
 
   /// Backward activities per chain.
-  std::size_t length() const { return unit_of.size(); }
-  /// The delay a rank of `speed` draws for its forward, before the others
-  /// (per-layer delays only; 0 otherwise): it lengthens the chain's first activity.
-  SimTime forward_delay(Random& random, int speed) const {
-    return per_layer ? law->draw(random, nominal[static_cast<std::size_t>(speed)][0]) : 0;
-  }
-  /// The delay of backward activity `k` (0 where it takes none), drawn in chain order.
-  SimTime delay(Random& random, int speed, std::size_t k) const {
-    const int unit = unit_of[k];
-    return unit < 0 ? 0 : law->draw(random, nominal[static_cast<std::size_t>(speed)][static_cast<std::size_t>(unit)]);
+  std::size_t length() const { return slot.size(); }
+  /// Activities that take a delay: 0 without a law, else 1 per iteration or one per layer.
+  std::size_t delayed() const { return drawn.empty() ? 0 : drawn.front().size() - (per_layer ? 1 : 0); }
+  /// Draws the delays of a rank of `speed` (a law is given), in the
+  /// documented order, into `draws` (delayed() + 1 long): backward activity
+  /// k's delay is draws[slot[k]], the forward's added to the first
+  /// activity's; draws[0] is 0, the slot of the activities that take none.
+  void draw(Random& random, int speed, std::span<SimTime> draws) const {
+    const std::vector<SimTime>& units = drawn[static_cast<std::size_t>(speed)];
+    law->draw_all(random, units, draws.subspan(per_layer ? 0 : 1, units.size()));
+    if (per_layer) draws[1] += draws[0];
+    draws[0] = 0;
   }
 
   const DelayLaw* law;
   bool per_layer;    ///< a delay per layer, and one for the forward drawn before the backward's
   ActivityId first;  ///< the nominal stream's first backward activity
-  /// Per backward activity: the unit whose delay it takes, an index into a
-  /// row of nominal, or -1.
-  std::vector<int> unit_of;
+  /// Per backward activity: where draw() puts its delay; 0 if it takes none,
+  /// else 1, 2, ... in chain order.
+  std::vector<int> slot;
   std::vector<std::vector<SimTime>> work;     ///< per distinct speed: each backward activity's work
   std::vector<std::vector<SimTime>> forward;  ///< per distinct speed: each forward layer's work
   /// Per distinct speed: the nominal time of the forward pass, of each layer
   /// (backward order), then of the whole compute.
   std::vector<std::vector<SimTime>> nominal;
-  std::vector<int> speed_of_rank;  ///< index into work, forward and nominal
+  /// Per distinct speed (none without a law): the nominal time of each unit
+  /// that takes a delay, in draw order (the forward's first when per layer).
+  std::vector<std::vector<SimTime>> drawn;
+  std::vector<int> speed_of_rank;  ///< index into work, forward, nominal and drawn
   int slowest = 0;                 ///< the distinct speed that is slowest
 };
 

@@ -11,7 +11,10 @@ __extension__ using Wide = __int128;  // a sum over up to 2^20 ranks of times ma
 
 RankEnvelope::RankEnvelope(const Engine& engine, const ReplayDag::Stream& stream, const Cluster& cluster,
                            const Variability& variability, const DelayLaw* law)
-    : chains_(engine, stream, cluster, variability, law), forward_ids_(stream.forward), end_(chains_.length()) {}
+    : chains_(engine, stream, cluster, variability, law),
+      forward_ids_(stream.forward),
+      end_(chains_.length()),
+      draws_(chains_.delayed() + 1, 0) {}
 
 std::vector<SimTime> RankEnvelope::forward_ends(std::span<const SimTime> gates) const {
   std::vector<SimTime> ends;
@@ -39,9 +42,10 @@ SimTime RankEnvelope::apply(Engine& engine, Random& random, SimTime start, std::
     const std::vector<SimTime>& work = chains_.work[static_cast<std::size_t>(s)];
     const std::vector<SimTime>& nominal = chains_.nominal[static_cast<std::size_t>(s)];
     const SimTime offset = release[static_cast<std::size_t>(s)] - origin;
-    SimTime t = offset + chains_.forward_delay(random, s);  // the forward's delay, before the backward
+    if (chains_.law != nullptr) chains_.draw(random, s, draws_);
+    SimTime t = offset;
     for (std::size_t k = 0; k < end_.size(); ++k) {
-      t += work[k] + chains_.delay(random, s, k);
+      t += work[k] + draws_[static_cast<std::size_t>(chains_.slot[k])];
       end_[k] = std::max(end_[k], t);
     }
     computes += t - offset + nominal[0];

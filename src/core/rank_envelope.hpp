@@ -44,6 +44,7 @@ class RankEnvelope {
   RankChains chains_;
   std::vector<ActivityId> forward_ids_;  ///< the stream's forward, per layer
   std::vector<SimTime> end_;             ///< per backward activity: the latest end over the ranks so far
+  std::vector<SimTime> draws_;           ///< one rank's delays (RankChains::draw)
 };
 
 }  // namespace mgsim

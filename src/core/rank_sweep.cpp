@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <limits>
-#include <utility>
+#include <span>
 
 namespace mgsim {
 namespace {
@@ -47,9 +47,7 @@ RankSweep::RankSweep(const Engine& engine, const ReplayDag& dag, const TensorLay
     }
     gate_.push_back(last);
   }
-  int delayed = 0;
-  for (const int unit : chains_.unit_of) delayed_.push_back(unit < 0 ? -1 : delayed++);
-  delays_per_rank_ = static_cast<std::size_t>(delayed);
+  delays_per_rank_ = chains_.delayed() + 1;
   delays_.resize(place_.size() * delays_per_rank_);
 }
 
@@ -65,12 +63,8 @@ SimTime RankSweep::first_forward(SimTime start) {
 
 void RankSweep::draw(Random& random) {
   if (chains_.law == nullptr) return;
-  auto delay = delays_.begin();
-  for (const int s : chains_.speed_of_rank) {
-    SimTime forward = chains_.forward_delay(random, s);  // drawn first; it lengthens the first activity
-    for (std::size_t k = 0; k < delayed_.size(); ++k) {
-      if (delayed_[k] >= 0) *delay++ = chains_.delay(random, s, k) + std::exchange(forward, 0);
-    }
+  for (std::size_t r = 0; r < place_.size(); ++r) {
+    chains_.draw(random, chains_.speed_of_rank[r], std::span(delays_).subspan(r * delays_per_rank_, delays_per_rank_));
   }
 }
 
@@ -78,9 +72,8 @@ SimTime RankSweep::work(std::size_t rank, int k) const {
   const auto s = static_cast<std::size_t>(chains_.speed_of_rank[rank]);
   const auto backward = static_cast<int>(chains_.length());
   if (k >= backward) return chains_.forward[s][static_cast<std::size_t>(k - backward)];
-  const int delayed = delayed_[static_cast<std::size_t>(k)];
-  const SimTime extra = delayed < 0 ? 0 : delays_[rank * delays_per_rank_ + static_cast<std::size_t>(delayed)];
-  return chains_.work[s][static_cast<std::size_t>(k)] + extra;
+  const auto slot = static_cast<std::size_t>(chains_.slot[static_cast<std::size_t>(k)]);
+  return chains_.work[s][static_cast<std::size_t>(k)] + delays_[rank * delays_per_rank_ + slot];
 }
 
 bool RankSweep::arm(std::size_t rank, Place& place) const {

@@ -82,9 +82,8 @@ class RankSweep {
   std::vector<SimTime> end_;         ///< per message, in this window
   std::vector<Work> c_end_;          ///< per message: C at its end
   std::size_t ended_ = 0;            ///< messages ended so far in this window
-  std::vector<int> delayed_;         ///< per backward activity: its index among those that take a delay, or -1
-  std::size_t delays_per_rank_ = 0;
-  std::vector<SimTime> delays_;      ///< per rank, per delayed activity
+  std::size_t delays_per_rank_ = 0;  ///< RankChains::delayed() + 1
+  std::vector<SimTime> delays_;      ///< per rank: its draws (RankChains::draw), read through RankChains::slot
   std::vector<Place> place_;         ///< per rank
   std::vector<SimTime> release_;     ///< per rank: where its backward starts
   std::vector<SimTime> backward_end_;  ///< per rank
