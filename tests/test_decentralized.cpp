@@ -23,7 +23,7 @@ namespace {
 // A point-to-point exchange on the link alpha 1 us, beta 0.1 us/byte: t = 4 us.
 const Workload kWorkload(make_trace({4e-6, 2e-6}, {10, 20}));
 const LinearCost kGossipCost(1e-6, 1e-7);
-const Link kLink{1e-6, 1e-7, 0.0};
+const Link kGossipLink{1e-6, 1e-7, 0.0};
 
 /// A gossip run's settings for the engine oracle below.
 struct GossipCase {
@@ -33,7 +33,7 @@ struct GossipCase {
 };
 
 SimulationResult run(std::string_view name, const Cluster& cluster, const BuilderParams& params, int rounds,
-                     std::uint64_t seed = 1, Network network = {kLink, kLink}, const Variability& variability = {}) {
+                     std::uint64_t seed = 1, Network network = {kGossipLink, kGossipLink}, const Variability& variability = {}) {
   const BuildContext context{kWorkload, cluster, kGossipCost, nullptr, {}, variability, network};
   const auto builder = find_builder(name).make(context, params);
   return simulate(*builder, seed, rounds);
@@ -125,7 +125,7 @@ TEST_CASE("D-PSGD on a 4-rank ring: compute, then two matchings of exchanges") {
 
 TEST_CASE("D-PSGD exchanges inside a node use the intra-node link") {
   // Two ranks per node: 01 and 23 are intra (free here), 12 and 03 inter (4 us).
-  const Network network{{0.0, 0.0, 0.0}, kLink};
+  const Network network{{0.0, 0.0, 0.0}, kGossipLink};
   const SimulationResult result = run("dpsgd", Cluster::homogeneous(4, 2), {}, 1, 1, network);
   CHECK(result.iterations[0].duration() == 6000 + 4000);
 }
@@ -211,7 +211,7 @@ std::vector<IterationTiming> gossip_in_engine(const Cluster& cluster, const Grap
     for (const std::vector<Edge>& matching : matchings) {
       if (c.budget < 1.0 && !(random.uniform() < c.budget)) continue;
       for (const auto& [a, b] : matching) {
-        const ActivityId exchange = engine.add(4000);  // t = 4 us (kLink, 30 bytes)
+        const ActivityId exchange = engine.add(4000);  // t = 4 us (kGossipLink, 30 bytes)
         for (const int rank : {a, b}) {
           engine.depend(exchange, last[static_cast<std::size_t>(rank)]);
           last[static_cast<std::size_t>(rank)] = exchange;
@@ -261,7 +261,7 @@ TEST_CASE("gossip rounds timed directly equal the engine's DAG of compute and ex
     if (c.budget < 1.0) params.numbers["budget"] = c.budget;
     INFO("trial " << trial);
     const SimulationResult result =
-        run(c.budget < 1.0 ? "matcha" : "dpsgd", cluster, params, 6, c.seed, {kLink, kLink}, noise);
+        run(c.budget < 1.0 ? "matcha" : "dpsgd", cluster, params, 6, c.seed, {kGossipLink, kGossipLink}, noise);
     const std::vector<IterationTiming> expected = gossip_in_engine(cluster, graph, c, 6);
     for (std::size_t i = 0; i < expected.size(); ++i) {
       CHECK(result.iterations[i].start == expected[i].start);
@@ -325,7 +325,7 @@ TEST_CASE("random delays cut Non-blocking SGD rounds short, the same way for the
   noise.params = {{"mean_s", 1e-6}};
   const BuilderParams params{};
   const auto rounds = [&](std::uint64_t seed) {
-    return run("nbsgd", Cluster::homogeneous(4), params, 200, seed, {kLink, kLink}, noise);
+    return run("nbsgd", Cluster::homogeneous(4), params, 200, seed, {kGossipLink, kGossipLink}, noise);
   };
   const SimulationResult result = rounds(5);
   double fewest = 4.0;
@@ -345,7 +345,7 @@ TEST_CASE("efficiency and speedup count the samples an iteration applied and the
     // counting iterations instead (6 / 5.5) gave 109%.
     const ScheduleSpec spec{"nbsgd", {{"deadline_s", 1e-9}}, {{"trigger", "deadline"}}, {}, {}, {}, {}};
     const Cluster cluster = Cluster::homogeneous(4);
-    const RunPoint point{kWorkload, kGossipCost, spec, nullptr, cluster, {}, Network{kLink, kLink}, 0.0, 0.0, none, 3};
+    const RunPoint point{kWorkload, kGossipCost, spec, nullptr, cluster, {}, Network{kGossipLink, kGossipLink}, 0.0, 0.0, none, 3};
     const RunMetrics m = evaluate(point).metrics;
     CHECK(m.iteration == 5500);
     CHECK(m.samples == 1.0);

@@ -43,7 +43,7 @@ TEST_CASE("a seed fills the state with four SplitMix64 outputs") {
   for (int i = 0; i < 100; ++i) CHECK(seeded.next() == reference.next());
 }
 
-TEST_CASE("uniform() is the 53 high bits of next(), in [0, 1)") {
+TEST_CASE("uniform() is the 53 high bits of next(), 0 <= u < 1") {
   Random bits(9);
   Random uniforms(9);
   for (int i = 0; i < 1000; ++i) {

@@ -17,7 +17,7 @@ using namespace mgsim::test;
 
 namespace {
 
-const Link kLink{1e-5, 1e-9, 0.0};
+const Link kGridLink{1e-5, 1e-9, 0.0};
 
 std::vector<ScheduleSpec> wfbp_and_mgwfbp() { return {ScheduleSpec{"wfbp"}, ScheduleSpec{"mgwfbp"}}; }
 
@@ -26,7 +26,7 @@ std::vector<ScheduleSpec> wfbp_and_mgwfbp() { return {ScheduleSpec{"wfbp"}, Sche
 TEST_CASE("run set: the report and the timeline come from the same iterations", "[run_set]") {
   std::mt19937_64 rng(3);
   WorkloadCache cache;
-  const RunGrid grid(ring_scenario(cache, random_trace(rng, 20, true), {2, 8, 32}, kLink, wfbp_and_mgwfbp()), cache);
+  const RunGrid grid(ring_scenario(cache, random_trace(rng, 20, true), {2, 8, 32}, kGridLink, wfbp_and_mgwfbp()), cache);
   std::vector<RunOutcome> outcomes = execute_runs(grid);
   const std::vector<RunRow> rows = rows_of(outcomes);
   const std::vector<IterationTrace> timeline = timeline_iterations(std::move(outcomes));
@@ -43,10 +43,10 @@ TEST_CASE("run set: the report and the timeline come from the same iterations", 
 TEST_CASE("run set: rows come GPU counts outer and agree with simulate()", "[run_set]") {
   std::mt19937_64 rng(5);
   WorkloadCache cache;
-  const RunGrid grid(ring_scenario(cache, random_trace(rng, 30, true), {2, 8, 32}, kLink, wfbp_and_mgwfbp()), cache);
+  const RunGrid grid(ring_scenario(cache, random_trace(rng, 30, true), {2, 8, 32}, kGridLink, wfbp_and_mgwfbp()), cache);
   const Workload& workload = grid.workload(0);
   const std::vector<RunRow> rows = rows_of(execute_runs(grid));
-  const auto ring = find_collective("ring").make({{kLink, kLink}});
+  const auto ring = find_collective("ring").make({{kGridLink, kGridLink}});
   REQUIRE(rows.size() == 6);
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const int gpus = grid.scenario().gpus[r / 2];

@@ -22,7 +22,7 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-const json kLink = {{"alpha_us", 10}, {"beta_s_per_byte", 1e-9}};
+const json kLinkJson = {{"alpha_us", 10}, {"beta_s_per_byte", 1e-9}};
 
 /// Two small traces, alpha (a.json) and beta (b.json), next to `config`.
 std::filesystem::path write_sweep(const SweepTempDir& dir, const json& config) {
@@ -42,7 +42,7 @@ struct Loaded {
   RunGrid grid;
 };
 
-json base_config() { return {{"trace", "a.json"}, {"network", kLink}, {"gpus", {2, 4}}, {"schedules", {"wfbp"}}}; }
+json base_config() { return {{"trace", "a.json"}, {"network", kLinkJson}, {"gpus", {2, 4}}, {"schedules", {"wfbp"}}}; }
 
 /// The message of the error loading (and building) the sweep with `key` set to `value`.
 std::string error_with(const std::string& key, const json& value) {
@@ -72,7 +72,7 @@ TEST_CASE("sweep: the grid is the product of the lists, trace outermost and sche
   const json config = {{"trace", {"a.json", "b.json"}},
                        {"gpus", {2, 8}},
                        {"collective", {"ring", "tree"}},
-                       {"network", {json{{"name", "slow"}, {"alpha_us", 100}, {"beta_s_per_byte", 1e-8}}, kLink}},
+                       {"network", {json{{"name", "slow"}, {"alpha_us", 100}, {"beta_s_per_byte", 1e-8}}, kLinkJson}},
                        {"schedules", {"wfbp", json{{"name", "ddp"}, {"bucket_cap_mb", {1, 4}}}}}};
   const Loaded loaded(write_sweep(dir, config));
   const RunGrid& sweep = loaded.grid;
@@ -107,7 +107,7 @@ TEST_CASE("sweep: two list parameters give every combination, the first name out
 
 TEST_CASE("sweep: left-out keys take the defaults (4..2048 GPUs, ring, every dense schedule)", "[sweep]") {
   SweepTempDir dir;
-  const Scenario loaded = load_scenario(write_sweep(dir, {{"trace", "a.json"}, {"network", kLink}}));
+  const Scenario loaded = load_scenario(write_sweep(dir, {{"trace", "a.json"}, {"network", kLinkJson}}));
   CHECK(loaded.gpus == std::vector<int>{4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048});
   CHECK(loaded.gpus_per_node == std::vector<int>{1});
   REQUIRE(loaded.collectives.size() == 1);
