@@ -15,6 +15,7 @@
 #include "mgsim/error.hpp"
 #include "mgsim/io/scenario.hpp"
 #include "mgsim/io/trace_io.hpp"
+#include "test_data.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -23,7 +24,7 @@ using namespace mgsim;
 using chakra::decode_et;
 using chakra::encode_et;
 
-const std::string kChakraData = std::string(MGSIM_SOURCE_DIR) + "/tests/data/chakra/";
+const std::string kChakraData = mgsim::test::kTestData + "chakra/";
 
 std::string bytes_of(const std::string& file) {
   std::ifstream in(file, std::ios::binary);

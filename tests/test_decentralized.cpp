@@ -11,6 +11,7 @@
 #include "mgsim/io/scenario.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/iteration.hpp"
+#include "test_data.hpp"
 #include "test_support.hpp"
 
 using namespace mgsim;
@@ -295,7 +296,7 @@ TEST_CASE("one lookup resolves a config's schedule name to a schedule or a build
 }
 
 TEST_CASE("a run config names the builders like schedules, with text, boolean and graph-file parameters") {
-  const std::filesystem::path file = std::filesystem::path(MGSIM_SOURCE_DIR) / "tests/data/graphs/config-petersen.json";
+  const std::filesystem::path file = std::filesystem::path(kTestData + "graphs/config-petersen.json");
   const Scenario config = load_scenario(file);
   REQUIRE(config.schedules.size() == 4);
   CHECK(config.schedules[0].builder() == nullptr);

@@ -18,6 +18,7 @@
 #include "mgsim/nccl_model.hpp"
 #include "mgsim/profile/nccl_calibration.hpp"
 #include "mgsim/profile/output.hpp"
+#include "test_data.hpp"
 
 namespace {
 
@@ -126,7 +127,7 @@ TEST_CASE("fit: ring and tree alpha-beta recovered over several GPU counts", "[f
 }
 
 TEST_CASE("fit: every range's busbw reads against the nccl-tests log's own column", "[fit]") {
-  const std::string log = std::string(MGSIM_SOURCE_DIR) + "/tests/data/nccl-tests-allreduce-16gpu-h100-a3mega.txt";
+  const std::string log = mgsim::test::kTestData + "nccl-tests-allreduce-16gpu-h100-a3mega.txt";
   const ImportedCurve imported = import_nccl_tests_file(log, {});
   CurveFile curve{imported.collective, {}};
   for (const CurveSample& p : imported.points) curve.points.push_back({p.gpus, p.bytes, p.seconds});

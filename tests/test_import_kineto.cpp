@@ -15,13 +15,14 @@
 #include "mgsim/error.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/profile/import_files.hpp"
+#include "test_data.hpp"
 
 namespace {
 
 using namespace mgsim;
 using namespace mgsim::profile;
 
-const std::string kSample = std::string(MGSIM_SOURCE_DIR) + "/tests/data/kineto-two-linear-steps.json";
+const std::string kSample = mgsim::test::kTestData + "kineto-two-linear-steps.json";
 
 nlohmann::json sample() {
   std::ifstream in(kSample);
@@ -287,7 +288,7 @@ TEST_CASE("import: a real kineto excerpt of PyTorch 1.12 or 1.13, a backward nod
   // autograd node (evaluate_function: AddmmBackward0, with its AddmmBackward0
   // and aten::mm) on the autograd thread 24922, the kernel it launched, and no
   // AccumulateGrad. Nothing can be imported; the one line says why.
-  const std::string path = std::string(MGSIM_SOURCE_DIR) + "/tests/data/kineto-hta-backward-thread.json";
+  const std::string path = mgsim::test::kTestData + "kineto-hta-backward-thread.json";
   const std::string why = "1 autograd node (AddmmBackward0) but no AccumulateGrad node";
   CHECK_THROWS_WITH(import_kineto_file(path, {"excerpt", 1, 0, {}, {}}), Catch::StartsWith(path) && Catch::Contains(why));
   std::ifstream in(path);
@@ -319,7 +320,7 @@ std::vector<std::int64_t> vgg16_cifar100() {
   }
   return sizes;
 }
-const std::string kVgg = std::string(MGSIM_SOURCE_DIR) + "/tests/data/kineto-vgg16-t4-backward.json";
+const std::string kVgg = mgsim::test::kTestData + "kineto-vgg16-t4-backward.json";
 
 TEST_CASE("import: a real kineto VGG-16 backward of PyTorch 2.0 gives its 16 layers and their times", "[import]") {
   const std::vector<std::int64_t> sizes = vgg16_cifar100();
@@ -379,7 +380,7 @@ TEST_CASE("import: a real kineto trace without record_shapes needs the sizes, as
 // MmBackward (after TBackward): 4 AccumulateGrad, 2 layers. The trace holds
 // no shapes; the sizes below are placeholders in state_dict order
 // (linear1.weight, linear1.bias, linear2.weight, linear2.bias).
-const std::string kPt18 = std::string(MGSIM_SOURCE_DIR) + "/tests/data/kineto-pt18-mlp-v100-step.json";
+const std::string kPt18 = mgsim::test::kTestData + "kineto-pt18-mlp-v100-step.json";
 
 TEST_CASE("import: a real PyTorch 1.8 kineto step gives its two Linear layers, times and step time", "[import]") {
   const ImportedTrace imported = import_kineto_file(kPt18, {"mlp", 2, 0, {100, 10, 20, 2}, "sizes.txt"});
@@ -476,7 +477,7 @@ std::vector<std::int64_t> resnet50_bottleneck_small() {
   sizes.push_back(1000);
   return sizes;
 }
-const std::string kResnet = std::string(MGSIM_SOURCE_DIR) + "/tests/data/kineto-resnet50-bottleneck-t4-backward.json";
+const std::string kResnet = mgsim::test::kTestData + "kineto-resnet50-bottleneck-t4-backward.json";
 
 TEST_CASE("import: a real kineto ResNet-50 (bottleneck) backward gives its 105 layers and 210 gradients", "[import]") {
   const std::vector<std::int64_t> sizes = resnet50_bottleneck_small();

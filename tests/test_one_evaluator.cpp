@@ -21,6 +21,7 @@
 #include "mgsim/evaluate.hpp"
 #include "mgsim/io/files.hpp"
 #include "mgsim/io/scenario.hpp"
+#include "test_data.hpp"
 #include "test_support.hpp"
 #include "test_sweep_support.hpp"
 
@@ -354,7 +355,7 @@ TEST_CASE("calibrate fits overlap.compute_slowdown and message_overhead_s throug
   // measurements are its predictions; the fit starts elsewhere and must land
   // within 1% (before issue 22, calibrate refused compute_slowdown: no
   // measurement depended on it).
-  const std::string trace = std::string(MGSIM_SOURCE_DIR) + "/traces/googlenet-k80.json";
+  const std::string trace = kGoogleNetTrace;
   const auto recover = [&](const std::string& key, double truth, double start) {
     SweepTempDir dir;
     json config = {{"trace", trace},

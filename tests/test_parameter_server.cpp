@@ -16,6 +16,7 @@
 #include "mgsim/error.hpp"
 #include "mgsim/evaluate.hpp"
 #include "mgsim/io/scenario.hpp"
+#include "test_data.hpp"
 #include "test_support.hpp"
 #include "test_sweep_support.hpp"
 
@@ -148,7 +149,7 @@ TEST_CASE("calibrate fits a parameter server's summation rate, an ordinary confi
   // every message from 8 GPUs up ((P-1)/4 x 5e-9 > P/4 x 1e-9); measurements
   // are its predictions; the fit starts at 1e-9 and must land within 1%.
   SweepTempDir dir;
-  json config = {{"trace", std::string(MGSIM_SOURCE_DIR) + "/traces/googlenet-k80.json"},
+  json config = {{"trace", kGoogleNetTrace},
                  {"gpus", {8, 32}},
                  {"collective", {{"name", "ps"}, {"servers", 4}, {"sum_s_per_byte", 5e-9}}},
                  {"network", {{"alpha_us", 20}, {"beta_s_per_byte", 1e-9}}},

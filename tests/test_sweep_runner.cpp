@@ -18,6 +18,7 @@
 #include "mgsim/version.hpp"
 #include "mgsim/app/sweep_runner.hpp"
 #include "mgsim/io/trace_io.hpp"
+#include "test_data.hpp"
 #include "test_sweep_support.hpp"
 
 using namespace mgsim;
@@ -53,7 +54,7 @@ std::string collect(std::size_t first, std::size_t count, int threads, const Row
 
 /// A sweep of the shipped GoogleNet trace: 2 collectives x 10 GPU counts x 4 schedules.
 json googlenet_sweep() {
-  return {{"trace", std::string(MGSIM_SOURCE_DIR) + "/traces/googlenet-k80.json"},
+  return {{"trace", kGoogleNetTrace},
           {"collective", {"ring", "tree"}},
           {"network", {{"alpha_us", 45.25}, {"beta_s_per_byte", 1.2417634328e-10}, {"gamma_s_per_byte", 2.5e-9}}},
           {"schedules", {"wfbp", "single", "mgwfbp", json{{"name", "ddp"}, {"bucket_cap_mb", {1, 25}}}}}};
@@ -157,7 +158,7 @@ TEST_CASE("sweep: a sweep's rows are the rows of `mgsim run` with the same setti
                          json{{"name", "ddp"}, {"bucket_cap_mb", 25}}};
   const std::vector<RunRow> rows = rows_of(execute_runs(RunGrid(load_scenario(dir.write_json("run.json", config)), cache)));
   REQUIRE(rows.size() == sweep.size());
-  const std::string prefix_of_trace = "," + std::string(MGSIM_SOURCE_DIR) + "/traces/googlenet-k80.json,net0,1,";
+  const std::string prefix_of_trace = "," + kGoogleNetTrace + ",net0,1,";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     CHECK(sweep.csv_line(i) == std::to_string(i) + prefix_of_trace + csv_row(rows[i]));
     // 64 layers' noise of mean 2 ms on each of 4..2048 GPUs lengthens every iteration.

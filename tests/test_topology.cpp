@@ -10,6 +10,7 @@
 #include "mgsim/error.hpp"
 #include "mgsim/io/graph_io.hpp"
 #include "mgsim/topology.hpp"
+#include "test_data.hpp"
 
 using namespace mgsim;
 
@@ -101,7 +102,7 @@ TEST_CASE("random graphs, dense and sparse, decompose into at most max degree + 
 
 TEST_CASE("a graph file gives its ranks and edges; the Petersen graph needs 4 matchings") {
   // Petersen: 10 ranks, 15 edges, 3-regular, chromatic index 4 (it is not 3-edge-colourable).
-  const Graph petersen = load_graph(std::string(MGSIM_SOURCE_DIR) + "/tests/data/graphs/petersen.txt");
+  const Graph petersen = load_graph(mgsim::test::kTestData + "graphs/petersen.txt");
   CHECK(petersen.vertices() == 10);
   CHECK(petersen.edges().size() == 15);
   CHECK(petersen.max_degree() == 3);

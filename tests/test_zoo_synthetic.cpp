@@ -20,6 +20,7 @@
 #include "mgsim/zoo/graph_builder.hpp"
 #include "mgsim/zoo/models.hpp"
 #include "mgsim/zoo/synthetic.hpp"
+#include "test_data.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -220,7 +221,7 @@ TEST_CASE("zoo: calibration recovers the efficiencies a synthetic trace was made
 }
 
 TEST_CASE("zoo: the shipped GoogleNet/K80 trace matches bvlc_googlenet with aux heads by name, not torchvision's", "[zoo]") {
-  const mgsim::Trace measured = mgsim::load_trace(std::string(MGSIM_SOURCE_DIR) + "/traces/googlenet-k80.json");
+  const mgsim::Trace measured = mgsim::load_trace(mgsim::test::kGoogleNetTrace);
   const GpuSpec& k80 = find_gpu("k80");
   const ModelGraph bvlc = build_model("googlenet-bvlc", {measured.batch_size, 0, 0, true, 4});
   const CalibrationResult r = calibrate(measured, bvlc, k80, Precision::fp32, RooflineSettings::defaults_for(k80), {false, true});
