@@ -21,6 +21,7 @@
 
 #include "test_data.hpp"
 
+#include "mgsim/median.hpp"
 #include "mgsim/nccl_model.hpp"
 #include "mgsim/profile/import_files.hpp"
 
@@ -94,12 +95,9 @@ struct RangeError {
   int points = 0;
 };
 
-RangeError summarize(std::vector<double> errors) {
+RangeError summarize(const std::vector<double>& errors) {
   if (errors.empty()) return {};
-  std::sort(errors.begin(), errors.end());
-  const std::size_t n = errors.size();
-  const double median = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
-  return {median, errors.back(), static_cast<int>(n)};
+  return {median(errors), *std::max_element(errors.begin(), errors.end()), static_cast<int>(errors.size())};
 }
 
 struct LogError {

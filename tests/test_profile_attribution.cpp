@@ -15,6 +15,7 @@
 
 #include "mgsim/error.hpp"
 #include "mgsim/io/trace_io.hpp"
+#include "mgsim/median.hpp"
 #include "mgsim/profile/allreduce_bench.hpp"
 #include "mgsim/profile/device.hpp"
 #include "mgsim/profile/layer_profile.hpp"
@@ -210,7 +211,7 @@ TEST_CASE("profile: a marker with no work before it is ready at the backward sta
   CHECK(notes.markers_any_thread == 1);
 }
 
-TEST_CASE("profile: median of an even count is the mean of the two middle values", "[profile]") {
+TEST_CASE("median of an even count is the mean of the two middle values; of none, 0") {
   CHECK(median({4, 1, 3, 2}) == 2.5);
   CHECK(median({5, 1, 3}) == 3.0);
   CHECK(median({}) == 0.0);

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "mgsim/error.hpp"
+#include "mgsim/median.hpp"
 
 namespace mgsim {
 
@@ -37,13 +38,11 @@ HeldOutErrors held_out_errors(const Calibration& calibration, const CalibrationR
   }
   errors.count = static_cast<int>(relative.size());
   if (relative.empty()) return errors;
-  std::sort(relative.begin(), relative.end());
-  const std::size_t n = relative.size();
-  errors.median = n % 2 == 1 ? relative[n / 2] : (relative[n / 2 - 1] + relative[n / 2]) / 2;
-  errors.max = relative.back();
+  errors.median = median(relative);
+  errors.max = *std::max_element(relative.begin(), relative.end());
   double squares = 0;
   for (const double e : relative) squares += e * e;
-  errors.rms = std::sqrt(squares / static_cast<double>(n));
+  errors.rms = std::sqrt(squares / static_cast<double>(relative.size()));
   return errors;
 }
 

@@ -9,6 +9,7 @@
 #include "mgsim/io/json_reader.hpp"
 #include "measurements.hpp"
 #include "mgsim/error.hpp"
+#include "mgsim/median.hpp"
 #include "mgsim/app/calibrate.hpp"
 
 namespace mgsim {
@@ -90,12 +91,6 @@ std::vector<double> abs_errors(const ValidationReport& report, const std::string
   }
   std::sort(errors.begin(), errors.end());
   return errors;
-}
-
-double median(const std::vector<double>& sorted) {
-  if (sorted.empty()) return 0.0;
-  const std::size_t n = sorted.size();
-  return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "mgsim/error.hpp"
+#include "mgsim/median.hpp"
 #include "mgsim/profile/layer_timing.hpp"
 #include "text_lines.hpp"
 

@@ -8,6 +8,7 @@
 
 #include "mgsim/error.hpp"
 #include "mgsim/limits.hpp"
+#include "mgsim/median.hpp"
 
 namespace mgsim::profile {
 namespace {
@@ -76,16 +77,6 @@ std::optional<std::vector<double>> layer_forward_s(const std::vector<LayerGroup>
 }
 
 }  // namespace
-
-double median(std::vector<double> values) {
-  if (values.empty()) return 0.0;
-  const std::size_t mid = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
-  const double upper = values[mid];
-  if (values.size() % 2 == 1) return upper;
-  const double lower = *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid));
-  return (lower + upper) / 2;
-}
 
 TimingSummary summarize(const std::vector<IterationTiming>& iterations, int parameter_count) {
   TimingSummary summary;

@@ -41,8 +41,6 @@ struct TimingSummary {
   std::vector<int> forward_samples;  ///< per parameter: iterations that marked its layer's forward
 };
 
-/// Median of the values (the mean of the two middle ones for an even count).
-double median(std::vector<double> values);
 
 TimingSummary summarize(const std::vector<IterationTiming>& iterations, int parameter_count);
 
