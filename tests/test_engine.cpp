@@ -64,14 +64,8 @@ TEST_CASE("engine reproduces the closed form to the nanosecond for every schedul
       const bool offsets = trial % 2 == 1;  // half the traces have per-tensor ready times
       const Setup setup(random_trace(rng, 60, offsets), *collective, 4 << (trial % 8));
       for (const ScheduleInfo& info : schedule_registry()) {
-        const Plan plan = make_schedule(info.name, {})->plan(setup.problem);
-        const Replay engine = replay(setup.classes, setup.workload.layout, plan);
-        const Replay oracle = evaluate_closed_form(setup.problem, plan);
         INFO(model << " trial " << trial << " schedule " << info.name);
-        CHECK(engine.message_start == oracle.message_start);
-        CHECK(engine.message_end == oracle.message_end);
-        CHECK(engine.compute_end == oracle.compute_end);
-        CHECK(engine.iteration_end == oracle.iteration_end);
+        check_engine_matches_closed_form(setup, plan_with(info.name, setup.problem));
       }
     }
   }

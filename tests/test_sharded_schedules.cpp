@@ -207,14 +207,8 @@ TEST_CASE("sharded schedules: the engine reproduces the closed form to the nanos
   for (int trial = 0; trial < 40; ++trial) {
     const Setup setup(random_trace(rng, 20, trial % 2 == 1), *ring, 2 << (trial % 6));
     for (const auto& [name, params] : schedules) {
-      const Plan plan = make_schedule(name, params)->plan(setup.problem);
       INFO(name << " trial " << trial);
-      const Replay engine = replay(setup.classes, setup.workload.layout, plan);
-      const Replay oracle = evaluate_closed_form(setup.problem, plan);
-      CHECK(engine.message_start == oracle.message_start);
-      CHECK(engine.compute_end == oracle.compute_end);
-      CHECK(engine.parameter_wait == oracle.parameter_wait);
-      CHECK(engine.iteration_end == oracle.iteration_end);
+      check_engine_matches_closed_form(setup, plan_with(name, setup.problem, params));
     }
   }
 }

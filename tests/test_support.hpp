@@ -7,6 +7,8 @@
 #include <random>
 #include <vector>
 
+#include <catch2/catch.hpp>
+
 #include "mgsim/app/run_grid.hpp"
 #include "mgsim/collective.hpp"
 #include "mgsim/io/scenario.hpp"
@@ -59,6 +61,19 @@ struct Setup {
   const std::vector<GpuClass>& classes;
   const CommProblem& problem;
 };
+
+/// The engine's replay of `plan` on `setup` equals the closed form's to the
+/// nanosecond: every message's start and end, the compute end, the wait for
+/// parameters and the iteration end.
+inline void check_engine_matches_closed_form(const Setup& setup, const Plan& plan) {
+  const Replay engine = replay(setup.classes, setup.workload.layout, plan);
+  const Replay oracle = evaluate_closed_form(setup.problem, plan);
+  CHECK(engine.message_start == oracle.message_start);
+  CHECK(engine.message_end == oracle.message_end);
+  CHECK(engine.compute_end == oracle.compute_end);
+  CHECK(engine.parameter_wait == oracle.parameter_wait);
+  CHECK(engine.iteration_end == oracle.iteration_end);
+}
 
 /// The plan of the named schedule on `problem`.
 inline Plan plan_with(std::string_view schedule, const CommProblem& problem, const ParamValues& params = {}) {
