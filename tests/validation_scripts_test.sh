@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The validation cases written by scripts/make_{tfbench,cscs,dlperf,fleetx,bert}_validation.py
+# The validation cases written by scripts/make_{tfbench,cscs,dlperf,fleetx,bert,mlperf}_validation.py
 # (every measured number quoted there with its source) are the shipped ones: the
 # scripts run again into a scratch folder must write validation/ byte for byte,
 # but for the mgsim version stamped in each trace's provenance.
@@ -12,7 +12,7 @@ if [[ $HAVE_PYTHON == 0 ]]; then
   exit 0
 fi
 mkdir -p out/traces
-for source in tfbench cscs dlperf fleetx bert; do
+for source in tfbench cscs dlperf fleetx bert mlperf; do
   if python3 "$ROOT/scripts/make_${source}_validation.py" --mgsim "$MGSIM" --out out >"$source.log" 2>&1; then
     pass "make_${source}_validation.py runs"
   else

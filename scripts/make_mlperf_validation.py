@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Write the MLCommons (MLPerf) training cases of the validation set (validation/mlperf-*.json).
+
+Source: the result logs of MLPerf Training rounds v0.7 to v4.0, repositories
+mlcommons/training_results_vX.Y at the commits below, closed division: ResNet-50 v1.5
+(NVIDIA's MXNet implementation, Horovod) and BERT-large pre-training (NVIDIA's PyTorch
+implementation), submitted by NVIDIA (DGX A100, DGX H100), Microsoft Azure (ND96amsr A100 v4)
+and Dell (PowerEdge XE8545 with 4 A100 SXM4, R750xa with 4 A100 PCIe) at 1 to 540 nodes (the
+DGX H100 cases also predict the same software on CoreWeave's HGX H100 cluster, submitted by
+NVIDIA and CoreWeave). Each
+row is one submitted configuration (a results/<system>/<benchmark> folder, 5 ResNet or 10 BERT
+runs): its throughput is the median over its successful runs of samples trained / (run_stop -
+run_start), from the logs' MLLOG lines (scripts/mlperf_log_throughput.py computes it from the
+logs: ResNet epochs x 1,281,167 images, BERT the train_samples logged at the end; the timed run
+includes the evaluations); its batch per GPU is the logged global_batch_size / GPUs (BERT: per
+optimizer step, gradient accumulation included). Each round's configuration uses its own batch and
+hyperparameters: every row has its own trace.
+
+How a run is modelled: the zoo's ResNet-50 (fp16 gradients, the `horovod` schedule) or BERT-large
+with pre-training heads at sequence 512 (fp16 gradients, one all-reduce per optimizer step after
+the backward: `single`), roofline traces on the zoo's A100 SXM, A100 PCIe or H100 entry, unscaled
+(the logs have no 1-GPU figure); the `nccl` collective with the node's GPUs as its NVLink domain.
+The NVLink (or PCIe) bus bandwidth is nominal, from the system description: half the
+accelerator_interconnect figure (600 GB/s on A100 SXM, 900 on H100: 300 and 450 GB/s a
+direction), PCIe 4.0 x16's 32 GB/s where there is no NVLink. Fitted per case: the compute speed
+(speed_classes.0.speed) on the 1-node row and the inter-node bus bandwidth on the smallest
+multi-node row; every larger node count is predicted.
+
+Usage (repository root, after building): python3 scripts/make_mlperf_validation.py [--mgsim build/src/mgsim]
+"""
+
+import validation_lib as lib
+
+REPO = "https://github.com/mlcommons/training_results_v%s/tree/%s"
+SUBMITTERS = {"NVIDIA": "nvidia", "Azure": "azure", "Azure-HazyResearch": "azure", "Dell": "dell"}
+HARDWARE = {
+    "a100": "nodes of 8 (DGX A100, Azure ND96amsr A100 v4: NVLink 3.0 / NVSwitch, 600 GB/s) or 4 (Dell XE8545: "
+            "NVLink 3.0, 600 GB/s) A100-SXM4 GPUs; InfiniBand HDR 200 Gb/s, 8 adapters a node (DGX, Azure) or 2 (Dell)",
+    "h100": "nodes of 8 H100-SXM5-80GB (DGX H100, CoreWeave HGX H100: NVLink 4 / NVSwitch, 900 GB/s); "
+            "InfiniBand NDR 400 Gb/s, 8 adapters a node",
+    "a100-pcie": "Dell PowerEdge R750xa, 4 A100-PCIe-80GB on PCIe 4.0 x16 (no NVLink); one ConnectX-5 InfiniBand "
+                 "EDR 100 Gb/s adapter a node, or (-1opa, -2opa) one or two Cornelis Omni-Path 100 Gb/s adapters",
+}
+SOFTWARE = {"resnet": "NVIDIA's MLPerf ResNet-50 v1.5 (MXNet, DALI, Horovod, NGC MXNet container of the round)",
+            "bert": "NVIDIA's MLPerf BERT-large pre-training (PyTorch, NGC PyTorch container of the round)"}
+INTRA_BUS_BYTES_PER_S = {"a100": 300e9, "h100": 450e9, "a100-pcie": 32e9}
+MODEL = {"resnet": ("resnet50", (), "horovod"), "bert": ("bert-large", ("--seq-len", "512", "--aux-heads"), "single")}
+
+# Per case: name, round, commit, benchmark, zoo GPU, rows [(results folder, nodes, GPUs per node,
+# global batch, successful runs, samples/s: median over those runs)]; the first row (1 node) and the
+# second (the smallest multi-node count) calibrate.
+CASES = [
+    ("mlperf-v0.7-dgxa100-resnet", "0.7", "0a8a85a209c8e45b661596c382cc20f4e32fd2fe", "resnet", "a100", [
+        ("NVIDIA/results/dgxa100_ngc20.06_mxnet/resnet", 1, 8, 3264, 5, 22194.9),
+        ("NVIDIA/results/dgxa100_n2_ngc20.06_mxnet/resnet", 2, 8, 3264, 5, 36868.1),
+        ("NVIDIA/results/dgxa100_n96_ngc20.06_mxnet/resnet", 96, 8, 34560, 5, 1192309.6),
+    ]),
+    ("mlperf-v0.7-dgxa100-bert", "0.7", "0a8a85a209c8e45b661596c382cc20f4e32fd2fe", "bert", "a100", [
+        ("NVIDIA/results/dgxa100_ngc20.06_pytorch/bert", 1, 8, 256, 10, 1028.6),
+        ("NVIDIA/results/dgxa100_n2_ngc20.06_pytorch/bert", 2, 8, 432, 9, 1871.7),
+        ("NVIDIA/results/dgxa100_n32_ngc20.06_pytorch/bert", 32, 8, 5120, 9, 23244.2),
+    ]),
+    ("mlperf-v1.1-dgxa100-resnet", "1.1", "ebe92f81f7a69255a3b0a907595d8be623d75ec6", "resnet", "a100", [
+        ("NVIDIA/results/dgxa100_ngc21.09_mxnet/resnet", 1, 8, 3264, 5, 25635.9),
+        ("NVIDIA/results/dgxa100_n8_ngc21.09_mxnet/resnet", 8, 8, 3264, 4, 164895.6),
+        ("NVIDIA/results/dgxa100_n128_ngc21.09_mxnet/resnet", 128, 8, 35840, 5, 2222319.2),
+        ("NVIDIA/results/dgxa100_n540_ngc21.09_mxnet/resnet", 540, 8, 64800, 5, 5216478.0),
+    ]),
+    ("mlperf-v1.1-dgxa100-bert", "1.1", "ebe92f81f7a69255a3b0a907595d8be623d75ec6", "bert", "a100", [
+        ("NVIDIA/results/dgxa100_ngc21.09_pytorch/bert", 1, 8, 448, 10, 2300.6),
+        ("NVIDIA/results/dgxa100_n8_ngc21.09_pytorch/bert", 8, 8, 3072, 10, 17493.0),
+        ("NVIDIA/results/dgxa100_n128_ngc21.09_pytorch/bert", 128, 8, 3072, 10, 85202.3),
+        ("NVIDIA/results/dgxa100_n540_ngc21.09_pytorch/bert", 540, 8, 12960, 10, 339875.8),
+    ]),
+    ("mlperf-v2.0-dgxa100-resnet", "2.0", "8437fbb78349aa3c3054aeccb1d47d2a315a80e7", "resnet", "a100", [
+        ("NVIDIA/results/dgxa100_ngc22.04_mxnet/resnet", 1, 8, 3264, 4, 26081.7),
+        ("NVIDIA/results/dgxa100_n8_ngc22.04_mxnet/resnet", 8, 8, 3264, 5, 166001.6),
+        ("NVIDIA/results/dgxa100_n128_ngc22.04_mxnet/resnet", 128, 8, 35840, 5, 2258486.9),
+        ("NVIDIA/results/dgxa100_n527_ngc22.04_mxnet/resnet", 527, 8, 67456, 5, 5771022.5),
+    ]),
+    ("mlperf-v2.0-dgxa100-bert", "2.0", "8437fbb78349aa3c3054aeccb1d47d2a315a80e7", "bert", "a100", [
+        ("NVIDIA/results/dgxa100_ngc22.04_pytorch/bert", 1, 8, 448, 10, 2406.1),
+        ("NVIDIA/results/dgxa100_n8_ngc22.04_pytorch/bert", 8, 8, 3072, 10, 18181.0),
+        ("NVIDIA/results/dgxa100_n128_ngc22.04_pytorch/bert", 128, 8, 4096, 10, 109962.6),
+        ("NVIDIA/results/dgxa100_n512_ngc22.04_pytorch/bert", 512, 8, 16384, 10, 442482.6),
+    ]),
+    ("mlperf-v3.0-dgxh100-resnet", "3.0", "63e326c400f5d8bb8c6070a9ab08332d4931152e", "resnet", "h100", [
+        ("NVIDIA/results/dgxh100_ngc23.04_mxnet/resnet", 1, 8, 3200, 4, 54986.6),
+        ("NVIDIA/results/dgxh100_n8_ngc23.04_mxnet/resnet", 8, 8, 3200, 4, 280623.7),
+        ("NVIDIA/results/dgxh100_n64_ngc23.04_mxnet/resnet", 64, 8, 20480, 4, 2145905.7),
+        ("NVIDIA/results/dgxh100_n96_ngc23.04_mxnet/resnet", 96, 8, 32256, 5, 3237314.0),
+        ("NVIDIA_CoreWeave/results/coreweave_hgxh100_n448_ngc23.04_mxnet/resnet", 448, 8, 57344, 5, 8986959.9),
+    ]),
+    ("mlperf-v3.0-dgxh100-bert", "3.0", "63e326c400f5d8bb8c6070a9ab08332d4931152e", "bert", "h100", [
+        ("NVIDIA/results/dgxh100_ngc23.04_pytorch/bert", 1, 8, 768, 10, 7759.6),
+        ("NVIDIA/results/dgxh100_n8_ngc23.04_pytorch/bert", 8, 8, 4608, 9, 53184.7),
+        ("NVIDIA/results/dgxh100_n64_ngc23.04_pytorch/bert", 64, 8, 3072, 9, 138668.1),
+        ("NVIDIA/results/dgxh100_n96_ngc23.04_pytorch/bert", 96, 8, 4608, 10, 190724.3),
+        ("NVIDIA_CoreWeave/results/coreweave_hgxh100_n384_ngc23.04_pytorch/bert", 384, 8, 12288, 10, 599076.8),
+    ]),
+    ("mlperf-v4.0-eos-h100-resnet", "4.0", "6fe954378efe4a1a1bd665550b18ff8f26018def", "resnet", "h100", [
+        ("NVIDIA/results/eos_ngc24.04_mxnet/resnet", 1, 8, 3200, 5, 56184.7),
+        ("NVIDIA/results/eos_n8_ngc24.04_mxnet/resnet", 8, 8, 3200, 4, 298300.6),
+        ("NVIDIA/results/eos_n316_ngc24.04_mxnet/resnet", 316, 8, 40448, 5, 6432637.7),
+    ]),
+]
+
+
+def make_case(mgsim, name, rnd, commit, bench, gpu, rows):
+    model, model_args, schedule = MODEL[bench]
+    submitter = rows[0][0].split("/")[0]
+    source = "mlperf-" + SUBMITTERS[submitter]
+    calibrate, predict = [], []
+    for i, (folder, nodes, per_node, global_batch, runs, throughput) in enumerate(rows):
+        batch = global_batch // (nodes * per_node)
+        trace = lib.zoo_trace(mgsim, "mlperf-%s-%s-b%d" % (model, gpu, batch), model, gpu, "fp16", batch,
+                              model_args=model_args)
+        (calibrate if i < 2 else predict).append(lib.row(trace, nodes * per_node, schedule, throughput, source))
+    per_node = rows[0][2]
+    config = {"trace": calibrate[0]["trace"], "gpus": [per_node], "gpus_per_node": per_node, "collective": "nccl",
+              "speed_classes": [{"fraction": 1, "speed": 1}],
+              "network": {"intra": {"alpha_us": 0, "beta_s_per_byte": 1 / INTRA_BUS_BYTES_PER_S[gpu]},
+                          "inter": {"alpha_us": 0, "beta_s_per_byte": 1e-10}},
+              "schedules": [schedule]}
+    sources = {source: {
+        "url": REPO % (rnd, commit),
+        "table": "result logs (result_*.txt) of " + ", ".join("%s (%d nodes, %d runs)" % (f, n, r)
+                                                              for f, n, _, _, r, _ in rows),
+        "hardware": HARDWARE[gpu], "software": SOFTWARE[bench],
+        "measured": "samples trained / (run_stop - run_start), median over the successful runs "
+                    "(scripts/mlperf_log_throughput.py); batch per GPU = global_batch_size / GPUs"}}
+    description = ("MLPerf Training v%s, %s, %s, %s nodes: compute speed fitted on 1 node, inter-node bus bandwidth "
+                   "(nccl) on %d nodes, NVLink/PCIe bandwidth nominal; larger node counts predicted "
+                   "(scripts/make_mlperf_validation.py)." % (rnd, submitter, model,
+                                                             "-".join(str(r[1]) for r in rows), rows[1][1]))
+    lib.case(name, description, sources, config, ["speed_classes.0.speed", "network.inter.beta_s_per_byte"],
+             calibrate, predict)
+
+
+if __name__ == "__main__":
+    lib.run(__doc__, {c[0]: c[1:] for c in CASES}, lambda mgsim, name, spec: make_case(mgsim, name, *spec))
