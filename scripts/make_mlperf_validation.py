@@ -103,6 +103,17 @@ CASES = [
         ("NVIDIA/results/eos_n8_ngc24.04_mxnet/resnet", 8, 8, 3200, 4, 298300.6),
         ("NVIDIA/results/eos_n316_ngc24.04_mxnet/resnet", 316, 8, 40448, 5, 6432637.7),
     ]),
+    ("mlperf-v1.1-azure-nd96amsr-bert", "1.1", "ebe92f81f7a69255a3b0a907595d8be623d75ec6", "bert", "a100", [
+        ("Azure/results/nd96amsr_a100_v4_ngc21.09_pytorch/bert", 1, 8, 448, 10, 2261.5),
+        ("Azure/results/nd96amsr_a100_v4_n8_ngc21.09_pytorch/bert", 8, 8, 3072, 10, 16826.3),
+        ("Azure/results/nd96amsr_a100_v4_n128_ngc21.09_pytorch/bert", 128, 8, 3072, 10, 69488.6),
+        ("Azure/results/nd96amsr_a100_v4_n256_ngc21.09_pytorch/bert", 256, 8, 6144, 10, 133375.4),
+    ]),
+    ("mlperf-v2.1-azure-hazy-bert", "2.1", "158189d4cbfbee366c10da1f0f086c85d8f15b5f", "bert", "a100", [
+        ("Azure-HazyResearch/results/ND96amsr_A100_v4_n1_pytorch/bert", 1, 8, 448, 10, 2433.0),
+        ("Azure-HazyResearch/results/ND96amsr_A100_v4_n8_pytorch/bert", 8, 8, 3072, 10, 16547.9),
+        ("Azure-HazyResearch/results/ND96amsr_A100_v4_n16_pytorch/bert", 16, 8, 3072, 10, 23195.5),
+    ]),
 ]
 
 
