@@ -114,6 +114,70 @@ CASES = [
         ("Azure-HazyResearch/results/ND96amsr_A100_v4_n8_pytorch/bert", 8, 8, 3072, 10, 16547.9),
         ("Azure-HazyResearch/results/ND96amsr_A100_v4_n16_pytorch/bert", 16, 8, 3072, 10, 23195.5),
     ]),
+    ("mlperf-v2.0-dell-xe8545-resnet", "2.0", "8437fbb78349aa3c3054aeccb1d47d2a315a80e7", "resnet", "a100", [
+        ("Dell/results/XE8545x4A100-SXM-40GB/resnet", 1, 4, 816, 4, 12013.5),
+        ("Dell/results/2xXE8545x4A100-SXM-40GB/resnet", 2, 4, 1632, 4, 22360.2),
+        ("Dell/results/4xXE8545x4A100-SXM-40GB/resnet", 4, 4, 3264, 5, 43736.9),
+        ("Dell/results/8xXE8545x4A100-SXM-40GB/resnet", 8, 4, 3264, 5, 76278.1),
+        ("Dell/results/16xXE8545x4A100-SXM-40GB/resnet", 16, 4, 13056, 5, 173707.1),
+        ("Dell/results/32xXE8545x4A100-SXM-40GB/resnet", 32, 4, 16384, 5, 307798.1),
+    ]),
+    ("mlperf-v2.0-dell-xe8545-bert", "2.0", "8437fbb78349aa3c3054aeccb1d47d2a315a80e7", "bert", "a100", [
+        ("Dell/results/XE8545x4A100-SXM-40GB/bert", 1, 4, 256, 10, 1086.6),
+        ("Dell/results/2xXE8545x4A100-SXM-40GB/bert", 2, 4, 448, 10, 1709.2),
+        ("Dell/results/4xXE8545x4A100-SXM-40GB/bert", 4, 4, 448, 10, 2469.1),
+        ("Dell/results/8xXE8545x4A100-SXM-40GB/bert", 8, 4, 1536, 10, 6773.0),
+        ("Dell/results/16xXE8545x4A100-SXM-40GB/bert", 16, 4, 3072, 10, 13450.5),
+        ("Dell/results/32xXE8545x4A100-SXM-40GB/bert", 32, 4, 3072, 10, 19561.5),
+    ]),
+    ("mlperf-v2.1-dell-xe8545-bert", "2.1", "158189d4cbfbee366c10da1f0f086c85d8f15b5f", "bert", "a100", [
+        ("Dell/results/XE8545x4A100-SXM-40GB/bert", 1, 4, 256, 10, 1147.3),
+        ("Dell/results/2xXE8545x4A100-SXM-40GB/bert", 2, 4, 448, 10, 1722.6),
+        ("Dell/results/8xXE8545x4A100-SXM-40GB/bert", 8, 4, 1536, 10, 6746.8),
+        ("Dell/results/16xXE8545x4A100-SXM-40GB/bert", 16, 4, 3072, 9, 13366.9),
+    ]),
+    ("mlperf-v1.1-dell-r750xa-resnet", "1.1", "ebe92f81f7a69255a3b0a907595d8be623d75ec6", "resnet", "a100-pcie", [
+        ("Dell/results/R750xax4A100-PCIE-80GB/resnet", 1, 4, 1632, 5, 11877.7),
+        ("Dell/results/2xR750xax4A100-PCIE-80GB/resnet", 2, 4, 3264, 5, 23300.7),
+        ("Dell/results/4xR750xax4A100-PCIE-80GB/resnet", 4, 4, 3264, 5, 43109.9),
+        ("Dell/results/8xR750xax4A100-PCIE-80GB/resnet", 8, 4, 13056, 5, 90789.9),
+    ]),
+    ("mlperf-v3.0-dell-r750xa-resnet", "3.0", "63e326c400f5d8bb8c6070a9ab08332d4931152e", "resnet", "a100-pcie", [
+        ("Dell/results/R750xax4A100-PCIE-80GB/resnet", 1, 4, 1632, 5, 12180.2),
+        ("Dell/results/2xR750xax4A100-PCIE-80GB/resnet", 2, 4, 3264, 5, 21329.0),
+        ("Dell/results/4xR750xax4A100-PCIE-80GB/resnet", 4, 4, 3264, 5, 38609.5),
+        ("Dell/results/8xR750xax4A100-PCIE-80GB/resnet", 8, 4, 3264, 5, 74446.1),
+    ]),
+    ("mlperf-v3.0-dell-r750xa-bert", "3.0", "63e326c400f5d8bb8c6070a9ab08332d4931152e", "bert", "a100-pcie", [
+        ("Dell/results/R750xax4A100-PCIE-80GB/bert", 1, 4, 448, 10, 920.7),
+        ("Dell/results/2xR750xax4A100-PCIE-80GB/bert", 2, 4, 448, 10, 1320.1),
+        ("Dell/results/4xR750xax4A100-PCIE-80GB/bert", 4, 4, 768, 9, 2512.3),
+        ("Dell/results/8xR750xax4A100-PCIE-80GB/bert", 8, 4, 1536, 10, 4987.3),
+    ]),
+    ("mlperf-v3.0-dell-r750xa-1opa-resnet", "3.0", "63e326c400f5d8bb8c6070a9ab08332d4931152e", "resnet", "a100-pcie", [
+        ("Dell/results/R750xax4A100-PCIE-80GB/resnet", 1, 4, 1632, 5, 12180.2),
+        ("Dell/results/2xR750xax4A100-PCIE-80GB-1opa/resnet", 2, 4, 3264, 4, 20599.6),
+        ("Dell/results/4xR750xax4A100-PCIE-80GB-1opa/resnet", 4, 4, 3264, 4, 36362.4),
+        ("Dell/results/8xR750xax4A100-PCIE-80GB-1opa/resnet", 8, 4, 3264, 5, 71840.5),
+    ]),
+    ("mlperf-v3.0-dell-r750xa-1opa-bert", "3.0", "63e326c400f5d8bb8c6070a9ab08332d4931152e", "bert", "a100-pcie", [
+        ("Dell/results/R750xax4A100-PCIE-80GB/bert", 1, 4, 448, 10, 920.7),
+        ("Dell/results/2xR750xax4A100-PCIE-80GB-1opa/bert", 2, 4, 448, 10, 1295.1),
+        ("Dell/results/4xR750xax4A100-PCIE-80GB-1opa/bert", 4, 4, 768, 9, 1955.9),
+        ("Dell/results/8xR750xax4A100-PCIE-80GB-1opa/bert", 8, 4, 1536, 10, 4816.8),
+    ]),
+    ("mlperf-v3.0-dell-r750xa-2opa-resnet", "3.0", "63e326c400f5d8bb8c6070a9ab08332d4931152e", "resnet", "a100-pcie", [
+        ("Dell/results/R750xax4A100-PCIE-80GB/resnet", 1, 4, 1632, 5, 12180.2),
+        ("Dell/results/2xR750xax4A100-PCIE-80GB-2opa/resnet", 2, 4, 3264, 4, 20979.8),
+        ("Dell/results/4xR750xax4A100-PCIE-80GB-2opa/resnet", 4, 4, 3264, 5, 39330.7),
+        ("Dell/results/8xR750xax4A100-PCIE-80GB-2opa/resnet", 8, 4, 3264, 5, 73499.8),
+    ]),
+    ("mlperf-v3.0-dell-r750xa-2opa-bert", "3.0", "63e326c400f5d8bb8c6070a9ab08332d4931152e", "bert", "a100-pcie", [
+        ("Dell/results/R750xax4A100-PCIE-80GB/bert", 1, 4, 448, 10, 920.7),
+        ("Dell/results/2xR750xax4A100-PCIE-80GB-2opa/bert", 2, 4, 448, 10, 1461.2),
+        ("Dell/results/4xR750xax4A100-PCIE-80GB-2opa/bert", 4, 4, 768, 9, 2588.7),
+        ("Dell/results/8xR750xax4A100-PCIE-80GB-2opa/bert", 8, 4, 1536, 10, 5162.1),
+    ]),
 ]
 
 

@@ -128,7 +128,7 @@ TEST_CASE("The shipped validation set does not regress past its recorded median 
   const ValidationReport report = validate(MGSIM_SOURCE_DIR "/validation");
   std::size_t predicted = 0;
   for (const ValidationRow& r : report.rows) predicted += r.calibrates ? 0 : 1;
-  CHECK(predicted >= 328);
-  constexpr double kRecordedMedian = 0.0599;  // 5.98% over 328 predictions: docs/fidelity.md
+  CHECK(predicted >= 352);
+  constexpr double kRecordedMedian = 0.0612;  // 6.11% over 352 predictions: docs/fidelity.md
   CHECK(report.median_abs_error() <= kRecordedMedian);
 }
