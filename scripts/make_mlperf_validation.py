@@ -186,7 +186,7 @@ def make_case(mgsim, name, rnd, commit, bench, gpu, rows):
     submitter = rows[0][0].split("/")[0]
     source = "mlperf-" + SUBMITTERS[submitter]
     calibrate, predict = [], []
-    for i, (folder, nodes, per_node, global_batch, runs, throughput) in enumerate(rows):
+    for i, (_, nodes, per_node, global_batch, _, throughput) in enumerate(rows):
         batch = global_batch // (nodes * per_node)
         trace = lib.zoo_trace(mgsim, "mlperf-%s-%s-b%d" % (model, gpu, batch), model, gpu, "fp16", batch,
                               model_args=model_args)
