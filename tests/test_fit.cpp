@@ -233,6 +233,26 @@ TEST_CASE("nccl: LL across nodes is capped at NCCL's llMaxBw (39 GB/s on 2 nodes
   CHECK(model.seconds(NcclAlgorithm::ring, NcclProtocol::ll, m, 8) == Approx(15e-6 + m / (200e9 * 8 / 14)));
 }
 
+TEST_CASE("nccl: on NVLS nodes the tree moves at half the bus bandwidth beyond 2 nodes, the ring does not",
+          "[fit][nccl]") {
+  NcclParams p = node_of_8();
+  p.intra_beta_s_per_byte = p.inter_beta_s_per_byte = 1.0 / 400e9;
+  const double gib = 1073741824.0;  // log2(M / 64) = 24: no tree correction
+  // NCCL's plain tree (the default): Tree/Simple on 4 nodes, 8.4 + 2 (7 x 4.0
+  // + 2 x 14.0) = 120.4 us + M / (400 x 0.92 x 1/2 = 184 GB/s).
+  CHECK(NcclModel(p).seconds(NcclAlgorithm::tree, NcclProtocol::simple, gib, 32) == Approx(120.4e-6 + gib / 184e9));
+  p.nvls_tree = true;
+  const NcclModel model(p);
+  // On 2 nodes the NVLS tree keeps it: 92.4 us + M / 184 GB/s.
+  CHECK(model.seconds(NcclAlgorithm::tree, NcclProtocol::simple, gib, 16) == Approx(92.4e-6 + gib / 184e9));
+  // On 4 nodes: 120.4 us + M / (184 / 2 = 92 GB/s).
+  CHECK(model.seconds(NcclAlgorithm::tree, NcclProtocol::simple, gib, 32) == Approx(120.4e-6 + gib / 92e9));
+  // On 8 nodes: 8.4 + 2 (28 + 3 x 14.0) = 148.4 us, the same 92 GB/s.
+  CHECK(model.seconds(NcclAlgorithm::tree, NcclProtocol::simple, gib, 64) == Approx(148.4e-6 + gib / 92e9));
+  // Ring/Simple on 4 nodes keeps the whole bus: 8.4 + 56 x 3.4 + 6 x 14.0 = 282.8 us + M x 62/32 / 400 GB/s.
+  CHECK(model.seconds(NcclAlgorithm::ring, NcclProtocol::simple, gib, 32) == Approx(282.8e-6 + gib * 62 / 32 / 400e9));
+}
+
 TEST_CASE("nccl: bandwidth terms and the choice per size", "[fit][nccl]") {
   const NcclModel model(node_of_8());
   const double gib = 1073741824.0;

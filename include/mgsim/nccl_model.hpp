@@ -45,6 +45,10 @@ struct NcclParams {
   std::array<bool, 2> algorithms{true, true};       ///< Tree, Ring enabled (NCCL_ALGO)
   std::array<bool, 3> protocols{true, true, true};  ///< LL, LL128, Simple enabled (NCCL_PROTO)
   bool tree_correction = true;                      ///< NCCL's treeCorrectionFactor for medium sizes
+  /// The tree is NCCL's NVLS tree (Hopper or later GPUs on NVSwitch, NVLS multicast): beyond 2 nodes it moves at
+  /// half the bus bandwidth (tuning.cc, NCCL 2.19-2.27: min(bwIntra, nNodes <= 2 ? bwInter : bwInter / 2)).
+  /// Off: NCCL's plain tree (V100, A100, PCIe), the ring's bus bandwidth at any node count.
+  bool nvls_tree = false;
 };
 
 struct NcclChoice {

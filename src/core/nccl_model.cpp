@@ -4,12 +4,18 @@
 // + log2i(n) inter)), the NET latency of Tree used for rings when each node
 // has one GPU, latencyInter counted twice for Simple, the network overhead
 // floor of multi-node rings, the protocol bandwidth factors, the bus-to-
-// algorithm bandwidth ratios, the tree correction factors and the LL
+// algorithm bandwidth ratios, the tree correction factors, the LL
 // bandwidth cap across nodes (llMaxBw, which depends on the node count and
-// the host CPU, not on channels). Left out: the per-channel bandwidth caps
-// (perChMax*; they need channel counts and GPU generations), the LL cap on
-// one node (it depends on the GPU generation) and the ring "plateau" latency
-// factor.
+// the host CPU, not on channels) and, on NVLS nodes (nvls_tree), half the
+// bus bandwidth for the tree beyond 2 nodes (NCCL 2.19-2.27 price the NVLS
+// tree at min(bwIntra, nNodes <= 2 ? bwInter : bwInter / 2): past 2 nodes
+// an interior node of the double binary tree exchanges data with two
+// children and a parent, twice the bytes of a 2-node tree; NCCL's plain
+// tree keeps bwInter; evidence: docs/collectives.md, "NCCL latency at
+// scale").
+// Left out: the per-channel bandwidth caps (perChMax*; they need channel
+// counts and GPU generations), the LL cap on one node (it depends on the GPU
+// generation) and the ring "plateau" latency factor.
 
 #include "mgsim/nccl_model.hpp"
 
@@ -145,6 +151,7 @@ double NcclModel::seconds(NcclAlgorithm algorithm, NcclProtocol protocol, double
                        log2i(shape.nodes) * net_hop(params_, a, p, shape));
   }
   double bandwidth = protocol_bandwidth(params_, a, p, shape) * ratio;
+  if (a == kTree && shape.nodes > 2 && params_.nvls_tree) bandwidth /= 2;
   const int log_size = log2i(static_cast<std::int64_t>(bytes) >> 6);
   if (a == kTree && params_.tree_correction && log_size < 23) bandwidth *= kTreeCorrection[p][log_size];
   return latency_us * 1e-6 + bytes / bandwidth;
