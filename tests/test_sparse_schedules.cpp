@@ -2,6 +2,7 @@
 // exact OMGS against exhaustive search, and their degeneration to the dense
 // schedules.
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -65,6 +66,54 @@ SimTime exhaustive_sparse(const CommProblem& problem, double rho, const Selectio
     best = std::min(best, end_of(problem, plan));
   }
   return best;
+}
+
+/// Best iteration end by a plain Pareto search, no pruning: at each layer
+/// boundary every (selections so far, channel free) pair no other pair beats
+/// in both, each extended by every group ending at the next boundaries.
+SimTime pareto_sparse(const CommProblem& problem, double rho, const SelectionLaw& law) {
+  const int n = problem.layer_count();
+  std::vector<std::vector<std::pair<SimTime, SimTime>>> sets(static_cast<std::size_t>(n) + 1);
+  sets[0] = {{0, 0}};
+  for (int k = 1; k <= n; ++k) {
+    std::vector<std::pair<SimTime, SimTime>> all;
+    for (int g = 0; g < k; ++g) {
+      const Message m = sparse_message(problem, g, k, rho, law, 4, 4);
+      const SimTime group_ready = problem.ready_of(m.begin, m.end);
+      for (const auto& [shift, channel_free] : sets[static_cast<std::size_t>(g)]) {
+        const SimTime next_shift = shift + m.selection;
+        SimTime ready = group_ready + shift;
+        if (m.selection > 0) ready = std::max(ready, problem.layer_end[static_cast<std::size_t>(k - 1)] + next_shift);
+        all.emplace_back(next_shift, std::max(channel_free, ready) + m.duration);
+      }
+    }
+    std::sort(all.begin(), all.end());
+    auto& kept = sets[static_cast<std::size_t>(k)];
+    for (const auto& state : all) {
+      if (kept.empty() || state.second < kept.back().second) kept.push_back(state);
+    }
+  }
+  SimTime best = std::numeric_limits<SimTime>::max();
+  for (const auto& [shift, channel_free] : sets.back()) {
+    best = std::min(best, std::max(problem.compute_end + shift, channel_free));
+  }
+  return best;
+}
+
+/// Issue 28's balance: `layers` layers of 1e3..4e6 elements whose backward is
+/// their own sparse all-gather's time (default density 0.001, 4 + 4 bytes per
+/// kept element) on `gpus` GPUs times `ratio` and 2^u, u uniform in [-1, 1].
+Trace balanced_trace(std::mt19937_64& rng, const Collective& ring, int layers, int gpus, double ratio) {
+  std::uniform_int_distribution<std::int64_t> elements(1'000, 4'000'000);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  std::vector<double> backward;
+  std::vector<std::int64_t> sizes;
+  for (int l = 0; l < layers; ++l) {
+    sizes.push_back(elements(rng));
+    const double kept_bytes = static_cast<double>(std::max<std::int64_t>(1, sizes.back() / 1000) * 8);
+    backward.push_back(ring.allgather_seconds(kept_bytes, gpus) * ratio * std::exp2(unit(rng)));
+  }
+  return make_trace(backward, sizes);
 }
 
 }  // namespace
@@ -131,32 +180,39 @@ TEST_CASE("OMGS equals exhaustive search over contiguous groupings") {
 }
 
 TEST_CASE("OMGS equals exhaustive search on balanced traces") {
-  // Issue 28's balance: each layer's backward is its own sparse all-gather's time (default density 0.001,
-  // 4 + 4 bytes per kept element) times a ratio and 2^u, u uniform in [-1, 1]; below ratio 1 merging
-  // pays for some layers and not others, the inputs where the search prunes least.
+  // Below ratio 1 merging pays for some layers and not others, the inputs
+  // where the search prunes least.
   std::mt19937_64 rng(28);
   const Link link{45.25e-6, 9.934107462565104e-10, 0.0};
   const auto ring = find_collective("ring").make({{link, link}, 1, {}, ""});
-  std::uniform_int_distribution<std::int64_t> elements(1'000, 4'000'000);
-  std::uniform_real_distribution<double> unit(-1.0, 1.0);
   int merging = 0;  // trials whose best plan merges some layers and not all
   for (int trial = 0; trial < 24; ++trial) {
     const int gpus = trial % 2 ? 2048 : 256;
     const double ratio = std::vector<double>{1.0, 0.5, 0.25, 0.12}[static_cast<std::size_t>(trial / 2 % 4)];
-    std::vector<double> backward;
-    std::vector<std::int64_t> sizes;
-    for (int l = 0; l < 14; ++l) {
-      sizes.push_back(elements(rng));
-      const double kept_bytes = static_cast<double>(std::max<std::int64_t>(1, sizes.back() / 1000) * 8);
-      backward.push_back(ring->allgather_seconds(kept_bytes, gpus) * ratio * std::exp2(unit(rng)));
-    }
-    const Setup setup(make_trace(backward, sizes), *ring, gpus);
+    const Setup setup(balanced_trace(rng, *ring, 14, gpus, ratio), *ring, gpus);
     INFO("trial " << trial << ", ratio " << ratio << ", " << gpus << " GPUs");
     const Plan plan = plan_with("omgs", setup.problem, {});
     CHECK(end_of(setup.problem, plan) == exhaustive_sparse(setup.problem, 0.001, d_log_d(2.19e-10)));
     merging += plan.size() > 1 && plan.size() < 14;
   }
   CHECK(merging >= 6);  // the inputs of interest are among them
+}
+
+TEST_CASE("OMGS equals the unpruned Pareto search on longer balanced traces") {
+  // 40 to 60 layers: thousands of states per boundary below the balance,
+  // where the search's bounds prune all but a few.
+  std::mt19937_64 rng(2028);
+  const Link link{45.25e-6, 9.934107462565104e-10, 0.0};
+  const auto ring = find_collective("ring").make({{link, link}, 1, {}, ""});
+  for (int trial = 0; trial < 20; ++trial) {
+    const int gpus = trial % 2 ? 2048 : 256;
+    const double ratio = std::vector<double>{1.0, 0.5, 0.25, 0.12, 0.06}[static_cast<std::size_t>(trial / 2 % 5)];
+    const int layers = trial < 10 ? 40 : 60;
+    const Setup setup(balanced_trace(rng, *ring, layers, gpus, ratio), *ring, gpus);
+    INFO("trial " << trial << ", ratio " << ratio << ", " << gpus << " GPUs, " << layers << " layers");
+    CHECK(end_of(setup.problem, plan_with("omgs", setup.problem, {})) ==
+          pareto_sparse(setup.problem, 0.001, d_log_d(2.19e-10)));
+  }
 }
 
 TEST_CASE("OMGS with a measured selection curve equals exhaustive search") {

@@ -10,6 +10,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <tuple>
 #include <string>
 #include <vector>
@@ -20,103 +21,11 @@
 #include "mgsim/interpolation.hpp"
 #include "mgsim/limits.hpp"
 #include "schedules.hpp"
+#include "omgs_completions.hpp"
+#include "sparse_costs.hpp"
 
 namespace mgsim {
 namespace {
-
-struct SparseSettings {
-  double density;
-  double selection_s;
-  std::int64_t value_bytes;
-  std::int64_t index_bytes;
-  std::map<std::string, double, std::less<>> layer_density;
-  std::vector<InterpolationPoint> selection_curve;  ///< seconds (y) by elements (x), sorted by elements
-};
-
-/// A group of consecutive layers being considered as one message.
-struct Group {
-  std::int64_t elements = 0;
-  double weighted = 0.0;  ///< sum of density x elements over its layers (per-layer densities only)
-};
-
-/// The costs of sparsifying groups of layers, at one problem's GPU count.
-class SparseCosts {
- public:
-  SparseCosts(const CommProblem& problem, const SparseSettings& settings) : problem_(problem), settings_(settings) {
-    const TensorLayout& layout = *problem.layout;
-    for (const auto& entry : settings.layer_density) {
-      if (std::find(layout.layer_name.begin(), layout.layer_name.end(), entry.first) == layout.layer_name.end()) {
-        throw ConfigError(fmt::format("layer_density: the trace has no layer '{}'", entry.first));
-      }
-    }
-    for (int u = 0; u < problem.layer_count(); ++u) {
-      const std::int64_t elements = problem.elements_of(problem.layer_begin(u), problem.layer_begin(u + 1));
-      const auto found = settings.layer_density.find(layout.layer_name[static_cast<std::size_t>(layout.layer[problem.layer_begin(u)])]);
-      const double density = found == settings.layer_density.end() ? settings.density : found->second;
-      layers_.push_back({elements, density * static_cast<double>(elements)});
-    }
-  }
-
-  /// Layer u alone.
-  const Group& layer(int u) const { return layers_[static_cast<std::size_t>(u)]; }
-  static Group merge(const Group& a, const Group& b) { return {a.elements + b.elements, a.weighted + b.weighted}; }
-
-  /// t_s(d): s d log2(d), or the measured selection curve.
-  SimTime selection(const Group& group) const {
-    const double d = static_cast<double>(group.elements);
-    return step_ns(selection_seconds(d), [&] { return fmt::format("a top-k selection from {} elements", group.elements); });
-  }
-  /// Bytes each GPU contributes: k values and k indices, k = floor(kept elements), at least 1.
-  std::int64_t sent_bytes(const Group& group) const {
-    const double kept = settings_.layer_density.empty() ? settings_.density * static_cast<double>(group.elements)
-                                                        : group.weighted;
-    return std::max<std::int64_t>(1, static_cast<std::int64_t>(kept)) * (settings_.value_bytes + settings_.index_bytes);
-  }
-  SimTime exchange(const Group& group) const { return problem_.cost.allgather(sent_bytes(group)); }
-
-  /// The message of backward-order layers [first, last).
-  Message message(int first, int last) const {
-    Group group;
-    for (int u = first; u < last; ++u) group = merge(group, layer(u));
-    Message m;
-    m.begin = problem_.layer_begin(first);
-    m.end = problem_.layer_begin(last);
-    m.bytes = problem_.bytes_of(m.begin, m.end);
-    m.sent_bytes = sent_bytes(group);
-    m.duration = exchange(group);
-    m.selection = selection(group);
-    m.kind = CollectiveKind::sparse_allgather;
-    return m;
-  }
-
-  Plan plan(const std::vector<int>& group_end) const {
-    Plan plan;
-    int first = 0;
-    for (int last : group_end) {
-      plan.push_back(message(first, last));
-      first = last;
-    }
-    return plan;
-  }
-
- private:
-  /// Between measured sizes linear; below the first point proportional to d;
-  /// above the last the d log2 d shape through the last point.
-  double selection_seconds(double d) const {
-    if (d <= 1) return 0.0;
-    const auto& curve = settings_.selection_curve;
-    if (curve.empty()) return settings_.selection_s * d * std::log2(d);
-    const double first = curve.front().x;
-    const double last = curve.back().x;
-    if (d <= first) return curve.front().y * d / first;
-    if (d >= last) return last > 1 ? curve.back().y * (d * std::log2(d)) / (last * std::log2(last)) : curve.back().y * d / last;
-    return interpolate(curve, d);
-  }
-
-  const CommProblem& problem_;
-  const SparseSettings& settings_;
-  std::vector<Group> layers_;
-};
 
 /// What every sparse schedule holds: its settings.
 class SparseSchedule : public Schedule {
@@ -226,12 +135,19 @@ std::vector<int> omgs_rule_groups(const CommProblem& problem, const SparseCosts&
 ///      with S_A + reach(k) < E_B ends later than A whatever follows: B's
 ///      channel stays the bottleneck. B is dropped.
 ///  (4) A first pass keeping one state per boundary (the least bound) finds a
-///      feasible plan, usually close to the optimum; its end tightens U for
-///      the exact pass.
+///      feasible plan, usually close to the optimum; its end tightens U,
+///      then (6) is built within it, and a second such pass with (6)
+///      tightens U again for the exact pass.
 ///  (5) Along a Pareto set (S rising, E falling), E - S falls: past the first
 ///      state whose channel is free when the next group's exchange is ready,
 ///      the exchange waits for the selections, so S and E of the next state
 ///      both rise: those states are dominated and not extended.
+///  (6) The best completion of a state with every exchange replaced by an
+///      affine lower bound in the group count and kept elements
+///      (OmgsCompletions, omgs_completions.hpp): a table over (boundary,
+///      groups after it), within microseconds of the exact completion on an
+///      affine all-gather, joins (1) as a lower bound. Not built past 2^22
+///      cells (no bound from it then).
 /// Among states with equal (S, E) the first found is kept whether or not
 /// others were pruned.
 class Omgs : public SparseSchedule {
@@ -249,15 +165,19 @@ class Omgs : public SparseSchedule {
     for (const std::vector<int>& heuristic : {omgs_rule_groups(problem, costs), per_layer, std::vector<int>{n}}) {
       bound = std::min(bound, end_of(problem, costs, ready, heuristic));
     }
-    const Bounds bounds = bounds_of(problem, costs, ready, bound);
-    const auto greedy = fronts(problem, costs, ready, bounds, bound, true);
-    if (!greedy.back().empty()) bound = std::min(bound, end_of(greedy.back().front(), problem.compute_end));
+    Bounds bounds = bounds_of(problem, costs, ready, bound);
+    bound = greedy_end(problem, costs, ready, bounds, bound);
+    bounds.completions = OmgsCompletions::build(problem, costs, ready, bounds.floor_before, bounds.monotone,
+                                                static_cast<double>(bound) + 1, kMaxCompletionCells);
+    if (bounds.completions) bound = greedy_end(problem, costs, ready, bounds, bound);
     const auto front = fronts(problem, costs, ready, bounds, bound, false);
     return costs.plan(group_ends(front, problem.compute_end));
   }
 
  private:
   static constexpr SimTime kNever = std::numeric_limits<SimTime>::max() / 4;
+  /// The most cells of bound (6)'s table (8 bytes each): 32 MiB.
+  static constexpr std::size_t kMaxCompletionCells = std::size_t{1} << 22;
 
   struct State {
     SimTime shift;         ///< selection compute so far
@@ -278,6 +198,7 @@ class Omgs : public SparseSchedule {
     std::vector<double> first_ready;    ///< V(k) of (1)
     std::vector<SimTime> reach;         ///< reach(k); kNever with a measured selection curve
     bool monotone;                      ///< selection never decreases with elements: (2) applies
+    std::optional<OmgsCompletions> completions;  ///< bound (6), once built
   };
 
   /// The bound (1) of a state at boundary k with selections `shift` and the channel free at `channel_free`.
@@ -289,7 +210,7 @@ class Omgs : public SparseSchedule {
       end = std::max(end, lambda * static_cast<double>(shift) + (1 - lambda) * static_cast<double>(channel_free) +
                               future[static_cast<std::size_t>(i)]);
     }
-    return end;
+    return bounds.completions ? std::max(end, bounds.completions->at_least(k, shift, channel_free)) : end;
   }
 
   static SimTime end_of(const State& state, SimTime compute_end) {
@@ -301,7 +222,7 @@ class Omgs : public SparseSchedule {
     const int n = problem.layer_count();
     const bool formula = settings_.selection_curve.empty();
     Bounds bounds{
-        {0}, {}, {}, std::vector<SimTime>(static_cast<std::size_t>(n) + 1, kNever), selection_never_decreases()};
+        {0}, {}, {}, std::vector<SimTime>(static_cast<std::size_t>(n) + 1, kNever), selection_never_decreases(), std::nullopt};
     for (int u = 0; u < n; ++u) {
       const SimTime own = costs.selection(costs.layer(u));
       bounds.floor_before.push_back(bounds.floor_before.back() + (formula ? std::max<SimTime>(0, own - 2) : 0));
@@ -372,6 +293,13 @@ class Omgs : public SparseSchedule {
       }
       bounds.first_ready[static_cast<std::size_t>(k)] = *std::max_element(first.begin(), first.end());
     }
+  }
+
+  /// The end of the greedy pass (4)'s plan, or `bound` if that is earlier.
+  static SimTime greedy_end(const CommProblem& problem, const SparseCosts& costs, const std::vector<SimTime>& ready,
+                            const Bounds& bounds, SimTime bound) {
+    const auto greedy = fronts(problem, costs, ready, bounds, bound, true);
+    return greedy.back().empty() ? bound : std::min(bound, end_of(greedy.back().front(), problem.compute_end));
   }
 
   /// The set of states at every boundary: the Pareto set, or with `keep_one`

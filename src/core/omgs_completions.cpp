@@ -1,0 +1,162 @@
+#include "omgs_completions.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace mgsim {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::size_t at(int i) { return static_cast<std::size_t>(i); }
+
+}  // namespace
+
+struct OmgsCompletions::Inputs {
+  const CommProblem& problem;
+  const SparseCosts& costs;
+  std::span<const SimTime> ready;
+  std::span<const SimTime> floor_before;
+  bool monotone;
+  double limit;
+};
+
+/// Calls visit(h, group, its selection, exchange and latest ready time) for
+/// each group [k, h) that a plan ending by the limit may hold, h rising: its
+/// exchange within the limit, and the end of the backward plus its selection
+/// and the floors of the other layers too (the search's own tests).
+template <typename Visit>
+void OmgsCompletions::for_each_group(const Inputs& in, int k, Visit&& visit) {
+  const int n = in.problem.layer_count();
+  const SimTime all_floors = in.floor_before[at(n)];
+  Group group;
+  SimTime group_ready = 0;
+  for (int h = k + 1; h <= n; ++h) {
+    group = SparseCosts::merge(group, in.costs.layer(h - 1));
+    group_ready = std::max(group_ready, in.ready[at(h - 1)]);
+    const SimTime exchange = in.costs.exchange(group);
+    if (static_cast<double>(exchange) > in.limit) break;
+    const SimTime selection = in.costs.selection(group);
+    const SimTime outside = in.floor_before[at(k)] + all_floors - in.floor_before[at(h)];
+    if (static_cast<double>(in.problem.compute_end + outside + selection) > in.limit) {
+      if (in.monotone) break;
+      continue;
+    }
+    visit(h, group, selection, exchange, group_ready);
+  }
+}
+
+std::optional<OmgsCompletions> OmgsCompletions::build(const CommProblem& problem, const SparseCosts& costs,
+                                                      std::span<const SimTime> ready,
+                                                      std::span<const SimTime> floor_before, bool monotone,
+                                                      double limit, std::size_t max_cells) {
+  const Inputs in{problem, costs, ready, floor_before, monotone, limit};
+  OmgsCompletions table;
+  table.fit_line(in);
+  const std::vector<int> most = table.most_groups(in);
+  std::size_t cells = 0;
+  for (const int r : most) cells += static_cast<std::size_t>(r + 1);
+  if (cells > max_cells) return std::nullopt;
+  table.fill(in, most);
+  return table;
+}
+
+void OmgsCompletions::fit_line(const Inputs& in) {
+  const int n = in.problem.layer_count();
+  kept_after_.assign(at(n) + 1, 0.0);
+  for (int u = n - 1; u >= 0; --u) kept_after_[at(u)] = kept_after_[at(u) + 1] + in.costs.kept(in.costs.layer(u));
+  // The slope c per kept element between one kept element and all of them
+  // (both exchanges the search prices anyway), then the most A that keeps
+  // A + c w at or under every group's exchange, less 1 ns for sums taken in
+  // another order.
+  Group whole;
+  for (int u = 0; u < n; ++u) whole = SparseCosts::merge(whole, in.costs.layer(u));
+  const auto all = static_cast<std::int64_t>(in.costs.kept(whole));
+  per_kept_ = all > 1 ? std::max(0.0, static_cast<double>(in.costs.exchange(whole) - in.costs.exchange_of_kept(1)) /
+                                          static_cast<double>(all - 1))
+                      : 0.0;
+  startup_ = kInf;
+  for (int k = 0; k < n; ++k) {
+    for_each_group(in, k, [&](int, const Group& group, SimTime, SimTime exchange, SimTime) {
+      startup_ = std::min(startup_, static_cast<double>(exchange) - per_kept_ * in.costs.kept(group));
+    });
+  }
+  startup_ = startup_ == kInf ? 0.0 : std::max(0.0, startup_ - 1.0);
+}
+
+std::vector<int> OmgsCompletions::most_groups(const Inputs& in) const {
+  const int n = in.problem.layer_count();
+  std::vector<int> most(at(n) + 1);
+  for (int k = 0; k <= n; ++k) {
+    const double room = in.limit - per_kept_ * kept_after_[at(k)];
+    int r = room < 0 ? -1 : n - k;
+    if (startup_ > 0 && room >= 0) r = static_cast<int>(std::min<double>(r, std::floor(room / startup_)));
+    most[at(k)] = r;
+  }
+  return most;
+}
+
+void OmgsCompletions::fill(const Inputs& in, const std::vector<int>& most) {
+  const int n = in.problem.layer_count();
+  std::vector<std::vector<double>> least(at(n) + 1);              // a(k, r)
+  std::vector<std::pair<int, int>> finite(at(n) + 1, {0, -1});  // the r of least[k] that are finite: [first, last]
+  if (most[at(n)] >= 0) {
+    least[at(n)] = {static_cast<double>(in.problem.compute_end)};
+    finite[at(n)] = {0, 0};
+  }
+  for (int k = n - 1; k >= 0; --k) {
+    std::vector<double>& here = least[at(k)];
+    here.assign(at(std::max(0, most[at(k)] + 1)), kInf);
+    const double before = static_cast<double>(in.floor_before[at(k)]);
+    for_each_group(in, k, [&](int h, const Group&, SimTime selection, SimTime, SimTime group_ready) {
+      const SimTime layer_end = in.problem.layer_end[at(h - 1)];
+      const double lag =
+          static_cast<double>(selection > 0 ? std::max(group_ready, layer_end + selection) : group_ready);
+      // r groups from k: r - 1 finite ones from h, and the first group's
+      // exchange ready within the limit (before + lag + B(k, r) <= limit).
+      const double room = in.limit - before - lag - per_kept_ * kept_after_[at(k)];
+      if (room < 0) return;
+      int top = std::min(static_cast<int>(here.size()) - 1, finite[at(h)].second + 1);
+      if (startup_ > 0) top = static_cast<int>(std::min<double>(top, std::floor(room / startup_)));
+      const std::vector<double>& next = least[at(h)];
+      for (int r = std::max(1, finite[at(h)].first + 1); r <= top; ++r) {
+        here[at(r)] = std::min(here[at(r)], std::max(lag + channel(k, r), static_cast<double>(selection) + next[at(r - 1)]));
+      }
+    });
+    for (int r = 0; r < static_cast<int>(here.size()); ++r) {
+      if (before + here[at(r)] > in.limit) {
+        here[at(r)] = kInf;  // no state reaches k with fewer selections than the floors
+        continue;
+      }
+      if (finite[at(k)].second < finite[at(k)].first) finite[at(k)].first = r;
+      finite[at(k)].second = r;
+    }
+  }
+  stairs_.resize(at(n) + 1);
+  for (int k = 0; k <= n; ++k) {
+    auto& stairs = stairs_[at(k)];
+    for (int r = 0; r < static_cast<int>(least[at(k)].size()); ++r) {
+      const double a = least[at(k)][at(r)];
+      if (a < (stairs.empty() ? kInf : stairs.back().second)) stairs.emplace_back(channel(k, r), a);
+    }
+  }
+}
+
+double OmgsCompletions::channel(int k, int r) const { return r * startup_ + per_kept_ * kept_after_[at(k)]; }
+
+double OmgsCompletions::at_least(int k, SimTime shift, SimTime channel_free) const {
+  const auto& stairs = stairs_[at(k)];
+  const double s = static_cast<double>(shift);
+  const double e = static_cast<double>(channel_free);
+  // Along the stairs B - a rises: the first future whose channel term
+  // dominates, and the one before it, whose selection term does.
+  const auto it = std::partition_point(stairs.begin(), stairs.end(),
+                                       [&](const std::pair<double, double>& f) { return e + f.first < s + f.second; });
+  double end = kInf;
+  if (it != stairs.end()) end = e + it->first;
+  if (it != stairs.begin()) end = std::min(end, s + std::prev(it)->second);
+  return end;
+}
+
+}  // namespace mgsim
