@@ -253,6 +253,22 @@ TEST_CASE("nccl: on NVLS nodes the tree moves at half the bus bandwidth beyond 2
   CHECK(model.seconds(NcclAlgorithm::ring, NcclProtocol::simple, gib, 32) == Approx(282.8e-6 + gib * 62 / 32 / 400e9));
 }
 
+TEST_CASE("nccl: a config's nvls_tree parameter turns the NVLS tree on", "[fit][nccl]") {
+  const Link link{0.0, 1.0 / 400e9, 0.0};
+  CollectiveSettings settings{{link, link}, 8, {}, "", {}};
+  NcclParams p = nccl_params_from(settings);
+  const auto plain = find_collective("nccl").make(settings);
+  settings.params = {{"nvls_tree", 1}};
+  const auto nvls = find_collective("nccl").make(settings);
+  p.nvls_tree = true;
+  const NcclModel expected(p);
+  // 16 MiB on 4 nodes of 8, where the tree is chosen with the whole bus.
+  const double m = 16.0 * 1048576;
+  CHECK(nvls->allreduce_seconds(m, 32) == Approx(expected.allreduce_seconds(m, 32)));
+  CHECK(nvls->allreduce_seconds(m, 32) > plain->allreduce_seconds(m, 32));
+  CHECK(nvls->allreduce_seconds(m, 16) == Approx(plain->allreduce_seconds(m, 16)));  // 2 nodes: unchanged
+}
+
 TEST_CASE("nccl: bandwidth terms and the choice per size", "[fit][nccl]") {
   const NcclModel model(node_of_8());
   const double gib = 1073741824.0;

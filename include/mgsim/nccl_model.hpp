@@ -84,6 +84,13 @@ class NcclModel : public Collective {
 /// level, alphas the extra per-hop latencies; gamma must be 0.
 NcclParams nccl_params_from(const CollectiveSettings& settings);
 
+/// The `nccl` collective's parameter (CollectiveInfo::params): `nvls_tree`,
+/// 1 on NVSwitch nodes whose NCCL runs the NVLS tree (NcclParams::nvls_tree).
+inline constexpr CollectiveParam kNvlsTree{"nvls_tree", 0, 1, true, false,
+                                           "1: NVSwitch nodes with NVLS (H100 and later), NCCL's NVLS tree, half the "
+                                           "bus bandwidth beyond 2 nodes (default 0: NCCL's plain tree)"};
+inline constexpr std::array kNcclParams{kNvlsTree};
+
 /// The registry's factory.
 std::unique_ptr<Collective> make_nccl(const CollectiveSettings& settings);
 

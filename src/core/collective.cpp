@@ -48,7 +48,8 @@ constexpr std::array kCollectives{
                                   "latency + M / bandwidth, the fastest chosen; the model for NCCL-based frameworks "
                                   "(DDP, Horovod on NCCL, DeepSpeed)",
                    .needs_curve = false,
-                   .make_model = make_nccl},
+                   .make_model = make_nccl,
+                   .params = kNcclParams},
     CollectiveInfo{.name = "ps",
                    .description = "parameter servers on S dedicated machines, each summing 1/S of every message: "
                                   "2a + M max(b, P/S b_s, (P-1)/S s)",
