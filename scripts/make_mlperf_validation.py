@@ -192,7 +192,12 @@ def make_case(mgsim, name, rnd, commit, bench, gpu, rows):
                               model_args=model_args)
         (calibrate if i < 2 else predict).append(lib.row(trace, nodes * per_node, schedule, throughput, source))
     per_node = rows[0][2]
-    config = {"trace": calibrate[0]["trace"], "gpus": [per_node], "gpus_per_node": per_node, "collective": "nccl",
+    # NCCL's NVLS tree (NVSwitch nodes with NVLS, NCCL 2.18.1 or later) runs in the H100
+    # submissions of NGC 24.xx containers (NCCL 2.21); the 23.04 ones ship NCCL 2.17.1,
+    # which has none: a fact of the hardware and software, not a fit.
+    nvls = gpu == "h100" and "_ngc24." in rows[0][0]
+    collective = {"name": "nccl", "nvls_tree": 1} if nvls else "nccl"
+    config = {"trace": calibrate[0]["trace"], "gpus": [per_node], "gpus_per_node": per_node, "collective": collective,
               "speed_classes": [{"fraction": 1, "speed": 1}],
               "network": {"intra": {"alpha_us": 0, "beta_s_per_byte": 1 / INTRA_BUS_BYTES_PER_S[gpu]},
                           "inter": {"alpha_us": 0, "beta_s_per_byte": 1e-10}},
