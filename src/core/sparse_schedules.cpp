@@ -234,6 +234,14 @@ std::vector<int> omgs_rule_groups(const CommProblem& problem, const SparseCosts&
 ///      both rise: those states are dominated and not extended.
 /// Among states with equal (S, E) the first found is kept whether or not
 /// others were pruned.
+///
+/// The Pareto set of boundary k is the lower envelope of the sets front[g],
+/// g < k, each moved by its group [g, k): up to the state of (5) a move by
+/// (selection, exchange), so each is a staircase again. pareto() merges them
+/// lazily and skips a dominated stretch of a staircase by bisection; the bound
+/// (1) is checked only on the envelope: it never decreases with S or E, so a
+/// state it drops could only have dominated states it drops too, and the
+/// states kept are those of filtering every candidate first.
 class Omgs : public SparseSchedule {
  public:
   using SparseSchedule::SparseSchedule;
@@ -374,6 +382,41 @@ class Omgs : public SparseSchedule {
     }
   }
 
+  /// The candidates of one boundary k from the set front[g], extended by the
+  /// group [g, k): its states up to the first whose channel is free by the
+  /// time the group's exchange is ready (5). Before that state the channel is
+  /// the later, so the step moves each state by (selection, exchange): along
+  /// the run S rises and E falls.
+  struct Run {
+    const std::vector<State>* from;
+    int g;
+    SimTime group_ready, layer_end, selection, exchange;
+    std::size_t moved;  ///< states before the one of (5)
+    std::size_t size;   ///< moved, plus the state of (5) if the set has one
+
+    Run(const std::vector<State>& set, int g, SimTime group_ready, SimTime layer_end, SimTime selection,
+        SimTime exchange, SimTime lag)
+        : from(&set), g(g), group_ready(group_ready), layer_end(layer_end), selection(selection), exchange(exchange) {
+      // E - S falls along a Pareto set.
+      moved = static_cast<std::size_t>(
+          std::partition_point(set.begin(), set.end(), [&](const State& s) { return s.shift + lag < s.channel_free; }) -
+          set.begin());
+      size = std::min(moved + 1, set.size());
+    }
+    State at(std::size_t i) const {
+      return step((*from)[i], group_ready, layer_end, selection, exchange, g, static_cast<int>(i));
+    }
+    /// The first candidate from i on whose E is below `least`, or the state of (5).
+    std::size_t first_below(std::size_t i, SimTime least) const {
+      if (i >= moved) return i;
+      const auto start = from->begin() + static_cast<std::ptrdiff_t>(i);
+      const auto end = from->begin() + static_cast<std::ptrdiff_t>(moved);
+      return i + static_cast<std::size_t>(
+                     std::partition_point(start, end, [&](const State& s) { return s.channel_free + exchange >= least; }) -
+                     start);
+    }
+  };
+
   /// The set of states at every boundary: the Pareto set, or with `keep_one`
   /// only the state of least bound (ties: less S), a greedy pass (4).
   static std::vector<std::vector<State>> fronts(const CommProblem& problem, const SparseCosts& costs,
@@ -382,12 +425,11 @@ class Omgs : public SparseSchedule {
     const int n = problem.layer_count();
     std::vector<std::vector<State>> front(static_cast<std::size_t>(n) + 1);
     front[0].push_back({0, 0, -1, -1});
-    std::vector<State> candidates;
-    std::vector<State> buffer;
-    std::vector<std::size_t> runs;  // where each set's candidates start: S rises along a set
+    std::vector<Run> runs;
+    std::vector<Head> heads;
+    std::vector<State> staircase;
     for (int k = 1; k <= n; ++k) {
-      candidates.clear();
-      runs.assign(1, 0);
+      runs.clear();
       const SimTime layer_end = problem.layer_end[static_cast<std::size_t>(k - 1)];
       const auto bound_of = [&](const State& s) { return lower_bound(bounds, k, s.shift, s.channel_free); };
       const double limit = static_cast<double>(bound) + 1;  // room for double rounding of huge times
@@ -404,8 +446,7 @@ class Omgs : public SparseSchedule {
                                            earliest + exchange) > limit) {
           break;  // (2)
         }
-        // Exchange ready at S + lag; past the first state whose channel is
-        // free by then, S and E both grow along the Pareto set (5).
+        // Exchange ready at S + lag.
         const SimTime lag = selection > 0 ? std::max(group_ready, layer_end + selection) : group_ready;
         const auto& from = front[static_cast<std::size_t>(g)];
         if (from.empty() || lower_bound(bounds, k, from.front().shift + selection,
@@ -413,24 +454,41 @@ class Omgs : public SparseSchedule {
                                 limit) {
           continue;  // (1) for the least S and E of the set
         }
-        for (std::size_t i = 0; i < from.size(); ++i) {
-          const State next = step(from[i], group_ready, layer_end, selection, exchange, g, static_cast<int>(i));
-          if (bound_of(next) <= limit) candidates.push_back(next);  // (1)
-          if (from[i].shift + lag >= from[i].channel_free) break;  // (5)
-        }
-        runs.push_back(candidates.size());
+        runs.emplace_back(from, g, group_ready, layer_end, selection, exchange, lag);
       }
-      if (!keep_one) {
-        front[static_cast<std::size_t>(k)] =
-            pareto(candidates, runs, buffer, bounds.reach[static_cast<std::size_t>(k)]);
-      } else if (!candidates.empty()) {
-        front[static_cast<std::size_t>(k)] = {
-            *std::min_element(candidates.begin(), candidates.end(), [&](const State& a, const State& b) {
-              return std::pair(bound_of(a), a.shift) < std::pair(bound_of(b), b.shift);
-            })};
+      auto& kept = front[static_cast<std::size_t>(k)];
+      if (keep_one) {
+        kept = least_bound(runs, bound_of, limit);
+        continue;
+      }
+      pareto(runs, heads, staircase);
+      for (const State& s : staircase) {
+        if (bound_of(s) > limit) continue;  // (1)
+        const SimTime reach = bounds.reach[static_cast<std::size_t>(k)];
+        while (!kept.empty() && reach < kNever && s.shift + reach < kept.back().channel_free) kept.pop_back();  // (3)
+        kept.push_back(s);
       }
     }
     return front;
+  }
+
+  /// The candidate of least bound (ties: less S, then as found), if it is within `limit`.
+  template <typename BoundOf>
+  static std::vector<State> least_bound(const std::vector<Run>& runs, const BoundOf& bound_of, double limit) {
+    std::vector<State> best;
+    double best_bound = 0;
+    for (const Run& run : runs) {
+      for (std::size_t i = 0; i < run.size; ++i) {
+        const State s = run.at(i);
+        const double b = bound_of(s);
+        if (best.empty() || std::pair(b, s.shift) < std::pair(best_bound, best.front().shift)) {
+          best = {s};
+          best_bound = b;
+        }
+      }
+    }
+    if (!best.empty() && best_bound > limit) best.clear();
+    return best;
   }
 
   /// A state after appending the group [g, k) (ready, selection and exchange
@@ -476,32 +534,43 @@ class Omgs : public SparseSchedule {
            std::tie(b.shift, b.channel_free, a.from_boundary, b.from_state);
   }
 
-  /// The Pareto set of `states`, made of the sorted runs that start at
-  /// `runs` (and end at the next; the last entry is the end): by S, each
-  /// with a lower E, less the states that (3) drops at this boundary's
-  /// `reach`. `states`, `runs` and `buffer` are scratch.
-  static std::vector<State> pareto(std::vector<State>& states, std::vector<std::size_t>& runs,
-                                   std::vector<State>& buffer, SimTime reach) {
-    buffer.resize(states.size());
-    while (runs.size() > 2) {  // merge pairs of runs
-      std::size_t out = 1;
-      for (std::size_t r = 0; r + 1 < runs.size(); r += 2) {
-        const auto first = states.begin() + static_cast<std::ptrdiff_t>(runs[r]);
-        const auto middle = states.begin() + static_cast<std::ptrdiff_t>(runs[r + 1]);
-        const auto last = r + 2 < runs.size() ? states.begin() + static_cast<std::ptrdiff_t>(runs[r + 2]) : middle;
-        std::merge(first, middle, middle, last, buffer.begin() + static_cast<std::ptrdiff_t>(runs[r]), before);
-        runs[out++] = runs[std::min(r + 2, runs.size() - 1)];
+  /// A run's next candidate, in the heap of pareto().
+  struct Head {
+    State state;
+    std::size_t run;
+    std::size_t index;
+  };
+
+  /// Into `out`, the Pareto set of the runs' candidates: sorted by before(),
+  /// each with a lower E than all before it. The runs are merged lazily, a
+  /// heap of their next candidates; once a run's candidate is dominated, so
+  /// are its next ones until E falls below the least so far (E falls along a
+  /// run): found by bisection. `heads` is scratch.
+  static void pareto(const std::vector<Run>& runs, std::vector<Head>& heads, std::vector<State>& out) {
+    const auto later = [](const Head& a, const Head& b) { return before(b.state, a.state); };
+    heads.clear();
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      if (runs[r].size > 0) heads.push_back({runs[r].at(0), r, 0});
+    }
+    std::make_heap(heads.begin(), heads.end(), later);
+    out.clear();
+    while (!heads.empty()) {
+      std::pop_heap(heads.begin(), heads.end(), later);
+      Head& head = heads.back();
+      const Run& run = runs[head.run];
+      std::size_t next = head.index + 1;
+      if (out.empty() || head.state.channel_free < out.back().channel_free) {
+        out.push_back(head.state);
+      } else {
+        next = run.first_below(next, out.back().channel_free);
       }
-      runs.resize(out);
-      states.swap(buffer);
+      if (next >= run.size) {
+        heads.pop_back();
+        continue;
+      }
+      head = {run.at(next), head.run, next};
+      std::push_heap(heads.begin(), heads.end(), later);
     }
-    std::vector<State> kept;
-    for (const State& s : states) {
-      if (!kept.empty() && s.channel_free >= kept.back().channel_free) continue;
-      while (!kept.empty() && reach < kNever && s.shift + reach < kept.back().channel_free) kept.pop_back();  // (3)
-      kept.push_back(s);
-    }
-    return kept;
   }
 
   /// Walks back from the final state with the earliest iteration end.
