@@ -291,13 +291,21 @@ class Omgs : public SparseSchedule {
   /// The bound (1) of a state at boundary k with selections `shift` and the channel free at `channel_free`.
   static double lower_bound(const Bounds& bounds, int k, SimTime shift, SimTime channel_free) {
     const Weighted& future = bounds.future[static_cast<std::size_t>(k)];
-    double end = static_cast<double>(shift) + bounds.first_ready[static_cast<std::size_t>(k)];
-    for (int i = 0; i <= kSteps; ++i) {
+    double end = std::max(shift_bound(bounds, k, shift), channel_bound(bounds, k, channel_free));
+    for (int i = 1; i < kSteps; ++i) {
       const double lambda = static_cast<double>(i) / kSteps;
       end = std::max(end, lambda * static_cast<double>(shift) + (1 - lambda) * static_cast<double>(channel_free) +
                               future[static_cast<std::size_t>(i)]);
     }
     return end;
+  }
+  /// The terms of (1) in S alone (lambda = 1, and V(k)) and in E alone (lambda = 0).
+  static double shift_bound(const Bounds& bounds, int k, SimTime shift) {
+    const auto at = static_cast<std::size_t>(k);
+    return static_cast<double>(shift) + std::max(bounds.first_ready[at], bounds.future[at][kSteps]);
+  }
+  static double channel_bound(const Bounds& bounds, int k, SimTime channel_free) {
+    return static_cast<double>(channel_free) + bounds.future[static_cast<std::size_t>(k)][0];
   }
 
   static SimTime end_of(const State& state, SimTime compute_end) {
@@ -391,8 +399,9 @@ class Omgs : public SparseSchedule {
     const std::vector<State>* from;
     int g;
     SimTime group_ready, layer_end, selection, exchange;
-    std::size_t moved;  ///< states before the one of (5)
-    std::size_t size;   ///< moved, plus the state of (5) if the set has one
+    std::size_t begin = 0;  ///< the first candidate
+    std::size_t moved;      ///< states before the one of (5)
+    std::size_t size;       ///< moved, plus the state of (5) if the set has one
 
     Run(const std::vector<State>& set, int g, SimTime group_ready, SimTime layer_end, SimTime selection,
         SimTime exchange, SimTime lag)
@@ -403,17 +412,29 @@ class Omgs : public SparseSchedule {
           set.begin());
       size = std::min(moved + 1, set.size());
     }
+    /// Drops the first candidates, whose E alone fails (1), and the last, whose S alone fails it.
+    void trim(const Bounds& bounds, int k, double limit) {
+      const auto channel_fails = [&](const State& s) { return channel_bound(bounds, k, s.channel_free + exchange) > limit; };
+      const auto shift_passes = [&](const State& s) { return shift_bound(bounds, k, s.shift + selection) <= limit; };
+      begin = static_cast<std::size_t>(std::partition_point(from->begin(), from->begin() + static_cast<std::ptrdiff_t>(moved), channel_fails) - from->begin());
+      size = static_cast<std::size_t>(std::partition_point(from->begin(), from->begin() + static_cast<std::ptrdiff_t>(size), shift_passes) - from->begin());
+    }
     State at(std::size_t i) const {
       return step((*from)[i], group_ready, layer_end, selection, exchange, g, static_cast<int>(i));
     }
-    /// The first candidate from i on whose E is below `least`, or the state of (5).
+    /// The first candidate from i on whose E is below `least`, or the state
+    /// of (5): galloping, then bisection (the stretch skipped is often short).
     std::size_t first_below(std::size_t i, SimTime least) const {
-      if (i >= moved) return i;
-      const auto start = from->begin() + static_cast<std::ptrdiff_t>(i);
-      const auto end = from->begin() + static_cast<std::ptrdiff_t>(moved);
-      return i + static_cast<std::size_t>(
-                     std::partition_point(start, end, [&](const State& s) { return s.channel_free + exchange >= least; }) -
-                     start);
+      const auto above = [&](const State& s) { return s.channel_free + exchange >= least; };
+      std::size_t lo = i;  // the candidates before lo are above
+      std::size_t hi = i;  // hi == moved, or its candidate is below
+      for (std::size_t width = 1; hi < moved && above((*from)[hi]); width *= 2) {
+        lo = hi + 1;
+        hi = std::min(moved, hi + width);
+      }
+      const auto start = from->begin() + static_cast<std::ptrdiff_t>(lo);
+      return lo + static_cast<std::size_t>(
+                      std::partition_point(start, from->begin() + static_cast<std::ptrdiff_t>(hi), above) - start);
     }
   };
 
@@ -425,51 +446,59 @@ class Omgs : public SparseSchedule {
     const int n = problem.layer_count();
     std::vector<std::vector<State>> front(static_cast<std::size_t>(n) + 1);
     front[0].push_back({0, 0, -1, -1});
+    const double limit = static_cast<double>(bound) + 1;  // room for double rounding of huge times
     std::vector<Run> runs;
     std::vector<Head> heads;
     std::vector<State> staircase;
     for (int k = 1; k <= n; ++k) {
-      runs.clear();
-      const SimTime layer_end = problem.layer_end[static_cast<std::size_t>(k - 1)];
+      runs_into(problem, costs, ready, bounds, limit, front, k, runs);
       const auto bound_of = [&](const State& s) { return lower_bound(bounds, k, s.shift, s.channel_free); };
-      const double limit = static_cast<double>(bound) + 1;  // room for double rounding of huge times
-      Group group;
-      SimTime group_ready = 0;
-      for (int g = k - 1; g >= 0; --g) {
-        group = SparseCosts::merge(group, costs.layer(g));
-        group_ready = std::max(group_ready, ready[static_cast<std::size_t>(g)]);
-        const SimTime selection = costs.selection(group);
-        const SimTime exchange = costs.exchange(group);
-        const SimTime earliest =
-            std::max(ready[static_cast<std::size_t>(k - 1)], selection > 0 ? layer_end + selection : 0);
-        if (bounds.monotone && lower_bound(bounds, k, bounds.floor_before[static_cast<std::size_t>(g)] + selection,
-                                           earliest + exchange) > limit) {
-          break;  // (2)
-        }
-        // Exchange ready at S + lag.
-        const SimTime lag = selection > 0 ? std::max(group_ready, layer_end + selection) : group_ready;
-        const auto& from = front[static_cast<std::size_t>(g)];
-        if (from.empty() || lower_bound(bounds, k, from.front().shift + selection,
-                                        std::max(from.back().channel_free, from.front().shift + lag) + exchange) >
-                                limit) {
-          continue;  // (1) for the least S and E of the set
-        }
-        runs.emplace_back(from, g, group_ready, layer_end, selection, exchange, lag);
-      }
       auto& kept = front[static_cast<std::size_t>(k)];
       if (keep_one) {
         kept = least_bound(runs, bound_of, limit);
         continue;
       }
       pareto(runs, heads, staircase);
+      const SimTime reach = bounds.reach[static_cast<std::size_t>(k)];
       for (const State& s : staircase) {
         if (bound_of(s) > limit) continue;  // (1)
-        const SimTime reach = bounds.reach[static_cast<std::size_t>(k)];
         while (!kept.empty() && reach < kNever && s.shift + reach < kept.back().channel_free) kept.pop_back();  // (3)
         kept.push_back(s);
       }
     }
     return front;
+  }
+
+  /// Into `runs`, the candidates of boundary k, one run per last group [g, k)
+  /// (later g first) that (1) and (2) leave.
+  static void runs_into(const CommProblem& problem, const SparseCosts& costs, const std::vector<SimTime>& ready,
+                        const Bounds& bounds, double limit, const std::vector<std::vector<State>>& front, int k,
+                        std::vector<Run>& runs) {
+    runs.clear();
+    const SimTime layer_end = problem.layer_end[static_cast<std::size_t>(k - 1)];
+    Group group;
+    SimTime group_ready = 0;
+    for (int g = k - 1; g >= 0; --g) {
+      group = SparseCosts::merge(group, costs.layer(g));
+      group_ready = std::max(group_ready, ready[static_cast<std::size_t>(g)]);
+      const auto& from = front[static_cast<std::size_t>(g)];
+      if (from.empty()) continue;  // (2) fails at the next g if here
+      const SimTime selection = costs.selection(group);
+      const SimTime exchange = costs.exchange(group);
+      const SimTime earliest =
+          std::max(ready[static_cast<std::size_t>(k - 1)], selection > 0 ? layer_end + selection : 0);
+      if (bounds.monotone && lower_bound(bounds, k, bounds.floor_before[static_cast<std::size_t>(g)] + selection,
+                                         earliest + exchange) > limit) {
+        break;  // (2)
+      }
+      // Exchange ready at S + lag.
+      const SimTime lag = selection > 0 ? std::max(group_ready, layer_end + selection) : group_ready;
+      if (lower_bound(bounds, k, from.front().shift + selection,
+                      std::max(from.back().channel_free, from.front().shift + lag) + exchange) > limit) {
+        continue;  // (1) for the least S and E of the set
+      }
+      runs.emplace_back(from, g, group_ready, layer_end, selection, exchange, lag).trim(bounds, k, limit);
+    }
   }
 
   /// The candidate of least bound (ties: less S, then as found), if it is within `limit`.
@@ -478,7 +507,7 @@ class Omgs : public SparseSchedule {
     std::vector<State> best;
     double best_bound = 0;
     for (const Run& run : runs) {
-      for (std::size_t i = 0; i < run.size; ++i) {
+      for (std::size_t i = run.begin; i < run.size; ++i) {
         const State s = run.at(i);
         const double b = bound_of(s);
         if (best.empty() || std::pair(b, s.shift) < std::pair(best_bound, best.front().shift)) {
@@ -550,7 +579,7 @@ class Omgs : public SparseSchedule {
     const auto later = [](const Head& a, const Head& b) { return before(b.state, a.state); };
     heads.clear();
     for (std::size_t r = 0; r < runs.size(); ++r) {
-      if (runs[r].size > 0) heads.push_back({runs[r].at(0), r, 0});
+      if (runs[r].begin < runs[r].size) heads.push_back({runs[r].at(runs[r].begin), r, runs[r].begin});
     }
     std::make_heap(heads.begin(), heads.end(), later);
     out.clear();
