@@ -585,20 +585,24 @@ class Omgs : public SparseSchedule {
     out.clear();
     while (!heads.empty()) {
       std::pop_heap(heads.begin(), heads.end(), later);
-      Head& head = heads.back();
+      Head head = heads.back();
+      heads.pop_back();
       const Run& run = runs[head.run];
-      std::size_t next = head.index + 1;
-      if (out.empty() || head.state.channel_free < out.back().channel_free) {
-        out.push_back(head.state);
-      } else {
-        next = run.first_below(next, out.back().channel_free);
+      while (true) {  // this run's candidates, while they come before every other run's
+        std::size_t next = head.index + 1;
+        if (out.empty() || head.state.channel_free < out.back().channel_free) {
+          out.push_back(head.state);
+        } else {
+          next = run.first_below(next, out.back().channel_free);
+        }
+        if (next >= run.size) break;
+        head = {run.at(next), head.run, next};
+        if (!heads.empty() && before(heads.front().state, head.state)) {
+          heads.push_back(head);
+          std::push_heap(heads.begin(), heads.end(), later);
+          break;
+        }
       }
-      if (next >= run.size) {
-        heads.pop_back();
-        continue;
-      }
-      head = {run.at(next), head.run, next};
-      std::push_heap(heads.begin(), heads.end(), later);
     }
   }
 
