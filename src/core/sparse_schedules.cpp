@@ -10,7 +10,6 @@
 #include <limits>
 #include <map>
 #include <numeric>
-#include <tuple>
 #include <string>
 #include <vector>
 
@@ -19,6 +18,7 @@
 #include "mgsim/error.hpp"
 #include "mgsim/interpolation.hpp"
 #include "mgsim/limits.hpp"
+#include "omgs_fronts.hpp"
 #include "schedules.hpp"
 
 namespace mgsim {
@@ -237,11 +237,14 @@ std::vector<int> omgs_rule_groups(const CommProblem& problem, const SparseCosts&
 ///
 /// The Pareto set of boundary k is the lower envelope of the sets front[g],
 /// g < k, each moved by its group [g, k): up to the state of (5) a move by
-/// (selection, exchange), so each is a staircase again. pareto() merges them
-/// lazily and skips a dominated stretch of a staircase by bisection; the bound
-/// (1) is checked only on the envelope: it never decreases with S or E, so a
-/// state it drops could only have dominated states it drops too, and the
-/// states kept are those of filtering every candidate first.
+/// (selection, exchange), so each is a staircase again (a Run,
+/// omgs_fronts.hpp). omgs::pareto() merges them lazily and skips a dominated
+/// stretch of a staircase by galloping search; the bound (1) is checked on the
+/// envelope only: it never decreases with S or E, so a candidate it drops
+/// could only have dominated candidates it drops too, and the states kept are
+/// those of filtering every candidate first. Each run is first cut to the
+/// candidates whose E alone and whose S alone pass (1) (E falls and S rises
+/// along a run).
 class Omgs : public SparseSchedule {
  public:
   using SparseSchedule::SparseSchedule;
@@ -265,14 +268,9 @@ class Omgs : public SparseSchedule {
   }
 
  private:
+  using State = omgs::State;
+  using Run = omgs::Run;
   static constexpr SimTime kNever = std::numeric_limits<SimTime>::max() / 4;
-
-  struct State {
-    SimTime shift;         ///< selection compute so far
-    SimTime channel_free;  ///< end of the last message so far
-    int from_boundary;
-    int from_state;
-  };
 
   /// The weights lambda = i / kSteps, i = 0..kSteps, of bound (1): binary
   /// fractions, so that lambda x for integer nanoseconds x is exact in double.
@@ -390,54 +388,6 @@ class Omgs : public SparseSchedule {
     }
   }
 
-  /// The candidates of one boundary k from the set front[g], extended by the
-  /// group [g, k): its states up to the first whose channel is free by the
-  /// time the group's exchange is ready (5). Before that state the channel is
-  /// the later, so the step moves each state by (selection, exchange): along
-  /// the run S rises and E falls.
-  struct Run {
-    const std::vector<State>* from;
-    int g;
-    SimTime group_ready, layer_end, selection, exchange;
-    std::size_t begin = 0;  ///< the first candidate
-    std::size_t moved;      ///< states before the one of (5)
-    std::size_t size;       ///< moved, plus the state of (5) if the set has one
-
-    Run(const std::vector<State>& set, int g, SimTime group_ready, SimTime layer_end, SimTime selection,
-        SimTime exchange, SimTime lag)
-        : from(&set), g(g), group_ready(group_ready), layer_end(layer_end), selection(selection), exchange(exchange) {
-      // E - S falls along a Pareto set.
-      moved = static_cast<std::size_t>(
-          std::partition_point(set.begin(), set.end(), [&](const State& s) { return s.shift + lag < s.channel_free; }) -
-          set.begin());
-      size = std::min(moved + 1, set.size());
-    }
-    /// Drops the first candidates, whose E alone fails (1), and the last, whose S alone fails it.
-    void trim(const Bounds& bounds, int k, double limit) {
-      const auto channel_fails = [&](const State& s) { return channel_bound(bounds, k, s.channel_free + exchange) > limit; };
-      const auto shift_passes = [&](const State& s) { return shift_bound(bounds, k, s.shift + selection) <= limit; };
-      begin = static_cast<std::size_t>(std::partition_point(from->begin(), from->begin() + static_cast<std::ptrdiff_t>(moved), channel_fails) - from->begin());
-      size = static_cast<std::size_t>(std::partition_point(from->begin(), from->begin() + static_cast<std::ptrdiff_t>(size), shift_passes) - from->begin());
-    }
-    State at(std::size_t i) const {
-      return step((*from)[i], group_ready, layer_end, selection, exchange, g, static_cast<int>(i));
-    }
-    /// The first candidate from i on whose E is below `least`, or the state
-    /// of (5): galloping, then bisection (the stretch skipped is often short).
-    std::size_t first_below(std::size_t i, SimTime least) const {
-      const auto above = [&](const State& s) { return s.channel_free + exchange >= least; };
-      std::size_t lo = i;  // the candidates before lo are above
-      std::size_t hi = i;  // hi == moved, or its candidate is below
-      for (std::size_t width = 1; hi < moved && above((*from)[hi]); width *= 2) {
-        lo = hi + 1;
-        hi = std::min(moved, hi + width);
-      }
-      const auto start = from->begin() + static_cast<std::ptrdiff_t>(lo);
-      return lo + static_cast<std::size_t>(
-                      std::partition_point(start, from->begin() + static_cast<std::ptrdiff_t>(hi), above) - start);
-    }
-  };
-
   /// The set of states at every boundary: the Pareto set, or with `keep_one`
   /// only the state of least bound (ties: less S), a greedy pass (4).
   static std::vector<std::vector<State>> fronts(const CommProblem& problem, const SparseCosts& costs,
@@ -448,7 +398,7 @@ class Omgs : public SparseSchedule {
     front[0].push_back({0, 0, -1, -1});
     const double limit = static_cast<double>(bound) + 1;  // room for double rounding of huge times
     std::vector<Run> runs;
-    std::vector<Head> heads;
+    std::vector<omgs::Head> heads;
     std::vector<State> staircase;
     for (int k = 1; k <= n; ++k) {
       runs_into(problem, costs, ready, bounds, limit, front, k, runs);
@@ -458,7 +408,7 @@ class Omgs : public SparseSchedule {
         kept = least_bound(runs, bound_of, limit);
         continue;
       }
-      pareto(runs, heads, staircase);
+      omgs::pareto(runs, heads, staircase);
       const SimTime reach = bounds.reach[static_cast<std::size_t>(k)];
       for (const State& s : staircase) {
         if (bound_of(s) > limit) continue;  // (1)
@@ -497,7 +447,9 @@ class Omgs : public SparseSchedule {
                       std::max(from.back().channel_free, from.front().shift + lag) + exchange) > limit) {
         continue;  // (1) for the least S and E of the set
       }
-      runs.emplace_back(from, g, group_ready, layer_end, selection, exchange, lag).trim(bounds, k, limit);
+      runs.emplace_back(from, g, group_ready, layer_end, selection, exchange, lag)
+          .trim([&](SimTime channel_free) { return channel_bound(bounds, k, channel_free) <= limit; },
+                [&](SimTime shift) { return shift_bound(bounds, k, shift) <= limit; });
     }
   }
 
@@ -507,7 +459,7 @@ class Omgs : public SparseSchedule {
     std::vector<State> best;
     double best_bound = 0;
     for (const Run& run : runs) {
-      for (std::size_t i = run.begin; i < run.size; ++i) {
+      for (std::size_t i = run.begin(); i < run.end(); ++i) {
         const State s = run.at(i);
         const double b = bound_of(s);
         if (best.empty() || std::pair(b, s.shift) < std::pair(best_bound, best.front().shift)) {
@@ -518,16 +470,6 @@ class Omgs : public SparseSchedule {
     }
     if (!best.empty() && best_bound > limit) best.clear();
     return best;
-  }
-
-  /// A state after appending the group [g, k) (ready, selection and exchange
-  /// given) to `from`.
-  static State step(const State& from, SimTime group_ready, SimTime layer_end, SimTime selection, SimTime exchange,
-                    int g, int i) {
-    const SimTime shift = from.shift + selection;
-    SimTime ready = group_ready + from.shift;
-    if (selection > 0) ready = std::max(ready, layer_end + shift);
-    return {shift, std::max(from.channel_free, ready) + exchange, g, i};
   }
 
   /// The iteration end of the groups ending at `group_end`, by the search's own step.
@@ -542,7 +484,7 @@ class Omgs : public SparseSchedule {
         group = SparseCosts::merge(group, costs.layer(u));
         group_ready = std::max(group_ready, ready[static_cast<std::size_t>(u)]);
       }
-      state = step(state, group_ready, problem.layer_end[static_cast<std::size_t>(last - 1)], costs.selection(group),
+      state = omgs::step(state, group_ready, problem.layer_end[static_cast<std::size_t>(last - 1)], costs.selection(group),
                    costs.exchange(group), first, 0);
       first = last;
     }
@@ -555,55 +497,6 @@ class Omgs : public SparseSchedule {
     const auto& curve = settings_.selection_curve;
     return std::is_sorted(curve.begin(), curve.end(),
                           [](const InterpolationPoint& a, const InterpolationPoint& b) { return a.y < b.y; });
-  }
-
-  /// Order of candidates: by (S, E), then as found (later group starts first).
-  static bool before(const State& a, const State& b) {
-    return std::tie(a.shift, a.channel_free, b.from_boundary, a.from_state) <
-           std::tie(b.shift, b.channel_free, a.from_boundary, b.from_state);
-  }
-
-  /// A run's next candidate, in the heap of pareto().
-  struct Head {
-    State state;
-    std::size_t run;
-    std::size_t index;
-  };
-
-  /// Into `out`, the Pareto set of the runs' candidates: sorted by before(),
-  /// each with a lower E than all before it. The runs are merged lazily, a
-  /// heap of their next candidates; once a run's candidate is dominated, so
-  /// are its next ones until E falls below the least so far (E falls along a
-  /// run): found by bisection. `heads` is scratch.
-  static void pareto(const std::vector<Run>& runs, std::vector<Head>& heads, std::vector<State>& out) {
-    const auto later = [](const Head& a, const Head& b) { return before(b.state, a.state); };
-    heads.clear();
-    for (std::size_t r = 0; r < runs.size(); ++r) {
-      if (runs[r].begin < runs[r].size) heads.push_back({runs[r].at(runs[r].begin), r, runs[r].begin});
-    }
-    std::make_heap(heads.begin(), heads.end(), later);
-    out.clear();
-    while (!heads.empty()) {
-      std::pop_heap(heads.begin(), heads.end(), later);
-      Head head = heads.back();
-      heads.pop_back();
-      const Run& run = runs[head.run];
-      while (true) {  // this run's candidates, while they come before every other run's
-        std::size_t next = head.index + 1;
-        if (out.empty() || head.state.channel_free < out.back().channel_free) {
-          out.push_back(head.state);
-        } else {
-          next = run.first_below(next, out.back().channel_free);
-        }
-        if (next >= run.size) break;
-        head = {run.at(next), head.run, next};
-        if (!heads.empty() && before(heads.front().state, head.state)) {
-          heads.push_back(head);
-          std::push_heap(heads.begin(), heads.end(), later);
-          break;
-        }
-      }
-    }
   }
 
   /// Walks back from the final state with the earliest iteration end.
