@@ -68,6 +68,28 @@ SimTime exhaustive_sparse(const CommProblem& problem, double rho, const Selectio
   return best;
 }
 
+/// Issue 28's balance: `layers` layers of 1e3..4e6 elements, each with a backward of its own sparse
+/// all-gather's time (default density 0.001, 4 + 4 bytes per kept element) times `ratio` and 2^u, u
+/// uniform in [-1, 1]; below ratio 1 merging pays for some layers and not others.
+Trace balanced_trace(std::mt19937_64& rng, const Collective& ring, int gpus, double ratio, int layers) {
+  std::uniform_int_distribution<std::int64_t> elements(1'000, 4'000'000);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  std::vector<double> backward;
+  std::vector<std::int64_t> sizes;
+  for (int l = 0; l < layers; ++l) {
+    sizes.push_back(elements(rng));
+    const double kept_bytes = static_cast<double>(std::max<std::int64_t>(1, sizes.back() / 1000) * 8);
+    backward.push_back(ring.allgather_seconds(kept_bytes, gpus) * ratio * std::exp2(unit(rng)));
+  }
+  return make_trace(backward, sizes);
+}
+
+/// The ring all-gather on 10 GbE (alpha 45.25 us, beta 9.934e-10 s/B).
+std::unique_ptr<Collective> ten_gbe_ring() {
+  const Link link{45.25e-6, 9.934107462565104e-10, 0.0};
+  return find_collective("ring").make({{link, link}, 1, {}, ""});
+}
+
 /// The plain Pareto search over contiguous groupings, without pruning: after
 /// the first k layers a grouping leaves the compute stream delayed by its
 /// selections S and the channel free at E; boundary k keeps every state that
@@ -184,26 +206,14 @@ TEST_CASE("OMGS equals exhaustive search over contiguous groupings") {
 }
 
 TEST_CASE("OMGS equals exhaustive search on balanced traces") {
-  // Issue 28's balance: each layer's backward is its own sparse all-gather's time (default density 0.001,
-  // 4 + 4 bytes per kept element) times a ratio and 2^u, u uniform in [-1, 1]; below ratio 1 merging
-  // pays for some layers and not others, the inputs where the search prunes least.
+  // Issue 28's balance (balanced_trace), the inputs where the search prunes least.
   std::mt19937_64 rng(28);
-  const Link link{45.25e-6, 9.934107462565104e-10, 0.0};
-  const auto ring = find_collective("ring").make({{link, link}, 1, {}, ""});
-  std::uniform_int_distribution<std::int64_t> elements(1'000, 4'000'000);
-  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  const auto ring = ten_gbe_ring();
   int merging = 0;  // trials whose best plan merges some layers and not all
   for (int trial = 0; trial < 24; ++trial) {
     const int gpus = trial % 2 ? 2048 : 256;
     const double ratio = std::vector<double>{1.0, 0.5, 0.25, 0.12}[static_cast<std::size_t>(trial / 2 % 4)];
-    std::vector<double> backward;
-    std::vector<std::int64_t> sizes;
-    for (int l = 0; l < 14; ++l) {
-      sizes.push_back(elements(rng));
-      const double kept_bytes = static_cast<double>(std::max<std::int64_t>(1, sizes.back() / 1000) * 8);
-      backward.push_back(ring->allgather_seconds(kept_bytes, gpus) * ratio * std::exp2(unit(rng)));
-    }
-    const Setup setup(make_trace(backward, sizes), *ring, gpus);
+    const Setup setup(balanced_trace(rng, *ring, gpus, ratio, 14), *ring, gpus);
     INFO("trial " << trial << ", ratio " << ratio << ", " << gpus << " GPUs");
     const Plan plan = plan_with("omgs", setup.problem, {});
     CHECK(end_of(setup.problem, plan) == exhaustive_sparse(setup.problem, 0.001, d_log_d(2.19e-10)));
@@ -213,27 +223,18 @@ TEST_CASE("OMGS equals exhaustive search on balanced traces") {
 }
 
 TEST_CASE("OMGS plans what the plain Pareto search plans on balanced traces of 80 layers") {
-  // The balance of the test above, where the Pareto sets grow to hundreds of states: the search's
+  // The balance of the test above, where the Pareto sets grow to thousands of states: the search's
   // lazy merge of the moved sets, its skips over dominated stretches and its cuts by the bound must
   // give the plain search's plan itself (same groups), not only its end. A quarter of the traces
-  // have per-tensor ready offsets (random_trace).
+  // are random_trace's, with per-tensor ready offsets.
   std::mt19937_64 rng(2811);
-  const Link link{45.25e-6, 9.934107462565104e-10, 0.0};
-  const auto ring = find_collective("ring").make({{link, link}, 1, {}, ""});
-  std::uniform_int_distribution<std::int64_t> elements(1'000, 4'000'000);
-  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  const auto ring = ten_gbe_ring();
   std::size_t widest = 0;
   for (int trial = 0; trial < 48; ++trial) {
     const int gpus = trial % 2 ? 2048 : 256;
     const double ratio = std::vector<double>{0.5, 0.25, 0.12, 0.06}[static_cast<std::size_t>(trial / 2 % 4)];
-    std::vector<double> backward;
-    std::vector<std::int64_t> sizes;
-    for (int l = 0; l < 80; ++l) {
-      sizes.push_back(elements(rng));
-      const double kept_bytes = static_cast<double>(std::max<std::int64_t>(1, sizes.back() / 1000) * 8);
-      backward.push_back(ring->allgather_seconds(kept_bytes, gpus) * ratio * std::exp2(unit(rng)));
-    }
-    const Setup setup(trial % 8 >= 6 ? random_trace(rng, 80, true) : make_trace(backward, sizes), *ring, gpus);
+    const Trace balanced = balanced_trace(rng, *ring, gpus, ratio, 80);
+    const Setup setup(trial % 8 >= 6 ? random_trace(rng, 80, true) : balanced, *ring, gpus);
     INFO("trial " << trial << ", ratio " << ratio << ", " << gpus << " GPUs");
     const auto [plain, sets] = plain_pareto_sparse(setup.problem, 0.001, d_log_d(2.19e-10));
     const Plan plan = plan_with("omgs", setup.problem, {});
