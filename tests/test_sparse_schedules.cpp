@@ -120,7 +120,8 @@ std::pair<Plan, std::size_t> plain_pareto_sparse(const CommProblem& problem, dou
         candidates.push_back({shift, start + m.duration, g, static_cast<int>(i)});
       }
     }
-    std::stable_sort(candidates.begin(), candidates.end(), [&](const Point& a, const Point& b) { return key(a) < key(b); });
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [&](const Point& a, const Point& b) { return key(a) < key(b); });
     auto& kept = front[static_cast<std::size_t>(k)];
     for (const Point& c : candidates) {
       if (kept.empty() || c.channel_free < kept.back().channel_free) kept.push_back(c);

@@ -484,8 +484,8 @@ class Omgs : public SparseSchedule {
         group = SparseCosts::merge(group, costs.layer(u));
         group_ready = std::max(group_ready, ready[static_cast<std::size_t>(u)]);
       }
-      state = omgs::step(state, group_ready, problem.layer_end[static_cast<std::size_t>(last - 1)], costs.selection(group),
-                   costs.exchange(group), first, 0);
+      state = omgs::step(state, group_ready, problem.layer_end[static_cast<std::size_t>(last - 1)],
+                         costs.selection(group), costs.exchange(group), first, 0);
       first = last;
     }
     return end_of(state, problem.compute_end);
