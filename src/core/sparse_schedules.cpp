@@ -11,7 +11,6 @@
 #include <map>
 #include <numeric>
 #include <optional>
-#include <tuple>
 #include <string>
 #include <vector>
 
@@ -20,6 +19,7 @@
 #include "mgsim/error.hpp"
 #include "mgsim/interpolation.hpp"
 #include "mgsim/limits.hpp"
+#include "omgs_fronts.hpp"
 #include "schedules.hpp"
 #include "omgs_completions.hpp"
 #include "sparse_costs.hpp"
@@ -150,6 +150,17 @@ std::vector<int> omgs_rule_groups(const CommProblem& problem, const SparseCosts&
 ///      cells (no bound from it then).
 /// Among states with equal (S, E) the first found is kept whether or not
 /// others were pruned.
+///
+/// The Pareto set of boundary k is the lower envelope of the sets front[g],
+/// g < k, each moved by its group [g, k): up to the state of (5) a move by
+/// (selection, exchange), so each is a staircase again (a Run,
+/// omgs_fronts.hpp). omgs::pareto() merges them lazily and skips a dominated
+/// stretch of a staircase by galloping search; the bound (1) is checked on the
+/// envelope only: it never decreases with S or E, so a candidate it drops
+/// could only have dominated candidates it drops too, and the states kept are
+/// those of filtering every candidate first. Each run is first cut to the
+/// candidates whose E alone and whose S alone pass (1) (E falls and S rises
+/// along a run).
 class Omgs : public SparseSchedule {
  public:
   using SparseSchedule::SparseSchedule;
@@ -175,16 +186,11 @@ class Omgs : public SparseSchedule {
   }
 
  private:
+  using State = omgs::State;
+  using Run = omgs::Run;
   static constexpr SimTime kNever = std::numeric_limits<SimTime>::max() / 4;
   /// The most cells of bound (6)'s table (8 bytes each): 32 MiB.
   static constexpr std::size_t kMaxCompletionCells = std::size_t{1} << 22;
-
-  struct State {
-    SimTime shift;         ///< selection compute so far
-    SimTime channel_free;  ///< end of the last message so far
-    int from_boundary;
-    int from_state;
-  };
 
   /// The weights lambda = i / kSteps, i = 0..kSteps, of bound (1): binary
   /// fractions, so that lambda x for integer nanoseconds x is exact in double.
@@ -204,13 +210,21 @@ class Omgs : public SparseSchedule {
   /// The bound (1) of a state at boundary k with selections `shift` and the channel free at `channel_free`.
   static double lower_bound(const Bounds& bounds, int k, SimTime shift, SimTime channel_free) {
     const Weighted& future = bounds.future[static_cast<std::size_t>(k)];
-    double end = static_cast<double>(shift) + bounds.first_ready[static_cast<std::size_t>(k)];
-    for (int i = 0; i <= kSteps; ++i) {
+    double end = std::max(shift_bound(bounds, k, shift), channel_bound(bounds, k, channel_free));
+    for (int i = 1; i < kSteps; ++i) {
       const double lambda = static_cast<double>(i) / kSteps;
       end = std::max(end, lambda * static_cast<double>(shift) + (1 - lambda) * static_cast<double>(channel_free) +
                               future[static_cast<std::size_t>(i)]);
     }
     return bounds.completions ? std::max(end, bounds.completions->at_least(k, shift, channel_free)) : end;
+  }
+  /// The terms of (1) in S alone (lambda = 1, and V(k)) and in E alone (lambda = 0).
+  static double shift_bound(const Bounds& bounds, int k, SimTime shift) {
+    const auto at = static_cast<std::size_t>(k);
+    return static_cast<double>(shift) + std::max(bounds.first_ready[at], bounds.future[at][kSteps]);
+  }
+  static double channel_bound(const Bounds& bounds, int k, SimTime channel_free) {
+    return static_cast<double>(channel_free) + bounds.future[static_cast<std::size_t>(k)][0];
   }
 
   static SimTime end_of(const State& state, SimTime compute_end) {
@@ -310,65 +324,80 @@ class Omgs : public SparseSchedule {
     const int n = problem.layer_count();
     std::vector<std::vector<State>> front(static_cast<std::size_t>(n) + 1);
     front[0].push_back({0, 0, -1, -1});
-    std::vector<State> candidates;
-    std::vector<State> buffer;
-    std::vector<std::size_t> runs;  // where each set's candidates start: S rises along a set
+    const double limit = static_cast<double>(bound) + 1;  // room for double rounding of huge times
+    std::vector<Run> runs;
+    std::vector<omgs::Head> heads;
+    std::vector<State> staircase;
     for (int k = 1; k <= n; ++k) {
-      candidates.clear();
-      runs.assign(1, 0);
-      const SimTime layer_end = problem.layer_end[static_cast<std::size_t>(k - 1)];
+      runs_into(problem, costs, ready, bounds, limit, front, k, runs);
       const auto bound_of = [&](const State& s) { return lower_bound(bounds, k, s.shift, s.channel_free); };
-      const double limit = static_cast<double>(bound) + 1;  // room for double rounding of huge times
-      Group group;
-      SimTime group_ready = 0;
-      for (int g = k - 1; g >= 0; --g) {
-        group = SparseCosts::merge(group, costs.layer(g));
-        group_ready = std::max(group_ready, ready[static_cast<std::size_t>(g)]);
-        const SimTime selection = costs.selection(group);
-        const SimTime exchange = costs.exchange(group);
-        const SimTime earliest =
-            std::max(ready[static_cast<std::size_t>(k - 1)], selection > 0 ? layer_end + selection : 0);
-        if (bounds.monotone && lower_bound(bounds, k, bounds.floor_before[static_cast<std::size_t>(g)] + selection,
-                                           earliest + exchange) > limit) {
-          break;  // (2)
-        }
-        // Exchange ready at S + lag; past the first state whose channel is
-        // free by then, S and E both grow along the Pareto set (5).
-        const SimTime lag = selection > 0 ? std::max(group_ready, layer_end + selection) : group_ready;
-        const auto& from = front[static_cast<std::size_t>(g)];
-        if (from.empty() || lower_bound(bounds, k, from.front().shift + selection,
-                                        std::max(from.back().channel_free, from.front().shift + lag) + exchange) >
-                                limit) {
-          continue;  // (1) for the least S and E of the set
-        }
-        for (std::size_t i = 0; i < from.size(); ++i) {
-          const State next = step(from[i], group_ready, layer_end, selection, exchange, g, static_cast<int>(i));
-          if (bound_of(next) <= limit) candidates.push_back(next);  // (1)
-          if (from[i].shift + lag >= from[i].channel_free) break;  // (5)
-        }
-        runs.push_back(candidates.size());
+      auto& kept = front[static_cast<std::size_t>(k)];
+      if (keep_one) {
+        kept = least_bound(runs, bound_of, limit);
+        continue;
       }
-      if (!keep_one) {
-        front[static_cast<std::size_t>(k)] =
-            pareto(candidates, runs, buffer, bounds.reach[static_cast<std::size_t>(k)]);
-      } else if (!candidates.empty()) {
-        front[static_cast<std::size_t>(k)] = {
-            *std::min_element(candidates.begin(), candidates.end(), [&](const State& a, const State& b) {
-              return std::pair(bound_of(a), a.shift) < std::pair(bound_of(b), b.shift);
-            })};
+      omgs::pareto(runs, heads, staircase);
+      const SimTime reach = bounds.reach[static_cast<std::size_t>(k)];
+      for (const State& s : staircase) {
+        if (bound_of(s) > limit) continue;  // (1)
+        while (!kept.empty() && reach < kNever && s.shift + reach < kept.back().channel_free) kept.pop_back();  // (3)
+        kept.push_back(s);
       }
     }
     return front;
   }
 
-  /// A state after appending the group [g, k) (ready, selection and exchange
-  /// given) to `from`.
-  static State step(const State& from, SimTime group_ready, SimTime layer_end, SimTime selection, SimTime exchange,
-                    int g, int i) {
-    const SimTime shift = from.shift + selection;
-    SimTime ready = group_ready + from.shift;
-    if (selection > 0) ready = std::max(ready, layer_end + shift);
-    return {shift, std::max(from.channel_free, ready) + exchange, g, i};
+  /// Into `runs`, the candidates of boundary k, one run per last group [g, k)
+  /// (later g first) that (1) and (2) leave.
+  static void runs_into(const CommProblem& problem, const SparseCosts& costs, const std::vector<SimTime>& ready,
+                        const Bounds& bounds, double limit, const std::vector<std::vector<State>>& front, int k,
+                        std::vector<Run>& runs) {
+    runs.clear();
+    const SimTime layer_end = problem.layer_end[static_cast<std::size_t>(k - 1)];
+    Group group;
+    SimTime group_ready = 0;
+    for (int g = k - 1; g >= 0; --g) {
+      group = SparseCosts::merge(group, costs.layer(g));
+      group_ready = std::max(group_ready, ready[static_cast<std::size_t>(g)]);
+      const auto& from = front[static_cast<std::size_t>(g)];
+      if (from.empty()) continue;  // (2) fails at the next g if here
+      const SimTime selection = costs.selection(group);
+      const SimTime exchange = costs.exchange(group);
+      const SimTime earliest =
+          std::max(ready[static_cast<std::size_t>(k - 1)], selection > 0 ? layer_end + selection : 0);
+      if (bounds.monotone && lower_bound(bounds, k, bounds.floor_before[static_cast<std::size_t>(g)] + selection,
+                                         earliest + exchange) > limit) {
+        break;  // (2)
+      }
+      // Exchange ready at S + lag.
+      const SimTime lag = selection > 0 ? std::max(group_ready, layer_end + selection) : group_ready;
+      if (lower_bound(bounds, k, from.front().shift + selection,
+                      std::max(from.back().channel_free, from.front().shift + lag) + exchange) > limit) {
+        continue;  // (1) for the least S and E of the set
+      }
+      runs.emplace_back(from, g, group_ready, layer_end, selection, exchange, lag)
+          .trim([&](SimTime channel_free) { return channel_bound(bounds, k, channel_free) <= limit; },
+                [&](SimTime shift) { return shift_bound(bounds, k, shift) <= limit; });
+    }
+  }
+
+  /// The candidate of least bound (ties: less S, then as found), if it is within `limit`.
+  template <typename BoundOf>
+  static std::vector<State> least_bound(const std::vector<Run>& runs, const BoundOf& bound_of, double limit) {
+    std::vector<State> best;
+    double best_bound = 0;
+    for (const Run& run : runs) {
+      for (std::size_t i = run.begin(); i < run.end(); ++i) {
+        const State s = run.at(i);
+        const double b = bound_of(s);
+        if (best.empty() || std::pair(b, s.shift) < std::pair(best_bound, best.front().shift)) {
+          best = {s};
+          best_bound = b;
+        }
+      }
+    }
+    if (!best.empty() && best_bound > limit) best.clear();
+    return best;
   }
 
   /// The iteration end of the groups ending at `group_end`, by the search's own step.
@@ -383,8 +412,8 @@ class Omgs : public SparseSchedule {
         group = SparseCosts::merge(group, costs.layer(u));
         group_ready = std::max(group_ready, ready[static_cast<std::size_t>(u)]);
       }
-      state = step(state, group_ready, problem.layer_end[static_cast<std::size_t>(last - 1)], costs.selection(group),
-                   costs.exchange(group), first, 0);
+      state = omgs::step(state, group_ready, problem.layer_end[static_cast<std::size_t>(last - 1)],
+                         costs.selection(group), costs.exchange(group), first, 0);
       first = last;
     }
     return end_of(state, problem.compute_end);
@@ -396,40 +425,6 @@ class Omgs : public SparseSchedule {
     const auto& curve = settings_.selection_curve;
     return std::is_sorted(curve.begin(), curve.end(),
                           [](const InterpolationPoint& a, const InterpolationPoint& b) { return a.y < b.y; });
-  }
-
-  /// Order of candidates: by (S, E), then as found (later group starts first).
-  static bool before(const State& a, const State& b) {
-    return std::tie(a.shift, a.channel_free, b.from_boundary, a.from_state) <
-           std::tie(b.shift, b.channel_free, a.from_boundary, b.from_state);
-  }
-
-  /// The Pareto set of `states`, made of the sorted runs that start at
-  /// `runs` (and end at the next; the last entry is the end): by S, each
-  /// with a lower E, less the states that (3) drops at this boundary's
-  /// `reach`. `states`, `runs` and `buffer` are scratch.
-  static std::vector<State> pareto(std::vector<State>& states, std::vector<std::size_t>& runs,
-                                   std::vector<State>& buffer, SimTime reach) {
-    buffer.resize(states.size());
-    while (runs.size() > 2) {  // merge pairs of runs
-      std::size_t out = 1;
-      for (std::size_t r = 0; r + 1 < runs.size(); r += 2) {
-        const auto first = states.begin() + static_cast<std::ptrdiff_t>(runs[r]);
-        const auto middle = states.begin() + static_cast<std::ptrdiff_t>(runs[r + 1]);
-        const auto last = r + 2 < runs.size() ? states.begin() + static_cast<std::ptrdiff_t>(runs[r + 2]) : middle;
-        std::merge(first, middle, middle, last, buffer.begin() + static_cast<std::ptrdiff_t>(runs[r]), before);
-        runs[out++] = runs[std::min(r + 2, runs.size() - 1)];
-      }
-      runs.resize(out);
-      states.swap(buffer);
-    }
-    std::vector<State> kept;
-    for (const State& s : states) {
-      if (!kept.empty() && s.channel_free >= kept.back().channel_free) continue;
-      while (!kept.empty() && reach < kNever && s.shift + reach < kept.back().channel_free) kept.pop_back();  // (3)
-      kept.push_back(s);
-    }
-    return kept;
   }
 
   /// Walks back from the final state with the earliest iteration end.
