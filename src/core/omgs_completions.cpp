@@ -7,9 +7,9 @@
 namespace mgsim {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kUnreachable = std::numeric_limits<double>::infinity();
 
-std::size_t at(int i) { return static_cast<std::size_t>(i); }
+std::size_t index_of(int i) { return static_cast<std::size_t>(i); }
 
 }  // namespace
 
@@ -29,16 +29,16 @@ struct OmgsCompletions::Inputs {
 template <typename Visit>
 void OmgsCompletions::for_each_group(const Inputs& in, int k, Visit&& visit) {
   const int n = in.problem.layer_count();
-  const SimTime all_floors = in.floor_before[at(n)];
+  const SimTime all_floors = in.floor_before[index_of(n)];
   Group group;
   SimTime group_ready = 0;
   for (int h = k + 1; h <= n; ++h) {
     group = SparseCosts::merge(group, in.costs.layer(h - 1));
-    group_ready = std::max(group_ready, in.ready[at(h - 1)]);
+    group_ready = std::max(group_ready, in.ready[index_of(h - 1)]);
     const SimTime exchange = in.costs.exchange(group);
     if (static_cast<double>(exchange) > in.limit) break;
     const SimTime selection = in.costs.selection(group);
-    const SimTime outside = in.floor_before[at(k)] + all_floors - in.floor_before[at(h)];
+    const SimTime outside = in.floor_before[index_of(k)] + all_floors - in.floor_before[index_of(h)];
     if (static_cast<double>(in.problem.compute_end + outside + selection) > in.limit) {
       if (in.monotone) break;
       continue;
@@ -64,8 +64,8 @@ std::optional<OmgsCompletions> OmgsCompletions::build(const CommProblem& problem
 
 void OmgsCompletions::fit_line(const Inputs& in) {
   const int n = in.problem.layer_count();
-  kept_after_.assign(at(n) + 1, 0.0);
-  for (int u = n - 1; u >= 0; --u) kept_after_[at(u)] = kept_after_[at(u) + 1] + in.costs.kept(in.costs.layer(u));
+  kept_after_.assign(index_of(n) + 1, 0.0);
+  for (int u = n - 1; u >= 0; --u) kept_after_[index_of(u)] = kept_after_[index_of(u) + 1] + in.costs.kept(in.costs.layer(u));
   // The slope c per kept element between one kept element and all of them
   // (both exchanges the search prices anyway), then the most A that keeps
   // A + c w at or under every group's exchange, less 1 ns for sums taken in
@@ -76,84 +76,84 @@ void OmgsCompletions::fit_line(const Inputs& in) {
   per_kept_ = all > 1 ? std::max(0.0, static_cast<double>(in.costs.exchange(whole) - in.costs.exchange_of_kept(1)) /
                                           static_cast<double>(all - 1))
                       : 0.0;
-  startup_ = kInf;
+  startup_ = kUnreachable;
   for (int k = 0; k < n; ++k) {
     for_each_group(in, k, [&](int, const Group& group, SimTime, SimTime exchange, SimTime) {
       startup_ = std::min(startup_, static_cast<double>(exchange) - per_kept_ * in.costs.kept(group));
     });
   }
-  startup_ = startup_ == kInf ? 0.0 : std::max(0.0, startup_ - 1.0);
+  startup_ = startup_ == kUnreachable ? 0.0 : std::max(0.0, startup_ - 1.0);
 }
 
 std::vector<int> OmgsCompletions::most_groups(const Inputs& in) const {
   const int n = in.problem.layer_count();
-  std::vector<int> most(at(n) + 1);
+  std::vector<int> most(index_of(n) + 1);
   for (int k = 0; k <= n; ++k) {
-    const double room = in.limit - per_kept_ * kept_after_[at(k)];
+    const double room = in.limit - per_kept_ * kept_after_[index_of(k)];
     int r = room < 0 ? -1 : n - k;
     if (startup_ > 0 && room >= 0) r = static_cast<int>(std::min<double>(r, std::floor(room / startup_)));
-    most[at(k)] = r;
+    most[index_of(k)] = r;
   }
   return most;
 }
 
 void OmgsCompletions::fill(const Inputs& in, const std::vector<int>& most) {
   const int n = in.problem.layer_count();
-  std::vector<std::vector<double>> least(at(n) + 1);              // a(k, r)
-  std::vector<std::pair<int, int>> finite(at(n) + 1, {0, -1});  // the r of least[k] that are finite: [first, last]
-  if (most[at(n)] >= 0) {
-    least[at(n)] = {static_cast<double>(in.problem.compute_end)};
-    finite[at(n)] = {0, 0};
+  std::vector<std::vector<double>> least(index_of(n) + 1);              // a(k, r)
+  std::vector<std::pair<int, int>> finite(index_of(n) + 1, {0, -1});  // the r of least[k] that are finite: [first, last]
+  if (most[index_of(n)] >= 0) {
+    least[index_of(n)] = {static_cast<double>(in.problem.compute_end)};
+    finite[index_of(n)] = {0, 0};
   }
   for (int k = n - 1; k >= 0; --k) {
-    std::vector<double>& here = least[at(k)];
-    here.assign(at(std::max(0, most[at(k)] + 1)), kInf);
-    const double before = static_cast<double>(in.floor_before[at(k)]);
+    std::vector<double>& here = least[index_of(k)];
+    here.assign(index_of(std::max(0, most[index_of(k)] + 1)), kUnreachable);
+    const double before = static_cast<double>(in.floor_before[index_of(k)]);
     for_each_group(in, k, [&](int h, const Group&, SimTime selection, SimTime, SimTime group_ready) {
-      const SimTime layer_end = in.problem.layer_end[at(h - 1)];
+      const SimTime layer_end = in.problem.layer_end[index_of(h - 1)];
       const double lag =
           static_cast<double>(selection > 0 ? std::max(group_ready, layer_end + selection) : group_ready);
       // r groups from k: r - 1 finite ones from h, and the first group's
       // exchange ready within the limit (before + lag + B(k, r) <= limit).
-      const double room = in.limit - before - lag - per_kept_ * kept_after_[at(k)];
+      const double room = in.limit - before - lag - per_kept_ * kept_after_[index_of(k)];
       if (room < 0) return;
-      int top = std::min(static_cast<int>(here.size()) - 1, finite[at(h)].second + 1);
+      int top = std::min(static_cast<int>(here.size()) - 1, finite[index_of(h)].second + 1);
       if (startup_ > 0) top = static_cast<int>(std::min<double>(top, std::floor(room / startup_)));
-      const std::vector<double>& next = least[at(h)];
-      for (int r = std::max(1, finite[at(h)].first + 1); r <= top; ++r) {
-        here[at(r)] = std::min(here[at(r)], std::max(lag + channel(k, r), static_cast<double>(selection) + next[at(r - 1)]));
+      const std::vector<double>& next = least[index_of(h)];
+      for (int r = std::max(1, finite[index_of(h)].first + 1); r <= top; ++r) {
+        here[index_of(r)] = std::min(here[index_of(r)], std::max(lag + channel(k, r), static_cast<double>(selection) + next[index_of(r - 1)]));
       }
     });
     for (int r = 0; r < static_cast<int>(here.size()); ++r) {
-      if (before + here[at(r)] > in.limit) {
-        here[at(r)] = kInf;  // no state reaches k with fewer selections than the floors
+      if (before + here[index_of(r)] > in.limit) {
+        here[index_of(r)] = kUnreachable;  // no state reaches k with fewer selections than the floors
         continue;
       }
-      if (finite[at(k)].second < finite[at(k)].first) finite[at(k)].first = r;
-      finite[at(k)].second = r;
+      if (finite[index_of(k)].second < finite[index_of(k)].first) finite[index_of(k)].first = r;
+      finite[index_of(k)].second = r;
     }
   }
-  stairs_.resize(at(n) + 1);
+  stairs_.resize(index_of(n) + 1);
   for (int k = 0; k <= n; ++k) {
-    auto& stairs = stairs_[at(k)];
-    for (int r = 0; r < static_cast<int>(least[at(k)].size()); ++r) {
-      const double a = least[at(k)][at(r)];
-      if (a < (stairs.empty() ? kInf : stairs.back().second)) stairs.emplace_back(channel(k, r), a);
+    auto& stairs = stairs_[index_of(k)];
+    for (int r = 0; r < static_cast<int>(least[index_of(k)].size()); ++r) {
+      const double a = least[index_of(k)][index_of(r)];
+      if (a < (stairs.empty() ? kUnreachable : stairs.back().second)) stairs.emplace_back(channel(k, r), a);
     }
   }
 }
 
-double OmgsCompletions::channel(int k, int r) const { return r * startup_ + per_kept_ * kept_after_[at(k)]; }
+double OmgsCompletions::channel(int k, int r) const { return r * startup_ + per_kept_ * kept_after_[index_of(k)]; }
 
 double OmgsCompletions::at_least(int k, SimTime shift, SimTime channel_free) const {
-  const auto& stairs = stairs_[at(k)];
+  const auto& stairs = stairs_[index_of(k)];
   const double s = static_cast<double>(shift);
   const double e = static_cast<double>(channel_free);
   // Along the stairs B - a rises: the first future whose channel term
   // dominates, and the one before it, whose selection term does.
   const auto it = std::partition_point(stairs.begin(), stairs.end(),
                                        [&](const std::pair<double, double>& f) { return e + f.first < s + f.second; });
-  double end = kInf;
+  double end = kUnreachable;
   if (it != stairs.end()) end = e + it->first;
   if (it != stairs.begin()) end = std::min(end, s + std::prev(it)->second);
   return end;
