@@ -178,9 +178,11 @@ class Omgs : public SparseSchedule {
     }
     Bounds bounds = bounds_of(problem, costs, ready, bound);
     bound = greedy_end(problem, costs, ready, bounds, bound);
-    bounds.completions = OmgsCompletions::build(problem, costs, ready, bounds.floor_before, bounds.monotone,
-                                                static_cast<double>(bound) + 1, kMaxCompletionCells);
-    if (bounds.completions) bound = greedy_end(problem, costs, ready, bounds, bound);
+    if (lower_bound(bounds, 0, 0, 0) < static_cast<double>(bound)) {  // (6) only where (1) leaves a gap
+      bounds.completions = OmgsCompletions::build(problem, costs, ready, bounds.floor_before, bounds.monotone,
+                                                  static_cast<double>(bound) + 1, kMaxCompletionCells);
+      if (bounds.completions) bound = greedy_end(problem, costs, ready, bounds, bound);
+    }
     const auto front = fronts(problem, costs, ready, bounds, bound, false);
     return costs.plan(group_ends(front, problem.compute_end));
   }
