@@ -69,14 +69,15 @@ struct Evaluation {
 /// to 50 M steps/s for the gossip and non-blocking builders, 27 M with variability).
 inline constexpr double kBuilderSteps = 10;
 
-/// Steps per layer^3 of the exact `omgs` plan: it is cubic in the layers
-/// (2000 layers: 14 s on the CI machine, 1000: 1.8 s).
-inline constexpr double kOmgsStepsPerCube = 0.1;
+/// Steps per layer^2 of the exact `omgs` plan, about quadratic in the layers
+/// since its completion bound (docs/performance.md): 2,000 tiny layers 0.65 s,
+/// 1,000 below the balance 0.04-0.13 s, 10,000 at 2048 GPUs 6.7 s.
+inline constexpr double kOmgsStepsPerSquare = 1.0;
 
 /// About how many engine steps evaluate(point) takes, before running it:
 /// ranks x iterations x (kBuilderSteps for a standalone builder, or the
 /// random draws of a rank, 1 or layers + 1, under variability), plus an
-/// `omgs` plan's layers^3 x kOmgsStepsPerCube; a closed-form or per-class
+/// `omgs` plan's layers^2 x kOmgsStepsPerSquare; a closed-form or per-class
 /// run of another schedule counts 0.
 double estimate_steps(const RunPoint& point);
 

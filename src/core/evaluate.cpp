@@ -101,7 +101,7 @@ Timing choose_timing(const RunPoint& point) {
 
 double estimate_steps(const RunPoint& point) {
   const double layers = static_cast<double>(point.workload.layout.layer_count());
-  const double planning = point.spec.name == "omgs" ? layers * layers * layers * kOmgsStepsPerCube : 0.0;
+  const double planning = point.spec.name == "omgs" ? layers * layers * kOmgsStepsPerSquare : 0.0;
   double per_rank = 0.0;  // steps per rank and iteration
   if (point.spec.builder()) {
     per_rank = kBuilderSteps;
