@@ -168,6 +168,11 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
     if (path.empty() || !base_.contains(pointer)) where.fail("expected a number at this --fit path, got no such key");
     const nlohmann::json& value = base_.at(pointer);
     if (!value.is_number() || value.get<double>() < 0) where.expected("a number >= 0 at this --fit path", value);
+    if (value.is_number_integer() && !takes_fractions(path)) {
+      where.fail(fmt::format("expected a key that takes fractional values at this --fit path, got {}, which takes "
+                             "whole numbers only: compare its values with a sweep (docs/sweeps.md) instead",
+                             value.dump()));
+    }
     initial_.push_back(value.get<double>());
   }
   if (measurements_.size() < paths_.size()) {
@@ -189,6 +194,17 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
   choose_scales(base_prediction);
   check_dependence(base_prediction);
   for (std::size_t i = 0; i < paths_.size(); ++i) bounds_.push_back(find_bounds(i));
+}
+
+bool Calibration::takes_fractions(const std::string& path) const {
+  nlohmann::json document = base_;
+  document[pointer_of(path)] = base_.at(pointer_of(path)).get<double>();  // the same number, written as a fraction
+  try {
+    read_scenario(document, config_file_);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
 }
 
 ValueBounds Calibration::find_bounds(std::size_t i) const {
