@@ -20,6 +20,8 @@ using namespace mgsim::test;
 
 namespace {
 
+constexpr SimTime kNoLimit = 1'000'000'000'000'000'000;  // 31 years: every plan ends by it
+
 /// The best iteration end over every grouping of the layers from boundary
 /// `k` on, after a state with selections `shift` and the channel free at
 /// `channel_free`: each group's top-k selection (s d log2 d) delays the
@@ -66,7 +68,7 @@ TEST_CASE("OMGS completion bound is never above the best completion, and exact w
     std::vector<SimTime> ready;
     for (int u = 0; u < n; ++u) ready.push_back(problem.ready_of(problem.layer_begin(u), problem.layer_begin(u + 1)));
     const std::vector<SimTime> no_floors(static_cast<std::size_t>(n) + 1, 0);
-    const auto table = OmgsCompletions::build(problem, costs, ready, no_floors, true, 1e18, 1 << 20);
+    const auto table = OmgsCompletions::build(problem, costs, ready, no_floors, true, kNoLimit, 1 << 20);
     REQUIRE(table);
     for (int k = 0; k <= n; ++k) {
       for (int state = 0; state < 4; ++state) {
@@ -94,5 +96,5 @@ TEST_CASE("OMGS completion bound keeps no future past the limit") {
   const auto table = OmgsCompletions::build(setup.problem, costs, ready, no_floors, true, 600'000, 1 << 20);
   REQUIRE(table);
   CHECK(table->at_least(0, 0, 0) == std::numeric_limits<double>::infinity());
-  CHECK_FALSE(OmgsCompletions::build(setup.problem, costs, ready, no_floors, true, 1e18, 2));
+  CHECK_FALSE(OmgsCompletions::build(setup.problem, costs, ready, no_floors, true, kNoLimit, 2));
 }

@@ -19,38 +19,20 @@ struct OmgsCompletions::Inputs {
   std::span<const SimTime> ready;
   std::span<const SimTime> floor_before;
   bool monotone;
-  double limit;
-};
+  SimTime limit;
 
-/// Calls visit(h, group, its selection, exchange and latest ready time) for
-/// each group [k, h) that a plan ending by the limit may hold, h rising: its
-/// exchange within the limit, and the end of the backward plus its selection
-/// and the floors of the other layers too (the search's own tests).
-template <typename Visit>
-void OmgsCompletions::for_each_group(const Inputs& in, int k, Visit&& visit) {
-  const int n = in.problem.layer_count();
-  const SimTime all_floors = in.floor_before[index_of(n)];
-  Group group;
-  SimTime group_ready = 0;
-  for (int h = k + 1; h <= n; ++h) {
-    group = SparseCosts::merge(group, in.costs.layer(h - 1));
-    group_ready = std::max(group_ready, in.ready[index_of(h - 1)]);
-    const SimTime exchange = in.costs.exchange(group);
-    if (static_cast<double>(exchange) > in.limit) break;
-    const SimTime selection = in.costs.selection(group);
-    const SimTime outside = in.floor_before[index_of(k)] + all_floors - in.floor_before[index_of(h)];
-    if (static_cast<double>(in.problem.compute_end + outside + selection) > in.limit) {
-      if (in.monotone) break;
-      continue;
-    }
-    visit(h, group, selection, exchange, group_ready);
+  /// omgs::for_each_group of boundary k, within the limit.
+  template <typename Visit>
+  void for_each_group(int k, Visit&& visit) const {
+    omgs::for_each_group(problem, costs, ready, floor_before, monotone, limit, k, visit);
   }
-}
+  double end_limit() const { return static_cast<double>(limit); }
+};
 
 std::optional<OmgsCompletions> OmgsCompletions::build(const CommProblem& problem, const SparseCosts& costs,
                                                       std::span<const SimTime> ready,
                                                       std::span<const SimTime> floor_before, bool monotone,
-                                                      double limit, std::size_t max_cells) {
+                                                      SimTime limit, std::size_t max_cells) {
   const Inputs in{problem, costs, ready, floor_before, monotone, limit};
   OmgsCompletions table;
   table.fit_line(in);
@@ -78,8 +60,8 @@ void OmgsCompletions::fit_line(const Inputs& in) {
                       : 0.0;
   startup_ = kUnreachable;
   for (int k = 0; k < n; ++k) {
-    for_each_group(in, k, [&](int, const Group& group, SimTime, SimTime exchange, SimTime) {
-      startup_ = std::min(startup_, static_cast<double>(exchange) - per_kept_ * in.costs.kept(group));
+    in.for_each_group(k, [&](const omgs::PricedGroup& group) {
+      startup_ = std::min(startup_, static_cast<double>(group.exchange) - per_kept_ * in.costs.kept(group.group));
     });
   }
   startup_ = startup_ == kUnreachable ? 0.0 : std::max(0.0, startup_ - 1.0);
@@ -89,7 +71,7 @@ std::vector<int> OmgsCompletions::most_groups(const Inputs& in) const {
   const int n = in.problem.layer_count();
   std::vector<int> most(index_of(n) + 1);
   for (int k = 0; k <= n; ++k) {
-    const double room = in.limit - per_kept_ * kept_after_[index_of(k)];
+    const double room = in.end_limit() - per_kept_ * kept_after_[index_of(k)];
     int r = room < 0 ? -1 : n - k;
     if (startup_ > 0 && room >= 0) r = static_cast<int>(std::min<double>(r, std::floor(room / startup_)));
     most[index_of(k)] = r;
@@ -109,23 +91,23 @@ void OmgsCompletions::fill(const Inputs& in, const std::vector<int>& most) {
     std::vector<double>& here = least[index_of(k)];
     here.assign(index_of(std::max(0, most[index_of(k)] + 1)), kUnreachable);
     const double before = static_cast<double>(in.floor_before[index_of(k)]);
-    for_each_group(in, k, [&](int h, const Group&, SimTime selection, SimTime, SimTime group_ready) {
-      const SimTime layer_end = in.problem.layer_end[index_of(h - 1)];
-      const double lag =
-          static_cast<double>(selection > 0 ? std::max(group_ready, layer_end + selection) : group_ready);
+    in.for_each_group(k, [&](const omgs::PricedGroup& group) {
+      const int h = group.end;
+      const double lag = static_cast<double>(group.lag);
       // r groups from k: r - 1 finite ones from h, and the first group's
       // exchange ready within the limit (before + lag + B(k, r) <= limit).
-      const double room = in.limit - before - lag - per_kept_ * kept_after_[index_of(k)];
+      const double room = in.end_limit() - before - lag - per_kept_ * kept_after_[index_of(k)];
       if (room < 0) return;
       int top = std::min(static_cast<int>(here.size()) - 1, finite[index_of(h)].second + 1);
       if (startup_ > 0) top = static_cast<int>(std::min<double>(top, std::floor(room / startup_)));
       const std::vector<double>& next = least[index_of(h)];
       for (int r = std::max(1, finite[index_of(h)].first + 1); r <= top; ++r) {
-        here[index_of(r)] = std::min(here[index_of(r)], std::max(lag + channel(k, r), static_cast<double>(selection) + next[index_of(r - 1)]));
+        here[index_of(r)] =
+            std::min(here[index_of(r)], std::max(lag + channel(k, r), static_cast<double>(group.selection) + next[index_of(r - 1)]));
       }
     });
     for (int r = 0; r < static_cast<int>(here.size()); ++r) {
-      if (before + here[index_of(r)] > in.limit) {
+      if (before + here[index_of(r)] > in.end_limit()) {
         here[index_of(r)] = kUnreachable;  // no state reaches k with fewer selections than the floors
         continue;
       }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mgsim/plan.hpp"
+#include "omgs_fronts.hpp"
 #include "sparse_costs.hpp"
 
 namespace mgsim {
@@ -41,7 +42,7 @@ class OmgsCompletions {
   /// `max_cells` cells.
   static std::optional<OmgsCompletions> build(const CommProblem& problem, const SparseCosts& costs,
                                               std::span<const SimTime> ready, std::span<const SimTime> floor_before,
-                                              bool monotone, double limit, std::size_t max_cells);
+                                              bool monotone, SimTime limit, std::size_t max_cells);
 
   /// No plan through a state at boundary k with selections `shift` and the
   /// channel free at `channel_free` ends earlier; infinite when none ends by
@@ -52,9 +53,6 @@ class OmgsCompletions {
   struct Inputs;  ///< what the table is built from
 
   OmgsCompletions() = default;
-  /// Calls visit for each group a plan ending by the limit may hold from boundary k.
-  template <typename Visit>
-  static void for_each_group(const Inputs& in, int k, Visit&& visit);
   /// A and c, and W(k) for every boundary.
   void fit_line(const Inputs& in);
   /// The most groups after each boundary in a plan ending by the limit

@@ -2,16 +2,26 @@
 // The Pareto sets of the exact `omgs` search (class Omgs in
 // sparse_schedules.cpp, whose comment gives the rules (1)-(5) and their
 // proofs): a state after the first k layers, the candidates that one earlier
-// set gives at boundary k (a run), and the Pareto set of a boundary's runs.
+// set gives at boundary k (a run), the Pareto set of a boundary's runs, and
+// the groups of layers the search and its bounds price.
 
 #include <algorithm>
 #include <cstddef>
+#include <span>
 #include <tuple>
 #include <vector>
 
 #include "mgsim/time.hpp"
+#include "sparse_costs.hpp"
 
 namespace mgsim::omgs {
+
+/// How long after the selections before it a group's exchange is ready: its
+/// latest gradient and, with a selection, the end of its last layer plus
+/// that selection.
+inline SimTime exchange_lag(SimTime group_ready, SimTime layer_end, SimTime selection) {
+  return selection > 0 ? std::max(group_ready, layer_end + selection) : group_ready;
+}
 
 /// A grouping of the first k layers: the selections so far (S) and when the
 /// channel is free (E), and where it came from, for the walk back.
@@ -26,10 +36,46 @@ struct State {
 /// given) to state i of boundary g, `from`.
 inline State step(const State& from, SimTime group_ready, SimTime layer_end, SimTime selection, SimTime exchange,
                   int g, int i) {
-  const SimTime shift = from.shift + selection;
-  SimTime ready = group_ready + from.shift;
-  if (selection > 0) ready = std::max(ready, layer_end + shift);
-  return {shift, std::max(from.channel_free, ready) + exchange, g, i};
+  const SimTime ready = from.shift + exchange_lag(group_ready, layer_end, selection);
+  return {from.shift + selection, std::max(from.channel_free, ready) + exchange, g, i};
+}
+
+/// A group [k, end) of layers as the search prices it.
+struct PricedGroup {
+  int end;  ///< one past its last layer
+  const Group& group;
+  SimTime selection;
+  SimTime exchange;
+  SimTime lag;  ///< exchange_lag
+};
+
+/// Calls visit(PricedGroup) for each group [k, h), h rising, that a plan
+/// ending by `limit` may hold: its exchange within the limit (an exchange
+/// never shrinks with more bytes), and the end of the backward plus its
+/// selection and the floors of the other layers (`floor_before`: the least
+/// selections before each boundary) too; past that, when `monotone` (a
+/// group's selection never shrinks as it grows), no larger group either.
+template <typename Visit>
+void for_each_group(const CommProblem& problem, const SparseCosts& costs, std::span<const SimTime> ready,
+                    std::span<const SimTime> floor_before, bool monotone, SimTime limit, int k, Visit&& visit) {
+  const int n = problem.layer_count();
+  const auto at = [](int i) { return static_cast<std::size_t>(i); };
+  Group group;
+  SimTime group_ready = 0;
+  for (int h = k + 1; h <= n; ++h) {
+    group = SparseCosts::merge(group, costs.layer(h - 1));
+    group_ready = std::max(group_ready, ready[at(h - 1)]);
+    const SimTime exchange = costs.exchange(group);
+    const SimTime selection = costs.selection(group);
+    if (exchange > limit) break;
+    const SimTime outside = floor_before[at(k)] + floor_before[at(n)] - floor_before[at(h)];
+    if (problem.compute_end + outside + selection > limit) {
+      if (monotone) break;
+      continue;
+    }
+    visit(PricedGroup{h, group, selection, exchange,
+                      exchange_lag(group_ready, problem.layer_end[at(h - 1)], selection)});
+  }
 }
 
 /// Order of candidates: by (S, E), then as found (later group starts first).

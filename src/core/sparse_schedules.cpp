@@ -180,7 +180,7 @@ class Omgs : public SparseSchedule {
     bound = greedy_end(problem, costs, ready, bounds, bound);
     if (lower_bound(bounds, 0, 0, 0) < static_cast<double>(bound)) {  // (6) only where (1) leaves a gap
       bounds.completions = OmgsCompletions::build(problem, costs, ready, bounds.floor_before, bounds.monotone,
-                                                  static_cast<double>(bound) + 1, kMaxCompletionCells);
+                                                  bound + 1, kMaxCompletionCells);
       if (bounds.completions) bound = greedy_end(problem, costs, ready, bounds, bound);
     }
     const auto front = fronts(problem, costs, ready, bounds, bound, false);
@@ -263,7 +263,6 @@ class Omgs : public SparseSchedule {
   static void future_costs(const CommProblem& problem, const SparseCosts& costs, const std::vector<SimTime>& ready,
                            SimTime bound, Bounds& bounds) {
     const int n = problem.layer_count();
-    const std::vector<SimTime>& floor_before = bounds.floor_before;
     constexpr double kInf = std::numeric_limits<double>::infinity();
     Weighted none;
     none.fill(kInf);
@@ -278,35 +277,22 @@ class Omgs : public SparseSchedule {
     for (int k = n - 1; k >= 0; --k) {
       Weighted& least = future[static_cast<std::size_t>(k)];
       Weighted first = none;  // the same with the first group's ready time (1 - lambda) (V)
-      Group group;
-      SimTime group_ready = 0;
-      for (int g = k + 1; g <= n; ++g) {
-        group = SparseCosts::merge(group, costs.layer(g - 1));
-        group_ready = std::max(group_ready, ready[static_cast<std::size_t>(g - 1)]);
-        const SimTime exchange = costs.exchange(group);
-        const SimTime selection = costs.selection(group);
-        const SimTime outside =
-            floor_before[static_cast<std::size_t>(k)] + floor_before.back() - floor_before[static_cast<std::size_t>(g)];
-        if (exchange > bound) break;
-        if (problem.compute_end + outside + selection > bound) {
-          if (bounds.monotone) break;
-          continue;
-        }
+      omgs::for_each_group(problem, costs, ready, bounds.floor_before, bounds.monotone, bound, k,
+                           [&](const omgs::PricedGroup& group) {
+        const int g = group.end;
         // After the last group: its selection, then its exchange, or the end of the backward.
-        const double tail = g == n ? static_cast<double>(std::max(problem.compute_end, last_start + exchange)) : 0;
-        // The group's exchange is ready this long after the selections before it.
-        const SimTime end = problem.layer_end[static_cast<std::size_t>(g - 1)];
-        const SimTime lag = selection > 0 ? std::max(group_ready, end + selection) : group_ready;
+        const double tail =
+            g == n ? static_cast<double>(std::max(problem.compute_end, last_start + group.exchange)) : 0;
         for (int i = 0; i <= kSteps; ++i) {
           const auto at = static_cast<std::size_t>(i);
           const double lambda = static_cast<double>(i) / kSteps;
           const double rest = g == n ? lambda * tail : future[static_cast<std::size_t>(g)][at];
-          const double here =
-              lambda * static_cast<double>(selection) + (1 - lambda) * static_cast<double>(exchange) + rest;
+          const double here = lambda * static_cast<double>(group.selection) +
+                              (1 - lambda) * static_cast<double>(group.exchange) + rest;
           least[at] = std::min(least[at], here);
-          first[at] = std::min(first[at], here + (1 - lambda) * static_cast<double>(lag));
+          first[at] = std::min(first[at], here + (1 - lambda) * static_cast<double>(group.lag));
         }
-      }
+      });
       bounds.first_ready[static_cast<std::size_t>(k)] = *std::max_element(first.begin(), first.end());
     }
   }
@@ -372,7 +358,7 @@ class Omgs : public SparseSchedule {
         break;  // (2)
       }
       // Exchange ready at S + lag.
-      const SimTime lag = selection > 0 ? std::max(group_ready, layer_end + selection) : group_ready;
+      const SimTime lag = omgs::exchange_lag(group_ready, layer_end, selection);
       if (lower_bound(bounds, k, from.front().shift + selection,
                       std::max(from.back().channel_free, from.front().shift + lag) + exchange) > limit) {
         continue;  // (1) for the least S and E of the set
