@@ -61,6 +61,12 @@ double bus_bandwidth(CurveCollective collective, double bytes, double seconds, i
 /// Parameters a config gave a collective, by name: `{"name": "ps", "servers": 4}`.
 using CollectiveParams = std::map<std::string, double, std::less<>>;
 
+/// The parameter `name` of `params`, or `fallback` when the config left it out.
+inline double param_or(const CollectiveParams& params, std::string_view name, double fallback) {
+  const auto found = params.find(name);
+  return found == params.end() ? fallback : found->second;
+}
+
 /// A parameter of a collective (the parameter servers' `servers`, ...).
 /// Absent, the model's default applies (`description` says which) unless
 /// `required`.

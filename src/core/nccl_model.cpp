@@ -203,8 +203,7 @@ NcclParams nccl_params_from(const CollectiveSettings& settings) {
   params.intra_extra_latency_us = network.intra.alpha_s * 1e6;
   params.inter_extra_latency_us = network.inter.alpha_s * 1e6;
   params.gpus_per_node = settings.gpus_per_node;
-  const auto nvls = settings.params.find(kNvlsTree.name);
-  params.nvls_tree = nvls != settings.params.end() && nvls->second == 1;
+  params.nvls_tree = param_or(settings.params, kNvlsTree.name, 0) == 1;
   return params;
 }
 

@@ -49,17 +49,12 @@ class ParameterServer final : public Collective {
   int count_;
 };
 
-double given_or(const CollectiveParams& params, std::string_view name, double fallback) {
-  const auto found = params.find(name);
-  return found == params.end() ? fallback : found->second;
-}
-
 std::unique_ptr<Collective> make_server_model(const CollectiveSettings& settings, ParameterServer::Split split,
                                               std::string_view count_name, double count_default) {
   const Link& inter = settings.network.inter;
-  const ServerLinks links{inter, given_or(settings.params, "server_beta_s_per_byte", inter.beta_s_per_byte),
-                          given_or(settings.params, "sum_s_per_byte", inter.gamma_s_per_byte)};
-  const double count = given_or(settings.params, count_name, count_default);
+  const ServerLinks links{inter, param_or(settings.params, "server_beta_s_per_byte", inter.beta_s_per_byte),
+                          param_or(settings.params, "sum_s_per_byte", inter.gamma_s_per_byte)};
+  const double count = param_or(settings.params, count_name, count_default);
   if (count < 0) throw ConfigError(fmt::format("collective parameter '{}' is required", count_name));
   return std::make_unique<ParameterServer>(links, split, static_cast<int>(count));
 }
