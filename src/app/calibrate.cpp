@@ -196,9 +196,9 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
   for (std::size_t i = 0; i < paths_.size(); ++i) bounds_.push_back(find_bounds(i));
 }
 
-bool Calibration::takes_fractions(const std::string& path) const {
+bool Calibration::accepts(const std::string& path, double value) const {
   nlohmann::json document = base_;
-  document[pointer_of(path)] = base_.at(pointer_of(path)).get<double>();  // the same number, written as a fraction
+  document[pointer_of(path)] = value;
   try {
     read_scenario(document, config_file_);
     return true;
@@ -207,17 +207,12 @@ bool Calibration::takes_fractions(const std::string& path) const {
   }
 }
 
+bool Calibration::takes_fractions(const std::string& path) const {
+  return accepts(path, base_.at(pointer_of(path)).get<double>());  // the same number, written as a fraction
+}
+
 ValueBounds Calibration::find_bounds(std::size_t i) const {
-  const auto accepted = [&](double value) {
-    nlohmann::json document = base_;
-    document[pointer_of(paths_[i])] = value;
-    try {
-      read_scenario(document, config_file_);
-      return true;
-    } catch (const Error&) {
-      return false;
-    }
-  };
+  const auto accepted = [&](double value) { return accepts(paths_[i], value); };
   // Bisection in log space between an accepted value (the start, or for a
   // start of 0 its scale) and the extreme doubles: 64 halvings of ~709
   // leave the bound to a relative 4e-17.

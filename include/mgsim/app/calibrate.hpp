@@ -120,6 +120,8 @@ class Calibration {
   void check_dependence(const std::vector<double>& base_prediction) const;
   /// What the config reader accepts at path `i`, the other values at their start.
   ValueBounds find_bounds(std::size_t i) const;
+  /// Whether the config reader accepts `value` at `path`, the other values at their start.
+  bool accepts(const std::string& path, double value) const;
   /// Whether the config reader accepts the number at `path` written as a
   /// fraction (2.0 for 2): not for counts (servers, nvls_tree, gpus_per_node).
   bool takes_fractions(const std::string& path) const;
