@@ -73,7 +73,8 @@ def make_case(mgsim, name, spec):
     source = "cscs-report"
     one_gpu = spec["rows"][0][2]
     trace = lib.zoo_trace(mgsim, name + "-inception-v3-b64", "inception-v3", spec["gpu"], "fp32", 64, one_gpu,
-                          "%s, %s: 1 GPU, synthetic data" % (URL, spec["table"]))
+                          "%s, %s: 1 GPU, synthetic data" % (URL, spec["table"]),
+                          optimizer="none")  # the parameter servers update (docs/schedules.md#the-optimizer-step)
     calibrate, predict = [], []
     for servers, gpus, throughput, _ in spec["rows"]:
         own = None if spec["collective"] else {"name": "ps-colocated", "servers": servers}

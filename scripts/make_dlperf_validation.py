@@ -87,11 +87,12 @@ def make_case(mgsim, key, fw):
     for label, precision, batch, grad_bytes, figures in runs(fw):
         trace = lib.zoo_trace(mgsim, "%s-%s-b%d" % (name, label, batch), "resnet50", "v100", precision, batch,
                               figures[0], "%s, %s: 1 GPU, %s, batch %d" % (URL, table % fw["head"], label, batch),
-                              grad_bytes)
+                              grad_bytes, optimizer="momentum")
         for gpus, throughput in zip(GPUS, figures):
             fits = gpus == 1 or (label == "fp32" and gpus in (8, 16))
             (calibrate if fits else predict).append(lib.row(trace, gpus, fw["schedule"], throughput, "dlperf"))
     config = {"trace": calibrate[0]["trace"], "gpus": [1], "gpus_per_node": 8, "collective": "nccl",
+              "optimizer": "momentum",
               "network": {"intra": {"alpha_us": 0, "beta_s_per_byte": 1e-11},
                           "inter": {"alpha_us": 0, "beta_s_per_byte": 1e-10}},
               "schedules": [fw["schedule"]]}

@@ -44,11 +44,12 @@ def make_case(mgsim, name, spec):
     calibrate, predict = [], []
     for batch, figures in spec["rows"].items():
         trace = lib.zoo_trace(mgsim, "%s-resnet50-b%d" % (name, batch), "resnet50", "v100", spec["precision"], batch,
-                              grad_bytes=spec["grad_bytes"])
+                              grad_bytes=spec["grad_bytes"], optimizer="momentum")
         for gpus, throughput in zip(GPUS, figures):
             fits = (batch, gpus) in CALIBRATING
             (calibrate if fits else predict).append(lib.row(trace, gpus, "ddp", throughput, "fleetx"))
     config = {"trace": calibrate[0]["trace"], "gpus": [8], "gpus_per_node": 8, "collective": "nccl",
+              "optimizer": "momentum",
               "speed_classes": [{"fraction": 1, "speed": 1}],
               "network": {"intra": {"alpha_us": 0, "beta_s_per_byte": 1e-11},
                           "inter": {"alpha_us": 0, "beta_s_per_byte": 1e-10}},

@@ -44,7 +44,10 @@ HARDWARE = {
 SOFTWARE = {"resnet": "NVIDIA's MLPerf ResNet-50 v1.5 (MXNet, DALI, Horovod, NGC MXNet container of the round)",
             "bert": "NVIDIA's MLPerf BERT-large pre-training (PyTorch, NGC PyTorch container of the round)"}
 INTRA_BUS_BYTES_PER_S = {"a100": 300e9, "h100": 450e9, "a100-pcie": 32e9}
-MODEL = {"resnet": ("resnet50", (), "horovod"), "bert": ("bert-large", ("--seq-len", "512", "--aux-heads"), "single")}
+# Per benchmark: zoo model, its options, schedule, and the optimizer whose step the GPUs run: LARS
+# (momentum's state, and layer norms on top) for ResNet-50, LAMB (Adam's two moments, and norms) for BERT.
+MODEL = {"resnet": ("resnet50", (), "horovod", "momentum"),
+         "bert": ("bert-large", ("--seq-len", "512", "--aux-heads"), "single", "adam")}
 
 # Per case: name, round, commit, benchmark, zoo GPU, rows [(results folder, nodes, GPUs per node,
 # global batch, successful runs, samples/s: median over those runs)]; the first row (1 node) and the
@@ -182,14 +185,14 @@ CASES = [
 
 
 def make_case(mgsim, name, rnd, commit, bench, gpu, rows):
-    model, model_args, schedule = MODEL[bench]
+    model, model_args, schedule, optimizer = MODEL[bench]
     submitter = rows[0][0].split("/")[0]
     source = "mlperf-" + SUBMITTERS[submitter]
     calibrate, predict = [], []
     for i, (_, nodes, per_node, global_batch, _, throughput) in enumerate(rows):
         batch = global_batch // (nodes * per_node)
         trace = lib.zoo_trace(mgsim, "mlperf-%s-%s-b%d" % (model, gpu, batch), model, gpu, "fp16", batch,
-                              model_args=model_args)
+                              model_args=model_args, optimizer=optimizer)
         (calibrate if i < 2 else predict).append(lib.row(trace, nodes * per_node, schedule, throughput, source))
     per_node = rows[0][2]
     # NCCL's NVLS tree (NVSwitch nodes with NVLS, NCCL 2.18.1 or later) runs in the H100
@@ -198,6 +201,7 @@ def make_case(mgsim, name, rnd, commit, bench, gpu, rows):
     nvls = gpu == "h100" and "_ngc24." in rows[0][0]
     collective = {"name": "nccl", "nvls_tree": 1} if nvls else "nccl"
     config = {"trace": calibrate[0]["trace"], "gpus": [per_node], "gpus_per_node": per_node, "collective": collective,
+              "optimizer": optimizer,
               "speed_classes": [{"fraction": 1, "speed": 1}],
               "network": {"intra": {"alpha_us": 0, "beta_s_per_byte": 1 / INTRA_BUS_BYTES_PER_S[gpu]},
                           "inter": {"alpha_us": 0, "beta_s_per_byte": 1e-10}},

@@ -120,12 +120,15 @@ def make_case(mgsim, name, spec):
     source = "tfbench"
     calibrate, predict = [], []
     for model, batch, collective, figures in spec["runs"]:
+        # Replicated variables (NCCL): every GPU applies plain SGD to its copy; parameter servers update
+        # on their own device, which mgsim does not time (docs/schedules.md#the-optimizer-step).
         trace = lib.zoo_trace(mgsim, "%s-%s-b%d" % (name, ZOO[model], batch), ZOO[model], spec["gpu"], "fp32",
-                              batch, figures[1], "%s, %s: %s, 1 GPU, batch %d" % (URL, spec["table"], model, batch))
+                              batch, figures[1], "%s, %s: %s, 1 GPU, batch %d" % (URL, spec["table"], model, batch),
+                              optimizer="sgd" if collective == "nccl" else "none")
         for gpus, throughput in sorted(figures.items()):
             fits = gpus == 1 or (model, batch, gpus) in spec["calibrating"]
             (calibrate if fits else predict).append(lib.row(trace, gpus, "wfbp", throughput, source, collective))
-    config = {"trace": calibrate[0]["trace"], "gpus": [1], "gpus_per_node": spec["per_node"],
+    config = {"trace": calibrate[0]["trace"], "gpus": [1], "gpus_per_node": spec["per_node"], "optimizer": "sgd",
               "collective": spec.get("collective", PS_CPU), "network": spec["network"], "schedules": ["wfbp"]}
     sources = {source: {"url": URL, "table": spec["table"], "hardware": spec["hardware"], "software": SOFTWARE,
                         "measured": "training throughput on synthetic data, images/s (total over all GPUs)",

@@ -8,7 +8,8 @@ the measured single-GPU number it is named after (validation/*.json list
 those numbers as calibrating rows, with their sources). Gradient dtype:
 fp16 for MXNet's float16 runs (the model itself is cast), fp32 for
 PyTorch and TensorFlow AMP (fp32 master weights, fp32 gradients) and for
-FP32/TF32.
+FP32/TF32. The traces time the optimizer step of SGD with momentum (the
+DeepLearningExamples ResNet-50 optimizer) on the GPU, scaled like the rest.
 
 Usage (from the repository root, after building):
 
@@ -63,18 +64,22 @@ def write_atomic(path, text):
 
 def scaled_trace(mgsim, name, gpu, precision, dtype_bytes, batch, throughput, source):
     command = [mgsim, "zoo", "trace", "--model", "resnet50", "--gpu", gpu, "--precision", precision,
-               "--batch", str(batch)]
+               "--batch", str(batch), "--optimizer", "momentum"]
     trace = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
-    compute = trace["forward_time_s"] + sum(layer["backward_time_s"] for layer in trace["layers"])
+    layers = trace["layers"]  # version 2: every layer has its forward time
+    compute = (sum(layer["forward_time_s"] + layer["backward_time_s"] for layer in layers)
+               + trace["provenance"]["optimizer_step"]["roofline_step_s"])
     factor = batch / throughput / compute
-    trace["forward_time_s"] *= factor
-    for layer in trace["layers"]:
+    trace["optimizer_bytes_per_s"] /= factor
+    for layer in layers:
+        layer["forward_time_s"] *= factor
         layer["backward_time_s"] *= factor
         if "grad_ready_s" in layer:
             layer["grad_ready_s"] = [min(t * factor, layer["backward_time_s"]) for t in layer["grad_ready_s"]]
         layer["dtype_bytes"] = dtype_bytes
     trace["provenance"]["validation_scaling"] = (
-        "every time multiplied by %.6g so that one GPU runs an iteration in batch / throughput = %d / %g s, "
+        "every time multiplied (optimizer_bytes_per_s divided) by %.6g so that one GPU runs an iteration, "
+        "the optimizer step included, in batch / throughput = %d / %g s, "
         "the measured 1-GPU throughput of source '%s' (validation/README.md); gradients of %d bytes"
         % (factor, batch, throughput, source, dtype_bytes))
     trace["provenance"]["validation_command"] = "python3 scripts/make_validation_traces.py (%s)" % " ".join(command[1:])

@@ -25,18 +25,20 @@ def write_json(path, value):
 
 
 def zoo_trace(mgsim, name, model, gpu, precision, batch, throughput=None, measured_by=None, grad_bytes=None,
-              model_args=()):
+              model_args=(), *, optimizer):
     """Writes validation/traces/<name>.json with `mgsim zoo trace`; returns its path relative to validation/.
 
     throughput: the measured 1-GPU samples/s the trace is scaled to (measured_by says where it is
     printed); None keeps the roofline. grad_bytes: bytes per gradient element when they differ from
     the roofline precision's (fp32 master weights under mixed precision: 4). model_args: more
-    `mgsim zoo trace` options (--seq-len, --aux-heads).
+    `mgsim zoo trace` options (--seq-len, --aux-heads). optimizer: the optimizer whose step the GPUs run
+    (`mgsim zoo trace --optimizer`; "none" where a parameter server updates), which the case's config
+    names too.
     """
     rel = "traces/%s.json" % name
     path = os.path.join(VALIDATION, rel)
     command = [mgsim, "zoo", "trace", "--model", model, "--gpu", gpu, "--precision", precision,
-               "--batch", str(batch), "-o", path] + list(model_args)
+               "--batch", str(batch), "--optimizer", optimizer, "-o", path] + list(model_args)
     if throughput is not None:
         command += ["--throughput", repr(throughput), "--measured-by", measured_by]
     subprocess.run(command, check=True)

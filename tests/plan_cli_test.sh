@@ -75,12 +75,13 @@ fi
 
 # Pure data parallelism against `mgsim run`: the same model (ResNet-50, 2 samples per GPU, H100 bf16 roofline) on
 # the same ring cluster; the single-message schedule is the plan's data-parallel time model: t_f + sum t_b +
-# T(all gradient bytes). Both round each time to whole ns separately: within 1 ns per operator (some 350) apart.
+# T(all gradient bytes), no optimizer step (the plan times none: the trace leaves it out). Both round each time
+# to whole ns separately: within 1 ns per operator (some 350) apart.
 RING='"collective": "ring", "network": {"alpha_us": 45.25, "beta_s_per_byte": 9.93e-10, "gamma_s_per_byte": 2.5e-9}'
 printf '{%s}\n' "$RING" >ring.json
 printf '{"trace": "r50.json", "gpus": [4], %s, "schedules": ["single"]}\n' "$RING" >run-r50.json
 if [[ $HAVE_PYTHON == 1 ]]; then
-  if "$MGSIM" zoo trace --model resnet50 --gpu h100 --precision bf16 --batch 2 -o r50.json 2>err.txt \
+  if "$MGSIM" zoo trace --model resnet50 --gpu h100 --precision bf16 --batch 2 --optimizer none -o r50.json 2>err.txt \
     && "$MGSIM" run -c run-r50.json --format json -o run-r50-out.json 2>>err.txt \
     && "$MGSIM" plan --model resnet50 --gpus 4 --batch 2 --cluster ring.json --format json -o plan-r50.json 2>>err.txt \
     && python3 -c '

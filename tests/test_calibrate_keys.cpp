@@ -1,7 +1,8 @@
 // `mgsim calibrate` on a synthetic truth: a config that sets every scenario
 // key (trace, gpus, gpus_per_node, collective, network intra and inter,
 // message_unit, overlap, speed_classes, message_overhead_s,
-// iteration_overhead_s, variability, iterations, schedules with parameters),
+// iteration_overhead_s, optimizer (the traces time its step), variability,
+// iterations, schedules with parameters),
 // measurements that are its own predictions on three traces, and a fit
 // started away from the truth must land within 1%, key by key and several
 // keys at once. A Horovod cycle time (a sawtooth response with narrow
@@ -36,6 +37,7 @@ Trace six_layers(double speed = 1.0) {
     layer.params.push_back(1000);
     layer.backward_time_s *= speed;
   }
+  trace.optimizer_bytes_per_s = 5e10 / speed;  // a momentum step of 6.7 ms at speed 1 (18 bytes an element)
   return trace;
 }
 
@@ -65,6 +67,7 @@ json every_key(const std::string& trace) {
           {"speed_classes", {{{"fraction", 0.25}, {"speed", 0.8}}}},
           {"message_overhead_s", 4e-5},
           {"iteration_overhead_s", 3e-3},
+          {"optimizer", "momentum"},
           {"variability", {{"law", "exponential"}, {"mean_s", 1e-3}, {"seed", 3}}},
           {"iterations", 2},
           {"schedules", {"wfbp", {{"name", "horovod"}, {"cycle_time_ms", 3.5}}, "single"}}};

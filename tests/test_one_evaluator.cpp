@@ -82,7 +82,8 @@ json random_schedule(std::mt19937_64& rng, const Trace& trace, bool measured, bo
 /// A random scenario drawing every config key, written with its trace and
 /// curves into `dir`; returns the config file.
 std::filesystem::path random_scenario(std::mt19937_64& rng, const SweepTempDir& dir) {
-  const Trace trace = random_trace(rng, 8, coin(rng, 0.5));
+  Trace trace = random_trace(rng, 8, coin(rng, 0.5));
+  if (coin(rng, 0.3)) trace.optimizer_bytes_per_s = uniform(rng, 1e9, 1e12);
   dir.write_json("t.json", trace_json(trace));
   const std::vector<int> gpus = coin(rng, 0.5) ? std::vector<int>{4, 16} : std::vector<int>{pick(rng, std::vector<int>{4, 8, 16})};
   const std::string collective = coin(rng, 0.15) ? "measured"
@@ -116,6 +117,7 @@ std::filesystem::path random_scenario(std::mt19937_64& rng, const SweepTempDir& 
   if (coin(rng, 0.3)) config["speed_classes"] = {{{"fraction", 0.25}, {"speed", uniform(rng, 0.5, 1.5)}}};
   if (coin(rng, 0.5)) config["message_overhead_s"] = uniform(rng, 0, 1e-4);
   if (coin(rng, 0.3)) config["iteration_overhead_s"] = uniform(rng, 0, 1e-2);
+  if (coin(rng, 0.5)) config["optimizer"] = pick(rng, std::vector<std::string>{"sgd", "momentum", "adam"});
   if (coin(rng, 0.3)) {
     config["variability"] = {{"law", pick(rng, std::vector<std::string>{"exponential", "lognormal", "bernoulli"})},
                              {"per", builder ? "iteration" : pick(rng, std::vector<std::string>{"iteration", "layer"})},

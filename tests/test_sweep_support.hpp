@@ -70,13 +70,15 @@ inline nlohmann::json trace_json(const Trace& trace) {
     if (!layer.grad_ready_s.empty()) entry["grad_ready_s"] = layer.grad_ready_s;
     layers.push_back(entry);
   }
-  return {{"format", "mgsim-trace"},
-          {"version", 1},
-          {"model", trace.model},
-          {"batch_size", trace.batch_size},
-          {"forward_time_s", trace.forward_time_s},
-          {"provenance", {{"kind", "synthetic"}, {"note", "mgsim tests"}}},
-          {"layers", layers}};
+  nlohmann::json out = {{"format", "mgsim-trace"},
+                        {"version", 1},
+                        {"model", trace.model},
+                        {"batch_size", trace.batch_size},
+                        {"forward_time_s", trace.forward_time_s},
+                        {"provenance", {{"kind", "synthetic"}, {"note", "mgsim tests"}}},
+                        {"layers", layers}};
+  if (trace.optimizer_bytes_per_s > 0) out["optimizer_bytes_per_s"] = trace.optimizer_bytes_per_s;
+  return out;
 }
 
 /// Every run of `grid` as a calibrate measurement of its own predicted

@@ -129,6 +129,6 @@ TEST_CASE("The shipped validation set does not regress past its recorded median 
   std::size_t predicted = 0;
   for (const ValidationRow& r : report.rows) predicted += r.calibrates ? 0 : 1;
   CHECK(predicted >= 352);
-  constexpr double kRecordedMedian = 0.0612;  // 6.11% over 352 predictions: docs/fidelity.md
+  constexpr double kRecordedMedian = 0.0600;  // 5.99% over 352 predictions: docs/fidelity.md
   CHECK(report.median_abs_error() <= kRecordedMedian);
 }

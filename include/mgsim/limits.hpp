@@ -44,6 +44,11 @@ inline constexpr double kMaxSecondsPerByte = 1e-3;
 /// Largest host overhead per iteration accepted (optimizer step, data
 /// loading, Python), in seconds: one step's worth (kMaxStepSeconds).
 inline constexpr double kMaxIterationOverhead = kMaxStepSeconds;
+/// A trace's optimizer_bytes_per_s, the memory bandwidth its optimizer step
+/// streams the model states at: a kilobyte per second (1 / kMaxSecondsPerByte)
+/// to a petabyte per second.
+inline constexpr double kMinMemoryBytesPerS = 1.0 / kMaxSecondsPerByte;
+inline constexpr double kMaxMemoryBytesPerS = 1e15;
 
 /// Measured values (calibrate, validate): times in [1 ns, a year],
 /// throughputs in [1e-9, 1e12] samples per second. A relative error to a

@@ -72,4 +72,17 @@ ModelStateBytes model_states(std::span<const std::int64_t> tensors, const ModelS
 /// plain data parallelism).
 ModelStateBytes trace_model_states(const Trace& trace, Optimizer optimizer, int zero_stage, int gpus);
 
+/// Bytes one fused optimizer step reads and writes per parameter element of
+/// `element_bytes`: the gradient once; the parameter read and written, in
+/// fp32 as a master copy plus the narrow copy written back when
+/// element_bytes is below 4; each fp32 state copy read and written. SGD 12,
+/// momentum 20, Adam 28 in fp32; Adam 28 in fp16 (2 + 16 + 8 + 2).
+int optimizer_step_bytes_per_element(int element_bytes, Optimizer optimizer);
+
+/// Bytes the optimizer step of the GPU updating the most elements (rank 0)
+/// reads and writes in a data-parallel run of `trace` on `gpus` GPUs: every
+/// element without ZeRO, its shard of each tensor from stage 1 on (each rank
+/// updates the optimizer state it holds).
+double trace_optimizer_step_bytes(const Trace& trace, Optimizer optimizer, int zero_stage, int gpus);
+
 }  // namespace mgsim

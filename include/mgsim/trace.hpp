@@ -35,6 +35,10 @@ struct Trace {
   /// The whole forward pass; the sum of the layers' forward times where they are known.
   double forward_time_s = 0.0;
   std::vector<Layer> layers;  ///< forward order
+  /// Bytes per second at which the optimizer step reads and writes the model
+  /// states (the GPU's effective memory bandwidth); 0 when the trace does not
+  /// say, and the step then takes no time (docs/trace-format.md).
+  double optimizer_bytes_per_s = 0.0;
   /// All-reduce durations observed inside the training loop, one per message
   /// (sizes may repeat); gpus 1 is the call on a single rank. Empty when the
   /// profiler did not record them. Used as a cost curve (load_curve), not by

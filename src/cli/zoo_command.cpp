@@ -38,6 +38,7 @@ struct RooflineArgs {
   double memory_efficiency = -1;
   double backward_factor = 2.0;
   double op_overhead_us = 0.0;
+  std::string optimizer = "adam";  ///< whose step the trace times; "none": no step
 };
 
 void add_model_options(CLI::App* command, ModelArgs& a) {
@@ -64,6 +65,14 @@ void add_roofline_options(CLI::App* command, RooflineArgs& r) {
   command->add_option("--op-overhead-us", r.op_overhead_us, "fixed microseconds per operator and pass")
       ->capture_default_str()
       ->check(finite_in(0, 1e6, true));
+}
+
+void add_optimizer_option(CLI::App* command, RooflineArgs& r) {
+  command->add_option("--optimizer", r.optimizer,
+                      "sgd, momentum or adam: the optimizer step the trace times on the GPU (a run times its "
+                      "config's optimizer at the trace's bandwidth); none: no step (a parameter server updates)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"none", "sgd", "momentum", "adam"}));
 }
 
 void add_measured_options(CLI::App* command, MeasuredCompute& m) {
@@ -96,6 +105,7 @@ RooflineSettings settings_of(const RooflineArgs& r, const GpuSpec& gpu) {
   if (r.memory_efficiency >= 0) s.memory_efficiency = r.memory_efficiency;
   s.backward_factor = r.backward_factor;
   s.op_overhead_s = r.op_overhead_us * 1e-6;
+  if (r.optimizer != "none") s.optimizer_step = parse_optimizer(r.optimizer);
   s.check();
   return s;
 }
@@ -179,6 +189,7 @@ void add_trace_command(CLI::App* zoo) {
   command->add_option("--batch", o->model.batch, "samples per GPU")->capture_default_str();
   add_model_options(command, o->model);
   add_roofline_options(command, o->roofline);
+  add_optimizer_option(command, o->roofline);
   add_measured_options(command, o->measured);
   command->add_option("-o,--output", o->output, "file to write instead of stdout (-: stdout)")
       ->check(output_name());

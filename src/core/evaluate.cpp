@@ -65,17 +65,37 @@ void add_rank_statistics(const RunPoint& point, const Cluster& cluster, RunMetri
   metrics.wait = stats.wait;
 }
 
-/// `evaluation` with the point's host overhead in every iteration: it
-/// overlaps nothing, so it lengthens the iteration, its compute, the one-GPU
-/// iteration and every statistic of many iterations alike.
-Evaluation with_host_overhead(Evaluation evaluation, const RunPoint& point) {
-  if (point.iteration_overhead_s == 0.0) return evaluation;
-  const SimTime host = step_ns(point.iteration_overhead_s, [] { return std::string("iteration_overhead_s"); });
+/// Seconds of the optimizer step of the GPU that updates the most elements
+/// of `gpus` (docs/schedules.md), at the trace's bandwidth divided by
+/// `speed`; 0 where the trace gives no bandwidth.
+double optimizer_step_s(const RunPoint& point, int zero_stage, int gpus, double speed) {
+  const Trace& trace = point.workload.trace;
+  if (trace.optimizer_bytes_per_s == 0.0) return 0.0;
+  return trace_optimizer_step_bytes(trace, point.optimizer, zero_stage, gpus) / (trace.optimizer_bytes_per_s * speed);
+}
+
+/// The speed of the cluster's slowest class.
+double slowest_speed(const Cluster& cluster) {
+  double slowest = cluster.speed(0);
+  for (int c = 1; c < cluster.class_count(); ++c) slowest = std::min(slowest, cluster.speed(c));
+  return slowest;
+}
+
+/// `evaluation` with the point's host time and optimizer step in every
+/// iteration: they overlap nothing, so they lengthen the iteration, its
+/// compute and every statistic of many iterations alike; the one-GPU
+/// iteration gets the host time and the whole model's step.
+Evaluation with_step_overheads(Evaluation evaluation, const RunPoint& point, int zero_stage) {
+  const auto describe = [] { return std::string("iteration_overhead_s + the optimizer step"); };
+  const Cluster& cluster = point.cluster;
+  const SimTime step = step_ns(
+      point.iteration_overhead_s + optimizer_step_s(point, zero_stage, cluster.size(), slowest_speed(cluster)), describe);
+  const SimTime alone = step_ns(point.iteration_overhead_s + optimizer_step_s(point, 0, 1, 1.0), describe);
   RunMetrics& m = evaluation.metrics;
-  for (SimTime* time : {&m.iteration, &m.compute, &m.single_gpu, &m.mean_iteration, &m.p50_iteration,
-                        &m.p99_iteration}) {
-    *time += host;
+  for (SimTime* time : {&m.iteration, &m.compute, &m.mean_iteration, &m.p50_iteration, &m.p99_iteration}) {
+    *time += step;
   }
+  m.single_gpu += alone;
   return evaluation;
 }
 
@@ -150,8 +170,8 @@ Evaluation evaluate_without_host(const RunPoint& point, Timing timing, bool keep
 }  // namespace
 
 Evaluation evaluate_with(const RunPoint& point, Timing timing, bool keep_iteration) {
-  Evaluation evaluation = with_host_overhead(evaluate_without_host(point, timing, keep_iteration), point);
   const int stage = point.spec.builder() ? 0 : find_schedule(point.spec.name).zero_stage;
+  Evaluation evaluation = with_step_overheads(evaluate_without_host(point, timing, keep_iteration), point, stage);
   evaluation.metrics.model_state_bytes =
       trace_model_states(point.workload.trace, point.optimizer, stage, point.cluster.size()).total();
   return evaluation;

@@ -89,4 +89,19 @@ ModelStateBytes trace_model_states(const Trace& trace, Optimizer optimizer, int 
   return sum;
 }
 
+int optimizer_step_bytes_per_element(int element_bytes, Optimizer optimizer) {
+  const int parameter = element_bytes < 4 ? 8 + element_bytes : 2 * element_bytes;
+  return element_bytes + parameter + 8 * info_of(optimizer).state_copies;
+}
+
+double trace_optimizer_step_bytes(const Trace& trace, Optimizer optimizer, int zero_stage, int gpus) {
+  double bytes = 0.0;
+  for (const Layer& layer : trace.layers) {
+    std::int64_t elements = 0;
+    for (const std::int64_t n : layer.params) elements += zero_stage >= 1 ? shard_elements(n, gpus, 0) : n;
+    bytes += static_cast<double>(elements) * optimizer_step_bytes_per_element(layer.dtype_bytes, optimizer);
+  }
+  return bytes;
+}
+
 }  // namespace mgsim

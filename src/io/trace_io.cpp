@@ -162,6 +162,9 @@ Trace parse_trace(std::string text, const std::string& source) {
   trace.model = top.text("model");
   trace.batch_size = static_cast<int>(top.integer("batch_size", 1, kIntMax));
   read_forward(top, version, has_forward, trace);
+  if (top.has("optimizer_bytes_per_s")) {
+    trace.optimizer_bytes_per_s = top.number("optimizer_bytes_per_s", kMinMemoryBytesPerS, true, kMaxMemoryBytesPerS);
+  }
   const nlohmann::json& listed = top.required("layers");  // [] once streamed
   if (trace.layers.empty()) layers_at.expected("a non-empty array", listed);
   if (top.has("insitu_allreduce")) {
@@ -247,6 +250,7 @@ std::string format_trace_json(const Trace& trace, const nlohmann::ordered_json& 
   out["model"] = trace.model;
   out["batch_size"] = trace.batch_size;
   if (!per_layer) out["forward_time_s"] = trace.forward_time_s;
+  if (trace.optimizer_bytes_per_s > 0) out["optimizer_bytes_per_s"] = trace.optimizer_bytes_per_s;
   out["provenance"] = provenance;
   out["provenance"]["mgsim_version"] = std::string(version());  // the mgsim that wrote the file
   out["layers"] = nlohmann::ordered_json::array();

@@ -10,7 +10,7 @@
 namespace mgsim::zoo {
 
 RooflineSettings RooflineSettings::defaults_for(const GpuSpec& gpu) {
-  return {gpu.compute_efficiency, gpu.memory_efficiency, 2.0, 0.0};
+  return {gpu.compute_efficiency, gpu.memory_efficiency, 2.0, 0.0, std::nullopt};
 }
 
 void RooflineSettings::check() const {
@@ -82,9 +82,14 @@ nlohmann::ordered_json provenance_of(const ModelGraph& graph, const GpuSpec& gpu
        "roofline per operator: max(FLOPs / (peak x compute_efficiency), bytes / (bandwidth x memory_efficiency)) "
        "+ op_overhead_s; backward = backward_factor x roofline + op_overhead_s; parameter-free operators join the "
        "gradient-producing layer before them (those before the first, its forward); see docs/models.md"},
-      {"note", "synthetic timing, not a measurement: no kernel fusion, caches, launch gaps beyond op_overhead_s, "
-               "optimizer step or data loading"},
+      {"note", "synthetic timing, not a measurement: no kernel fusion, caches, launch gaps beyond op_overhead_s "
+               "or data loading"},
   };
+}
+
+/// Seconds of one GPU's optimizer step over every parameter of the trace.
+double optimizer_step_s(const Trace& trace, Optimizer optimizer) {
+  return trace_optimizer_step_bytes(trace, optimizer, 0, 1) / trace.optimizer_bytes_per_s;
 }
 
 }  // namespace
@@ -115,6 +120,17 @@ SyntheticTrace synthesize_trace(const ModelGraph& graph, const GpuSpec& gpu, Pre
   // Operators before the first layer (inputs, reshapes) run in its forward.
   out.trace.layers.front().forward_time_s += std::max(0.0, out.trace.forward_time_s - in_layers);
   out.provenance = provenance_of(graph, gpu, precision, s);
+  out.optimizer_step = s.optimizer_step;
+  if (s.optimizer_step) {
+    out.trace.optimizer_bytes_per_s = gpu.memory_gb_per_s * 1e9 * s.memory_efficiency;
+    out.provenance["optimizer_step"] = {
+        {"optimizer", optimizer_name(*s.optimizer_step)},
+        {"roofline_step_s", optimizer_step_s(out.trace, *s.optimizer_step)},
+        {"method", "a fused step streams each parameter element's gradient, parameter (fp32 master copy and the "
+                   "narrow copy under mixed precision) and optimizer state through memory once: "
+                   "optimizer_bytes_per_s = bandwidth x memory_efficiency; a run times the step of its config's "
+                   "optimizer (docs/models.md)"}};
+  }
   return out;
 }
 
@@ -141,8 +157,10 @@ void scale_to_measured(SyntheticTrace& t, const MeasuredCompute& m) {
   const double target = measured_iteration_s(m, t.trace.batch_size);
   double roofline = t.trace.forward_time_s;
   for (const Layer& layer : t.trace.layers) roofline += layer.backward_time_s;
+  if (t.optimizer_step) roofline += optimizer_step_s(t.trace, *t.optimizer_step);
   if (roofline <= 0) throw ConfigError("the roofline trace takes no time: there is nothing to scale");
   const double factor = target / roofline;
+  t.trace.optimizer_bytes_per_s /= factor;
   t.trace.forward_time_s *= factor;
   for (Layer& layer : t.trace.layers) {
     layer.forward_time_s *= factor;
@@ -156,9 +174,13 @@ void scale_to_measured(SyntheticTrace& t, const MeasuredCompute& m) {
   figure["iteration_s"] = target;
   figure["roofline_iteration_s"] = roofline;
   figure["scale_factor"] = factor;
-  figure["method"] = "forward and every layer's backward multiplied by scale_factor so that forward + backward on one "
-                     "GPU equals the measured iteration (batch / throughput, or the step time); the per-layer split "
-                     "stays the roofline's";
+  figure["method"] = t.optimizer_step
+                         ? "forward and every layer's backward multiplied by scale_factor, optimizer_bytes_per_s "
+                           "divided by it, so that forward + backward + the optimizer step on one GPU equals the "
+                           "measured iteration (batch / throughput, or the step time); the split stays the roofline's"
+                         : "forward and every layer's backward multiplied by scale_factor so that forward + backward "
+                           "on one GPU equals the measured iteration (batch / throughput, or the step time); the "
+                           "per-layer split stays the roofline's";
   t.provenance["measured_compute"] = std::move(figure);
 }
 

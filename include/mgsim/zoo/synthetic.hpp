@@ -11,10 +11,12 @@
 // their backward in reverse. The result is a trace like a measured one, with
 // provenance.kind "synthetic" and the settings it was made with.
 
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "mgsim/model_memory.hpp"
 #include "mgsim/trace.hpp"
 #include "mgsim/zoo/gpus.hpp"
 #include "mgsim/zoo/graph.hpp"
@@ -26,8 +28,13 @@ struct RooflineSettings {
   double memory_efficiency = 0.8;   ///< fraction of the peak bandwidth reached, in (0, 1]
   double backward_factor = 2.0;     ///< backward roofline time / forward roofline time
   double op_overhead_s = 0.0;       ///< fixed time added to each operator's forward and backward (launch latency)
+  /// The optimizer whose step the trace times: the trace then carries the
+  /// bandwidth the step streams the model states at (peak x
+  /// memory_efficiency) and a run adds the step of its config's optimizer;
+  /// none when the step is not the GPU's (a parameter server on the CPU).
+  std::optional<Optimizer> optimizer_step;
 
-  /// The GPU entry's default efficiencies, backward factor 2, no overhead.
+  /// The GPU entry's default efficiencies, backward factor 2, no overhead, no optimizer step.
   static RooflineSettings defaults_for(const GpuSpec& gpu);
   /// Throws ConfigError naming the first setting out of range.
   void check() const;
@@ -52,6 +59,7 @@ double backward_seconds(const Operator& op, const GpuSpec& gpu, Precision precis
 struct SyntheticTrace {
   Trace trace;
   nlohmann::ordered_json provenance;  ///< kind "synthetic", model, gpu, precision, settings, method
+  std::optional<Optimizer> optimizer_step;  ///< the settings' optimizer_step
 };
 
 /// The graph must be built with precision_bytes(precision) bytes per element.
@@ -66,10 +74,11 @@ struct MeasuredCompute {
   std::string measured_by;              ///< who measured it and where (paper table, repository file)
 };
 
-/// Multiplies the forward and every layer's backward time (and ready times)
-/// by the factor that makes forward + backward equal the measured iteration,
-/// and records the figure, its source and the factor in the provenance
-/// ("measured_compute"). Throws ConfigError on a figure that is not one
+/// Multiplies the forward and every layer's backward time (and ready times),
+/// and divides the optimizer step's bandwidth, by the factor that makes
+/// forward + backward + the optimizer step (of `optimizer_step`, when the
+/// trace times one) equal the measured iteration, and records the figure,
+/// its source and the factor in the provenance ("measured_compute"). Throws ConfigError on a figure that is not one
 /// positive finite number with a non-empty source.
 void scale_to_measured(SyntheticTrace& trace, const MeasuredCompute& measured);
 
