@@ -155,6 +155,8 @@ CostSettings cost_settings(const PlanOptions& o, const zoo::GpuSpec& gpu, std::s
     settings.roofline = zoo::calibrate(measured, graph, gpu, settings.precision, settings.roofline, {}).after;
     timing = fmt::format("the roofline of {} with efficiencies fitted to {}", gpu.name, o.trace);
   }
+  // As `mgsim zoo trace` writes it: the GPU's memory bandwidth at the roofline's efficiency.
+  settings.optimizer_bytes_per_s = gpu.memory_gb_per_s * 1e9 * settings.roofline.memory_efficiency;
   return settings;
 }
 
@@ -181,6 +183,7 @@ Problem trace_problem(const PlanOptions& o, const Trace& trace, int batch) {
   const bool half = !trace.layers.empty() && trace.layers.front().dtype_bytes == 2;
   settings.precision = zoo::parse_precision(o.precision.value_or(half ? "bf16" : "fp32"));
   settings.optimizer = parse_optimizer(o.optimizer);
+  settings.optimizer_bytes_per_s = trace.optimizer_bytes_per_s;  // the trace's step, if it times one
   settings.allow_replication = o.allow_replication;
   const std::int64_t activations = o.activation_bytes ? parse_size(*o.activation_bytes, "--activation-bytes") : 0;
   if (activations > kMaxActivationBytes) {

@@ -32,6 +32,11 @@ struct CostSettings {
   zoo::Precision precision = zoo::Precision::fp32;
   zoo::RooflineSettings roofline;
   Optimizer optimizer = Optimizer::adam;
+  /// Bytes per second of the optimizer step, which every operator's cost
+  /// then includes for the parameter elements a device updates (its shard
+  /// of them under ZeRO): as `mgsim run` times a trace's
+  /// optimizer_bytes_per_s (docs/schedules.md#the-optimizer-step); 0: untimed.
+  double optimizer_bytes_per_s = 0.0;
   /// ZeRO stage (0 .. kMaxZeroStage) of the model states of every operator
   /// split along its batch: sharded over its `batch` replicas (model_memory.hpp).
   /// Stages 1 and 2 communicate what an all-reduce does (a reduce-scatter and
@@ -60,7 +65,8 @@ class CostModel {
   const std::vector<Strategy>& strategies(zoo::OpId op) const { return ops_[op].strategies; }
   /// An operator's own cost under its i-th strategy: shard compute forward and
   /// backward, partial-sum all-reduces, the size-dependent part of its
-  /// gradient all-reduce T_b(M) - T_b(0), and its memory.
+  /// gradient all-reduce T_b(M) - T_b(0), the optimizer step of its
+  /// parameter shard, and its memory.
   const Cost& op_cost(zoo::OpId op, std::size_t i) const { return ops_[op].costs[i]; }
   /// Re-layout time, forward and backward, of the tensor `producer` hands to
   /// `consumer`, under their strategies i and j.
