@@ -14,6 +14,7 @@
 
 #include "mgsim/error.hpp"
 #include "mgsim/io/trace_io.hpp"
+#include "mgsim/model_memory.hpp"
 #include "mgsim/profile/import_files.hpp"
 #include "test_data.hpp"
 
@@ -420,6 +421,16 @@ TEST_CASE("import: a real PyTorch 1.8 kineto step gives its two Linear layers, t
   // backward (11000 us; the rest is data loading, zero_grad and SGD.step).
   REQUIRE(imported.step_time_s);
   CHECK(*imported.step_time_s == Approx(13410e-6).margin(1e-9));
+  // Optimizer.step#SGD.step runs 235935 to 236598 on the CPU (663 us) and
+  // launches 4 add kernels, from 236158 to 236502 on the GPU (344 us): the
+  // step is launch-bound, 663 us. Written for the default optimizer (Adam,
+  // 28 bytes for each of the 132 fp32 elements): 3696 bytes in 663 us, so
+  // that a run of the same optimizer times it as measured.
+  REQUIRE(imported.optimizer_step_s);
+  CHECK(*imported.optimizer_step_s == Approx(663e-6).margin(1e-9));
+  CHECK(t.optimizer_bytes_per_s == Approx(3696 / 663e-6));
+  CHECK(trace_optimizer_step_bytes(t, Optimizer::adam, 0, 1) / t.optimizer_bytes_per_s == Approx(663e-6));
+  CHECK(imported.provenance["optimizer_step"]["optimizer"] == "adam");
   for (const std::string& warning : imported.warnings) CHECK_THAT(warning, !Catch::Contains("no forward pass"));
   // PyTorch 1.8/1.9 name the devices under "computeProperties".
   CHECK(imported.provenance["hardware"] == std::vector<std::string>(4, "Tesla V100-DGXS-32GB"));

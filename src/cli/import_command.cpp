@@ -35,6 +35,7 @@ struct ImportOptions {
   int skip_steps = 0;
   std::string zoo_model;
   std::string param_sizes;
+  std::string optimizer = "adam";
 };
 
 /// Whether the output goes to a file (then a summary line goes to stdout).
@@ -76,22 +77,30 @@ void import_osu(const ImportOptions& options) {
   write_curve(profile::import_osu_file(options.input, {options.gpus}), options, "osu");
 }
 
-/// forward + backward against the measured step (ProfilerStep#), the rest as
-/// the run config's per-iteration host overhead, with a warning past 10%.
+/// forward + backward (+ the optimizer step, when the trace times it) against
+/// the measured step (ProfilerStep#), the rest as the run config's
+/// per-iteration host overhead, with a warning past 10%.
 void print_step_check(const profile::ImportedTrace& imported, double backward, std::FILE* out) {
+  const double optimizer = imported.trace.optimizer_bytes_per_s > 0 ? imported.optimizer_step_s.value_or(0) : 0;
+  if (optimizer > 0) {
+    fmt::print(out, "optimizer step (Optimizer.step#, median) {:.3f} ms: trace key \"optimizer_bytes_per_s\": {:.6g} "
+                    "(run config \"optimizer\" as given to --optimizer)\n",
+               optimizer * 1e3, imported.trace.optimizer_bytes_per_s);
+  }
   if (!imported.step_time_s) return;
-  const double modelled = imported.trace.forward_time_s + backward;
+  const double modelled = imported.trace.forward_time_s + backward + optimizer;
   const double step = *imported.step_time_s;
-  fmt::print(out, "forward + backward {:.3f} ms, measured step (ProfilerStep#, median) {:.3f} ms\n", modelled * 1e3,
-             step * 1e3);
+  fmt::print(out, "forward + backward{} {:.3f} ms, measured step (ProfilerStep#, median) {:.3f} ms\n",
+             optimizer > 0 ? " + optimizer step" : "", modelled * 1e3, step * 1e3);
   if (step > modelled) {
     fmt::print(out, "the rest of the step, {:.3f} ms, is host time per iteration: run config key "
                     "\"iteration_overhead_s\": {:.6g}\n", (step - modelled) * 1e3, step - modelled);
   }
   if (std::abs(modelled - step) > 0.1 * step) {
     std::fprintf(stderr,
-                 "mgsim: warning: forward + backward differ from the measured step by %.0f%%: the rest of the step "
-                 "(optimizer, data loading, communication after the backward) is not in the trace\n",
+                 "mgsim: warning: the trace's compute differs from the measured step by %.0f%%: the rest of the step "
+                 "(data loading, an optimizer step it does not time, communication after the backward) is not in "
+                 "the trace\n",
                  std::abs(modelled - step) / step * 100);
   }
 }
@@ -136,7 +145,8 @@ void import_kineto_ranks(const ImportOptions& options, const profile::KinetoOpti
 }
 
 void import_kineto(const ImportOptions& options) {
-  profile::KinetoOptions parse{options.model, options.batch_size, options.skip_steps, {}, {}};
+  profile::KinetoOptions parse{options.model, options.batch_size, options.skip_steps, {}, {}, 0,
+                              parse_optimizer(options.optimizer)};
   if (!options.zoo_model.empty() && !options.param_sizes.empty()) {
     throw ConfigError("--zoo and --param-sizes both give the parameter sizes: give one");
   }
@@ -206,6 +216,11 @@ void add_import_command(CLI::App& app) {
   kineto->add_option("--param-sizes", options->param_sizes,
                      "a trace without record_shapes: a file of parameter element counts, one tensor per line in "
                      "state_dict order");
+  kineto->add_option("--optimizer", options->optimizer,
+                     "sgd, momentum or adam: the optimizer whose bytes turn a measured Optimizer.step into the "
+                     "trace's optimizer_bytes_per_s (a run config naming the same one times the step as measured)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"sgd", "momentum", "adam"}));
   add_examples(kineto, {"mgsim import kineto trace.json --model resnet50 --batch 64 --skip-steps 1 -o resnet50.json"});
   kineto->callback([options] { import_kineto(*options); });
 

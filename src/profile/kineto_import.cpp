@@ -23,6 +23,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -30,6 +31,8 @@
 #include "kineto_events.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/trace_io.hpp"
+#include "mgsim/limits.hpp"
+#include "mgsim/median.hpp"
 #include "mgsim/profile/importers.hpp"
 #include "mgsim/profile/layer_timing.hpp"
 
@@ -41,6 +44,7 @@ using kineto::Span;
 
 constexpr std::string_view kEvaluate = "autograd::engine::evaluate_function: ";
 constexpr std::string_view kAccumulate = "torch::autograd::AccumulateGrad";
+constexpr std::string_view kOptimizerStep = "Optimizer.step#";  // "Optimizer.step#SGD.step"
 
 /// One execution of a backward node: its evaluate_function span and the
 /// node's own span inside it (which carries the sequence number and inputs).
@@ -85,7 +89,7 @@ class KinetoImporter {
   ImportedTrace run() {
     RecordSet records = events_.records;
     int iteration = 0;
-    std::vector<double> steps;
+    std::vector<double> steps, optimizer_steps;
     for (const auto& [from, to] : windows_) {
       const std::vector<const Node*> nodes = nodes_between(from, to);
       if (nodes.empty()) {
@@ -104,14 +108,12 @@ class KinetoImporter {
       }
       add_markers(records, iteration++, from, to, nodes, grads);
       steps.push_back(static_cast<double>(to - from) * 1e-9);
+      if (const auto step = optimizer_step_in(from, to)) optimizer_steps.push_back(*step);
     }
     if (params_.empty()) no_gradients();
     ImportedTrace out = build(records);
-    if (!events_.steps.empty() && !steps.empty()) {
-      std::sort(steps.begin(), steps.end());
-      const std::size_t n = steps.size();
-      out.step_time_s = n % 2 == 1 ? steps[n / 2] : (steps[n / 2 - 1] + steps[n / 2]) / 2;
-    }
+    if (!events_.steps.empty() && !steps.empty()) out.step_time_s = median(steps);
+    if (!optimizer_steps.empty()) add_optimizer_step(out, median(optimizer_steps));
     return out;
   }
 
@@ -130,6 +132,57 @@ class KinetoImporter {
     fail(fmt::format("{} autograd node{} ({}) but no AccumulateGrad node: no parameter's gradient is in the trace "
                      "(cut before the gradients were accumulated, or no trainable parameters)",
                      nodes_.size(), nodes_.size() == 1 ? "" : "s", fmt::join(names, ", ")));
+  }
+
+  /// Seconds of the optimizer step in a window: the longer of its
+  /// "Optimizer.step#" operator's CPU span (a step bound by its launches) and
+  /// the span from the first to the last GPU work launched inside it on its
+  /// thread (a step bound by the GPU); nothing when the window has none.
+  std::optional<double> optimizer_step_in(std::int64_t from, std::int64_t to) const {
+    for (const Span& op : events_.operators) {
+      if (op.start_ns < from || op.start_ns > to || !op.name.starts_with(kOptimizerStep)) continue;
+      std::set<std::uint64_t> launched;
+      for (const LaunchCall& call : events_.records.launches) {
+        if (call.thread == op.thread && call.start_ns >= op.start_ns && call.start_ns <= op.end_ns) {
+          launched.insert(call.correlation);
+        }
+      }
+      std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = std::numeric_limits<std::int64_t>::min();
+      for (const GpuActivity& work : events_.records.activities) {
+        if (work.collective || !launched.contains(work.correlation)) continue;
+        first = std::min(first, work.start_ns);
+        last = std::max(last, work.end_ns);
+      }
+      const std::int64_t gpu = first <= last ? last - first : 0;
+      return static_cast<double>(std::max(op.end_ns - op.start_ns, gpu)) * 1e-9;
+    }
+    return std::nullopt;
+  }
+
+  /// The measured optimizer step as the trace's optimizer_bytes_per_s: the
+  /// bytes the --optimizer's fused step streams over every parameter, per
+  /// second of the step (docs/profiling.md).
+  void add_optimizer_step(ImportedTrace& out, double step_s) const {
+    out.optimizer_step_s = step_s;
+    const double bytes = trace_optimizer_step_bytes(out.trace, options_.optimizer, 0, 1);
+    const double rate = step_s > 0 ? bytes / step_s : 0;
+    nlohmann::json entry = {{"measured_step_s", step_s},
+                            {"optimizer", optimizer_name(options_.optimizer)},
+                            {"bytes", bytes},
+                            {"method", "median over the steps of the longer of \"Optimizer.step#...\"'s CPU span "
+                                       "and the span of the GPU work launched inside it; "
+                                       "optimizer_bytes_per_s = the optimizer's fused-step bytes over every "
+                                       "parameter / that time, so a run of the same optimizer times the step as "
+                                       "measured"}};
+    if (rate >= kMinMemoryBytesPerS && rate <= kMaxMemoryBytesPerS) {
+      out.trace.optimizer_bytes_per_s = rate;
+    } else {
+      entry["not_written"] = "the rate is outside what a trace may hold (docs/limits.md)";
+      out.warnings.push_back(fmt::format("the optimizer step ({:.3f} ms for {:g} bytes) is not written: {:g} B/s is "
+                                         "outside [{:g}, {:g}]",
+                                         step_s * 1e3, bytes, rate, kMinMemoryBytesPerS, kMaxMemoryBytesPerS));
+    }
+    out.provenance["optimizer_step"] = std::move(entry);
   }
 
   std::pair<std::int64_t, std::int64_t> whole_trace() const {

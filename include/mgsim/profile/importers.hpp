@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "mgsim/io/trace_io.hpp"
+#include "mgsim/model_memory.hpp"
 #include "mgsim/trace.hpp"
 
 namespace mgsim::profile {
@@ -60,6 +61,10 @@ struct KinetoOptions {
   /// unknown); the import warns when the trace's gradients fall into another
   /// number of layers.
   std::size_t param_layers = 0;
+  /// The optimizer whose bytes per element turn a measured optimizer step
+  /// ("Optimizer.step#X.step") into the trace's optimizer_bytes_per_s: a run
+  /// whose config names the same optimizer times the step as measured.
+  Optimizer optimizer = Optimizer::adam;
 };
 
 struct ImportedTrace {
@@ -69,6 +74,10 @@ struct ImportedTrace {
   /// Median length of the ProfilerStep#N windows imported (the measured
   /// step); nothing when the trace has no step annotations.
   std::optional<double> step_time_s;
+  /// Median of the imported windows' optimizer steps ("Optimizer.step#X.step":
+  /// the longer of its CPU span and the span of the GPU work it launched);
+  /// nothing when the trace has none.
+  std::optional<double> optimizer_step_s;
 };
 
 ImportedTrace import_kineto(const nlohmann::json& document, const std::string& source, const KinetoOptions& options);
