@@ -90,6 +90,11 @@ void export_chakra(const ExportOptions& options) {
     std::fprintf(stderr, "mgsim: warning: the config's overlap and variability are not in a Chakra ET: the files hold "
                          "the nominal iteration\n");
   }
+  if (config.iteration_overhead_s > 0 || workload.trace.optimizer_bytes_per_s > 0) {
+    std::fprintf(stderr, "mgsim: warning: the iteration's host time (iteration_overhead_s) and optimizer step "
+                         "(the trace's optimizer_bytes_per_s) are not in a Chakra ET: a replay leaves them out, "
+                         "mgsim run adds them\n");
+  }
 }
 
 struct ChakraImportOptions {
