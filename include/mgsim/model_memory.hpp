@@ -79,10 +79,19 @@ ModelStateBytes trace_model_states(const Trace& trace, Optimizer optimizer, int 
 /// momentum 20, Adam 28 in fp32; Adam 28 in fp16 (2 + 16 + 8 + 2).
 int optimizer_step_bytes_per_element(int element_bytes, Optimizer optimizer);
 
-/// Bytes the optimizer step of the GPU updating the most elements (rank 0)
-/// reads and writes in a data-parallel run of `trace` on `gpus` GPUs: every
+/// Bytes the optimizer step of rank 0 of `ranks` reads and writes for
+/// parameter tensors of `tensors` elements of `element_bytes` each: every
 /// element without ZeRO, its shard of each tensor from stage 1 on (each rank
-/// updates the optimizer state it holds).
+/// updates the optimizer state it holds; rank 0's shard is the largest).
+double optimizer_step_bytes(std::span<const std::int64_t> tensors, int element_bytes, Optimizer optimizer,
+                            int zero_stage, int ranks);
+
+/// optimizer_step_bytes over every layer of `trace` in a data-parallel run
+/// on `gpus` GPUs.
 double trace_optimizer_step_bytes(const Trace& trace, Optimizer optimizer, int zero_stage, int gpus);
+
+/// Seconds of that step at the trace's optimizer_bytes_per_s (a GPU of the
+/// trace's speed); 0 where the trace gives no bandwidth.
+double trace_optimizer_step_s(const Trace& trace, Optimizer optimizer, int zero_stage, int gpus);
 
 }  // namespace mgsim

@@ -155,8 +155,7 @@ CostSettings cost_settings(const PlanOptions& o, const zoo::GpuSpec& gpu, std::s
     settings.roofline = zoo::calibrate(measured, graph, gpu, settings.precision, settings.roofline, {}).after;
     timing = fmt::format("the roofline of {} with efficiencies fitted to {}", gpu.name, o.trace);
   }
-  // As `mgsim zoo trace` writes it: the GPU's memory bandwidth at the roofline's efficiency.
-  settings.optimizer_bytes_per_s = gpu.memory_gb_per_s * 1e9 * settings.roofline.memory_efficiency;
+  settings.optimizer_bytes_per_s = zoo::optimizer_bytes_per_s(gpu, settings.roofline);  // as `mgsim zoo trace` writes it
   return settings;
 }
 

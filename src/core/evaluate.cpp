@@ -65,15 +65,6 @@ void add_rank_statistics(const RunPoint& point, const Cluster& cluster, RunMetri
   metrics.wait = stats.wait;
 }
 
-/// Seconds of the optimizer step of the GPU that updates the most elements
-/// of `gpus` (docs/schedules.md), at the trace's bandwidth divided by
-/// `speed`; 0 where the trace gives no bandwidth.
-double optimizer_step_s(const RunPoint& point, int zero_stage, int gpus, double speed) {
-  const Trace& trace = point.workload.trace;
-  if (trace.optimizer_bytes_per_s == 0.0) return 0.0;
-  return trace_optimizer_step_bytes(trace, point.optimizer, zero_stage, gpus) / (trace.optimizer_bytes_per_s * speed);
-}
-
 /// The speed of the cluster's slowest class.
 double slowest_speed(const Cluster& cluster) {
   double slowest = cluster.speed(0);
@@ -88,9 +79,13 @@ double slowest_speed(const Cluster& cluster) {
 Evaluation with_step_overheads(Evaluation evaluation, const RunPoint& point, int zero_stage) {
   const auto describe = [] { return std::string("iteration_overhead_s + the optimizer step"); };
   const Cluster& cluster = point.cluster;
-  const SimTime step = step_ns(
-      point.iteration_overhead_s + optimizer_step_s(point, zero_stage, cluster.size(), slowest_speed(cluster)), describe);
-  const SimTime alone = step_ns(point.iteration_overhead_s + optimizer_step_s(point, 0, 1, 1.0), describe);
+  const Trace& trace = point.workload.trace;
+  // The step of the GPU updating the most elements (docs/schedules.md), on the slowest class.
+  const double optimizer = trace_optimizer_step_s(trace, point.optimizer, zero_stage, cluster.size()) /
+                           slowest_speed(cluster);
+  const SimTime step = step_ns(point.iteration_overhead_s + optimizer, describe);
+  const SimTime alone =
+      step_ns(point.iteration_overhead_s + trace_optimizer_step_s(trace, point.optimizer, 0, 1), describe);
   RunMetrics& m = evaluation.metrics;
   for (SimTime* time : {&m.iteration, &m.compute, &m.mean_iteration, &m.p50_iteration, &m.p99_iteration}) {
     *time += step;
@@ -142,7 +137,7 @@ Evaluation evaluate(const RunPoint& point, bool keep_iteration) {
 
 namespace {
 
-Evaluation evaluate_without_host(const RunPoint& point, Timing timing, bool keep_iteration) {
+Evaluation evaluate_without_overheads(const RunPoint& point, Timing timing, bool keep_iteration) {
   const Cluster& cluster = point.cluster;
   if (point.spec.builder()) {
     if (timing != Timing::engine_ranks) {
@@ -171,7 +166,7 @@ Evaluation evaluate_without_host(const RunPoint& point, Timing timing, bool keep
 
 Evaluation evaluate_with(const RunPoint& point, Timing timing, bool keep_iteration) {
   const int stage = point.spec.builder() ? 0 : find_schedule(point.spec.name).zero_stage;
-  Evaluation evaluation = with_step_overheads(evaluate_without_host(point, timing, keep_iteration), point, stage);
+  Evaluation evaluation = with_step_overheads(evaluate_without_overheads(point, timing, keep_iteration), point, stage);
   evaluation.metrics.model_state_bytes =
       trace_model_states(point.workload.trace, point.optimizer, stage, point.cluster.size()).total();
   return evaluation;

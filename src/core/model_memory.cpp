@@ -94,14 +94,24 @@ int optimizer_step_bytes_per_element(int element_bytes, Optimizer optimizer) {
   return element_bytes + parameter + 8 * info_of(optimizer).state_copies;
 }
 
+double optimizer_step_bytes(std::span<const std::int64_t> tensors, int element_bytes, Optimizer optimizer,
+                            int zero_stage, int ranks) {
+  std::int64_t elements = 0;
+  for (const std::int64_t n : tensors) elements += zero_stage >= 1 ? shard_elements(n, ranks, 0) : n;
+  return static_cast<double>(elements) * optimizer_step_bytes_per_element(element_bytes, optimizer);
+}
+
 double trace_optimizer_step_bytes(const Trace& trace, Optimizer optimizer, int zero_stage, int gpus) {
   double bytes = 0.0;
   for (const Layer& layer : trace.layers) {
-    std::int64_t elements = 0;
-    for (const std::int64_t n : layer.params) elements += zero_stage >= 1 ? shard_elements(n, gpus, 0) : n;
-    bytes += static_cast<double>(elements) * optimizer_step_bytes_per_element(layer.dtype_bytes, optimizer);
+    bytes += optimizer_step_bytes(layer.params, layer.dtype_bytes, optimizer, zero_stage, gpus);
   }
   return bytes;
+}
+
+double trace_optimizer_step_s(const Trace& trace, Optimizer optimizer, int zero_stage, int gpus) {
+  if (trace.optimizer_bytes_per_s == 0.0) return 0.0;
+  return trace_optimizer_step_bytes(trace, optimizer, zero_stage, gpus) / trace.optimizer_bytes_per_s;
 }
 
 }  // namespace mgsim

@@ -184,11 +184,9 @@ Cost CostModel::strategy_cost(OpId v, const Strategy& s) const {
   const double param_bytes = static_cast<double>(param_elements * dtype);
   const ModelStateSettings states{static_cast<int>(dtype), settings_.optimizer, settings_.zero_stage, s.batch};
   if (param_bytes > 0) cost.time += synchronisation(param_bytes, s.batch) - synchronisation(0.0, s.batch);
-  if (settings_.optimizer_bytes_per_s > 0) {
-    std::int64_t updated = 0;  // the elements this device updates: its ZeRO shard of each tensor from stage 1
-    for (const std::int64_t n : param_shards) updated += settings_.zero_stage >= 1 ? shard_elements(n, s.batch, 0) : n;
-    cost.time += to_ns(static_cast<double>(updated) *
-                       optimizer_step_bytes_per_element(static_cast<int>(dtype), settings_.optimizer) /
+  if (settings_.optimizer_bytes_per_s > 0) {  // the step of this device's parameter shard, over its replicas
+    cost.time += to_ns(optimizer_step_bytes(param_shards, static_cast<int>(dtype), settings_.optimizer,
+                                            settings_.zero_stage, s.batch) /
                        settings_.optimizer_bytes_per_s);
   }
   cost.memory = model_states(param_shards, states).total() + (op.kind == OpKind::view ? 0 : out_shard);

@@ -13,6 +13,10 @@ RooflineSettings RooflineSettings::defaults_for(const GpuSpec& gpu) {
   return {gpu.compute_efficiency, gpu.memory_efficiency, 2.0, 0.0, std::nullopt};
 }
 
+double optimizer_bytes_per_s(const GpuSpec& gpu, const RooflineSettings& settings) {
+  return gpu.memory_gb_per_s * 1e9 * settings.memory_efficiency;
+}
+
 void RooflineSettings::check() const {
   const auto fraction = [](double v) { return std::isfinite(v) && v > 0 && v <= 1; };
   if (!fraction(compute_efficiency)) throw ConfigError(fmt::format("compute efficiency must be in (0, 1], got {}", compute_efficiency));
@@ -87,11 +91,6 @@ nlohmann::ordered_json provenance_of(const ModelGraph& graph, const GpuSpec& gpu
   };
 }
 
-/// Seconds of one GPU's optimizer step over every parameter of the trace.
-double optimizer_step_s(const Trace& trace, Optimizer optimizer) {
-  return trace_optimizer_step_bytes(trace, optimizer, 0, 1) / trace.optimizer_bytes_per_s;
-}
-
 }  // namespace
 
 SyntheticTrace synthesize_trace(const ModelGraph& graph, const GpuSpec& gpu, Precision precision,
@@ -122,10 +121,10 @@ SyntheticTrace synthesize_trace(const ModelGraph& graph, const GpuSpec& gpu, Pre
   out.provenance = provenance_of(graph, gpu, precision, s);
   out.optimizer_step = s.optimizer_step;
   if (s.optimizer_step) {
-    out.trace.optimizer_bytes_per_s = gpu.memory_gb_per_s * 1e9 * s.memory_efficiency;
+    out.trace.optimizer_bytes_per_s = optimizer_bytes_per_s(gpu, s);
     out.provenance["optimizer_step"] = {
         {"optimizer", optimizer_name(*s.optimizer_step)},
-        {"roofline_step_s", optimizer_step_s(out.trace, *s.optimizer_step)},
+        {"roofline_step_s", trace_optimizer_step_s(out.trace, *s.optimizer_step, 0, 1)},
         {"method", "a fused step streams each parameter element's gradient, parameter (fp32 master copy and the "
                    "narrow copy under mixed precision) and optimizer state through memory once: "
                    "optimizer_bytes_per_s = bandwidth x memory_efficiency; a run times the step of its config's "
@@ -157,7 +156,7 @@ void scale_to_measured(SyntheticTrace& t, const MeasuredCompute& m) {
   const double target = measured_iteration_s(m, t.trace.batch_size);
   double roofline = t.trace.forward_time_s;
   for (const Layer& layer : t.trace.layers) roofline += layer.backward_time_s;
-  if (t.optimizer_step) roofline += optimizer_step_s(t.trace, *t.optimizer_step);
+  if (t.optimizer_step) roofline += trace_optimizer_step_s(t.trace, *t.optimizer_step, 0, 1);
   if (roofline <= 0) throw ConfigError("the roofline trace takes no time: there is nothing to scale");
   const double factor = target / roofline;
   t.trace.optimizer_bytes_per_s /= factor;

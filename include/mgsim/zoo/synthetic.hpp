@@ -40,6 +40,11 @@ struct RooflineSettings {
   void check() const;
 };
 
+/// The bandwidth an optimizer step streams the model states at on `gpu`:
+/// its peak bandwidth x the settings' memory efficiency (a trace's
+/// optimizer_bytes_per_s, docs/models.md).
+double optimizer_bytes_per_s(const GpuSpec& gpu, const RooflineSettings& settings);
+
 /// Whether an operator kind runs at the precision's matrix peak (else the vector peak).
 bool is_matrix_op(OpKind kind);
 
