@@ -2,9 +2,10 @@
 """Write the traces of the validation set (validation/traces/*.json).
 
 Each trace is the model zoo's roofline-synthetic ResNet-50 (exact layer graph
-and gradient sizes; per-layer split of the compute from the roofline) with
-every time scaled so that one GPU's iteration takes batch / throughput of
-the measured single-GPU number it is named after (validation/*.json list
+and gradient sizes; per-layer split of the compute from the roofline) scaled
+with `mgsim zoo trace --throughput` (scripts/validation_lib.py) so that one
+GPU's iteration takes batch / throughput of the measured single-GPU number
+it is named after (validation/*.json list
 those numbers as calibrating rows, with their sources). Gradient dtype:
 fp16 for MXNet's float16 runs (the model itself is cast), fp32 for
 PyTorch and TensorFlow AMP (fp32 master weights, fp32 gradients) and for
@@ -17,14 +18,11 @@ Usage (from the repository root, after building):
 """
 
 import argparse
-import json
-import os
-import subprocess
 import sys
-import tempfile
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(REPO_ROOT, "validation", "traces")
+import validation_lib as lib
+
+PRECISION_BYTES = {"fp16": 2, "fp32": 4, "tf32": 4}
 
 # name: (gpu, roofline precision, gradient bytes, batch per GPU, measured 1-GPU images/s, source id)
 TRACES = {
@@ -49,51 +47,15 @@ TRACES = {
 }
 
 
-def write_atomic(path, text):
-    fd, tmp = tempfile.mkstemp(prefix=".trace.", suffix=".tmp", dir=os.path.dirname(path))
-    try:
-        with os.fdopen(fd, "w", encoding="ascii", newline="\n") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def scaled_trace(mgsim, name, gpu, precision, dtype_bytes, batch, throughput, source):
-    command = [mgsim, "zoo", "trace", "--model", "resnet50", "--gpu", gpu, "--precision", precision,
-               "--batch", str(batch), "--optimizer", "momentum"]
-    trace = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
-    layers = trace["layers"]  # version 2: every layer has its forward time
-    compute = (sum(layer["forward_time_s"] + layer["backward_time_s"] for layer in layers)
-               + trace["provenance"]["optimizer_step"]["roofline_step_s"])
-    factor = batch / throughput / compute
-    trace["optimizer_bytes_per_s"] /= factor
-    for layer in layers:
-        layer["forward_time_s"] *= factor
-        layer["backward_time_s"] *= factor
-        if "grad_ready_s" in layer:
-            layer["grad_ready_s"] = [min(t * factor, layer["backward_time_s"]) for t in layer["grad_ready_s"]]
-        layer["dtype_bytes"] = dtype_bytes
-    trace["provenance"]["validation_scaling"] = (
-        "every time multiplied (optimizer_bytes_per_s divided) by %.6g so that one GPU runs an iteration, "
-        "the optimizer step included, in batch / throughput = %d / %g s, "
-        "the measured 1-GPU throughput of source '%s' (validation/README.md); gradients of %d bytes"
-        % (factor, batch, throughput, source, dtype_bytes))
-    trace["provenance"]["validation_command"] = "python3 scripts/make_validation_traces.py (%s)" % " ".join(command[1:])
-    return trace
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--mgsim", default=os.path.join(REPO_ROOT, "build", "src", "mgsim"))
+    parser.add_argument("--mgsim", default=lib.DEFAULT_MGSIM)
     args = parser.parse_args(argv)
-    os.makedirs(OUT, exist_ok=True)
-    for name, spec in sorted(TRACES.items()):
-        trace = scaled_trace(args.mgsim, name, *spec)
-        write_atomic(os.path.join(OUT, name + ".json"), json.dumps(trace, indent=1) + "\n")
+    for name, (gpu, precision, dtype_bytes, batch, throughput, source) in sorted(TRACES.items()):
+        lib.zoo_trace(args.mgsim, name, "resnet50", gpu, precision, batch, throughput,
+                      "the measured 1-GPU throughput of source '%s' (validation/README.md)" % source,
+                      grad_bytes=dtype_bytes if dtype_bytes != PRECISION_BYTES[precision] else None,
+                      optimizer="momentum")
         print("wrote validation/traces/%s.json" % name)
     return 0
 
