@@ -557,4 +557,41 @@ TEST_CASE("import: a real kineto ResNet-50 (bottleneck) backward gives its 105 l
                     Catch::Contains("accumulates 210 gradients, but sizes.txt lists 209 parameter tensors"));
 }
 
+// tests/data/kineto-resnet50-h200-pt211-step.json.gz is measured here, one
+// step kept (tests/data/README.md): scripts/kineto_capture.py on an NVIDIA
+// H200 with PyTorch 2.11 and record_shapes, torchvision's ResNet-50, batch
+// 64, bf16 autocast, SGD with momentum. PyTorch 2 files the record_function
+// ranges ProfilerStep# and Optimizer.step# as "user_annotation", with copies
+// on the GPU's timeline as "gpu_user_annotation".
+const std::string kH200 = mgsim::test::kTestData + "kineto-resnet50-h200-pt211-step.json.gz";
+
+TEST_CASE("import: a PyTorch 2.11 step on an H200 gives ResNet-50's tensors, its step and its optimizer step",
+          "[import]") {
+  KinetoOptions options{"resnet50", 64, 0, {}, {}};
+  options.optimizer = Optimizer::momentum;
+  const ImportedTrace imported = import_kineto_file(kH200, options);
+  // The GPU copies of ProfilerStep#1 and Optimizer.step# are no step windows.
+  for (const std::string& warning : imported.warnings) CHECK_THAT(warning, !Catch::Contains("step window"));
+  CHECK(imported.provenance["statistics"]["iterations"] == 1);
+  // 161 AccumulateGrad with their shapes: torchvision's resnet50 has 161
+  // parameter tensors and 25,557,032 parameters.
+  std::int64_t elements = 0, tensors = 0;
+  for (const Layer& layer : imported.trace.layers) {
+    tensors += std::ssize(layer.params);
+    for (const std::int64_t e : layer.params) elements += e;
+  }
+  CHECK(tensors == 161);
+  CHECK(elements == 25'557'032);
+  // ProfilerStep#1 (user_annotation) lasts 40035.799 us.
+  REQUIRE(imported.step_time_s);
+  CHECK(*imported.step_time_s == Approx(40035.799e-6).margin(1e-9));
+  // Optimizer.step#SGD.step (user_annotation, thread 766) spans 1790.932 us
+  // on the CPU; the 9 kernels it launches span 286.751 us on the GPU: the
+  // step is launch-bound, 1790.932 us. Momentum streams 20 bytes for each of
+  // the 25,557,032 fp32 elements: 511,140,640 bytes in that time.
+  REQUIRE(imported.optimizer_step_s);
+  CHECK(*imported.optimizer_step_s == Approx(1790.932e-6).margin(1e-9));
+  CHECK(imported.trace.optimizer_bytes_per_s == Approx(511'140'640 / 1790.932e-6));
+}
+
 }  // namespace

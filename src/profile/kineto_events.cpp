@@ -166,10 +166,14 @@ void EventCollector::add(const nlohmann::json& event, std::size_t index) {
     if (group && *group >= 1 && *group <= (1 << 20)) call.group_size = static_cast<int>(*group);
     events_.comm_calls.push_back(std::move(call));
   } else {
-    std::vector<Span>* kind = name.starts_with("ProfilerStep#")                                 ? &events_.steps
+    // PyTorch >= 2 files record_function ranges (ProfilerStep#, Optimizer.step#) as "user_annotation" and
+    // copies of them on the GPU's timeline as "gpu_user_annotation"; PyTorch 1.x as "cpu_op".
+    const bool cpu = category == "cpu_op" || category == "operator" || category == "user_annotation";
+    std::vector<Span>* kind = !cpu && category != "python_function"                             ? nullptr
+                              : name.starts_with("ProfilerStep#")                               ? &events_.steps
                               : category == "python_function" && name.starts_with("nn.Module: ") ? &events_.modules
-                              : category == "cpu_op" || category == "operator"                   ? &events_.operators
-                                                                                                  : nullptr;
+                              : cpu                                                              ? &events_.operators
+                                                                                                 : nullptr;
     if (kind == nullptr) return;
     Span span{name, EventReader::id(event, "tid"), start, end, EventReader::arg_int(args, "Sequence number")};
     for (const char* key : {"Input Dims", "Input type"}) {
