@@ -175,18 +175,19 @@ void write_records() {
   std::fclose(out);
 }
 
+/// The kinds that time the work; recording them costs time per launch.
+constexpr CUpti_ActivityKind kTimedKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                              CUPTI_ACTIVITY_KIND_MEMSET,            CUPTI_ACTIVITY_KIND_RUNTIME,
+                                              CUPTI_ACTIVITY_KIND_DRIVER,            CUPTI_ACTIVITY_KIND_MARKER};
+
 /// Registers the buffers and enables the activity kinds, once, whichever of
 /// CUDA and NVTX loads the library first.
 void start_recording() {
   static std::once_flag once;
   std::call_once(once, [] {
     report("cuptiActivityRegisterCallbacks", cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed));
-    for (const CUpti_ActivityKind kind :
-         {CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-          CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
-          CUPTI_ACTIVITY_KIND_MARKER}) {
-      report("cuptiActivityEnable", cuptiActivityEnable(kind));
-    }
+    report("cuptiActivityEnable", cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE));
+    for (const CUpti_ActivityKind kind : kTimedKinds) report("cuptiActivityEnable", cuptiActivityEnable(kind));
     std::atexit(write_records);
   });
 }
@@ -202,6 +203,15 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
 /// Writes the records now (the helper calls it before exiting, while CUDA is
 /// still up); the exit handler writes them again, with anything recorded later.
 extern "C" __attribute__((visibility("default"))) void mgsim_cupti_flush(void) { write_records(); }
+
+/// Stops (0) or resumes (1) recording the GPU work, the launches and the
+/// marks: the helper times iterations without the recorder's overhead.
+extern "C" __attribute__((visibility("default"))) void mgsim_cupti_record(int on) {
+  for (const CUpti_ActivityKind kind : kTimedKinds) {
+    report(on != 0 ? "cuptiActivityEnable" : "cuptiActivityDisable",
+           on != 0 ? cuptiActivityEnable(kind) : cuptiActivityDisable(kind));
+  }
+}
 
 /// Called by NVTX (v1/v2, and v3 per module) when NVTX_INJECTION64_PATH names this library.
 extern "C" __attribute__((visibility("default"))) int InitializeInjectionNvtx(void* table) {

@@ -14,6 +14,10 @@ NVTX, the moments the profiler needs:
   mgsim:comm:<bytes>       under DDP (WORLD_SIZE > 1): DDP's comm hook is about
                            to launch the all-reduce of a bucket of <bytes>
 
+On one GPU it first times as many iterations' forward + backward with the
+recorder paused (wall clock, synchronized), so that mgsim can tell how much
+recording slowed a run bound by its kernel launches.
+
 and writes a description of the parameters (name, owning module, element
 count, bytes per gradient element) with the software versions to --describe.
 mgsim runs it with CUDA_INJECTION64_PATH and NVTX_INJECTION64_PATH set to
@@ -40,7 +44,9 @@ import json
 import os
 import platform
 import socket
+import statistics
 import sys
+import time
 
 
 def parse_args(argv):
@@ -174,6 +180,8 @@ def distribute(torch, model, device, state):
 
 
 def train(torch, model, step, params, args, device):
+    """Returns the gradient hook used and the median forward + backward
+    seconds of the unrecorded iterations (None under DDP)."""
     state = {"measuring": False}
     hook_kind = add_markers(torch, model, params, state)
     if world_size() > 1:
@@ -186,10 +194,13 @@ def train(torch, model, step, params, args, device):
             else torch.cuda.amp.GradScaler()
     mark = torch.cuda.nvtx.mark
     model.train()
-    for it in range(args.warmup + args.iterations):
-        k = it - args.warmup
+
+    def iteration(k):
+        """One training iteration; measured iteration k >= 0 is marked.
+        Returns the wall-clock seconds of its forward and backward."""
         state["measuring"] = k >= 0
         torch.cuda.synchronize()
+        start = time.perf_counter()
         if k >= 0:
             mark("mgsim:iter:begin:%d" % k)
         with torch.autocast("cuda", dtype=dtype, enabled=dtype is not None):
@@ -199,6 +210,8 @@ def train(torch, model, step, params, args, device):
         (scaler.scale(loss) if scaler else loss).backward()
         if k >= 0:
             mark("mgsim:iter:end:%d" % k)
+        torch.cuda.synchronize()
+        seconds = time.perf_counter() - start
         state["measuring"] = False
         if scaler:
             scaler.step(optimizer)
@@ -206,19 +219,45 @@ def train(torch, model, step, params, args, device):
         else:
             optimizer.step()
         optimizer.zero_grad(set_to_none=True)
+        return seconds
+
+    unrecorded = None
+    record(False)
+    for _ in range(args.warmup):
+        iteration(-1)
+    if world_size() == 1:
+        unrecorded = statistics.median(iteration(-1) for _ in range(args.iterations))
+    record(True)
+    for k in range(args.iterations):
+        iteration(k)
     torch.cuda.synchronize()
     flush_recorder()
     if world_size() > 1:
         torch.distributed.destroy_process_group()
-    return hook_kind
+    return hook_kind, unrecorded
 
 
-def flush_recorder():
-    """Asks libmgsim_cupti.so, when it is loaded, to write its records while CUDA is still up."""
+def recorder():
+    """libmgsim_cupti.so when mgsim loaded it into this process, else None."""
     library = os.environ.get("CUDA_INJECTION64_PATH")
     if library and os.path.basename(library) == "libmgsim_cupti.so":
         import ctypes
-        ctypes.CDLL(library).mgsim_cupti_flush()
+        return ctypes.CDLL(library)
+    return None
+
+
+def record(on):
+    """Resumes (True) or pauses (False) the recorder, when there is one."""
+    library = recorder()
+    if library:
+        library.mgsim_cupti_record(1 if on else 0)
+
+
+def flush_recorder():
+    """Asks the recorder, when there is one, to write its records while CUDA is still up."""
+    library = recorder()
+    if library:
+        library.mgsim_cupti_flush()
 
 
 def write_json(path, document):
@@ -237,7 +276,7 @@ def main(argv):
     torch.cuda.set_device(device)
     model, step, source = build(torch, args, device)
     params = describe_parameters(model)
-    hook_kind = train(torch, model, step, params, args, device)
+    hook_kind, unrecorded = train(torch, model, step, params, args, device)
     props = torch.cuda.get_device_properties(device)
     provenance = {
         "framework": "PyTorch %s" % torch.__version__,
@@ -265,6 +304,7 @@ def main(argv):
         "warmup": args.warmup,
         "iterations": args.iterations,
         "world_size": world_size(),
+        **({"unrecorded_forward_backward_s": unrecorded} if unrecorded is not None else {}),
         "params": [{"name": n, "layer": layer, "elements": p.numel(), "dtype_bytes": p.element_size()}
                    for n, layer, p in params],
         "provenance": provenance,

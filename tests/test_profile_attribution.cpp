@@ -394,6 +394,61 @@ TEST_CASE("profile: a whole profile is written and loads back as a trace", "[pro
   CHECK_THROWS_WITH(parse_model_description(wrong, "model.json"), Catch::Contains("params[0].elements"));
 }
 
+TEST_CASE("profile: recording overhead is scaled out to the unrecorded forward + backward", "[profile]") {
+  nlohmann::json description = {
+      {"format", "mgsim-profile-model"},
+      {"version", 1},
+      {"model", "toy"},
+      {"batch_size", 32},
+      {"precision", "fp32"},
+      {"warmup", 2},
+      {"iterations", 2},
+      {"params",
+       {{{"name", "fc1.weight"}, {"layer", "fc1"}, {"elements", 1000}, {"dtype_bytes", 4}},
+        {{"name", "fc2.weight"}, {"layer", "fc2"}, {"elements", 500}, {"dtype_bytes", 4}}}},
+      {"provenance", nlohmann::json::object()}};
+  Records r;
+  simple_iteration(r, 0, 1000);
+  simple_iteration(r, 1, 5000);
+  const auto profile_with = [&](const nlohmann::json& d) {
+    return assemble_layer_profile(parse_model_description(d, "model.json"), {&r.set, 1}, "x");
+  };
+  const LayerProfile recorded = profile_with(description);
+  const auto total = [](const Trace& t) {
+    double s = t.forward_time_s;
+    for (const Layer& layer : t.layers) s += layer.backward_time_s;
+    return s;
+  };
+  const double recorded_s = total(recorded.trace);
+  REQUIRE(recorded_s > 0);
+  CHECK_FALSE(recorded.provenance.contains("recording_overhead"));
+
+  SECTION("a slower recorded run is scaled down: every time by unrecorded / recorded") {
+    description["unrecorded_forward_backward_s"] = recorded_s / 4;
+    const LayerProfile scaled = profile_with(description);
+    CHECK(total(scaled.trace) == Approx(recorded_s / 4));
+    CHECK(scaled.trace.forward_time_s == Approx(recorded.trace.forward_time_s / 4));
+    for (std::size_t l = 0; l < scaled.trace.layers.size(); ++l) {
+      CHECK(scaled.trace.layers[l].backward_time_s == Approx(recorded.trace.layers[l].backward_time_s / 4));
+      CHECK(scaled.trace.layers[l].grad_ready_s[0] == Approx(recorded.trace.layers[l].grad_ready_s[0] / 4));
+    }
+    CHECK(scaled.provenance["recording_overhead"]["scale_factor"].get<double>() == Approx(0.25));
+    REQUIRE(scaled.warnings.size() == 1);
+    CHECK_THAT(scaled.warnings[0], Catch::Contains("+300%") && Catch::Contains("scaled by 0.250"));
+  }
+  SECTION("a faster recorded run (noise) keeps its times, and says so") {
+    description["unrecorded_forward_backward_s"] = recorded_s * 1.5;
+    const LayerProfile kept = profile_with(description);
+    CHECK(total(kept.trace) == Approx(recorded_s));
+    CHECK(kept.provenance["recording_overhead"]["scale_factor"].get<double>() == 1.0);
+    CHECK(kept.warnings.empty());
+  }
+  SECTION("the figure must be a positive number") {
+    description["unrecorded_forward_backward_s"] = 0;
+    CHECK_THROWS_WITH(profile_with(description), Catch::Contains("unrecorded_forward_backward_s"));
+  }
+}
+
 /// simple_iteration() under DDP: the comm hook marks a 4040-byte all-reduce
 /// at t0+133 and launches its NCCL kernel at t0+135 from the autograd thread,
 /// on stream 9, running [t0+150, t0+150+`kernel`].

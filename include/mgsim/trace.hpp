@@ -100,6 +100,11 @@ struct TensorLayout {
 
 TensorLayout make_layout(const Trace& trace);
 
+/// Multiplies the forward, every layer's forward and backward time and every
+/// ready time by `factor` (> 0), and divides the optimizer step's bandwidth by
+/// it: the same trace on a GPU that computes 1/factor times as fast.
+void scale_compute(Trace& trace, double factor);
+
 /// Total bytes of all gradients.
 std::int64_t total_gradient_bytes(const Trace& trace);
 

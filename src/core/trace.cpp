@@ -68,6 +68,16 @@ TensorLayout make_layout(const Trace& trace) {
   return layout;
 }
 
+void scale_compute(Trace& trace, double factor) {
+  trace.optimizer_bytes_per_s /= factor;
+  trace.forward_time_s *= factor;
+  for (Layer& layer : trace.layers) {
+    layer.forward_time_s *= factor;
+    layer.backward_time_s *= factor;
+    for (double& ready : layer.grad_ready_s) ready *= factor;
+  }
+}
+
 std::int64_t total_gradient_bytes(const Trace& trace) {
   std::int64_t total = 0;
   for (const Layer& layer : trace.layers) {

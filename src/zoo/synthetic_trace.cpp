@@ -159,13 +159,7 @@ void scale_to_measured(SyntheticTrace& t, const MeasuredCompute& m) {
   if (t.optimizer_step) roofline += trace_optimizer_step_s(t.trace, *t.optimizer_step, 0, 1);
   if (roofline <= 0) throw ConfigError("the roofline trace takes no time: there is nothing to scale");
   const double factor = target / roofline;
-  t.trace.optimizer_bytes_per_s /= factor;
-  t.trace.forward_time_s *= factor;
-  for (Layer& layer : t.trace.layers) {
-    layer.forward_time_s *= factor;
-    layer.backward_time_s *= factor;
-    for (double& ready : layer.grad_ready_s) ready *= factor;
-  }
+  scale_compute(t.trace, factor);
   nlohmann::ordered_json figure;
   if (m.throughput_samples_per_s > 0) figure["throughput_samples_per_s"] = m.throughput_samples_per_s;
   if (m.step_time_s > 0) figure["step_time_s"] = m.step_time_s;

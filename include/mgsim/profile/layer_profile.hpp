@@ -25,6 +25,9 @@ struct ModelDescription {
   int warmup = 0;
   int iterations = 0;
   int world_size = 1;             ///< processes (GPUs) of the run: > 1 trains under DDP
+  /// Median wall-clock forward + backward of as many iterations run with the
+  /// recorder paused (one GPU only); 0 when not timed.
+  double unrecorded_forward_backward_s = 0;
   std::vector<ParamInfo> params;  ///< the framework's parameter order; marker i is params[i]
   nlohmann::json provenance;      ///< framework, versions, GPU, command, date (free-form)
 };
@@ -44,6 +47,10 @@ struct LayerProfile {
 /// trace; with world_size > 1 every all-reduce the iterations launched
 /// becomes an in-situ observation, the shortest of the ranks' kernel
 /// durations for that message (the last rank to arrive waits for nobody).
+/// When the recorded forward + backward is longer than the unrecorded one
+/// (recording slows a run bound by its launches), every compute time of the
+/// trace is scaled down to the unrecorded iteration (scale_compute), with
+/// both figures in the provenance ("recording_overhead") and a warning.
 /// `command` is the mgsim command line that ran the profile, for provenance.
 LayerProfile assemble_layer_profile(const ModelDescription& description, std::span<const RecordSet> ranks,
                                     const std::string& command);
