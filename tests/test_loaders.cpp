@@ -343,6 +343,41 @@ TEST_CASE("trace loader rejects a number literal that overflows", "[loaders][tra
   CHECK_THAT(message, Catch::Contains("layers[1].backward_time_s") || Catch::Contains("malformed JSON"));
 }
 
+TEST_CASE("the shipped H200 traces load, with the models' tensors and their measured times", "[loaders][trace]") {
+  // Parameter tensors and elements of the models as torchvision and
+  // transformers build them (traces/README.md): ResNet-50 161 / 25,557,032,
+  // VGG-16 32 / 138,357,544; BERT-base and GPT-2 small for sequence
+  // classification add a 2-class head to the encoder (BERT-base 199 tensors
+  // and 109,482,240 elements + classifier 768 x 2 + 2; GPT-2 small 148 and
+  // 124,439,808 + score 768 x 2 without bias).
+  struct Shipped {
+    const char* file;
+    std::size_t tensors;
+    std::int64_t elements;
+  };
+  for (const Shipped& s : {Shipped{"h200-resnet50-bs64-bf16.json", 161, 25'557'032},
+                           Shipped{"h200-resnet50-bs128-fp32.json", 161, 25'557'032},
+                           Shipped{"h200-vgg16-bs64-bf16.json", 32, 138'357'544},
+                           Shipped{"h200-bert-base-bs32-seq128-bf16.json", 201, 109'482'240 + 768 * 2 + 2},
+                           Shipped{"h200-gpt2-bs16-seq512-bf16.json", 149, 124'439'808 + 768 * 2}}) {
+    INFO(s.file);
+    const fs::path file = source_dir() / "traces" / s.file;
+    const mgsim::Trace trace = mgsim::load_trace(file);
+    std::size_t tensors = 0;
+    std::int64_t elements = 0;
+    for (const mgsim::Layer& layer : trace.layers) {
+      tensors += layer.params.size();
+      elements = std::accumulate(layer.params.begin(), layer.params.end(), elements);
+    }
+    CHECK(tensors == s.tensors);
+    CHECK(elements == s.elements);
+    CHECK(make_profile(trace).compute_time() > 0);
+    const nlohmann::json provenance = nlohmann::json::parse(std::ifstream(file))["provenance"];
+    CHECK(provenance["kind"] == "measured");
+    CHECK(provenance["gpu"] == "NVIDIA H200");
+  }
+}
+
 TEST_CASE("trace loader reads the shipped GoogleNet K80 trace", "[loaders][trace]") {
   const mgsim::Trace trace = mgsim::load_trace(source_dir() / "traces" / "googlenet-k80.json");
   CHECK(trace.model == "googlenet");
