@@ -179,6 +179,26 @@ def distribute(torch, model, device, state):
     return ddp
 
 
+def mixed_precision(torch, precision):
+    """The autocast dtype (None for fp32) and, for fp16, a gradient scaler."""
+    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
+    scaler = None
+    if precision == "fp16":
+        scaler = torch.amp.GradScaler("cuda") if hasattr(torch, "amp") and hasattr(torch.amp, "GradScaler") \
+            else torch.cuda.amp.GradScaler()
+    return dtype, scaler
+
+
+def optimizer_step(optimizer, scaler):
+    """The optimizer's step (through the scaler under fp16), then gradients to None."""
+    if scaler:
+        scaler.step(optimizer)
+        scaler.update()
+    else:
+        optimizer.step()
+    optimizer.zero_grad(set_to_none=True)
+
+
 def train(torch, model, step, params, args, device):
     """Returns the gradient hook used and the median forward + backward
     seconds of the unrecorded iterations (None under DDP)."""
@@ -187,11 +207,7 @@ def train(torch, model, step, params, args, device):
     if world_size() > 1:
         model = distribute(torch, model, device, state)
     optimizer = torch.optim.SGD([p for _, _, p in params], lr=1e-3)
-    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(args.precision)
-    scaler = None
-    if args.precision == "fp16":
-        scaler = torch.amp.GradScaler("cuda") if hasattr(torch, "amp") and hasattr(torch.amp, "GradScaler") \
-            else torch.cuda.amp.GradScaler()
+    dtype, scaler = mixed_precision(torch, args.precision)
     mark = torch.cuda.nvtx.mark
     model.train()
 
@@ -213,12 +229,7 @@ def train(torch, model, step, params, args, device):
         torch.cuda.synchronize()
         seconds = time.perf_counter() - start
         state["measuring"] = False
-        if scaler:
-            scaler.step(optimizer)
-            scaler.update()
-        else:
-            optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
+        optimizer_step(optimizer, scaler)
         return seconds
 
     unrecorded = None

@@ -43,20 +43,14 @@ def main(argv):
     optimizer = {"sgd": lambda: torch.optim.SGD(params, lr=1e-3),
                  "momentum": lambda: torch.optim.SGD(params, lr=1e-3, momentum=0.9),
                  "adam": lambda: torch.optim.Adam(params, lr=1e-3)}[args.optimizer]()
-    dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(args.precision)
-    scaler = torch.amp.GradScaler("cuda") if args.precision == "fp16" else None
+    dtype, scaler = helper.mixed_precision(torch, args.precision)
     model.train()
 
     def train_step():
         with torch.autocast("cuda", dtype=dtype, enabled=dtype is not None):
             loss = step(model)
         (scaler.scale(loss) if scaler else loss).backward()
-        if scaler:
-            scaler.step(optimizer)
-            scaler.update()
-        else:
-            optimizer.step()
-        optimizer.zero_grad(set_to_none=True)
+        helper.optimizer_step(optimizer, scaler)
 
     for _ in range(args.warmup):
         train_step()

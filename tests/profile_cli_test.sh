@@ -83,6 +83,7 @@ fi
 # The training helper parses its arguments without importing PyTorch.
 if command -v python3 >/dev/null 2>&1; then
   run_ok "helper --help" python3 "$ROOT/profiler/mgsim_profile_model.py" --help
+  run_ok "kineto capture --help" python3 "$ROOT/scripts/kineto_capture.py" --help
 fi
 
 # fit takes GPUs per node from the curve's provenance: the p4d log ran 16 ranks on 2 hosts, so 8.
