@@ -6,7 +6,7 @@ NVTX, the moments the profiler needs:
 
   mgsim:iter:begin:<k>     before the forward pass of measured iteration k
   mgsim:iter:backward:<k>  before loss.backward()
-  mgsim:iter:end:<k>       after loss.backward() returned (the optimizer step is not measured)
+  mgsim:iter:end:<k>       after loss.backward() returned
   mgsim:fwd:<i>            the forward of the layer holding parameter i returned
                            (a forward hook on the module that owns it)
   mgsim:grad:<i>           parameter i's gradient was accumulated
@@ -14,9 +14,10 @@ NVTX, the moments the profiler needs:
   mgsim:comm:<bytes>       under DDP (WORLD_SIZE > 1): DDP's comm hook is about
                            to launch the all-reduce of a bucket of <bytes>
 
-On one GPU it first times as many iterations' forward + backward with the
-recorder paused (wall clock, synchronized), so that mgsim can tell how much
-recording slowed a run bound by its kernel launches.
+Before the measured iterations it times as many with the recorder paused
+(wall clock, synchronized): their forward + backward on one GPU, so that
+mgsim can tell how much recording slowed a run bound by its kernel launches,
+and the --optimizer's step (also under DDP: the step is local).
 
 and writes a description of the parameters (name, owning module, element
 count, bytes per gradient element) with the software versions to --describe.
@@ -60,6 +61,8 @@ def parse_args(argv):
     p.add_argument("--device", type=int, default=0, help="CUDA device index")
     p.add_argument("--seq-len", type=int, default=128, help="tokens per sample for transformers models")
     p.add_argument("--image-size", type=int, default=224, help="input height and width for vision models")
+    p.add_argument("--optimizer", choices=sorted(OPTIMIZERS), default="adam",
+                   help="the optimizer trained with, whose step is timed")
     p.add_argument("--describe", required=True, help="where to write the parameter description (JSON)")
     args = p.parse_args(argv)
     if args.batch < 1 or args.iterations < 1 or args.warmup < 0:
@@ -179,6 +182,14 @@ def distribute(torch, model, device, state):
     return ddp
 
 
+OPTIMIZERS = {  # name: (what it is, how to make it); PyTorch's default implementation (foreach where available)
+    "sgd": ("torch.optim.SGD(lr=1e-3)", lambda torch, params: torch.optim.SGD(params, lr=1e-3)),
+    "momentum": ("torch.optim.SGD(lr=1e-3, momentum=0.9)",
+                 lambda torch, params: torch.optim.SGD(params, lr=1e-3, momentum=0.9)),
+    "adam": ("torch.optim.Adam(lr=1e-3)", lambda torch, params: torch.optim.Adam(params, lr=1e-3)),
+}
+
+
 def mixed_precision(torch, precision):
     """The autocast dtype (None for fp32) and, for fp16, a gradient scaler."""
     dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
@@ -201,19 +212,21 @@ def optimizer_step(optimizer, scaler):
 
 def train(torch, model, step, params, args, device):
     """Returns the gradient hook used and the median forward + backward
-    seconds of the unrecorded iterations (None under DDP)."""
+    seconds of the unrecorded iterations (None under DDP) and of their
+    optimizer step."""
     state = {"measuring": False}
     hook_kind = add_markers(torch, model, params, state)
     if world_size() > 1:
         model = distribute(torch, model, device, state)
-    optimizer = torch.optim.SGD([p for _, _, p in params], lr=1e-3)
+    optimizer = OPTIMIZERS[args.optimizer][1](torch, [p for _, _, p in params])
     dtype, scaler = mixed_precision(torch, args.precision)
     mark = torch.cuda.nvtx.mark
     model.train()
 
     def iteration(k):
         """One training iteration; measured iteration k >= 0 is marked.
-        Returns the wall-clock seconds of its forward and backward."""
+        Returns the wall-clock seconds of its forward and backward, and of
+        its optimizer step."""
         state["measuring"] = k >= 0
         torch.cuda.synchronize()
         start = time.perf_counter()
@@ -227,17 +240,19 @@ def train(torch, model, step, params, args, device):
         if k >= 0:
             mark("mgsim:iter:end:%d" % k)
         torch.cuda.synchronize()
-        seconds = time.perf_counter() - start
+        forward_backward = time.perf_counter() - start
         state["measuring"] = False
+        start = time.perf_counter()
         optimizer_step(optimizer, scaler)
-        return seconds
+        torch.cuda.synchronize()
+        return forward_backward, time.perf_counter() - start
 
-    unrecorded = None
     record(False)
     for _ in range(args.warmup):
         iteration(-1)
-    if world_size() == 1:
-        unrecorded = statistics.median(iteration(-1) for _ in range(args.iterations))
+    timed = [iteration(-1) for _ in range(args.iterations)]
+    unrecorded = {"forward_backward": statistics.median(t[0] for t in timed) if world_size() == 1 else None,
+                  "optimizer_step": statistics.median(t[1] for t in timed)}
     record(True)
     for k in range(args.iterations):
         iteration(k)
@@ -299,7 +314,7 @@ def main(argv):
         "model_source": source,
         "batch_size": args.batch,
         "precision": args.precision if args.precision == "fp32" else "%s autocast" % args.precision,
-        "optimizer": "SGD (not measured)",
+        "optimizer": OPTIMIZERS[args.optimizer][0],
         "gradient_hook": hook_kind,
         "python": platform.python_version(),
         "host": socket.gethostname(),
@@ -315,7 +330,10 @@ def main(argv):
         "warmup": args.warmup,
         "iterations": args.iterations,
         "world_size": world_size(),
-        **({"unrecorded_forward_backward_s": unrecorded} if unrecorded is not None else {}),
+        **({"unrecorded_forward_backward_s": unrecorded["forward_backward"]}
+           if unrecorded["forward_backward"] is not None else {}),
+        "optimizer": args.optimizer,
+        "unrecorded_optimizer_step_s": unrecorded["optimizer_step"],
         "params": [{"name": n, "layer": layer, "elements": p.numel(), "dtype_bytes": p.element_size()}
                    for n, layer, p in params],
         "provenance": provenance,

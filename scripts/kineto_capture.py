@@ -30,7 +30,7 @@ def main(argv):
     p.add_argument("--precision", choices=["fp32", "fp16", "bf16"], default="fp32")
     p.add_argument("--seq-len", type=int, default=128)
     p.add_argument("--image-size", type=int, default=224)
-    p.add_argument("--optimizer", choices=["sgd", "momentum", "adam"], default="adam")
+    p.add_argument("--optimizer", choices=sorted(helper.OPTIMIZERS), default="adam")
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--steps", type=int, default=5, help="profiled steps")
     p.add_argument("-o", "--output", required=True, help="Chrome trace (.json.gz)")
@@ -40,9 +40,7 @@ def main(argv):
     torch.cuda.set_device(device)
     model, step, _ = helper.build(torch, args, device)
     params = [p for p in model.parameters() if p.requires_grad]
-    optimizer = {"sgd": lambda: torch.optim.SGD(params, lr=1e-3),
-                 "momentum": lambda: torch.optim.SGD(params, lr=1e-3, momentum=0.9),
-                 "adam": lambda: torch.optim.Adam(params, lr=1e-3)}[args.optimizer]()
+    optimizer = helper.OPTIMIZERS[args.optimizer][1](torch, params)
     dtype, scaler = helper.mixed_precision(torch, args.precision)
     model.train()
 

@@ -30,11 +30,12 @@ profile() {  # name, then mgsim profile layers arguments
   local name=$1; shift
   step "$mgsim" profile layers "$@" -o "$out/$name.json"
 }
-profile resnet50-bs64-bf16 --model resnet50 --batch 64 --precision bf16
-profile resnet50-bs128-fp32 --model resnet50 --batch 128 --precision fp32
-profile vgg16-bs64-bf16 --model vgg16 --batch 64 --precision bf16
-profile bert-base-bs32-seq128-bf16 --model bert-base-uncased --batch 32 --seq-len 128 --precision bf16
-profile gpt2-bs16-seq512-bf16 --model gpt2 --batch 16 --seq-len 512 --precision bf16
+# the optimizers these models train with: SGD with momentum for the CNNs, Adam for the transformers
+profile resnet50-bs64-bf16 --model resnet50 --batch 64 --precision bf16 --optimizer momentum
+profile resnet50-bs128-fp32 --model resnet50 --batch 128 --precision fp32 --optimizer momentum
+profile vgg16-bs64-bf16 --model vgg16 --batch 64 --precision bf16 --optimizer momentum
+profile bert-base-bs32-seq128-bf16 --model bert-base-uncased --batch 32 --seq-len 128 --precision bf16 --optimizer adam
+profile gpt2-bs16-seq512-bf16 --model gpt2 --batch 16 --seq-len 512 --precision bf16 --optimizer adam
 step python3 "$here/kineto_capture.py" --model resnet50 --batch 64 --precision bf16 --optimizer momentum \
   -o "$out/kineto-resnet50-bs64-bf16-momentum.json.gz"
 step python3 "$here/kineto_capture.py" --model bert-base-uncased --batch 32 --seq-len 128 \

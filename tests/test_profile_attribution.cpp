@@ -447,6 +447,26 @@ TEST_CASE("profile: recording overhead is scaled out to the unrecorded forward +
     description["unrecorded_forward_backward_s"] = 0;
     CHECK_THROWS_WITH(profile_with(description), Catch::Contains("unrecorded_forward_backward_s"));
   }
+  SECTION("the timed optimizer step becomes the trace's bandwidth, not scaled with the recording") {
+    // SGD with momentum streams 20 bytes per element (weight, gradient and
+    // momentum read, weight and momentum written, fp32): 1500 elements,
+    // 30,000 bytes in the 1 ms step = 3e7 B/s, whatever the scaling.
+    description["unrecorded_forward_backward_s"] = recorded_s / 4;
+    description["optimizer"] = "momentum";
+    description["unrecorded_optimizer_step_s"] = 1e-3;
+    const LayerProfile timed = profile_with(description);
+    CHECK(timed.trace.optimizer_bytes_per_s == Approx(3e7));
+    CHECK(timed.provenance["optimizer_step"]["measured_step_s"].get<double>() == Approx(1e-3));
+    CHECK(timed.provenance["optimizer_step"]["optimizer"] == "momentum");
+    CHECK(trace_optimizer_step_s(timed.trace, Optimizer::adam, 0, 1) == Approx(1e-3 * 28 / 20));
+  }
+  SECTION("a step needs its optimizer, one of the three") {
+    description["unrecorded_optimizer_step_s"] = 1e-3;
+    CHECK_THROWS_WITH(profile_with(description), Catch::Contains("unrecorded_optimizer_step_s") &&
+                                                     Catch::Contains("\"optimizer\""));
+    description["optimizer"] = "lamb";
+    CHECK_THROWS_WITH(profile_with(description), Catch::Contains("optimizer") && Catch::Contains("sgd, momentum or adam"));
+  }
 }
 
 /// simple_iteration() under DDP: the comm hook marks a 4040-byte all-reduce

@@ -55,6 +55,7 @@ struct LayersOptions {
   int device = 0;
   int gpus = 1;
   int seq_len = 128;
+  std::string optimizer = "adam";
   std::string python = "python3";
   std::string output;
 };
@@ -202,6 +203,8 @@ void profile_layers(const LayersOptions& o, const std::string& command) {
             std::to_string(o.device + rank),
             "--seq-len",
             std::to_string(o.seq_len),
+            "--optimizer",
+            o.optimizer,
             "--describe",
             rank_file("model", rank, "json").string()};
     std::vector<std::string> env = {"CUDA_INJECTION64_PATH=" + injection.string(),
@@ -242,6 +245,10 @@ void profile_layers(const LayersOptions& o, const std::string& command) {
   fmt::print("wrote {}: {}, forward {:.3f} ms, backward {:.3f} ms (medians of {} iterations)", o.output,
              counted(std::ssize(result.trace.layers), "layer"), result.trace.forward_time_s * 1e3, backward * 1e3,
              result.provenance["statistics"]["iterations"].get<int>());
+  if (result.provenance.contains("optimizer_step")) {
+    fmt::print(", {} step {:.3f} ms", o.optimizer,
+               result.provenance["optimizer_step"]["measured_step_s"].get<double>() * 1e3);
+  }
   if (o.gpus > 1) fmt::print(", {} observed in situ on {} GPUs", counted(std::ssize(result.trace.insitu_allreduce), "all-reduce"), o.gpus);
   fmt::print("\n");
 }
@@ -323,15 +330,20 @@ void add_profile_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
   l->add_option("--seq-len", layers->seq_len, "sequence length for transformers models")->capture_default_str();
+  l->add_option("--optimizer", layers->optimizer,
+                "sgd, momentum or adam: the optimizer to train with; its step, timed, becomes the trace's "
+                "optimizer_bytes_per_s (a run config naming the same one times the step as measured)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"sgd", "momentum", "adam"}));
   l->add_option("--python", layers->python, "Python with PyTorch")->capture_default_str();
   l->add_option("-o,--output", layers->output, "trace file to write (-: stdout)")->required()
       ->check(output_name());
   add_examples(l, {"mgsim profile layers --model resnet50 --batch 64 --precision bf16 -o resnet50.json"});
   l->callback([layers] {
-    profile_layers(*layers, fmt::format("mgsim profile layers --model {} --batch {} --precision {} --warmup {} "
-                                        "--iterations {} --gpus {}",
-                                        layers->model, layers->batch_size, layers->precision, layers->warmup,
-                                        layers->iterations, layers->gpus));
+    profile_layers(*layers, fmt::format("mgsim profile layers --model {} --batch {} --precision {} --optimizer {} "
+                                        "--warmup {} --iterations {} --gpus {}",
+                                        layers->model, layers->batch_size, layers->precision, layers->optimizer,
+                                        layers->warmup, layers->iterations, layers->gpus));
   });
 
   CLI::App* a = command->add_subcommand("allreduce", "NCCL all-reduce latency over message sizes -> curve");

@@ -35,6 +35,7 @@
 #include "mgsim/median.hpp"
 #include "mgsim/profile/importers.hpp"
 #include "mgsim/profile/layer_timing.hpp"
+#include "mgsim/profile/output.hpp"
 
 namespace mgsim::profile {
 namespace {
@@ -113,7 +114,14 @@ class KinetoImporter {
     if (params_.empty()) no_gradients();
     ImportedTrace out = build(records);
     if (!events_.steps.empty() && !steps.empty()) out.step_time_s = median(steps);
-    if (!optimizer_steps.empty()) add_optimizer_step(out, median(optimizer_steps));
+    if (!optimizer_steps.empty()) {
+      out.optimizer_step_s = median(optimizer_steps);
+      out.provenance["optimizer_step"] = set_optimizer_step(
+          out.trace, options_.optimizer, *out.optimizer_step_s,
+          "median over the steps of the longer of \"Optimizer.step#...\"'s CPU span and the span of the GPU work "
+          "launched inside it",
+          out.warnings);
+    }
     return out;
   }
 
@@ -157,32 +165,6 @@ class KinetoImporter {
       return static_cast<double>(std::max(op.end_ns - op.start_ns, gpu)) * 1e-9;
     }
     return std::nullopt;
-  }
-
-  /// The measured optimizer step as the trace's optimizer_bytes_per_s: the
-  /// bytes the --optimizer's fused step streams over every parameter, per
-  /// second of the step (docs/profiling.md).
-  void add_optimizer_step(ImportedTrace& out, double step_s) const {
-    out.optimizer_step_s = step_s;
-    const double bytes = trace_optimizer_step_bytes(out.trace, options_.optimizer, 0, 1);
-    const double rate = step_s > 0 ? bytes / step_s : 0;
-    nlohmann::json entry = {{"measured_step_s", step_s},
-                            {"optimizer", optimizer_name(options_.optimizer)},
-                            {"bytes", bytes},
-                            {"method", "median over the steps of the longer of \"Optimizer.step#...\"'s CPU span "
-                                       "and the span of the GPU work launched inside it; "
-                                       "optimizer_bytes_per_s = the optimizer's fused-step bytes over every "
-                                       "parameter / that time, so a run of the same optimizer times the step as "
-                                       "measured"}};
-    if (rate >= kMinMemoryBytesPerS && rate <= kMaxMemoryBytesPerS) {
-      out.trace.optimizer_bytes_per_s = rate;
-    } else {
-      entry["not_written"] = "the rate is outside what a trace may hold (docs/limits.md)";
-      out.warnings.push_back(fmt::format("the optimizer step ({:.3f} ms for {:g} bytes) is not written: {:g} B/s is "
-                                         "outside [{:g}, {:g}]",
-                                         step_s * 1e3, bytes, rate, kMinMemoryBytesPerS, kMaxMemoryBytesPerS));
-    }
-    out.provenance["optimizer_step"] = std::move(entry);
   }
 
   std::pair<std::int64_t, std::int64_t> whole_trace() const {

@@ -8,6 +8,7 @@
 #include "mgsim/error.hpp"
 #include "mgsim/limits.hpp"
 #include "mgsim/io/trace_io.hpp"
+#include "mgsim/profile/output.hpp"
 
 namespace mgsim::profile {
 namespace {
@@ -124,6 +125,18 @@ ModelDescription parse_model_description(const nlohmann::json& document, const s
   if (top.has("unrecorded_forward_backward_s")) {
     d.unrecorded_forward_backward_s = top.number("unrecorded_forward_backward_s", 0, false, kMaxComputeSeconds);
   }
+  if (top.has("optimizer")) {
+    const std::string name = top.text("optimizer");
+    try {
+      d.optimizer = parse_optimizer(name);
+    } catch (const ConfigError&) {
+      top.where().key("optimizer").expected("sgd, momentum or adam", top.required("optimizer"));
+    }
+  }
+  if (top.has("unrecorded_optimizer_step_s")) {
+    if (!d.optimizer) top.where().key("unrecorded_optimizer_step_s").expected("an \"optimizer\" key with it", top.required("unrecorded_optimizer_step_s"));
+    d.unrecorded_optimizer_step_s = top.number("unrecorded_optimizer_step_s", 0, false, kMaxComputeSeconds);
+  }
   for (const auto& [element, where] : top.array("params")) d.params.push_back(read_param(*element, where));
   const nlohmann::json& provenance = top.required("provenance");
   if (!provenance.is_object()) top.where().key("provenance").expected("an object", provenance);
@@ -174,6 +187,13 @@ LayerProfile assemble_layer_profile(const ModelDescription& description, std::sp
   }
   provenance["statistics"] = built.stats;
   if (!overhead.is_null()) provenance["recording_overhead"] = std::move(overhead);
+  if (description.unrecorded_optimizer_step_s > 0) {
+    provenance["optimizer_step"] = set_optimizer_step(
+        profile.trace, *description.optimizer, description.unrecorded_optimizer_step_s,
+        "median wall clock (synchronized before and after) of the optimizer step and zero_grad over the "
+        "iterations timed with the recorder paused",
+        profile.warnings);
+  }
   provenance["attribution"] = notes_json(notes);
   if (!ranks.front().info.empty()) provenance["recorder"] = ranks.front().info;
   provenance["mgsim_command"] = command;

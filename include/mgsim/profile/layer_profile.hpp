@@ -6,11 +6,13 @@
 // Nothing here needs CUDA, so the whole path is tested on synthetic records.
 
 #include <filesystem>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "mgsim/model_memory.hpp"
 #include "mgsim/profile/layer_timing.hpp"
 #include "mgsim/profile/records.hpp"
 #include "mgsim/trace.hpp"
@@ -28,6 +30,10 @@ struct ModelDescription {
   /// Median wall-clock forward + backward of as many iterations run with the
   /// recorder paused (one GPU only); 0 when not timed.
   double unrecorded_forward_backward_s = 0;
+  /// The optimizer the helper trained with, and the median wall-clock time
+  /// of its step in the unrecorded iterations (0: not timed).
+  std::optional<Optimizer> optimizer;
+  double unrecorded_optimizer_step_s = 0;
   std::vector<ParamInfo> params;  ///< the framework's parameter order; marker i is params[i]
   nlohmann::json provenance;      ///< framework, versions, GPU, command, date (free-form)
 };
@@ -50,7 +56,9 @@ struct LayerProfile {
 /// When the recorded forward + backward is longer than the unrecorded one
 /// (recording slows a run bound by its launches), every compute time of the
 /// trace is scaled down to the unrecorded iteration (scale_compute), with
-/// both figures in the provenance ("recording_overhead") and a warning.
+/// both figures in the provenance ("recording_overhead") and a warning. A
+/// timed optimizer step becomes the trace's optimizer_bytes_per_s
+/// (set_optimizer_step).
 /// `command` is the mgsim command line that ran the profile, for provenance.
 LayerProfile assemble_layer_profile(const ModelDescription& description, std::span<const RecordSet> ranks,
                                     const std::string& command);
