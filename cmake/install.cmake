@@ -1,7 +1,7 @@
 # What `cmake --install` puts where (README.md, Install), besides the targets
 # that src/ and profiler/ install themselves:
 #   lib/cmake/mgsim/       the CMake package: find_package(mgsim)
-#   share/doc/mgsim/       README.md, docs/ and validation/README.md, laid out as in
+#   share/doc/mgsim/       README.md, docs/, validation/README.md and traces/README.md, laid out as in
 #                          the source tree so that their links work
 #   share/mgsim/           the shipped examples: configs/, traces/, validation/ and
 #                          the plot scripts in scripts/ (the binary looks there for a
@@ -21,6 +21,7 @@ install(FILES ${PROJECT_BINARY_DIR}/mgsimConfig.cmake ${PROJECT_BINARY_DIR}/mgsi
 install(FILES ${PROJECT_SOURCE_DIR}/README.md TYPE DOC)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs TYPE DOC)
 install(FILES ${PROJECT_SOURCE_DIR}/validation/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR}/validation)
+install(FILES ${PROJECT_SOURCE_DIR}/traces/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR}/traces)
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/configs ${PROJECT_SOURCE_DIR}/traces ${PROJECT_SOURCE_DIR}/validation
         DESTINATION ${CMAKE_INSTALL_DATADIR}/mgsim)
