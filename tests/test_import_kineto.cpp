@@ -68,12 +68,19 @@ TEST_CASE("import: kineto per-layer times from AccumulateGrad, kernels and modul
   CHECK(imported.provenance["statistics"]["backward_spread_s"].get<double>() == Approx(4e-6));
   CHECK(imported.provenance["hardware"][0] == "Example GPU");
   // The two ncclDevKernel_AllReduce kernels (150 us each) are communication, not compute.
-  REQUIRE(imported.warnings.size() == 1);
+  REQUIRE(imported.warnings.size() == 2);
   CHECK_THAT(imported.warnings[0], Catch::Contains("2 communication kernels (nccl*, 0.300 ms in all)"));
   CHECK(imported.provenance["communication_kernels"]["count"] == 2);
   // Both ProfilerStep windows last 1000 us.
   REQUIRE(imported.step_time_s.has_value());
   CHECK(*imported.step_time_s == Approx(1e-3));
+  // The GPU work launched in each (no NCCL kernel) never overlaps: forward
+  // 30 + 10 + 28 + 5 = 73 us, backward 5 + 24 + 20 + 5 + 4 + 10 + 30 + 8 =
+  // 106 us in step 1 (the last reduce 12 us in step 2): 179 and 183 of
+  // 1000 us, median 18.1%, far below the 80% under which the import warns.
+  REQUIRE(imported.gpu_busy_fraction);
+  CHECK(*imported.gpu_busy_fraction == Approx(0.181));
+  CHECK_THAT(imported.warnings[1], Catch::Contains("the GPU was busy 18% of the median step"));
 }
 
 TEST_CASE("import: NCCL all-reduces named by record_param_comms become in-situ observations", "[import]") {
@@ -592,6 +599,14 @@ TEST_CASE("import: a PyTorch 2.11 step on an H200 gives ResNet-50's tensors, its
   REQUIRE(imported.optimizer_step_s);
   CHECK(*imported.optimizer_step_s == Approx(1790.932e-6).margin(1e-9));
   CHECK(imported.trace.optimizer_bytes_per_s == Approx(511'140'640 / 1790.932e-6));
+  // The 999 kernels and sets launched inside the step keep the GPU busy for
+  // 27416.903 us (the union of their intervals, summed by a script apart):
+  // 68.5% of the step, so the run waited for its launches.
+  REQUIRE(imported.gpu_busy_fraction);
+  CHECK(*imported.gpu_busy_fraction == Approx(27416.903 / 40035.799).epsilon(1e-5));
+  CHECK(std::count_if(imported.warnings.begin(), imported.warnings.end(), [](const std::string& w) {
+          return w.find("the GPU was busy 68% of the median step") != std::string::npos;
+        }) == 1);
 }
 
 }  // namespace

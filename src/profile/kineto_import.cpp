@@ -27,6 +27,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "kineto_events.hpp"
 #include "mgsim/error.hpp"
@@ -90,7 +91,7 @@ class KinetoImporter {
   ImportedTrace run() {
     RecordSet records = events_.records;
     int iteration = 0;
-    std::vector<double> steps, optimizer_steps;
+    std::vector<double> steps, optimizer_steps, busy;
     for (const auto& [from, to] : windows_) {
       const std::vector<const Node*> nodes = nodes_between(from, to);
       if (nodes.empty()) {
@@ -109,11 +110,26 @@ class KinetoImporter {
       }
       add_markers(records, iteration++, from, to, nodes, grads);
       steps.push_back(static_cast<double>(to - from) * 1e-9);
+      busy.push_back(static_cast<double>(gpu_busy_in(from, to)) / static_cast<double>(std::max<std::int64_t>(1, to - from)));
       if (const auto step = optimizer_step_in(from, to)) optimizer_steps.push_back(*step);
     }
     if (params_.empty()) no_gradients();
     ImportedTrace out = build(records);
-    if (!events_.steps.empty() && !steps.empty()) out.step_time_s = median(steps);
+    if (!events_.steps.empty() && !steps.empty()) {
+      out.step_time_s = median(steps);
+      out.gpu_busy_fraction = median(busy);
+      out.provenance["gpu_busy_fraction"] = {
+          {"median", *out.gpu_busy_fraction},
+          {"method", "per step window: the union of the GPU work (kernels, copies, sets; no collectives) launched "
+                     "inside it, over its length"}};
+      if (*out.gpu_busy_fraction < kLaunchBoundBusy) {
+        out.warnings.push_back(fmt::format(
+            "the GPU was busy {:.0f}% of the median step: the run waited for its launches, and the profiler's cost "
+            "per launch is in these times; time the step without the profiler, or use mgsim profile layers, "
+            "which removes its own (docs/profiling.md#10-checked-on-an-h200)",
+            *out.gpu_busy_fraction * 100));
+      }
+    }
     if (!optimizer_steps.empty()) {
       out.optimizer_step_s = median(optimizer_steps);
       out.provenance["optimizer_step"] = set_optimizer_step(
@@ -146,6 +162,27 @@ class KinetoImporter {
   /// "Optimizer.step#" operator's CPU span (a step bound by its launches) and
   /// the span from the first to the last GPU work launched inside it on its
   /// thread (a step bound by the GPU); nothing when the window has none.
+  /// Nanoseconds the GPU was busy with the non-collective work launched in
+  /// [from, to]: the union of its intervals.
+  std::int64_t gpu_busy_in(std::int64_t from, std::int64_t to) const {
+    std::unordered_map<std::uint64_t, std::int64_t> launched_at;
+    for (const LaunchCall& call : events_.records.launches) {
+      if (call.start_ns >= from && call.start_ns <= to) launched_at.emplace(call.correlation, call.start_ns);
+    }
+    std::vector<std::pair<std::int64_t, std::int64_t>> work;
+    for (const GpuActivity& a : events_.records.activities) {
+      if (!a.collective && launched_at.contains(a.correlation)) work.emplace_back(a.start_ns, a.end_ns);
+    }
+    std::sort(work.begin(), work.end());
+    std::int64_t busy = 0, covered = std::numeric_limits<std::int64_t>::min();
+    for (const auto& [start, end] : work) {
+      const std::int64_t begin = std::max(start, covered);
+      if (end > begin) busy += end - begin;
+      covered = std::max(covered, end);
+    }
+    return busy;
+  }
+
   std::optional<double> optimizer_step_in(std::int64_t from, std::int64_t to) const {
     for (const Span& op : events_.operators) {
       if (op.start_ns < from || op.start_ns > to || !op.name.starts_with(kOptimizerStep)) continue;

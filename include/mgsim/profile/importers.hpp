@@ -78,7 +78,16 @@ struct ImportedTrace {
   /// the longer of its CPU span and the span of the GPU work it launched);
   /// nothing when the trace has none.
   std::optional<double> optimizer_step_s;
+  /// Median over the ProfilerStep#N windows imported of the time the GPU was
+  /// busy with the work launched inside the window (union of its kernels,
+  /// copies and sets; collectives left out) over the window's length;
+  /// nothing without step annotations. Below kLaunchBoundBusy the import
+  /// warns: the run waited for its launches, and the profiler's cost per
+  /// launch is in its times.
+  std::optional<double> gpu_busy_fraction;
 };
+
+inline constexpr double kLaunchBoundBusy = 0.8;
 
 ImportedTrace import_kineto(const nlohmann::json& document, const std::string& source, const KinetoOptions& options);
 
