@@ -14,10 +14,9 @@ DeepLearningExamples ResNet-50 optimizer) on the GPU, scaled like the rest.
 
 Usage (from the repository root, after building):
 
-  python3 scripts/make_validation_traces.py [--mgsim build/src/mgsim]
+  python3 scripts/make_validation_traces.py [--mgsim build/src/mgsim] [--out validation]
 """
 
-import argparse
 import sys
 
 import validation_lib as lib
@@ -47,16 +46,14 @@ TRACES = {
 }
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--mgsim", default=lib.DEFAULT_MGSIM)
-    args = parser.parse_args(argv)
+def main():
+    args = lib.parse_args(__doc__)
     for name, (gpu, precision, dtype_bytes, batch, throughput, source) in sorted(TRACES.items()):
         lib.zoo_trace(args.mgsim, name, "resnet50", gpu, precision, batch, throughput,
                       "the measured 1-GPU throughput of source '%s' (validation/README.md)" % source,
                       grad_bytes=dtype_bytes if dtype_bytes != PRECISION_BYTES[precision] else None,
                       optimizer="momentum")
-        print("wrote validation/traces/%s.json" % name)
+        print("wrote %s/traces/%s.json" % (args.out, name))
     return 0
 
 

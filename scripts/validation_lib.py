@@ -75,14 +75,20 @@ def case(name, description, sources, config, fit, calibrate, predict):
     write_json(os.path.join(VALIDATION, name + ".json"), document)
 
 
-def run(doc, cases, make_case):
+def parse_args(doc):
     """The scripts' command line: --mgsim BINARY, --out FOLDER (default validation/, which must hold
-    traces/); writes every case of `cases` with make_case(mgsim, name, spec)."""
+    traces/); returns the arguments, with the folder the writers above use set to --out."""
     global VALIDATION
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--mgsim", default=DEFAULT_MGSIM)
     parser.add_argument("--out", default=VALIDATION, help="folder to write the cases to (traces in its traces/)")
     args = parser.parse_args()
     VALIDATION = args.out
+    return args
+
+
+def run(doc, cases, make_case):
+    """Writes every case of `cases` with make_case(mgsim, name, spec), as parse_args() says."""
+    args = parse_args(doc)
     for name, spec in cases.items():
         make_case(args.mgsim, name, spec)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The validation cases written by scripts/make_{tfbench,cscs,dlperf,fleetx,bert,mlperf}_validation.py
+# The validation traces and cases written by scripts/make_validation_traces.py and
+# scripts/make_{tfbench,cscs,dlperf,fleetx,bert,mlperf}_validation.py
 # (every measured number quoted there with its source) are the shipped ones: the
 # scripts run again into a scratch folder must write validation/ byte for byte,
 # but for the mgsim version stamped in each trace's provenance.
@@ -12,11 +13,11 @@ if [[ $HAVE_PYTHON == 0 ]]; then
   exit 0
 fi
 mkdir -p out/traces
-for source in tfbench cscs dlperf fleetx bert mlperf; do
-  if python3 "$ROOT/scripts/make_${source}_validation.py" --mgsim "$MGSIM" --out out >"$source.log" 2>&1; then
-    pass "make_${source}_validation.py runs"
+for script in make_validation_traces make_{tfbench,cscs,dlperf,fleetx,bert,mlperf}_validation; do
+  if python3 "$ROOT/scripts/$script.py" --mgsim "$MGSIM" --out out >"$script.log" 2>&1; then
+    pass "$script.py runs"
   else
-    fail "make_${source}_validation.py runs" "$(tail -3 "$source.log")"
+    fail "$script.py runs" "$(tail -3 "$script.log")"
   fi
 done
 unstamped() { grep -v '"mgsim_version":' "$1"; }
