@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "mgsim/counted.hpp"
 #include "mgsim/error.hpp"
+#include "mgsim/limits.hpp"
 #include "mgsim/io/files.hpp"
 #include "mgsim/io/report.hpp"
 #include "mgsim/io/trace_io.hpp"
@@ -92,7 +93,7 @@ void print_step_check(const profile::ImportedTrace& imported, double backward, s
   const double step = *imported.step_time_s;
   fmt::print(out, "forward + backward{} {:.3f} ms, measured step (ProfilerStep#, median) {:.3f} ms\n",
              optimizer > 0 ? " + optimizer step" : "", modelled * 1e3, step * 1e3);
-  if (step > modelled) {
+  if (step > modelled && step - modelled <= kMaxIterationOverhead) {
     fmt::print(out, "the rest of the step, {:.3f} ms, is host time per iteration: run config key "
                     "\"iteration_overhead_s\": {:.6g}\n", (step - modelled) * 1e3, step - modelled);
   }

@@ -169,6 +169,7 @@ void EventCollector::add(const nlohmann::json& event, std::size_t index) {
     // PyTorch >= 2 files record_function ranges (ProfilerStep#, Optimizer.step#) as "user_annotation" and
     // copies of them on the GPU's timeline as "gpu_user_annotation"; PyTorch 1.x as "cpu_op".
     const bool cpu = category == "cpu_op" || category == "operator" || category == "user_annotation";
+    if (category == "gpu_user_annotation" && name.starts_with("ProfilerStep#")) ++events_.gpu_only_steps;
     std::vector<Span>* kind = !cpu && category != "python_function"                             ? nullptr
                               : name.starts_with("ProfilerStep#")                               ? &events_.steps
                               : category == "python_function" && name.starts_with("nn.Module: ") ? &events_.modules

@@ -51,6 +51,7 @@ struct Events {
   std::vector<Span> operators;  ///< cpu_op, by start time
   std::vector<Span> modules;    ///< python_function "nn.Module: X", by start time
   std::vector<Span> steps;      ///< "ProfilerStep#N", by start time
+  int gpu_only_steps = 0;       ///< "ProfilerStep#N" copies on the GPU's timeline (gpu_user_annotation)
   int activities_without_correlation = 0;
 };
 

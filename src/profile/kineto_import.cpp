@@ -82,17 +82,37 @@ class KinetoImporter {
       : source_(source), options_(options), events_(std::move(events)), facts_(facts) {
     find_nodes();
     for (const Span& step : events_.steps) windows_.push_back({step.start_ns, step.end_ns});
+    if (windows_.empty() && events_.gpu_only_steps > 1) {
+      fail(fmt::format("{} ProfilerStep# windows are marked only on the GPU's timeline (gpu_user_annotation), none "
+                       "on the CPU's: their iterations cannot be told apart (keep the user_annotation events)",
+                       events_.gpu_only_steps));
+    }
     if (windows_.empty() && !events_.operators.empty()) windows_.push_back(whole_trace());
     const std::size_t skip =
         std::min<std::size_t>(static_cast<std::size_t>(std::max(0, options.skip_steps)), windows_.size());
+    if (skip > 0 && skip == windows_.size()) {
+      fail(fmt::format("--skip-steps {} drops every one of the {} ProfilerStep# windows", options.skip_steps,
+                       windows_.size()));
+    }
     windows_.erase(windows_.begin(), windows_.begin() + static_cast<std::ptrdiff_t>(skip));
   }
 
   ImportedTrace run() {
+    if (events_.records.activities.empty()) {
+      fail("the trace holds no GPU work (kernels, copies, sets) with a correlation id: record it with "
+           "ProfilerActivity.CUDA");
+    }
+    if (!windows_.empty() && std::all_of(windows_.begin(), windows_.end(), [](const auto& w) { return w.second <= w.first; })) {
+      fail("every ProfilerStep# window lasts 0 ns");
+    }
     RecordSet records = events_.records;
     int iteration = 0;
     std::vector<double> steps, optimizer_steps, busy;
     for (const auto& [from, to] : windows_) {
+      if (to <= from) {
+        warnings_.push_back(fmt::format("a step window at {} ns lasts 0 ns: skipped", from));
+        continue;
+      }
       const std::vector<const Node*> nodes = nodes_between(from, to);
       if (nodes.empty()) {
         warnings_.push_back(fmt::format("a step window at {} ns holds no backward pass: skipped", from));
@@ -110,11 +130,23 @@ class KinetoImporter {
       }
       add_markers(records, iteration++, from, to, nodes, grads);
       steps.push_back(static_cast<double>(to - from) * 1e-9);
-      busy.push_back(static_cast<double>(gpu_busy_in(from, to)) / static_cast<double>(std::max<std::int64_t>(1, to - from)));
+      busy.push_back(static_cast<double>(gpu_busy_in(from, to)) / static_cast<double>(to - from));
       if (const auto step = optimizer_step_in(from, to)) optimizer_steps.push_back(*step);
     }
+    if (params_.empty() && !events_.steps.empty() &&
+        std::any_of(nodes_.begin(), nodes_.end(), [](const Node& n) { return n.accumulate(); })) {
+      fail(fmt::format("none of the {} ProfilerStep# windows imported holds a backward pass with parameter "
+                       "gradients (AccumulateGrad): the trace's backward lies outside them",
+                       windows_.size()));
+    }
     if (params_.empty()) no_gradients();
-    ImportedTrace out = build(records);
+    ImportedTrace out = [&] {
+      try {
+        return build(records);
+      } catch (const TraceError& e) {
+        fail(e.what());
+      }
+    }();
     if (!events_.steps.empty() && !steps.empty()) {
       out.step_time_s = median(steps);
       out.gpu_busy_fraction = median(busy);
@@ -158,50 +190,65 @@ class KinetoImporter {
                      nodes_.size(), nodes_.size() == 1 ? "" : "s", fmt::join(names, ", ")));
   }
 
-  /// Seconds of the optimizer step in a window: the longer of its
-  /// "Optimizer.step#" operator's CPU span (a step bound by its launches) and
-  /// the span from the first to the last GPU work launched inside it on its
-  /// thread (a step bound by the GPU); nothing when the window has none.
-  /// Nanoseconds the GPU was busy with the non-collective work launched in
-  /// [from, to]: the union of its intervals.
-  std::int64_t gpu_busy_in(std::int64_t from, std::int64_t to) const {
-    std::unordered_map<std::uint64_t, std::int64_t> launched_at;
+  /// When each runtime or driver call made in [from, to] (by `thread`, when
+  /// given) started, by correlation id.
+  std::unordered_map<std::uint64_t, std::int64_t> launches_in(std::int64_t from, std::int64_t to,
+                                                              std::optional<std::uint64_t> thread = {}) const {
+    std::unordered_map<std::uint64_t, std::int64_t> at;
     for (const LaunchCall& call : events_.records.launches) {
-      if (call.start_ns >= from && call.start_ns <= to) launched_at.emplace(call.correlation, call.start_ns);
+      if (call.start_ns >= from && call.start_ns <= to && (!thread || call.thread == *thread)) {
+        at.emplace(call.correlation, call.start_ns);
+      }
     }
+    return at;
+  }
+
+  /// The non-collective GPU work those calls launched, as (start, end); work
+  /// that starts before its launch (a reused correlation id) is left out.
+  std::vector<std::pair<std::int64_t, std::int64_t>> work_of(
+      const std::unordered_map<std::uint64_t, std::int64_t>& launches) const {
     std::vector<std::pair<std::int64_t, std::int64_t>> work;
     for (const GpuActivity& a : events_.records.activities) {
-      if (!a.collective && launched_at.contains(a.correlation)) work.emplace_back(a.start_ns, a.end_ns);
+      const auto launch = launches.find(a.correlation);
+      if (!a.collective && launch != launches.end() && a.start_ns >= launch->second) {
+        work.emplace_back(a.start_ns, a.end_ns);
+      }
     }
+    return work;
+  }
+
+  /// Nanoseconds of [from, to] in which the GPU was busy with the work
+  /// launched in it: the union of its intervals, cut to the window.
+  std::int64_t gpu_busy_in(std::int64_t from, std::int64_t to) const {
+    std::vector<std::pair<std::int64_t, std::int64_t>> work = work_of(launches_in(from, to));
     std::sort(work.begin(), work.end());
     std::int64_t busy = 0, covered = std::numeric_limits<std::int64_t>::min();
     for (const auto& [start, end] : work) {
-      const std::int64_t begin = std::max(start, covered);
-      if (end > begin) busy += end - begin;
+      const std::int64_t begin = std::max(start, covered), stop = std::min(end, to);
+      if (stop > begin) busy += stop - begin;
       covered = std::max(covered, end);
     }
     return busy;
   }
 
+  /// Seconds of the optimizer step in a window: for each "Optimizer.step#"
+  /// operator that starts in it (one per optimizer), the longer of its CPU
+  /// span (a step bound by its launches) and the span from the first to the
+  /// last GPU work launched inside it on its thread (a step bound by the
+  /// GPU), summed; nothing when the window has none.
   std::optional<double> optimizer_step_in(std::int64_t from, std::int64_t to) const {
+    std::optional<double> total;
     for (const Span& op : events_.operators) {
       if (op.start_ns < from || op.start_ns > to || !op.name.starts_with(kOptimizerStep)) continue;
-      std::set<std::uint64_t> launched;
-      for (const LaunchCall& call : events_.records.launches) {
-        if (call.thread == op.thread && call.start_ns >= op.start_ns && call.start_ns <= op.end_ns) {
-          launched.insert(call.correlation);
-        }
-      }
       std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = std::numeric_limits<std::int64_t>::min();
-      for (const GpuActivity& work : events_.records.activities) {
-        if (work.collective || !launched.contains(work.correlation)) continue;
-        first = std::min(first, work.start_ns);
-        last = std::max(last, work.end_ns);
+      for (const auto& [start, end] : work_of(launches_in(op.start_ns, op.end_ns, op.thread))) {
+        first = std::min(first, start);
+        last = std::max(last, end);
       }
       const std::int64_t gpu = first <= last ? last - first : 0;
-      return static_cast<double>(std::max(op.end_ns - op.start_ns, gpu)) * 1e-9;
+      total = total.value_or(0) + static_cast<double>(std::max(op.end_ns - op.start_ns, gpu)) * 1e-9;
     }
-    return std::nullopt;
+    return total;
   }
 
   std::pair<std::int64_t, std::int64_t> whole_trace() const {
