@@ -80,10 +80,29 @@ else
   fail "import osu without rank count fails cleanly" "exit $rc: $out"
 fi
 
-# The training helper parses its arguments without importing PyTorch.
+# The training helper parses its arguments without importing PyTorch, and
+# trains under tests/fake_torch (sleeps for forward 3 ms, backward 4 ms, the
+# optimizer's step 2 ms): nothing marked before the measured iterations, the
+# unrecorded medians at least those sleeps, the keys those of
+# tests/data/profile-model-fake.json (which the C++ reader's test parses).
 if command -v python3 >/dev/null 2>&1; then
   run_ok "helper --help" python3 "$ROOT/profiler/mgsim_profile_model.py" --help
   run_ok "kineto capture --help" python3 "$ROOT/scripts/kineto_capture.py" --help
+  run_ok "helper trains under a stand-in PyTorch" env FAKE_TORCH_MARKS="$WORK/marks.txt" PYTHONPATH="$ROOT/tests/fake_torch" \
+    python3 "$ROOT/profiler/mgsim_profile_model.py" --model toy_model:build --batch 4 --warmup 2 --iterations 3 \
+    --optimizer momentum --describe "$WORK/model.json"
+  run_ok "the helper marks the measured iterations only and times the unrecorded ones" python3 - "$WORK" "$DATA" <<'PY'
+import json, sys
+work, data = sys.argv[1], sys.argv[2]
+marks = open(work + "/marks.txt").read().split()
+assert len(marks) == 3 * 8 and marks[0] == "mgsim:iter:begin:0" and marks[-1] == "mgsim:iter:end:2", marks
+d = json.load(open(work + "/model.json"))
+assert d["unrecorded_forward_backward_s"] >= 0.007, d
+assert d["unrecorded_optimizer_step_s"] >= 0.002, d
+assert d["optimizer"] == "momentum" and d["provenance"]["optimizer"].startswith("torch.optim.SGD"), d
+shipped = json.load(open(data + "/profile-model-fake.json"))
+assert set(d) == set(shipped) and set(d["params"][0]) == set(shipped["params"][0]), (set(d) ^ set(shipped))
+PY
 fi
 
 # fit takes GPUs per node from the curve's provenance: the p4d log ran 16 ranks on 2 hosts, so 8.

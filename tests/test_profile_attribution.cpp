@@ -20,6 +20,7 @@
 #include "mgsim/profile/device.hpp"
 #include "mgsim/profile/layer_profile.hpp"
 #include "mgsim/profile/output.hpp"
+#include "test_data.hpp"
 
 namespace {
 
@@ -392,6 +393,24 @@ TEST_CASE("profile: a whole profile is written and loads back as a trace", "[pro
   nlohmann::json wrong = description;
   wrong["params"][0]["elements"] = 0;
   CHECK_THROWS_WITH(parse_model_description(wrong, "model.json"), Catch::Contains("params[0].elements"));
+}
+
+TEST_CASE("profile: the helper's description, as it writes one, is read whole", "[profile]") {
+  // tests/data/profile-model-fake.json: written by
+  // profiler/mgsim_profile_model.py --model toy_model:build --batch 4
+  // --warmup 1 --iterations 3 --optimizer momentum under tests/fake_torch
+  // (tests/profile_cli_test.sh checks that a fresh run writes the same keys).
+  const ModelDescription d = read_model_description(mgsim::test::kTestData + "profile-model-fake.json");
+  CHECK(d.model == "toy_model:build");
+  CHECK(d.batch_size == 4);
+  CHECK(d.iterations == 3);
+  REQUIRE(d.params.size() == 3);
+  CHECK(d.params[2].name == "fc2.weight");
+  CHECK(d.params[2].elements == 500);
+  REQUIRE(d.optimizer);
+  CHECK(*d.optimizer == Optimizer::momentum);
+  CHECK(d.unrecorded_forward_backward_s >= 0.007);  // the stand-in sleeps 3 + 4 ms
+  CHECK(d.unrecorded_optimizer_step_s >= 0.002);    // and 2 ms in the step
 }
 
 TEST_CASE("profile: recording overhead is scaled out to the unrecorded forward + backward", "[profile]") {
