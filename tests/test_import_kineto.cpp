@@ -296,6 +296,23 @@ TEST_CASE("import: a kineto file read as a stream gives what the whole document 
   }
 }
 
+TEST_CASE("import: a trace without steps whose gradients repeat is said to hold several iterations", "[import]") {
+  // Without its two ProfilerStep# events the sample is one window of two
+  // backward passes: 8 gradients, the 4 sizes (128, 16, 64, 4) twice.
+  nlohmann::json two = without([](const std::string& name) { return name.starts_with("ProfilerStep#"); });
+  const ImportedTrace merged = import(two);
+  CHECK(std::count_if(merged.warnings.begin(), merged.warnings.end(), [](const std::string& w) {
+          return w.find("its 8 gradients are the same 4 sizes 2 times over") != std::string::npos;
+        }) == 1);
+  // Only the first step's events (before 2000 us): 4 gradients, no repeat, no warning.
+  nlohmann::json one = two;
+  auto& events = one["traceEvents"];
+  events.erase(std::remove_if(events.begin(), events.end(),
+                              [](const nlohmann::json& e) { return e.value("ts", 0.0) >= 2000; }),
+               events.end());
+  for (const std::string& w : import(one).warnings) CHECK_THAT(w, !Catch::Contains("times over"));
+}
+
 TEST_CASE("import: malformed kineto traces are refused", "[import]") {
   CHECK_THROWS_WITH(import(nlohmann::json{{"events", 1}}), Catch::Contains("expected a Chrome trace"));
   CHECK_THROWS_WITH(import(nlohmann::json{{"traceEvents", nlohmann::json::array({1})}}),

@@ -122,7 +122,10 @@ class KinetoImporter {
       for (const Node* n : nodes) {
         if (n->accumulate()) grads.push_back(n);
       }
-      if (params_.empty()) describe_parameters(nodes, grads);
+      if (params_.empty()) {
+        describe_parameters(nodes, grads);
+        if (events_.steps.empty()) warn_if_repeated();
+      }
       if (grads.size() != params_.size()) {
         warnings_.push_back(fmt::format("iteration {} accumulates {} gradients, the first one {}: skipped", iteration,
                                         grads.size(), params_.size()));
@@ -416,6 +419,24 @@ class KinetoImporter {
     // Forward (framework) order is the reverse of the order gradients arrive.
     params_.assign(found.rbegin(), found.rend());
     check_layer_count();
+  }
+
+  /// Without step windows the whole trace is one iteration; a gradient list
+  /// that is the same sizes k >= 2 times over is likely k iterations read as
+  /// one (or a model of k identical blocks): said, not refused.
+  void warn_if_repeated() {
+    const std::size_t n = params_.size();
+    for (std::size_t period = 1; period <= n / 2; ++period) {
+      if (n % period != 0) continue;
+      bool repeats = true;
+      for (std::size_t i = period; i < n && repeats; ++i) repeats = params_[i].elements == params_[i - period].elements;
+      if (!repeats) continue;
+      warnings_.push_back(fmt::format("the trace has no ProfilerStep# window and its {} gradients are the same {} "
+                                      "sizes {} times over: if it holds {} iterations they were read as one (mark "
+                                      "the steps with prof.step())",
+                                      n, period, n / period, n / period));
+      return;
+    }
   }
 
   /// The k-th gradient to arrive, sized by the given list; refused when the
