@@ -81,6 +81,12 @@ class KinetoImporter {
   KinetoImporter(Events events, const nlohmann::json& facts, const std::string& source, const KinetoOptions& options)
       : source_(source), options_(options), events_(std::move(events)), facts_(facts) {
     find_nodes();
+    for (const LaunchCall& call : events_.records.launches) launches_by_start_.push_back(&call);
+    std::stable_sort(launches_by_start_.begin(), launches_by_start_.end(),
+                     [](const LaunchCall* a, const LaunchCall* b) { return a->start_ns < b->start_ns; });
+    for (const GpuActivity& a : events_.records.activities) {
+      if (!a.collective) work_by_correlation_.emplace(a.correlation, &a);
+    }
     for (const Span& step : events_.steps) windows_.push_back({step.start_ns, step.end_ns});
     if (windows_.empty() && events_.gpu_only_steps > 1) {
       fail(fmt::format("{} ProfilerStep# windows are marked only on the GPU's timeline (gpu_user_annotation), none "
@@ -193,28 +199,27 @@ class KinetoImporter {
                      nodes_.size(), nodes_.size() == 1 ? "" : "s", fmt::join(names, ", ")));
   }
 
-  /// When each runtime or driver call made in [from, to] (by `thread`, when
-  /// given) started, by correlation id.
-  std::unordered_map<std::uint64_t, std::int64_t> launches_in(std::int64_t from, std::int64_t to,
-                                                              std::optional<std::uint64_t> thread = {}) const {
-    std::unordered_map<std::uint64_t, std::int64_t> at;
-    for (const LaunchCall& call : events_.records.launches) {
-      if (call.start_ns >= from && call.start_ns <= to && (!thread || call.thread == *thread)) {
-        at.emplace(call.correlation, call.start_ns);
-      }
+  /// The runtime or driver calls made in [from, to] (by `thread`, when
+  /// given), by start.
+  std::vector<const LaunchCall*> launches_in(std::int64_t from, std::int64_t to,
+                                             std::optional<std::uint64_t> thread = {}) const {
+    std::vector<const LaunchCall*> calls;
+    auto it = std::lower_bound(launches_by_start_.begin(), launches_by_start_.end(), from,
+                               [](const LaunchCall* call, std::int64_t t) { return call->start_ns < t; });
+    for (; it != launches_by_start_.end() && (*it)->start_ns <= to; ++it) {
+      if (!thread || (*it)->thread == *thread) calls.push_back(*it);
     }
-    return at;
+    return calls;
   }
 
   /// The non-collective GPU work those calls launched, as (start, end); work
   /// that starts before its launch (a reused correlation id) is left out.
-  std::vector<std::pair<std::int64_t, std::int64_t>> work_of(
-      const std::unordered_map<std::uint64_t, std::int64_t>& launches) const {
+  std::vector<std::pair<std::int64_t, std::int64_t>> work_of(const std::vector<const LaunchCall*>& calls) const {
     std::vector<std::pair<std::int64_t, std::int64_t>> work;
-    for (const GpuActivity& a : events_.records.activities) {
-      const auto launch = launches.find(a.correlation);
-      if (!a.collective && launch != launches.end() && a.start_ns >= launch->second) {
-        work.emplace_back(a.start_ns, a.end_ns);
+    for (const LaunchCall* call : calls) {
+      const auto [first, last] = work_by_correlation_.equal_range(call->correlation);
+      for (auto it = first; it != last; ++it) {
+        if (it->second->start_ns >= call->start_ns) work.emplace_back(it->second->start_ns, it->second->end_ns);
       }
     }
     return work;
@@ -241,15 +246,17 @@ class KinetoImporter {
   /// GPU), summed; nothing when the window has none.
   std::optional<double> optimizer_step_in(std::int64_t from, std::int64_t to) const {
     std::optional<double> total;
-    for (const Span& op : events_.operators) {
-      if (op.start_ns < from || op.start_ns > to || !op.name.starts_with(kOptimizerStep)) continue;
+    const std::vector<Span>& ops = events_.operators;  // by start
+    auto op = std::lower_bound(ops.begin(), ops.end(), from, [](const Span& o, std::int64_t t) { return o.start_ns < t; });
+    for (; op != ops.end() && op->start_ns <= to; ++op) {
+      if (!op->name.starts_with(kOptimizerStep)) continue;
       std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = std::numeric_limits<std::int64_t>::min();
-      for (const auto& [start, end] : work_of(launches_in(op.start_ns, op.end_ns, op.thread))) {
+      for (const auto& [start, end] : work_of(launches_in(op->start_ns, op->end_ns, op->thread))) {
         first = std::min(first, start);
         last = std::max(last, end);
       }
       const std::int64_t gpu = first <= last ? last - first : 0;
-      total = total.value_or(0) + static_cast<double>(std::max(op.end_ns - op.start_ns, gpu)) * 1e-9;
+      total = total.value_or(0) + static_cast<double>(std::max(op->end_ns - op->start_ns, gpu)) * 1e-9;
     }
     return total;
   }
@@ -632,6 +639,8 @@ class KinetoImporter {
   nlohmann::json facts_;
   std::vector<Node> nodes_;
   std::vector<bool> in_backward_;
+  std::vector<const LaunchCall*> launches_by_start_;  ///< events_.records.launches by start
+  std::unordered_multimap<std::uint64_t, const GpuActivity*> work_by_correlation_;  ///< non-collective
   std::map<std::int64_t, const Span*> forward_by_sequence_;
   std::map<const Span*, std::string> layer_of_call_;  ///< top-level forward operator -> its layer
   std::vector<int> outer_call_;                       ///< per operator: see find_outer_calls()
