@@ -103,6 +103,10 @@ class KinetoImporter {
     windows_.erase(windows_.begin(), windows_.begin() + static_cast<std::ptrdiff_t>(skip));
   }
 
+  // The indexes point into events_: never copied or moved.
+  KinetoImporter(const KinetoImporter&) = delete;
+  KinetoImporter& operator=(const KinetoImporter&) = delete;
+
   ImportedTrace run() {
     if (events_.records.activities.empty()) {
       fail("the trace holds no GPU work (kernels, copies, sets) with a correlation id: record it with "
