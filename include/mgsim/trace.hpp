@@ -100,6 +100,13 @@ struct TensorLayout {
 
 TensorLayout make_layout(const Trace& trace);
 
+/// The sum of the layers' backward times, in seconds.
+double backward_time_s(const Trace& trace);
+
+/// Forward plus every layer's backward: the trace's iteration on one GPU, in
+/// seconds (ComputeProfile::compute_time before rounding).
+double compute_time_s(const Trace& trace);
+
 /// Multiplies the forward, every layer's forward and backward time and every
 /// ready time by `factor` (> 0), and divides the optimizer step's bandwidth by
 /// it: the same trace on a GPU that computes 1/factor times as fast.

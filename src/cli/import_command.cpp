@@ -106,18 +106,12 @@ void print_step_check(const profile::ImportedTrace& imported, double backward, s
   }
 }
 
-double backward_of(const Trace& trace) {
-  double backward = 0;
-  for (const Layer& layer : trace.layers) backward += layer.backward_time_s;
-  return backward;
-}
-
 void write_kineto(const profile::ImportedTrace& imported, const std::string& input, const std::string& output) {
   nlohmann::json provenance = imported.provenance;
   provenance["imported_by"] = fmt::format("mgsim import kineto {}", input);
   emit(format_trace_json(imported.trace, provenance), output);  // an error first, never after warnings
   for (const std::string& warning : imported.warnings) std::fprintf(stderr, "mgsim: warning: %s\n", warning.c_str());
-  const double backward = backward_of(imported.trace);
+  const double backward = backward_time_s(imported.trace);
   if (output.empty() || output == kStdout) return print_step_check(imported, backward, stderr);
   fmt::print("wrote {}: {}, forward {:.3f} ms, backward {:.3f} ms\n", output,
              counted(std::ssize(imported.trace.layers), "layer"), imported.trace.forward_time_s * 1e3, backward * 1e3);
@@ -137,7 +131,7 @@ void import_kineto_ranks(const ImportOptions& options, const profile::KinetoOpti
   std::vector<double> backward;
   for (const profile::RankTrace& r : ranks) {
     write_kineto(r.imported, r.file.string(), out(r));
-    backward.push_back(backward_of(r.imported.trace));
+    backward.push_back(backward_time_s(r.imported.trace));
   }
   const auto [low, high] = std::minmax_element(backward.begin(), backward.end());
   fmt::print("{}: backward from {:.3f} ms (rank {}) to {:.3f} ms (rank {}), spread {:.1f}% of the fastest\n",

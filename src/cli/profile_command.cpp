@@ -240,8 +240,7 @@ void profile_layers(const LayersOptions& o, const std::string& command) {
   provenance["helper_command"] = rank0_command;
   emit(format_trace_json(result.trace, provenance), o.output);
   if (o.output == kStdout) return;
-  double backward = 0;
-  for (const Layer& layer : result.trace.layers) backward += layer.backward_time_s;
+  const double backward = backward_time_s(result.trace);
   fmt::print("wrote {}: {}, forward {:.3f} ms, backward {:.3f} ms (medians of {} iterations)", o.output,
              counted(std::ssize(result.trace.layers), "layer"), result.trace.forward_time_s * 1e3, backward * 1e3,
              result.provenance["statistics"]["iterations"].get<int>());

@@ -68,6 +68,18 @@ TensorLayout make_layout(const Trace& trace) {
   return layout;
 }
 
+double backward_time_s(const Trace& trace) {
+  double backward = 0.0;
+  for (const Layer& layer : trace.layers) backward += layer.backward_time_s;
+  return backward;
+}
+
+double compute_time_s(const Trace& trace) {
+  double total = trace.forward_time_s;
+  for (const Layer& layer : trace.layers) total += layer.backward_time_s;
+  return total;
+}
+
 void scale_compute(Trace& trace, double factor) {
   trace.optimizer_bytes_per_s /= factor;
   trace.forward_time_s *= factor;

@@ -8,8 +8,7 @@ namespace mgsim::plan {
 
 TraceGraph trace_graph(const Trace& trace, const std::string& source, int global_batch, int dtype_bytes,
                        std::int64_t activation_bytes) {
-  double backward = 0.0;
-  for (const Layer& layer : trace.layers) backward += layer.backward_time_s;
+  const double backward = backward_time_s(trace);
   const double scale = static_cast<double>(global_batch) / trace.batch_size;
   zoo::OpGraph graph;
   std::vector<double> measured_s;

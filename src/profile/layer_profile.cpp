@@ -89,8 +89,7 @@ std::vector<std::string> warnings_of(const AttributionNotes& notes, const BuiltT
 /// Scales the trace to the unrecorded forward + backward when recording
 /// slowed it; returns the provenance entry and adds a warning above 5%.
 nlohmann::json remove_recording_overhead(Trace& trace, double unrecorded_s, std::vector<std::string>& warnings) {
-  double recorded_s = trace.forward_time_s;
-  for (const Layer& layer : trace.layers) recorded_s += layer.backward_time_s;
+  const double recorded_s = compute_time_s(trace);
   const double factor = recorded_s > unrecorded_s ? unrecorded_s / recorded_s : 1.0;
   if (factor < 1) scale_compute(trace, factor);
   if (factor < 0.95) {

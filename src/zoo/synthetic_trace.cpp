@@ -154,8 +154,7 @@ double measured_iteration_s(const MeasuredCompute& m, int batch) {
 
 void scale_to_measured(SyntheticTrace& t, const MeasuredCompute& m) {
   const double target = measured_iteration_s(m, t.trace.batch_size);
-  double roofline = t.trace.forward_time_s;
-  for (const Layer& layer : t.trace.layers) roofline += layer.backward_time_s;
+  double roofline = compute_time_s(t.trace);
   if (t.optimizer_step) roofline += trace_optimizer_step_s(t.trace, *t.optimizer_step, 0, 1);
   if (roofline <= 0) throw ConfigError("the roofline trace takes no time: there is nothing to scale");
   const double factor = target / roofline;
