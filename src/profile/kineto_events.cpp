@@ -169,12 +169,13 @@ void EventCollector::add(const nlohmann::json& event, std::size_t index) {
     // PyTorch >= 2 files record_function ranges (ProfilerStep#, Optimizer.step#) as "user_annotation" and
     // copies of them on the GPU's timeline as "gpu_user_annotation"; PyTorch 1.x as "cpu_op".
     const bool cpu = category == "cpu_op" || category == "operator" || category == "user_annotation";
-    if (category == "gpu_user_annotation" && name.starts_with("ProfilerStep#")) ++events_.gpu_only_steps;
-    std::vector<Span>* kind = !cpu && category != "python_function"                             ? nullptr
-                              : name.starts_with("ProfilerStep#")                               ? &events_.steps
-                              : category == "python_function" && name.starts_with("nn.Module: ") ? &events_.modules
-                              : cpu                                                              ? &events_.operators
-                                                                                                 : nullptr;
+    const bool python = category == "python_function";
+    const bool step = name.starts_with("ProfilerStep#");
+    if (category == "gpu_user_annotation" && step) ++events_.gpu_step_copies;
+    std::vector<Span>* kind = (cpu || python) && step                  ? &events_.steps
+                              : python && name.starts_with("nn.Module: ") ? &events_.modules
+                              : cpu                                        ? &events_.operators
+                                                                           : nullptr;
     if (kind == nullptr) return;
     Span span{name, EventReader::id(event, "tid"), start, end, EventReader::arg_int(args, "Sequence number")};
     for (const char* key : {"Input Dims", "Input type"}) {

@@ -48,10 +48,10 @@ struct Events {
   RecordSet records;            ///< GPU work but communication, and launching calls (no markers yet)
   std::vector<CommKernel> communication;  ///< kernels named nccl*, by start time
   std::vector<CommCall> comm_calls;       ///< record_param_comms operators
-  std::vector<Span> operators;  ///< cpu_op, by start time
+  std::vector<Span> operators;  ///< cpu_op, operator and user_annotation, by start time
   std::vector<Span> modules;    ///< python_function "nn.Module: X", by start time
   std::vector<Span> steps;      ///< "ProfilerStep#N", by start time
-  int gpu_only_steps = 0;       ///< "ProfilerStep#N" copies on the GPU's timeline (gpu_user_annotation)
+  int gpu_step_copies = 0;      ///< "ProfilerStep#N" copies on the GPU's timeline (gpu_user_annotation)
   int activities_without_correlation = 0;
 };
 

@@ -88,10 +88,10 @@ class KinetoImporter {
       if (!a.collective) work_by_correlation_.emplace(a.correlation, &a);
     }
     for (const Span& step : events_.steps) windows_.push_back({step.start_ns, step.end_ns});
-    if (windows_.empty() && events_.gpu_only_steps > 1) {
+    if (windows_.empty() && events_.gpu_step_copies > 1) {
       fail(fmt::format("{} ProfilerStep# windows are marked only on the GPU's timeline (gpu_user_annotation), none "
                        "on the CPU's: their iterations cannot be told apart (keep the user_annotation events)",
-                       events_.gpu_only_steps));
+                       events_.gpu_step_copies));
     }
     if (windows_.empty() && !events_.operators.empty()) windows_.push_back(whole_trace());
     const std::size_t skip =

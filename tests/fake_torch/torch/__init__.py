@@ -98,9 +98,6 @@ class Module:
             for pname, p in params.items():
                 yield "%s.%s" % (name, pname), p
 
-    def parameters(self):
-        return [p for _, p in self.named_parameters()]
-
     def get_submodule(self, name):
         owner = self
 
