@@ -45,10 +45,10 @@ class TempFile {
   std::filesystem::path path_;
 };
 
-/// input 8 x 64 -> fc1 (64 -> 32, bias) -> relu -> fc2 (32 -> 10, bias), fp32.
-ModelGraph small_mlp() {
-  GraphBuilder b("mlp", 8, 4);
-  const Tensor x = b.input("x", {8, 64});
+/// input batch x 64 -> fc1 (64 -> 32, bias) -> relu -> fc2 (32 -> 10, bias), fp32.
+ModelGraph small_mlp(int batch = 8) {
+  GraphBuilder b("mlp", batch, 4);
+  const Tensor x = b.input("x", {batch, 64});
   b.linear("fc2", b.activation("relu", b.linear("fc1", x, 32)), 10);
   return b.finish();
 }
@@ -131,6 +131,63 @@ TEST_CASE("zoo: a synthetic trace scaled to a measured step time or throughput, 
   CHECK_THROWS_WITH(scale_to_measured(by_rate, {100, 1, "a test"}), Contains("exactly one"));
   CHECK_THROWS_WITH(scale_to_measured(by_rate, {-5, 0, "a test"}), Contains("positive finite"));
   CHECK_THROWS_WITH(scale_to_measured(by_rate, {100, 0, ""}), Contains("needs its source"));
+}
+
+TEST_CASE("zoo: launches: the GPU runs no operator pass before the host launched it, by hand", "[zoo]") {
+  // The MLP above, one launch every 5e-8 s: forward fc1, relu, fc2, then backward fc2, relu, fc1 (GPU 4.746667e-8,
+  // 8.533333e-9, 1.11e-8; backward twice that), launched at 5, 10, 15, 20, 25 and 30 x 1e-8 s.
+  // fc1 ends at 5 + 4.746667 = 9.746667; relu waits for its launch: 10 -> 10.853333; fc2 15 -> 16.11 (the forward);
+  // fc2's backward 20 -> 22.22; relu's 25 -> 26.706667; fc1's 30 -> 39.493333 (x 1e-8 s).
+  SyntheticTrace t = synthesize_trace(small_mlp(), find_gpu("k80"), Precision::fp32, {1.0, 1.0, 2.0, 0.0, {}, 5e-8});
+  CHECK(t.trace.forward_time_s == Approx(16.11e-8).epsilon(1e-9));
+  CHECK(t.trace.layers[0].forward_time_s == Approx(10.853333e-8).epsilon(1e-6));
+  CHECK(t.trace.layers[1].forward_time_s == Approx(5.256667e-8).epsilon(1e-6));
+  CHECK(t.trace.layers[1].backward_time_s == Approx(6.11e-8).epsilon(1e-9));
+  CHECK(t.trace.layers[0].backward_time_s == Approx(17.273333e-8).epsilon(1e-6));  // 4.486667 + 12.786667
+  CHECK(t.provenance["launch_s"] == 5e-8);
+  // Scaled to 48.986667e-8 s: GPU times doubled, fc1 5 -> 14.493333, relu 16.2, fc2 18.42, backward 20 -> 24.44,
+  // 25 -> 28.413333, 30 -> 48.986667: factor 2, not the 1.24 that multiplying the whole iteration would take.
+  scale_to_measured(t, {0, 48.986667e-8, "a test"});
+  CHECK(t.provenance["measured_compute"]["scale_factor"].get<double>() == Approx(2.0).epsilon(1e-6));
+  CHECK(t.trace.forward_time_s == Approx(18.42e-8).epsilon(1e-6));
+  CHECK(t.trace.layers[0].backward_time_s == Approx(24.546667e-8).epsilon(1e-6));  // 3.973333 + 20.573333
+  // No iteration can be shorter than its six launches.
+  CHECK_THROWS_WITH(scale_to_measured(t, {0, 30e-8, "a test"}),
+                    Contains("not longer than launching its 6 operator passes (3e-07 s at 0.05 us each)"));
+}
+
+TEST_CASE("zoo: the launch time and GPU scale fitted from two batches recover those a trace was made with", "[zoo]") {
+  // Truth: half the K80's peaks (every GPU time doubled) and one launch every 2 us. Batch 1 is bound by its
+  // launches, batch 65,536 by the GPU.
+  const RooflineSettings truth{0.5, 0.5, 2.0, 0.0, {}, 2e-6};
+  const auto iteration = [](const SyntheticTrace& t) {
+    double total = t.trace.forward_time_s;
+    for (const mgsim::Layer& layer : t.trace.layers) total += layer.backward_time_s;
+    return total;
+  };
+  const double big_s = iteration(synthesize_trace(small_mlp(65536), find_gpu("k80"), Precision::fp32, truth));
+  const double small_s = iteration(synthesize_trace(small_mlp(1), find_gpu("k80"), Precision::fp32, truth));
+  REQUIRE(small_s < 13e-6);  // six launches (12 us) and the last pass
+  const RooflineSettings nominal{1.0, 1.0, 2.0, 0.0};
+  SyntheticTrace big = synthesize_trace(small_mlp(65536), find_gpu("k80"), Precision::fp32, nominal);
+  fit_launch_and_scale(big, {0, big_s, "a test"}, synthesize_trace(small_mlp(1), find_gpu("k80"), Precision::fp32, nominal),
+                       small_s);
+  CHECK(big.launch_s == Approx(2e-6).epsilon(1e-6));
+  CHECK(big.gpu_scale == Approx(2.0).epsilon(1e-6));
+  CHECK(big.provenance["launch_fit"]["batch"] == 1);
+  // Another batch timed like the fit is the truth at that batch.
+  SyntheticTrace mid = synthesize_trace(small_mlp(512), find_gpu("k80"), Precision::fp32, nominal);
+  scale_like(mid, big);
+  CHECK(iteration(mid) ==
+        Approx(iteration(synthesize_trace(small_mlp(512), find_gpu("k80"), Precision::fp32, truth))).epsilon(1e-6));
+  CHECK(mid.provenance["measured_compute"]["batch"] == 65536);
+  // A smaller batch that the scaled GPU time alone explains is not bound by launches: nothing to fit.
+  CHECK_THROWS_WITH(fit_launch_and_scale(big, {0, big_s, "a test"},
+                                         synthesize_trace(small_mlp(1), find_gpu("k80"), Precision::fp32, nominal), 1e-9),
+                    Contains("not bound by launches"));
+  CHECK_THROWS_WITH(fit_launch_and_scale(big, {0, big_s, "a test"},
+                                         synthesize_trace(small_mlp(1), find_gpu("k80"), Precision::fp32, nominal), 2 * big_s),
+                    Contains("must be shorter than at batch 65536"));
 }
 
 TEST_CASE("zoo: a GPU spec file times a model as the catalogue entry with the same numbers does", "[zoo]") {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -38,6 +39,7 @@ struct RooflineArgs {
   double memory_efficiency = -1;
   double backward_factor = 2.0;
   double op_overhead_us = 0.0;
+  double launch_us = 0.0;  ///< `trace` only
   std::string optimizer = "adam";  ///< whose step the trace times; "none": no step
 };
 
@@ -75,6 +77,23 @@ void add_optimizer_option(CLI::App* command, RooflineArgs& r) {
       ->check(CLI::IsMember({"none", "sgd", "momentum", "adam"}));
 }
 
+/// A second measured iteration at a smaller batch, bound by the host's
+/// launches: {batch, step time in seconds}; {0, 0} when not given.
+using LaunchBound = std::pair<int, double>;
+
+void add_launch_options(CLI::App* command, RooflineArgs& r, LaunchBound& bound) {
+  CLI::Option* launch = command->add_option("--launch-us", r.launch_us,
+                                            "host microseconds to launch one operator pass: the GPU runs none before "
+                                            "its launch (eager frameworks at small batches); 0: it never waits")
+                            ->capture_default_str()
+                            ->check(finite_in(0, 1e6, true));
+  CLI::Option* fit = command->add_option("--launch-bound-at", bound,
+                                         "BATCH SECONDS: a measured 1-GPU iteration (forward + backward) at a smaller "
+                                         "batch, bound by launches: fits --launch-us with --throughput or --step-time")
+                         ->type_name("INT FLOAT");
+  fit->excludes(launch);
+}
+
 void add_measured_options(CLI::App* command, MeasuredCompute& m) {
   CLI::Option* throughput = command->add_option("--throughput", m.throughput_samples_per_s,
                                                 "scale the trace to this measured 1-GPU throughput, samples/s")
@@ -105,6 +124,7 @@ RooflineSettings settings_of(const RooflineArgs& r, const GpuSpec& gpu) {
   if (r.memory_efficiency >= 0) s.memory_efficiency = r.memory_efficiency;
   s.backward_factor = r.backward_factor;
   s.op_overhead_s = r.op_overhead_us * 1e-6;
+  s.launch_s = r.launch_us * 1e-6;
   if (r.optimizer != "none") s.optimizer_step = parse_optimizer(r.optimizer);
   s.check();
   return s;
@@ -144,13 +164,37 @@ void show(const ModelArgs& a) {
              static_cast<double>(g.forward_flops()) * 1e-9, g.batch_size());
 }
 
-void trace(const ModelArgs& a, const RooflineArgs& r, const MeasuredCompute& measured, const std::string& output) {
+void trace(const ModelArgs& a, const RooflineArgs& r, const MeasuredCompute& measured, int measured_batch,
+           const LaunchBound& bound, const std::string& output) {
   const GpuSpec gpu = gpu_of(r);
   const Precision precision = parse_precision(a.precision);
   gpu.peak_tflops(precision);  // refuse an unsupported precision before building
-  SyntheticTrace t = synthesize_trace(build(a, a.batch), gpu, precision, settings_of(r, gpu));
-  if (measured.throughput_samples_per_s != 0 || measured.step_time_s != 0 || !measured.measured_by.empty()) {
+  const RooflineSettings settings = settings_of(r, gpu);
+  SyntheticTrace t = synthesize_trace(build(a, a.batch), gpu, precision, settings);
+  const bool scaled = measured.throughput_samples_per_s != 0 || measured.step_time_s != 0 || !measured.measured_by.empty();
+  if (measured_batch != 0 && !scaled) throw ConfigError("--measured-batch needs --throughput or --step-time");
+  if (measured_batch == 0) measured_batch = a.batch;
+  if (bound.first != 0 || bound.second != 0) {
+    if (!scaled) throw ConfigError("--launch-bound-at needs the larger batch's figure: --throughput or --step-time");
+    if (bound.first < 1 || bound.first >= measured_batch) {
+      throw ConfigError(fmt::format("--launch-bound-at: the batch must be in [1, {}) (below the measured batch), got {}",
+                                    measured_batch, bound.first));
+    }
+    if (!std::isfinite(bound.second) || bound.second <= 0 || bound.second > 1e6) {
+      throw ConfigError(fmt::format("--launch-bound-at: the step time must be in (0, 1e6] s, got {}", bound.second));
+    }
+  }
+  if (scaled && measured_batch == a.batch && bound.first == 0) {
     scale_to_measured(t, measured);
+  } else if (scaled) {
+    SyntheticTrace at_figure = synthesize_trace(build(a, measured_batch), gpu, precision, settings);
+    if (bound.first == 0) {
+      scale_to_measured(at_figure, measured);
+    } else {
+      fit_launch_and_scale(at_figure, measured, synthesize_trace(build(a, bound.first), gpu, precision, settings),
+                           bound.second);
+    }
+    scale_like(t, at_figure);
   }
   t.provenance["aux_heads"] = a.aux_heads;
   if (a.image_size > 0) t.provenance["image_size"] = a.image_size;
@@ -181,6 +225,8 @@ void add_trace_command(CLI::App* zoo) {
     ModelArgs model;
     RooflineArgs roofline;
     MeasuredCompute measured;
+    int measured_batch = 0;
+    LaunchBound launch_bound;
     std::string output;
   };
   auto o = std::make_shared<Options>();
@@ -190,13 +236,19 @@ void add_trace_command(CLI::App* zoo) {
   add_model_options(command, o->model);
   add_roofline_options(command, o->roofline);
   add_optimizer_option(command, o->roofline);
+  add_launch_options(command, o->roofline, o->launch_bound);
   add_measured_options(command, o->measured);
+  command->add_option("--measured-batch", o->measured_batch,
+                      "the batch --throughput or --step-time was measured at (default: --batch): the trace at --batch "
+                      "gets the GPU scale (and launch time) fitted there")
+      ->check(CLI::Range(1, 1 << 20));
   command->add_option("-o,--output", o->output, "file to write instead of stdout (-: stdout)")
       ->check(output_name());
   add_examples(command, {"mgsim zoo trace --model resnet50 --gpu h100 --precision bf16 --batch 64 -o resnet50-h100.json",
                          "mgsim zoo trace --model resnet50 --gpu v100 --batch 256 --precision fp16 --throughput 1270 "
                          "--measured-by 'NVIDIA DeepLearningExamples TF RN50 README, DGX-1 1 GPU AMP'"});
-  command->callback([o] { trace(o->model, o->roofline, o->measured, o->output); });
+  command->callback(
+      [o] { trace(o->model, o->roofline, o->measured, o->measured_batch, o->launch_bound, o->output); });
 }
 
 void add_calibrate_command(CLI::App* zoo) {

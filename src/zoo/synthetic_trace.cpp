@@ -10,7 +10,7 @@
 namespace mgsim::zoo {
 
 RooflineSettings RooflineSettings::defaults_for(const GpuSpec& gpu) {
-  return {gpu.compute_efficiency, gpu.memory_efficiency, 2.0, 0.0, std::nullopt};
+  return {gpu.compute_efficiency, gpu.memory_efficiency, 2.0, 0.0, std::nullopt, 0.0};
 }
 
 double optimizer_bytes_per_s(const GpuSpec& gpu, const RooflineSettings& settings) {
@@ -26,6 +26,9 @@ void RooflineSettings::check() const {
   }
   if (!std::isfinite(op_overhead_s) || op_overhead_s < 0 || op_overhead_s > 1) {
     throw ConfigError(fmt::format("operator overhead must be in [0, 1] s, got {}", op_overhead_s));
+  }
+  if (!std::isfinite(launch_s) || launch_s < 0 || launch_s > 1) {
+    throw ConfigError(fmt::format("launch time must be in [0, 1] s, got {}", launch_s));
   }
 }
 
@@ -82,13 +85,41 @@ nlohmann::ordered_json provenance_of(const ModelGraph& graph, const GpuSpec& gpu
       {"memory_efficiency", s.memory_efficiency},
       {"backward_factor", s.backward_factor},
       {"op_overhead_s", s.op_overhead_s},
+      {"launch_s", s.launch_s},
       {"method",
        "roofline per operator: max(FLOPs / (peak x compute_efficiency), bytes / (bandwidth x memory_efficiency)) "
-       "+ op_overhead_s; backward = backward_factor x roofline + op_overhead_s; parameter-free operators join the "
-       "gradient-producing layer before them (those before the first, its forward); see docs/models.md"},
+       "+ op_overhead_s; backward = backward_factor x roofline + op_overhead_s; the host launches one operator "
+       "pass every launch_s (forward in graph order, then backward layer by layer in reverse) and the GPU runs "
+       "each no earlier than its launch; a layer's time is how far its passes move the GPU's finish; "
+       "parameter-free operators join the gradient-producing layer before them (those before the first, its "
+       "forward); see docs/models.md"},
       {"note", "synthetic timing, not a measurement: no kernel fusion, caches, launch gaps beyond op_overhead_s "
-               "or data loading"},
+               "and launch_s, or data loading"},
   };
+}
+
+}  // namespace
+
+namespace {
+
+/// The forward and the layers' times of the launches with every GPU time
+/// multiplied by `gpu_scale`: each pass starts at the later of its launch
+/// and the previous pass's end, and adds to its layer how far it moves the
+/// end. Returns forward + backward.
+double time_launches(SyntheticTrace& t, double gpu_scale) {
+  t.trace.forward_time_s = 0.0;
+  for (Layer& layer : t.trace.layers) layer.forward_time_s = layer.backward_time_s = 0.0;
+  double host = 0.0;
+  double end = 0.0;
+  for (const Launch& l : t.launches) {
+    host += t.launch_s;
+    const double finish = std::max(end, host) + l.gpu_s * gpu_scale;
+    Layer& layer = t.trace.layers[l.layer];
+    (l.backward ? layer.backward_time_s : layer.forward_time_s) += finish - end;
+    if (!l.backward) t.trace.forward_time_s += finish - end;
+    end = finish;
+  }
+  return end;
 }
 
 }  // namespace
@@ -103,21 +134,25 @@ SyntheticTrace synthesize_trace(const ModelGraph& graph, const GpuSpec& gpu, Pre
   SyntheticTrace out;
   out.trace.model = graph.model();
   out.trace.batch_size = graph.batch_size();
-  for (OpId v = 0; v < graph.op_count(); ++v) out.trace.forward_time_s += forward_seconds(graph.op(v), gpu, precision, s);
-  double in_layers = 0.0;  // forward of the operators some layer holds
-  for (const GradientLayer& layer : gradient_layers(graph)) {
-    const Operator& owner = graph.op(layer.owner);
+  out.launch_s = s.launch_s;
+  const std::vector<GradientLayer> layers = gradient_layers(graph);
+  std::vector<std::size_t> layer_of(graph.op_count(), 0);  // operators before the first layer run in its forward
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const Operator& owner = graph.op(layers[i].owner);
     Layer out_layer{owner.name, {}, precision_bytes(precision), 0.0, {}};
     for (const ParamTensor& p : owner.params) out_layer.params.push_back(element_count(p.shape));
-    for (OpId v : layer.ops) {
-      out_layer.backward_time_s += backward_seconds(graph.op(v), gpu, precision, s);
-      out_layer.forward_time_s += forward_seconds(graph.op(v), gpu, precision, s);
-    }
-    in_layers += out_layer.forward_time_s;
     out.trace.layers.push_back(std::move(out_layer));
+    for (OpId v : layers[i].ops) layer_of[v] = i;
   }
-  // Operators before the first layer (inputs, reshapes) run in its forward.
-  out.trace.layers.front().forward_time_s += std::max(0.0, out.trace.forward_time_s - in_layers);
+  for (OpId v = 0; v < graph.op_count(); ++v) {
+    if (!is_free(graph.op(v).kind)) out.launches.push_back({forward_seconds(graph.op(v), gpu, precision, s), layer_of[v], false});
+  }
+  for (std::size_t i = layers.size(); i-- > 0;) {
+    for (auto v = layers[i].ops.rbegin(); v != layers[i].ops.rend(); ++v) {
+      if (!is_free(graph.op(*v).kind)) out.launches.push_back({backward_seconds(graph.op(*v), gpu, precision, s), i, true});
+    }
+  }
+  time_launches(out, 1.0);
   out.provenance = provenance_of(graph, gpu, precision, s);
   out.optimizer_step = s.optimizer_step;
   if (s.optimizer_step) {
@@ -152,13 +187,53 @@ double measured_iteration_s(const MeasuredCompute& m, int batch) {
 
 }  // namespace
 
-void scale_to_measured(SyntheticTrace& t, const MeasuredCompute& m) {
-  const double target = measured_iteration_s(m, t.trace.batch_size);
-  double roofline = compute_time_s(t.trace);
-  if (t.optimizer_step) roofline += trace_optimizer_step_s(t.trace, *t.optimizer_step, 0, 1);
-  if (roofline <= 0) throw ConfigError("the roofline trace takes no time: there is nothing to scale");
-  const double factor = target / roofline;
-  scale_compute(t.trace, factor);
+namespace {
+
+/// The roofline optimizer step of the trace, seconds (0 without one).
+double optimizer_s(const SyntheticTrace& t) {
+  return t.optimizer_step ? trace_optimizer_step_s(t.trace, *t.optimizer_step, 0, 1) : 0.0;
+}
+
+/// The smallest x in [0, inf) with f(x) >= target, f continuous and
+/// increasing, f(0) < target; relative precision 1e-12.
+template <class F>
+double solve_increasing(F f, double target) {
+  double hi = 1.0;
+  while (f(hi) < target) {
+    hi *= 2;
+    if (hi > 1e30) throw ConfigError(fmt::format("no finite value reaches {} s", target));
+  }
+  double lo = 0.0;
+  while (hi - lo > 1e-12 * hi) {
+    const double mid = 0.5 * (lo + hi);
+    (f(mid) < target ? lo : hi) = mid;
+  }
+  return hi;
+}
+
+/// The GPU time factor that makes the trace's iteration (queue + optimizer
+/// step) last `target` seconds with launch time `launch`; the trace is left
+/// timed at it. Throws ConfigError where the launches alone take `target`.
+double scale_for(SyntheticTrace& t, double target, double launch) {
+  t.launch_s = launch;
+  const double step = optimizer_s(t);
+  if (step + time_launches(t, 1.0) <= 0) throw ConfigError("the roofline trace takes no time: there is nothing to scale");
+  const double floor = time_launches(t, 0.0);
+  if (floor >= target) {
+    throw ConfigError(fmt::format("the measured iteration of {:g} s at batch {} is not longer than launching its {} "
+                                  "operator passes ({:g} s at {:g} us each): lower the launch time",
+                                  target, t.trace.batch_size, t.launches.size(), floor, launch * 1e6));
+  }
+  const double factor =
+      launch == 0 ? target / (time_launches(t, 1.0) + step)
+                  : solve_increasing([&](double x) { return time_launches(t, x) + x * step; }, target);
+  time_launches(t, factor);
+  t.gpu_scale = factor;
+  return factor;
+}
+
+void record_measured(SyntheticTrace& t, const MeasuredCompute& m, double target, double roofline, double factor) {
+  t.trace.optimizer_bytes_per_s /= factor;
   nlohmann::ordered_json figure;
   if (m.throughput_samples_per_s > 0) figure["throughput_samples_per_s"] = m.throughput_samples_per_s;
   if (m.step_time_s > 0) figure["step_time_s"] = m.step_time_s;
@@ -166,14 +241,75 @@ void scale_to_measured(SyntheticTrace& t, const MeasuredCompute& m) {
   figure["iteration_s"] = target;
   figure["roofline_iteration_s"] = roofline;
   figure["scale_factor"] = factor;
-  figure["method"] = t.optimizer_step
-                         ? "forward and every layer's backward multiplied by scale_factor, optimizer_bytes_per_s "
-                           "divided by it, so that forward + backward + the optimizer step on one GPU equals the "
-                           "measured iteration (batch / throughput, or the step time); the split stays the roofline's"
-                         : "forward and every layer's backward multiplied by scale_factor so that forward + backward "
-                           "on one GPU equals the measured iteration (batch / throughput, or the step time); the "
-                           "per-layer split stays the roofline's";
+  figure["method"] = fmt::format(
+      "every operator pass's GPU time multiplied by scale_factor{}, so that forward + backward{} on one GPU equals "
+      "the measured iteration (batch / throughput, or the step time){}",
+      t.optimizer_step ? " and optimizer_bytes_per_s divided by it" : "", t.optimizer_step ? " + the optimizer step" : "",
+      t.launch_s > 0 ? fmt::format(", with one launch every {:g} s", t.launch_s) : "; the per-layer split stays the roofline's");
   t.provenance["measured_compute"] = std::move(figure);
+}
+
+}  // namespace
+
+void scale_to_measured(SyntheticTrace& t, const MeasuredCompute& m) {
+  const double target = measured_iteration_s(m, t.trace.batch_size);
+  const double roofline = time_launches(t, 1.0) + optimizer_s(t);
+  record_measured(t, m, target, roofline, scale_for(t, target, t.launch_s));
+}
+
+void fit_launch_and_scale(SyntheticTrace& t, const MeasuredCompute& m, const SyntheticTrace& small_trace,
+                          double small_iteration_s) {
+  const double target = measured_iteration_s(m, t.trace.batch_size);
+  if (!std::isfinite(small_iteration_s) || small_iteration_s <= 0) {
+    throw ConfigError(fmt::format("a measured step time must be a positive finite number, got {}", small_iteration_s));
+  }
+  if (small_iteration_s >= target) {
+    throw ConfigError(fmt::format("the iteration at batch {} ({:g} s) must be shorter than at batch {} ({:g} s)",
+                                  small_trace.trace.batch_size, small_iteration_s, t.trace.batch_size, target));
+  }
+  const double roofline = time_launches(t, 1.0) + optimizer_s(t);
+  SyntheticTrace small = small_trace;
+  const double small_step = optimizer_s(small);
+  double launch = 0.0;
+  double factor = scale_for(t, target, launch);
+  for (int round = 0;; ++round) {
+    const auto small_iteration = [&](double h) {
+      small.launch_s = h;
+      return time_launches(small, factor) + factor * small_step;
+    };
+    if (small_iteration(0.0) >= small_iteration_s) {
+      throw ConfigError(fmt::format(
+          "the iteration of {:g} s at batch {} is not longer than its GPU time scaled from batch {} ({:g} s): it "
+          "is not bound by launches, there is no launch time to fit",
+          small_iteration_s, small.trace.batch_size, t.trace.batch_size, small_iteration(0.0)));
+    }
+    const double next = solve_increasing(small_iteration, small_iteration_s);
+    const bool converged = std::abs(next - launch) <= 1e-9 * next;
+    launch = next;
+    factor = scale_for(t, target, launch);
+    if (converged) break;
+    if (round == 200) throw ConfigError("the launch time did not converge in 200 rounds: give --launch-us instead");
+  }
+  record_measured(t, m, target, roofline, factor);
+  t.provenance["launch_s"] = launch;
+  t.provenance["launch_fit"] = {
+      {"batch", small.trace.batch_size},
+      {"iteration_s", small_iteration_s},
+      {"launch_s", launch},
+      {"method", "launch_s and scale_factor solved together so that the measured iterations at both batches "
+                 "hold (the smaller one bound by its launches)"}};
+}
+
+void scale_like(SyntheticTrace& t, const SyntheticTrace& measured) {
+  t.launch_s = measured.launch_s;
+  t.gpu_scale = measured.gpu_scale;
+  time_launches(t, t.gpu_scale);
+  t.trace.optimizer_bytes_per_s /= t.gpu_scale;
+  t.provenance["launch_s"] = t.launch_s;
+  for (const char* key : {"measured_compute", "launch_fit"}) {
+    if (measured.provenance.contains(key)) t.provenance[key] = measured.provenance[key];
+  }
+  t.provenance["measured_compute"]["batch"] = measured.trace.batch_size;
 }
 
 }  // namespace mgsim::zoo

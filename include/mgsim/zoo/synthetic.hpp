@@ -10,9 +10,16 @@
 // which become the trace's layers in forward order; the simulator replays
 // their backward in reverse. The result is a trace like a measured one, with
 // provenance.kind "synthetic" and the settings it was made with.
+//
+// With a launch time (launch_s > 0) the host launches every operator pass,
+// forward in graph order then backward layer by layer in reverse, one each
+// launch_s, and the GPU runs each no earlier than its launch: a queue whose
+// total is at least the operators' GPU time and at least the launches', the
+// way an eager framework runs at small batches (docs/models.md).
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -33,6 +40,7 @@ struct RooflineSettings {
   /// memory_efficiency) and a run adds the step of its config's optimizer;
   /// none when the step is not the GPU's (a parameter server on the CPU).
   std::optional<Optimizer> optimizer_step;
+  double launch_s = 0.0;  ///< host time to launch one operator pass; 0: the GPU never waits for the host
 
   /// The GPU entry's default efficiencies, backward factor 2, no overhead, no optimizer step.
   static RooflineSettings defaults_for(const GpuSpec& gpu);
@@ -60,11 +68,21 @@ RooflineBounds roofline_bounds(const Operator& op, const GpuSpec& gpu, Precision
 double forward_seconds(const Operator& op, const GpuSpec& gpu, Precision precision, const RooflineSettings& settings);
 double backward_seconds(const Operator& op, const GpuSpec& gpu, Precision precision, const RooflineSettings& settings);
 
+/// One operator pass in launch order: its GPU seconds and the trace layer it belongs to.
+struct Launch {
+  double gpu_s = 0.0;
+  std::size_t layer = 0;
+  bool backward = false;
+};
+
 /// A trace and the provenance to write with it.
 struct SyntheticTrace {
   Trace trace;
   nlohmann::ordered_json provenance;  ///< kind "synthetic", model, gpu, precision, settings, method
   std::optional<Optimizer> optimizer_step;  ///< the settings' optimizer_step
+  std::vector<Launch> launches;  ///< every operator pass in launch order (parameter-free views launch nothing)
+  double launch_s = 0.0;         ///< the settings' launch_s, or the fitted one
+  double gpu_scale = 1.0;        ///< every pass's GPU time is the roofline's times this (scale_to_measured sets it)
 };
 
 /// The graph must be built with precision_bytes(precision) bytes per element.
@@ -79,12 +97,31 @@ struct MeasuredCompute {
   std::string measured_by;              ///< who measured it and where (paper table, repository file)
 };
 
-/// Multiplies the forward and every layer's backward time (and ready times),
-/// and divides the optimizer step's bandwidth, by the factor that makes
-/// forward + backward + the optimizer step (of `optimizer_step`, when the
-/// trace times one) equal the measured iteration, and records the figure,
-/// its source and the factor in the provenance ("measured_compute"). Throws ConfigError on a figure that is not one
-/// positive finite number with a non-empty source.
+/// Multiplies every operator pass's GPU time, and divides the optimizer
+/// step's bandwidth, by the factor that makes forward + backward (through the
+/// launch queue) + the optimizer step (of `optimizer_step`, when the trace
+/// times one) equal the measured iteration, and records the figure, its
+/// source and the factor in the provenance ("measured_compute"). Without a
+/// launch time that multiplies the forward and every layer's backward by the
+/// factor. Throws ConfigError on a figure that is not one positive finite
+/// number with a non-empty source, or one no longer than the launches alone.
 void scale_to_measured(SyntheticTrace& trace, const MeasuredCompute& measured);
+
+/// Fits the launch time as well: `small` is the same model at a smaller
+/// batch and `small_iteration_s` its measured iteration, bound by its
+/// launches. Alternates scaling `trace` to its figure at the current launch
+/// time with solving the launch time that gives `small` its iteration at
+/// that scale, until both hold; `trace` is left scaled, with the launch time
+/// and the second figure in its provenance. Throws ConfigError where the
+/// smaller batch's iteration is no longer than its scaled GPU time (not
+/// launch-bound: nothing to fit) or the fit does not converge.
+void fit_launch_and_scale(SyntheticTrace& trace, const MeasuredCompute& measured, const SyntheticTrace& small,
+                          double small_iteration_s);
+
+/// Times `trace` (the same model on the same GPU at another batch) with the
+/// launch time and GPU scale of `measured` (scaled by one of the two
+/// functions above) and carries its provenance of the figures over, naming
+/// the batch they were measured at.
+void scale_like(SyntheticTrace& trace, const SyntheticTrace& measured);
 
 }  // namespace mgsim::zoo
