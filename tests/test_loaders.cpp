@@ -12,9 +12,11 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <vector>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "mgsim/error.hpp"
@@ -343,7 +345,7 @@ TEST_CASE("trace loader rejects a number literal that overflows", "[loaders][tra
   CHECK_THAT(message, Catch::Contains("layers[1].backward_time_s") || Catch::Contains("malformed JSON"));
 }
 
-TEST_CASE("the shipped H200 traces load, with the models' tensors and their measured times", "[loaders][trace]") {
+TEST_CASE("the shipped H200 and H100 traces load, with the models' tensors and their measured times", "[loaders][trace]") {
   // Parameter tensors and elements of the models as torchvision and
   // transformers build them (traces/README.md): ResNet-50 161 / 25,557,032,
   // VGG-16 32 / 138,357,544; BERT-base and GPT-2 small for sequence
@@ -351,15 +353,25 @@ TEST_CASE("the shipped H200 traces load, with the models' tensors and their meas
   // and 109,482,240 elements + classifier 768 x 2 + 2; GPT-2 small 148 and
   // 124,439,808 + score 768 x 2 without bias).
   struct Shipped {
-    const char* file;
+    std::string file;
     std::size_t tensors;
     std::int64_t elements;
+    std::string gpu;
+    int batch;
   };
-  for (const Shipped& s : {Shipped{"h200-resnet50-bs64-bf16.json", 161, 25'557'032},
-                           Shipped{"h200-resnet50-bs128-fp32.json", 161, 25'557'032},
-                           Shipped{"h200-vgg16-bs64-bf16.json", 32, 138'357'544},
-                           Shipped{"h200-bert-base-bs32-seq128-bf16.json", 201, 109'482'240 + 768 * 2 + 2},
-                           Shipped{"h200-gpt2-bs16-seq512-bf16.json", 149, 124'439'808 + 768 * 2}}) {
+  const std::int64_t bert_base = 109'482'240 + 768 * 2 + 2;
+  std::vector<Shipped> shipped{{"h200-resnet50-bs64-bf16.json", 161, 25'557'032, "NVIDIA H200", 64},
+                               {"h200-resnet50-bs128-fp32.json", 161, 25'557'032, "NVIDIA H200", 128},
+                               {"h200-vgg16-bs64-bf16.json", 32, 138'357'544, "NVIDIA H200", 64},
+                               {"h200-bert-base-bs32-seq128-bf16.json", 201, bert_base, "NVIDIA H200", 32},
+                               {"h200-gpt2-bs16-seq512-bf16.json", 149, 124'439'808 + 768 * 2, "NVIDIA H200", 16}};
+  for (int batch : {8, 16, 32, 64, 128, 256}) {
+    shipped.push_back({fmt::format("h100-resnet50-bs{}-bf16.json", batch), 161, 25'557'032, "NVIDIA H100 80GB HBM3", batch});
+  }
+  for (int batch : {4, 8, 16, 32, 64, 128}) {
+    shipped.push_back({fmt::format("h100-bert-base-bs{}-seq128-bf16.json", batch), 201, bert_base, "NVIDIA H100 80GB HBM3", batch});
+  }
+  for (const Shipped& s : shipped) {
     INFO(s.file);
     const fs::path file = source_dir() / "traces" / s.file;
     const mgsim::Trace trace = mgsim::load_trace(file);
@@ -371,10 +383,11 @@ TEST_CASE("the shipped H200 traces load, with the models' tensors and their meas
     }
     CHECK(tensors == s.tensors);
     CHECK(elements == s.elements);
+    CHECK(trace.batch_size == s.batch);
     CHECK(make_profile(trace).compute_time() > 0);
     const nlohmann::json provenance = nlohmann::json::parse(std::ifstream(file))["provenance"];
     CHECK(provenance["kind"] == "measured");
-    CHECK(provenance["gpu"] == "NVIDIA H200");
+    CHECK(provenance["gpu"] == s.gpu);
   }
 }
 
