@@ -7,24 +7,8 @@
 # MGSIM defaults to build/src/mgsim (built with the CUDA toolkit). Each step
 # runs on its own and logs to OUTDIR/log.txt; a failed step does not stop
 # the others.
-set -u
-out=${1:?usage: measure_gpu_traces.sh OUTDIR [MGSIM]}
-mgsim=${2:-build/src/mgsim}
 here=$(cd "$(dirname "$0")" && pwd)
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-mgsim=$(cd "$(dirname "$mgsim")" && pwd)/$(basename "$mgsim")
-log=$out/log.txt
-step() { echo "== $*" | tee -a "$log"; timeout 240 "$@" >>"$log" 2>&1; echo "== exit $?" | tee -a "$log"; }
-
-step nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,power.limit --format=csv
-step python3 -c 'import torch, torchvision, transformers; print(torch.__version__, torch.version.cuda, torchvision.__version__, transformers.__version__, torch.cuda.get_device_name(0))'
-# transformers models from their default configs (BertConfig() is bert-base-uncased's, GPT2Config() gpt2's),
-# saved under those names in the working folder, where transformers finds them without a download
-configs=$(mktemp -d)
-cd "$configs" || exit 1
-export HF_HUB_OFFLINE=1
-python3 -c "import transformers as t; t.BertConfig().save_pretrained('bert-base-uncased'); t.GPT2Config().save_pretrained('gpt2')" >>"$log" 2>&1
+source "$here/gpu_measure_lib.sh" "$@"
 
 profile() {  # name, then mgsim profile layers arguments
   local name=$1; shift
