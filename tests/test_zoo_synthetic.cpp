@@ -153,41 +153,57 @@ TEST_CASE("zoo: launches: the GPU runs no operator pass before the host launched
   CHECK(t.trace.layers[0].backward_time_s == Approx(24.546667e-8).epsilon(1e-6));  // 3.973333 + 20.573333
   // No iteration can be shorter than its six launches.
   CHECK_THROWS_WITH(scale_to_measured(t, {0, 30e-8, "a test"}),
-                    Contains("not longer than launching its 6 operator passes (3e-07 s at 0.05 us each)"));
+                    Contains("not longer than the fixed costs of its 6 operator passes (3e-07 s: launches every 0.05 us"));
 }
 
-TEST_CASE("zoo: the launch time and GPU scale fitted from two batches recover those a trace was made with", "[zoo]") {
-  // Truth: half the K80's peaks (every GPU time doubled) and one launch every 2 us. Batch 1 is bound by its
-  // launches, batch 65,536 by the GPU.
-  const RooflineSettings truth{0.5, 0.5, 2.0, 0.0, {}, 2e-6};
+TEST_CASE("zoo: a per-operator overhead stays as given when the trace is scaled, by hand", "[zoo]") {
+  // The MLP with 1e-8 s per pass: forward 6.71e-8 + 3 x 1e-8, backward 1.342e-7 + 3 x 1e-8 (six passes, no launch
+  // time). Scaled to 2 x 2.013e-7 + 6e-8 s, the roofline doubles and the overhead stays 1e-8 s a pass.
+  SyntheticTrace t = synthesize_trace(small_mlp(), find_gpu("k80"), Precision::fp32, {1.0, 1.0, 2.0, 1e-8});
+  CHECK(t.trace.forward_time_s == Approx(9.71e-8).epsilon(1e-9));
+  scale_to_measured(t, {0, 2 * 2.013e-7 + 6e-8, "a test"});
+  CHECK(t.provenance["measured_compute"]["scale_factor"].get<double>() == Approx(2.0).epsilon(1e-6));
+  CHECK(t.trace.forward_time_s == Approx(2 * 6.71e-8 + 3e-8).epsilon(1e-6));
+  CHECK(t.trace.layers[1].backward_time_s == Approx(2 * 2.22e-8 + 1e-8).epsilon(1e-6));
+}
+
+TEST_CASE("zoo: a per-pass term and the GPU scale fitted from two batches recover those a trace was made with", "[zoo]") {
+  // Truth: half the K80's peaks (every roofline time doubled) and one launch every 2 us, or 2 us of overhead a pass.
+  // Batch 1 is bound by the per-pass term, batch 65,536 by the roofline.
   const auto iteration = [](const SyntheticTrace& t) {
     double total = t.trace.forward_time_s;
     for (const mgsim::Layer& layer : t.trace.layers) total += layer.backward_time_s;
     return total;
   };
-  const double big_s = iteration(synthesize_trace(small_mlp(65536), find_gpu("k80"), Precision::fp32, truth));
-  const double small_s = iteration(synthesize_trace(small_mlp(1), find_gpu("k80"), Precision::fp32, truth));
-  REQUIRE(small_s < 13e-6);  // six launches (12 us) and the last pass
+  const auto mlp = [](int batch, const RooflineSettings& s) {
+    return synthesize_trace(small_mlp(batch), find_gpu("k80"), Precision::fp32, s);
+  };
   const RooflineSettings nominal{1.0, 1.0, 2.0, 0.0};
-  SyntheticTrace big = synthesize_trace(small_mlp(65536), find_gpu("k80"), Precision::fp32, nominal);
-  fit_launch_and_scale(big, {0, big_s, "a test"}, synthesize_trace(small_mlp(1), find_gpu("k80"), Precision::fp32, nominal),
-                       small_s);
-  CHECK(big.launch_s == Approx(2e-6).epsilon(1e-6));
-  CHECK(big.gpu_scale == Approx(2.0).epsilon(1e-6));
-  CHECK(big.provenance["launch_fit"]["batch"] == 1);
-  // Another batch timed like the fit is the truth at that batch.
-  SyntheticTrace mid = synthesize_trace(small_mlp(512), find_gpu("k80"), Precision::fp32, nominal);
-  scale_like(mid, big);
-  CHECK(iteration(mid) ==
-        Approx(iteration(synthesize_trace(small_mlp(512), find_gpu("k80"), Precision::fp32, truth))).epsilon(1e-6));
-  CHECK(mid.provenance["measured_compute"]["batch"] == 65536);
-  // A smaller batch that the scaled GPU time alone explains is not bound by launches: nothing to fit.
-  CHECK_THROWS_WITH(fit_launch_and_scale(big, {0, big_s, "a test"},
-                                         synthesize_trace(small_mlp(1), find_gpu("k80"), Precision::fp32, nominal), 1e-9),
-                    Contains("not bound by launches"));
-  CHECK_THROWS_WITH(fit_launch_and_scale(big, {0, big_s, "a test"},
-                                         synthesize_trace(small_mlp(1), find_gpu("k80"), Precision::fp32, nominal), 2 * big_s),
-                    Contains("must be shorter than at batch 65536"));
+  for (PerPass term : {PerPass::launch, PerPass::overhead}) {
+    const bool launch = term == PerPass::launch;
+    INFO((launch ? "launch" : "overhead"));
+    const RooflineSettings truth{0.5, 0.5, 2.0, launch ? 0.0 : 2e-6, {}, launch ? 2e-6 : 0.0};
+    const double big_s = iteration(mlp(65536, truth));
+    const double small_s = iteration(mlp(1, truth));
+    REQUIRE(small_s < 13e-6);  // six passes of 2 us and the roofline of batch 1
+    SyntheticTrace big = mlp(65536, nominal);
+    fit_per_pass_and_scale(big, {0, big_s, "a test"}, mlp(1, nominal), small_s, term);
+    CHECK((launch ? big.launch_s : big.op_overhead_s) == Approx(2e-6).epsilon(1e-6));
+    CHECK((launch ? big.op_overhead_s : big.launch_s) == 0.0);
+    CHECK(big.gpu_scale == Approx(2.0).epsilon(1e-6));
+    CHECK(big.provenance["per_pass_fit"]["batch"] == 1);
+    CHECK(big.provenance["per_pass_fit"]["term"] == (launch ? "launch_s" : "op_overhead_s"));
+    // Another batch timed like the fit is the truth at that batch.
+    SyntheticTrace mid = mlp(512, nominal);
+    scale_like(mid, big);
+    CHECK(iteration(mid) == Approx(iteration(mlp(512, truth))).epsilon(1e-6));
+    CHECK(mid.provenance["measured_compute"]["batch"] == 65536);
+    // A smaller batch that the scaled roofline alone explains has no per-pass term to fit.
+    CHECK_THROWS_WITH(fit_per_pass_and_scale(big, {0, big_s, "a test"}, mlp(1, nominal), 1e-9, term),
+                      Contains("there is no"));
+    CHECK_THROWS_WITH(fit_per_pass_and_scale(big, {0, big_s, "a test"}, mlp(1, nominal), 2 * big_s, term),
+                      Contains("must be shorter than at batch 65536"));
+  }
 }
 
 TEST_CASE("zoo: a GPU spec file times a model as the catalogue entry with the same numbers does", "[zoo]") {

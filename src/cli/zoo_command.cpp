@@ -77,21 +77,29 @@ void add_optimizer_option(CLI::App* command, RooflineArgs& r) {
       ->check(CLI::IsMember({"none", "sgd", "momentum", "adam"}));
 }
 
-/// A second measured iteration at a smaller batch, bound by the host's
-/// launches: {batch, step time in seconds}; {0, 0} when not given.
-using LaunchBound = std::pair<int, double>;
+/// A second measured iteration at a smaller batch: {batch, step time in
+/// seconds}, {0, 0} when not given, and the per-pass term it fits.
+struct SecondFigure {
+  std::pair<int, double> at{0, 0.0};
+  std::string fits = "launch";
+};
 
-void add_launch_options(CLI::App* command, RooflineArgs& r, LaunchBound& bound) {
-  CLI::Option* launch = command->add_option("--launch-us", r.launch_us,
-                                            "host microseconds to launch one operator pass: the GPU runs none before "
-                                            "its launch (eager frameworks at small batches); 0: it never waits")
-                            ->capture_default_str()
-                            ->check(finite_in(0, 1e6, true));
-  CLI::Option* fit = command->add_option("--launch-bound-at", bound,
-                                         "BATCH SECONDS: a measured 1-GPU iteration (forward + backward) at a smaller "
-                                         "batch, bound by launches: fits --launch-us with --throughput or --step-time")
-                         ->type_name("INT FLOAT");
-  fit->excludes(launch);
+void add_per_pass_options(CLI::App* command, RooflineArgs& r, SecondFigure& second) {
+  command->add_option("--launch-us", r.launch_us,
+                      "host microseconds to launch one operator pass: the GPU runs none before its launch (eager "
+                      "frameworks at small batches); 0: it never waits")
+      ->capture_default_str()
+      ->check(finite_in(0, 1e6, true));
+  CLI::Option* figure = command->add_option("--second-figure", second.at,
+                      "BATCH SECONDS: a measured 1-GPU iteration at a smaller batch; with --throughput or "
+                      "--step-time it fits the term of --fit-per-pass")
+      ->type_name("INT FLOAT");
+  command->add_option("--fit-per-pass", second.fits,
+                      "the per-pass term --second-figure fits: launch (--launch-us: eager frameworks) or overhead "
+                      "(--op-overhead-us: CUDA graphs, compiled models)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"launch", "overhead"}))
+      ->needs(figure);
 }
 
 void add_measured_options(CLI::App* command, MeasuredCompute& m) {
@@ -165,7 +173,9 @@ void show(const ModelArgs& a) {
 }
 
 void trace(const ModelArgs& a, const RooflineArgs& r, const MeasuredCompute& measured, int measured_batch,
-           const LaunchBound& bound, const std::string& output) {
+           const SecondFigure& second, const std::string& output) {
+  const std::pair<int, double>& bound = second.at;
+  const PerPass term = second.fits == "overhead" ? PerPass::overhead : PerPass::launch;
   const GpuSpec gpu = gpu_of(r);
   const Precision precision = parse_precision(a.precision);
   gpu.peak_tflops(precision);  // refuse an unsupported precision before building
@@ -175,13 +185,19 @@ void trace(const ModelArgs& a, const RooflineArgs& r, const MeasuredCompute& mea
   if (measured_batch != 0 && !scaled) throw ConfigError("--measured-batch needs --throughput or --step-time");
   if (measured_batch == 0) measured_batch = a.batch;
   if (bound.first != 0 || bound.second != 0) {
-    if (!scaled) throw ConfigError("--launch-bound-at needs the larger batch's figure: --throughput or --step-time");
+    if (!scaled) throw ConfigError("--second-figure needs the larger batch's figure: --throughput or --step-time");
     if (bound.first < 1 || bound.first >= measured_batch) {
-      throw ConfigError(fmt::format("--launch-bound-at: the batch must be in [1, {}) (below the measured batch), got {}",
+      throw ConfigError(fmt::format("--second-figure: the batch must be in [1, {}) (below the measured batch), got {}",
                                     measured_batch, bound.first));
     }
     if (!std::isfinite(bound.second) || bound.second <= 0 || bound.second > 1e6) {
-      throw ConfigError(fmt::format("--launch-bound-at: the step time must be in (0, 1e6] s, got {}", bound.second));
+      throw ConfigError(fmt::format("--second-figure: the step time must be in (0, 1e6] s, got {}", bound.second));
+    }
+    if (term == PerPass::launch && settings.launch_s > 0) {
+      throw ConfigError("--second-figure fits the launch time: leave out --launch-us (or give --fit-per-pass overhead)");
+    }
+    if (term == PerPass::overhead && settings.op_overhead_s > 0) {
+      throw ConfigError("--second-figure fits the overhead: leave out --op-overhead-us (or give --fit-per-pass launch)");
     }
   }
   if (scaled && measured_batch == a.batch && bound.first == 0) {
@@ -191,8 +207,8 @@ void trace(const ModelArgs& a, const RooflineArgs& r, const MeasuredCompute& mea
     if (bound.first == 0) {
       scale_to_measured(at_figure, measured);
     } else {
-      fit_launch_and_scale(at_figure, measured, synthesize_trace(build(a, bound.first), gpu, precision, settings),
-                           bound.second);
+      fit_per_pass_and_scale(at_figure, measured, synthesize_trace(build(a, bound.first), gpu, precision, settings),
+                             bound.second, term);
     }
     scale_like(t, at_figure);
   }
@@ -226,7 +242,7 @@ void add_trace_command(CLI::App* zoo) {
     RooflineArgs roofline;
     MeasuredCompute measured;
     int measured_batch = 0;
-    LaunchBound launch_bound;
+    SecondFigure second;
     std::string output;
   };
   auto o = std::make_shared<Options>();
@@ -236,7 +252,7 @@ void add_trace_command(CLI::App* zoo) {
   add_model_options(command, o->model);
   add_roofline_options(command, o->roofline);
   add_optimizer_option(command, o->roofline);
-  add_launch_options(command, o->roofline, o->launch_bound);
+  add_per_pass_options(command, o->roofline, o->second);
   add_measured_options(command, o->measured);
   command->add_option("--measured-batch", o->measured_batch,
                       "the batch --throughput or --step-time was measured at (default: --batch): the trace at --batch "
@@ -248,7 +264,7 @@ void add_trace_command(CLI::App* zoo) {
                          "mgsim zoo trace --model resnet50 --gpu v100 --batch 256 --precision fp16 --throughput 1270 "
                          "--measured-by 'NVIDIA DeepLearningExamples TF RN50 README, DGX-1 1 GPU AMP'"});
   command->callback(
-      [o] { trace(o->model, o->roofline, o->measured, o->measured_batch, o->launch_bound, o->output); });
+      [o] { trace(o->model, o->roofline, o->measured, o->measured_batch, o->second, o->output); });
 }
 
 void add_calibrate_command(CLI::App* zoo) {

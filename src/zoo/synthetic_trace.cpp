@@ -102,10 +102,11 @@ nlohmann::ordered_json provenance_of(const ModelGraph& graph, const GpuSpec& gpu
 
 namespace {
 
-/// The forward and the layers' times of the launches with every GPU time
-/// multiplied by `gpu_scale`: each pass starts at the later of its launch
-/// and the previous pass's end, and adds to its layer how far it moves the
-/// end. Returns forward + backward.
+/// The forward and the layers' times of the launches with every roofline
+/// time multiplied by `gpu_scale`: each pass starts at the later of its
+/// launch and the previous pass's end, runs its roofline time plus the fixed
+/// op_overhead_s, and adds to its layer how far it moves the end. Returns
+/// forward + backward.
 double time_launches(SyntheticTrace& t, double gpu_scale) {
   t.trace.forward_time_s = 0.0;
   for (Layer& layer : t.trace.layers) layer.forward_time_s = layer.backward_time_s = 0.0;
@@ -113,7 +114,7 @@ double time_launches(SyntheticTrace& t, double gpu_scale) {
   double end = 0.0;
   for (const Launch& l : t.launches) {
     host += t.launch_s;
-    const double finish = std::max(end, host) + l.gpu_s * gpu_scale;
+    const double finish = std::max(end, host) + l.gpu_s * gpu_scale + t.op_overhead_s;
     Layer& layer = t.trace.layers[l.layer];
     (l.backward ? layer.backward_time_s : layer.forward_time_s) += finish - end;
     if (!l.backward) t.trace.forward_time_s += finish - end;
@@ -135,6 +136,9 @@ SyntheticTrace synthesize_trace(const ModelGraph& graph, const GpuSpec& gpu, Pre
   out.trace.model = graph.model();
   out.trace.batch_size = graph.batch_size();
   out.launch_s = s.launch_s;
+  out.op_overhead_s = s.op_overhead_s;
+  RooflineSettings roofline_only = s;  // each pass's roofline time; the queue adds the overhead
+  roofline_only.op_overhead_s = 0.0;
   const std::vector<GradientLayer> layers = gradient_layers(graph);
   std::vector<std::size_t> layer_of(graph.op_count(), 0);  // operators before the first layer run in its forward
   for (std::size_t i = 0; i < layers.size(); ++i) {
@@ -145,11 +149,11 @@ SyntheticTrace synthesize_trace(const ModelGraph& graph, const GpuSpec& gpu, Pre
     for (OpId v : layers[i].ops) layer_of[v] = i;
   }
   for (OpId v = 0; v < graph.op_count(); ++v) {
-    if (!is_free(graph.op(v).kind)) out.launches.push_back({forward_seconds(graph.op(v), gpu, precision, s), layer_of[v], false});
+    if (!is_free(graph.op(v).kind)) out.launches.push_back({forward_seconds(graph.op(v), gpu, precision, roofline_only), layer_of[v], false});
   }
   for (std::size_t i = layers.size(); i-- > 0;) {
     for (auto v = layers[i].ops.rbegin(); v != layers[i].ops.rend(); ++v) {
-      if (!is_free(graph.op(*v).kind)) out.launches.push_back({backward_seconds(graph.op(*v), gpu, precision, s), i, true});
+      if (!is_free(graph.op(*v).kind)) out.launches.push_back({backward_seconds(graph.op(*v), gpu, precision, roofline_only), i, true});
     }
   }
   time_launches(out, 1.0);
@@ -211,22 +215,23 @@ double solve_increasing(F f, double target) {
   return hi;
 }
 
-/// The GPU time factor that makes the trace's iteration (queue + optimizer
-/// step) last `target` seconds with launch time `launch`; the trace is left
-/// timed at it. Throws ConfigError where the launches alone take `target`.
-double scale_for(SyntheticTrace& t, double target, double launch) {
-  t.launch_s = launch;
+/// The roofline time factor that makes the trace's iteration (queue +
+/// optimizer step) last `target` seconds at its per-pass terms; the trace is
+/// left timed at it. Throws ConfigError where the per-pass terms alone take
+/// `target`.
+double scale_for(SyntheticTrace& t, double target) {
   const double step = optimizer_s(t);
   if (step + time_launches(t, 1.0) <= 0) throw ConfigError("the roofline trace takes no time: there is nothing to scale");
   const double floor = time_launches(t, 0.0);
   if (floor >= target) {
-    throw ConfigError(fmt::format("the measured iteration of {:g} s at batch {} is not longer than launching its {} "
-                                  "operator passes ({:g} s at {:g} us each): lower the launch time",
-                                  target, t.trace.batch_size, t.launches.size(), floor, launch * 1e6));
+    throw ConfigError(fmt::format("the measured iteration of {:g} s at batch {} is not longer than the fixed costs of "
+                                  "its {} operator passes ({:g} s: launches every {:g} us, {:g} us of overhead each): "
+                                  "lower them",
+                                  target, t.trace.batch_size, t.launches.size(), floor, t.launch_s * 1e6,
+                                  t.op_overhead_s * 1e6));
   }
-  const double factor =
-      launch == 0 ? target / (time_launches(t, 1.0) + step)
-                  : solve_increasing([&](double x) { return time_launches(t, x) + x * step; }, target);
+  const double factor = floor == 0 ? target / (time_launches(t, 1.0) + step)  // no per-pass terms: linear
+                                   : solve_increasing([&](double x) { return time_launches(t, x) + x * step; }, target);
   time_launches(t, factor);
   t.gpu_scale = factor;
   return factor;
@@ -241,24 +246,30 @@ void record_measured(SyntheticTrace& t, const MeasuredCompute& m, double target,
   figure["iteration_s"] = target;
   figure["roofline_iteration_s"] = roofline;
   figure["scale_factor"] = factor;
+  const bool per_pass = t.launch_s > 0 || t.op_overhead_s > 0;
   figure["method"] = fmt::format(
-      "every operator pass's GPU time multiplied by scale_factor{}, so that forward + backward{} on one GPU equals "
-      "the measured iteration (batch / throughput, or the step time){}",
+      "every operator pass's roofline time multiplied by scale_factor{}, so that forward + backward{} on one GPU "
+      "equals the measured iteration (batch / throughput, or the step time){}",
       t.optimizer_step ? " and optimizer_bytes_per_s divided by it" : "", t.optimizer_step ? " + the optimizer step" : "",
-      t.launch_s > 0 ? fmt::format(", with one launch every {:g} s", t.launch_s) : "; the per-layer split stays the roofline's");
+      per_pass ? fmt::format("; launch_s ({:g} s) and op_overhead_s ({:g} s) per pass as they are", t.launch_s,
+                             t.op_overhead_s)
+               : "; the per-layer split stays the roofline's");
   t.provenance["measured_compute"] = std::move(figure);
 }
+
+/// The per-pass term a fit solves for.
+double& term_of(SyntheticTrace& t, PerPass term) { return term == PerPass::launch ? t.launch_s : t.op_overhead_s; }
 
 }  // namespace
 
 void scale_to_measured(SyntheticTrace& t, const MeasuredCompute& m) {
   const double target = measured_iteration_s(m, t.trace.batch_size);
   const double roofline = time_launches(t, 1.0) + optimizer_s(t);
-  record_measured(t, m, target, roofline, scale_for(t, target, t.launch_s));
+  record_measured(t, m, target, roofline, scale_for(t, target));
 }
 
-void fit_launch_and_scale(SyntheticTrace& t, const MeasuredCompute& m, const SyntheticTrace& small_trace,
-                          double small_iteration_s) {
+void fit_per_pass_and_scale(SyntheticTrace& t, const MeasuredCompute& m, const SyntheticTrace& small_trace,
+                            double small_iteration_s, PerPass term) {
   const double target = measured_iteration_s(m, t.trace.batch_size);
   if (!std::isfinite(small_iteration_s) || small_iteration_s <= 0) {
     throw ConfigError(fmt::format("a measured step time must be a positive finite number, got {}", small_iteration_s));
@@ -267,46 +278,52 @@ void fit_launch_and_scale(SyntheticTrace& t, const MeasuredCompute& m, const Syn
     throw ConfigError(fmt::format("the iteration at batch {} ({:g} s) must be shorter than at batch {} ({:g} s)",
                                   small_trace.trace.batch_size, small_iteration_s, t.trace.batch_size, target));
   }
+  const char* name = term == PerPass::launch ? "launch_s" : "op_overhead_s";
   const double roofline = time_launches(t, 1.0) + optimizer_s(t);
   SyntheticTrace small = small_trace;
   const double small_step = optimizer_s(small);
-  double launch = 0.0;
-  double factor = scale_for(t, target, launch);
+  double value = 0.0;
+  term_of(t, term) = value;
+  double factor = scale_for(t, target);
   for (int round = 0;; ++round) {
-    const auto small_iteration = [&](double h) {
-      small.launch_s = h;
+    const auto small_iteration = [&](double x) {
+      term_of(small, term) = x;
       return time_launches(small, factor) + factor * small_step;
     };
     if (small_iteration(0.0) >= small_iteration_s) {
       throw ConfigError(fmt::format(
-          "the iteration of {:g} s at batch {} is not longer than its GPU time scaled from batch {} ({:g} s): it "
-          "is not bound by launches, there is no launch time to fit",
-          small_iteration_s, small.trace.batch_size, t.trace.batch_size, small_iteration(0.0)));
+          "the iteration of {:g} s at batch {} is not longer than its time scaled from batch {} without {} ({:g} s): "
+          "there is no {} to fit",
+          small_iteration_s, small.trace.batch_size, t.trace.batch_size, name, small_iteration(0.0), name));
     }
     const double next = solve_increasing(small_iteration, small_iteration_s);
-    const bool converged = std::abs(next - launch) <= 1e-9 * next;
-    launch = next;
-    factor = scale_for(t, target, launch);
+    const bool converged = std::abs(next - value) <= 1e-9 * next;
+    value = next;
+    term_of(t, term) = value;
+    factor = scale_for(t, target);
     if (converged) break;
-    if (round == 200) throw ConfigError("the launch time did not converge in 200 rounds: give --launch-us instead");
+    if (round == 200) throw ConfigError(fmt::format("{} did not converge in 200 rounds: give it by hand instead", name));
   }
   record_measured(t, m, target, roofline, factor);
-  t.provenance["launch_s"] = launch;
-  t.provenance["launch_fit"] = {
+  t.provenance[name] = value;
+  t.provenance["per_pass_fit"] = {
+      {"term", name},
+      {"value_s", value},
       {"batch", small.trace.batch_size},
       {"iteration_s", small_iteration_s},
-      {"launch_s", launch},
-      {"method", "launch_s and scale_factor solved together so that the measured iterations at both batches "
-                 "hold (the smaller one bound by its launches)"}};
+      {"method", fmt::format("{} and scale_factor solved together so that the measured iterations at both batches "
+                             "hold", name)}};
 }
 
 void scale_like(SyntheticTrace& t, const SyntheticTrace& measured) {
   t.launch_s = measured.launch_s;
+  t.op_overhead_s = measured.op_overhead_s;
   t.gpu_scale = measured.gpu_scale;
   time_launches(t, t.gpu_scale);
   t.trace.optimizer_bytes_per_s /= t.gpu_scale;
   t.provenance["launch_s"] = t.launch_s;
-  for (const char* key : {"measured_compute", "launch_fit"}) {
+  t.provenance["op_overhead_s"] = t.op_overhead_s;
+  for (const char* key : {"measured_compute", "per_pass_fit"}) {
     if (measured.provenance.contains(key)) t.provenance[key] = measured.provenance[key];
   }
   t.provenance["measured_compute"]["batch"] = measured.trace.batch_size;

@@ -68,7 +68,8 @@ RooflineBounds roofline_bounds(const Operator& op, const GpuSpec& gpu, Precision
 double forward_seconds(const Operator& op, const GpuSpec& gpu, Precision precision, const RooflineSettings& settings);
 double backward_seconds(const Operator& op, const GpuSpec& gpu, Precision precision, const RooflineSettings& settings);
 
-/// One operator pass in launch order: its GPU seconds and the trace layer it belongs to.
+/// One operator pass in launch order: its roofline seconds (without the
+/// per-pass overhead) and the trace layer it belongs to.
 struct Launch {
   double gpu_s = 0.0;
   std::size_t layer = 0;
@@ -82,7 +83,8 @@ struct SyntheticTrace {
   std::optional<Optimizer> optimizer_step;  ///< the settings' optimizer_step
   std::vector<Launch> launches;  ///< every operator pass in launch order (parameter-free views launch nothing)
   double launch_s = 0.0;         ///< the settings' launch_s, or the fitted one
-  double gpu_scale = 1.0;        ///< every pass's GPU time is the roofline's times this (scale_to_measured sets it)
+  double op_overhead_s = 0.0;    ///< the settings' op_overhead_s, or the fitted one: added to each pass, never scaled
+  double gpu_scale = 1.0;        ///< every pass's roofline time is multiplied by this (scale_to_measured sets it)
 };
 
 /// The graph must be built with precision_bytes(precision) bytes per element.
@@ -97,29 +99,36 @@ struct MeasuredCompute {
   std::string measured_by;              ///< who measured it and where (paper table, repository file)
 };
 
-/// Multiplies every operator pass's GPU time, and divides the optimizer
-/// step's bandwidth, by the factor that makes forward + backward (through the
-/// launch queue) + the optimizer step (of `optimizer_step`, when the trace
-/// times one) equal the measured iteration, and records the figure, its
-/// source and the factor in the provenance ("measured_compute"). Without a
-/// launch time that multiplies the forward and every layer's backward by the
-/// factor. Throws ConfigError on a figure that is not one positive finite
-/// number with a non-empty source, or one no longer than the launches alone.
+/// Multiplies every operator pass's roofline time, and divides the
+/// optimizer step's bandwidth, by the factor that makes forward + backward
+/// (through the launch queue, each pass with its fixed overhead) + the
+/// optimizer step (of `optimizer_step`, when the trace times one) equal the
+/// measured iteration, and records the figure, its source and the factor in
+/// the provenance ("measured_compute"). Without per-pass terms that
+/// multiplies the forward and every layer's backward by the factor. Throws
+/// ConfigError on a figure that is not one positive finite number with a
+/// non-empty source, or one no longer than the per-pass terms alone.
 void scale_to_measured(SyntheticTrace& trace, const MeasuredCompute& measured);
 
-/// Fits the launch time as well: `small` is the same model at a smaller
-/// batch and `small_iteration_s` its measured iteration, bound by its
-/// launches. Alternates scaling `trace` to its figure at the current launch
-/// time with solving the launch time that gives `small` its iteration at
-/// that scale, until both hold; `trace` is left scaled, with the launch time
-/// and the second figure in its provenance. Throws ConfigError where the
-/// smaller batch's iteration is no longer than its scaled GPU time (not
-/// launch-bound: nothing to fit) or the fit does not converge.
-void fit_launch_and_scale(SyntheticTrace& trace, const MeasuredCompute& measured, const SyntheticTrace& small,
-                          double small_iteration_s);
+/// The per-pass term a second measured figure fits: the host's launch time
+/// (eager frameworks, the GPU waits for launches at small batches) or each
+/// pass's fixed GPU overhead (CUDA graphs and compiled models, where small
+/// kernels cost a fixed time each).
+enum class PerPass { launch, overhead };
+
+/// Fits that per-pass term as well: `small` is the same model at a smaller
+/// batch and `small_iteration_s` its measured iteration. Alternates scaling
+/// `trace` to its figure at the current term with solving the term that
+/// gives `small` its iteration at that scale, until both hold; `trace` is
+/// left scaled, with the term and the second figure in its provenance
+/// ("per_pass_fit"). Throws ConfigError where the smaller batch's iteration
+/// is no longer than its scaled time without the term (nothing to fit), is
+/// not shorter than the larger batch's, or the fit does not converge.
+void fit_per_pass_and_scale(SyntheticTrace& trace, const MeasuredCompute& measured, const SyntheticTrace& small,
+                            double small_iteration_s, PerPass term);
 
 /// Times `trace` (the same model on the same GPU at another batch) with the
-/// launch time and GPU scale of `measured` (scaled by one of the two
+/// per-pass terms and GPU scale of `measured` (scaled by one of the two
 /// functions above) and carries its provenance of the figures over, naming
 /// the batch they were measured at.
 void scale_like(SyntheticTrace& trace, const SyntheticTrace& measured);
