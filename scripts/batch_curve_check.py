@@ -3,8 +3,8 @@
 
 Curves of forward + backward against the batch, measured on one H100: the
 shipped traces (traces/h100-*-bs*.json, eager, scripts/measure_batch_curve.sh)
-and traces/h100-eager-vs-cuda-graph.json (eager and one CUDA graph,
-scripts/launch_floor_check.py). For each, the largest batch scales the
+and traces/h100-eager-vs-cuda-graph.json and -more-models.json (eager and one
+CUDA graph, scripts/launch_floor_check.py). For each, the largest batch scales the
 zoo's roofline (`mgsim zoo trace --measured-batch ... --step-time ...`),
 alone, then with a per-pass term fitted on the smallest batch
 (`--second-figure`, `--fit-per-pass launch` or `overhead`); every batch in
@@ -24,7 +24,9 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ZOO = {"resnet50": ("resnet50", []), "bert-base": ("bert-base", ["--seq-len", "128"]),
-       "bert-base-uncased": ("bert-base", ["--seq-len", "128"])}
+       "bert-base-uncased": ("bert-base", ["--seq-len", "128"]), "vgg16": ("vgg16", []),
+       "densenet121": ("densenet121", []), "vit_b_16": ("vit-b16", []), "gpt2": ("gpt2", ["--seq-len", "128"])}
+FIRST = ("resnet50", "bert-base-uncased")  # the models the per-pass forms were worked out on; the others check them
 
 
 def measured(path):
@@ -52,9 +54,11 @@ def curves():
     for model in ("resnet50", "bert-base"):
         paths = glob.glob(os.path.join(ROOT, "traces", f"h100-{model}-bs*-bf16.json"))
         yield model, "eager (profile layers)", sorted(measured(p) for p in paths if re.search(r"-bs\d+-", p))
-    with open(os.path.join(ROOT, "traces", "h100-eager-vs-cuda-graph.json")) as f:
-        rows = json.load(f)["rows"]
-    for model in ("resnet50", "bert-base-uncased"):
+    rows = []
+    for name in ("h100-eager-vs-cuda-graph.json", "h100-eager-vs-cuda-graph-more-models.json"):
+        with open(os.path.join(ROOT, "traces", name)) as f:
+            rows += json.load(f)["rows"]
+    for model in dict.fromkeys(r["model"] for r in rows):
         for key, how in (("eager_forward_backward_s", "eager"), ("cuda_graph_forward_backward_s", "CUDA graph")):
             yield model, how, sorted((r["batch"], r[key]) for r in rows if r["model"] == model)
 
@@ -77,15 +81,16 @@ def main():
                     p = predicted(args.mgsim, model, batch, big, fit, term, out)
                     cells.append(f"{p * 1e3:.2f} ({100 * (p / seconds - 1):+.0f}%)")
                     if not role:
-                        kind = "CUDA graph" if how == "CUDA graph" else "eager"
+                        kind = ("CUDA graph" if how == "CUDA graph" else "eager",
+                                "ResNet-50, BERT-base" if model in FIRST + ("bert-base",) else "four more models")
                         errors.setdefault((kind, column), []).append(abs(100 * (p / seconds - 1)))
                 print(f"| {ZOO[model][0]} | {how} | {batch}{role} | {seconds * 1e3:.2f} | " + " | ".join(cells) + " |")
     print()
-    print("| run | predicted | scaled alone: median, max | + launch time | + overhead per pass |")
-    print("| --- | ---: | ---: | ---: | ---: |")
-    for kind in ("eager", "CUDA graph"):
+    print("| run | models | predicted | scaled alone: median, max | + launch time | + overhead per pass |")
+    print("| --- | --- | ---: | ---: | ---: | ---: |")
+    for kind in sorted({k for k, _ in errors}, key=lambda k: (k[1] != "ResNet-50, BERT-base", k[0] != "eager")):
         cells = [f"{statistics.median(errors[kind, c]):.1f}%, {max(errors[kind, c]):.1f}%" for c in range(3)]
-        print(f"| {kind} | {len(errors[kind, 0])} | " + " | ".join(cells) + " |")
+        print(f"| {kind[0]} | {kind[1]} | {len(errors[kind, 0])} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

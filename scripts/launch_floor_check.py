@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.join(ROOT, "profiler"))
 import mgsim_profile_model as helper  # noqa: E402  (the profiler's model builders)
 
 CURVES = {"resnet50": [8, 16, 32, 64, 128, 256], "bert-base-uncased": [4, 8, 16, 32, 64, 128]}
+DEFAULT_BATCHES = [4, 8, 16, 32, 64, 128]
 
 
 def timed(torch, run, warmup, iterations):
@@ -40,8 +41,8 @@ def timed(torch, run, warmup, iterations):
     return statistics.median(seconds)
 
 
-def measure(torch, model_name, batch, warmup, iterations):
-    args = argparse.Namespace(model=model_name, batch=batch, seq_len=128, image_size=224)
+def measure(torch, model_name, batch, seq_len, warmup, iterations):
+    args = argparse.Namespace(model=model_name, batch=batch, seq_len=seq_len, image_size=224)
     model, step, source = helper.build(torch, args, torch.device("cuda", 0))
     model.train()
 
@@ -64,7 +65,7 @@ def measure(torch, model_name, batch, warmup, iterations):
     replay = timed(torch, graph.replay, warmup, iterations)
     del graph, model
     torch.cuda.empty_cache()
-    return {"model": model_name, "source": source, "batch": batch, "eager_forward_backward_s": eager,
+    return {"model": model_name, "source": source, "batch": batch, "seq_len": seq_len, "eager_forward_backward_s": eager,
             "cuda_graph_forward_backward_s": replay}
 
 
@@ -73,13 +74,16 @@ def main():
     parser.add_argument("-o", "--output", required=True)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--iterations", type=int, default=20)
+    parser.add_argument("--model", action="append",
+                        help="torchvision or transformers model (repeatable; default: %s)" % ", ".join(CURVES))
+    parser.add_argument("--seq-len", type=int, default=128, help="tokens per sample for transformers models")
     args = parser.parse_args()
     import torch
     rows = []
-    for model_name, batches in CURVES.items():
-        for batch in batches:
+    for model_name in args.model or CURVES:
+        for batch in CURVES.get(model_name, DEFAULT_BATCHES):
             try:
-                rows.append(measure(torch, model_name, batch, args.warmup, args.iterations))
+                rows.append(measure(torch, model_name, batch, args.seq_len, args.warmup, args.iterations))
             except Exception as e:  # one failed capture must not lose the others
                 rows.append({"model": model_name, "batch": batch, "error": "%s: %s" % (type(e).__name__, e)})
             print(json.dumps(rows[-1]), flush=True)
