@@ -117,6 +117,7 @@ std::filesystem::path random_scenario(std::mt19937_64& rng, const SweepTempDir& 
   if (coin(rng, 0.3)) config["speed_classes"] = {{{"fraction", 0.25}, {"speed", uniform(rng, 0.5, 1.5)}}};
   if (coin(rng, 0.5)) config["message_overhead_s"] = uniform(rng, 0, 1e-4);
   if (coin(rng, 0.3)) config["iteration_overhead_s"] = uniform(rng, 0, 1e-2);
+  if (coin(rng, 0.3)) config["node_input_samples_per_s"] = uniform(rng, 100, 1e5);
   if (coin(rng, 0.5)) config["optimizer"] = pick(rng, std::vector<std::string>{"sgd", "momentum", "adam"});
   if (coin(rng, 0.3)) {
     config["variability"] = {{"law", pick(rng, std::vector<std::string>{"exponential", "lognormal", "bernoulli"})},
@@ -280,6 +281,51 @@ TEST_CASE("iteration_overhead_s adds its host time to every iteration, overlappi
   const RunMetrics quiet = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
   CHECK(noisy.mean_iteration - quiet.mean_iteration == 2'000'000);
   CHECK(noisy.p99_iteration - quiet.p99_iteration == 2'000'000);
+}
+
+TEST_CASE("node_input_samples_per_s: no iteration is shorter than loading its node's samples (two layers, by hand)",
+          "[evaluator]") {
+  // The two layers above (1 ms of backward each, 1 ms messages, batch 1, WFBP
+  // on 2 GPUs, one a node): 3 ms, of which 2 ms compute, one GPU 2 ms. An
+  // input pipeline of 200 samples/s loads a node's one sample in 5 ms: the
+  // iteration is 5 ms, the 2 ms wait counts in the compute (4 ms), 1 ms stays
+  // exposed; the one GPU also waits 5 ms, so the efficiency is 5 / 5.
+  SweepTempDir dir;
+  dir.write_json("t.json", trace_json(make_trace({0.001, 0.001}, {1000, 1000})));
+  json config = {{"trace", "t.json"},
+                 {"gpus", {2}},
+                 {"network", {{"alpha_us", 0}, {"beta_s_per_byte", 1e-6}}},
+                 {"schedules", {"wfbp"}},
+                 {"node_input_samples_per_s", 200.0}};
+  WorkloadCache cache;
+  RunMetrics m = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
+  CHECK(m.iteration == 5'000'000);
+  CHECK(m.mean_iteration == 5'000'000);
+  CHECK(m.compute == 4'000'000);
+  CHECK(m.single_gpu == 5'000'000);
+  CHECK(m.exposed_comm_s() == Approx(1e-3));
+  CHECK(m.scaling_efficiency() == Approx(1.0));
+  // Both GPUs on one node share its pipeline: 2 samples, 10 ms; the one GPU
+  // still loads its own sample in 5 ms: efficiency 5 / 10.
+  config["gpus_per_node"] = 2;
+  config["network"] = {{"intra", {{"alpha_us", 0}, {"beta_s_per_byte", 1e-6}}},
+                       {"inter", {{"alpha_us", 0}, {"beta_s_per_byte", 1e-6}}}};
+  m = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
+  CHECK(m.iteration == 10'000'000);
+  CHECK(m.scaling_efficiency() == Approx(0.5));
+  // A pipeline faster than the iteration changes nothing: 2000 samples/s loads 2 samples in 1 ms < 3 ms.
+  config["node_input_samples_per_s"] = 2000.0;
+  m = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
+  CHECK(m.iteration == 3'000'000);
+  CHECK(m.single_gpu == 2'000'000);
+  // Over many iterations with delays, every statistic is at least the load time.
+  config["node_input_samples_per_s"] = 200.0;
+  config["variability"] = {{"law", "exponential"}, {"mean_s", 1e-3}, {"seed", 7}};
+  m = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
+  CHECK(m.p50_iteration >= 10'000'000);
+  CHECK(m.mean_iteration >= 10'000'000);
+  config["node_input_samples_per_s"] = -1.0;
+  CHECK_THROWS_WITH(load_scenario(dir.write_json("c.json", config)), Catch::Contains("node_input_samples_per_s"));
 }
 
 TEST_CASE("curve_scale multiplies every time of the measured curves (two layers, by hand)", "[evaluator]") {

@@ -42,6 +42,10 @@ struct RunPoint {
   int iterations = kDefaultIterations;
   /// The optimizer whose state the model-state memory per GPU counts.
   Optimizer optimizer = Optimizer::adam;
+  /// Samples one node's input pipeline (reading, decoding, augmenting)
+  /// delivers a second, prefetching while the GPUs train: no iteration is
+  /// shorter than its node's samples at that rate; 0: never binds.
+  double node_input_samples_per_s = 0.0;
 };
 
 /// How a point is timed.

@@ -44,6 +44,9 @@ inline constexpr double kMaxSecondsPerByte = 1e-3;
 /// Largest host overhead per iteration accepted (optimizer step, data
 /// loading, Python), in seconds: one step's worth (kMaxStepSeconds).
 inline constexpr double kMaxIterationOverhead = kMaxStepSeconds;
+/// Fastest input pipeline accepted (samples one node reads, decodes and
+/// augments per second); 0 stands for one that never binds.
+inline constexpr double kMaxInputSamplesPerS = 1e12;
 /// A trace's optimizer_bytes_per_s, the memory bandwidth its optimizer step
 /// streams the model states at: a kilobyte per second (1 / kMaxSecondsPerByte)
 /// to a petabyte per second.

@@ -155,7 +155,8 @@ RunPoint RunGrid::point(std::size_t run) const {
           .iteration_overhead_s = scenario_.iteration_overhead_s,
           .variability = scenario_.variability,
           .iterations = scenario_.iterations,
-          .optimizer = scenario_.optimizer};
+          .optimizer = scenario_.optimizer,
+          .node_input_samples_per_s = scenario_.node_input_samples_per_s};
 }
 
 RunRow RunGrid::row(std::size_t run, const RunMetrics& metrics) const {
