@@ -200,9 +200,34 @@ TEST_CASE("zoo: a per-pass term and the GPU scale fitted from two batches recove
     CHECK(mid.provenance["measured_compute"]["batch"] == 65536);
     // A smaller batch that the scaled roofline alone explains has no per-pass term to fit.
     CHECK_THROWS_WITH(fit_per_pass_and_scale(big, {0, big_s, "a test"}, mlp(1, nominal), 1e-9, term),
-                      Contains("there is no"));
+                      Contains("gives both figures"));
     CHECK_THROWS_WITH(fit_per_pass_and_scale(big, {0, big_s, "a test"}, mlp(1, nominal), 2 * big_s, term),
                       Contains("must be shorter than at batch 65536"));
+  }
+}
+
+TEST_CASE("zoo: a per-pass term is fitted beside the other one and an optimizer step, recovering the truth", "[zoo]") {
+  // Truth: half the K80's peaks, 3 us a launch, 2 us of overhead a pass and an Adam step in every iteration. A
+  // larger term lowers the fitted scale and with it the step, so the small batch's time need not grow with the
+  // term (found by a red team: such figures were refused as "not bound").
+  const auto iteration = [](const SyntheticTrace& t) {
+    double total = t.trace.forward_time_s;
+    for (const mgsim::Layer& layer : t.trace.layers) total += layer.backward_time_s;
+    return total + trace_optimizer_step_s(t.trace, mgsim::Optimizer::adam, 0, 1);
+  };
+  const auto mlp = [](int batch, const RooflineSettings& s) {
+    return synthesize_trace(small_mlp(batch), find_gpu("k80"), Precision::fp32, s);
+  };
+  const RooflineSettings truth{0.5, 0.5, 2.0, 2e-6, mgsim::Optimizer::adam, 3e-6};
+  for (PerPass term : {PerPass::launch, PerPass::overhead}) {
+    const bool launch = term == PerPass::launch;
+    INFO((launch ? "launch" : "overhead"));
+    RooflineSettings start{1.0, 1.0, 2.0, launch ? 2e-6 : 0.0, mgsim::Optimizer::adam, launch ? 0.0 : 3e-6};
+    SyntheticTrace big = mlp(65536, start);
+    fit_per_pass_and_scale(big, {0, iteration(mlp(65536, truth)), "a test"}, mlp(1, start), iteration(mlp(1, truth)),
+                           term);
+    CHECK((launch ? big.launch_s : big.op_overhead_s) == Approx(launch ? 3e-6 : 2e-6).epsilon(1e-6));
+    CHECK(big.gpu_scale == Approx(2.0).epsilon(1e-6));
   }
 }
 

@@ -45,7 +45,19 @@ int fail(std::string_view message) {
   return mgsim::cli::kBadInput;
 }
 
-/// Refuses an argument (a flag's value, a file name) that is not UTF-8.
+/// Why a number as typed would be read as another one, or nullptr: the
+/// option parser reads a leading 0 as octal (010 is 8) and 0x as hexadecimal.
+const char* misread_number(std::string_view value) {
+  if (!value.empty() && (value.front() == '+' || value.front() == '-')) value.remove_prefix(1);
+  if (value.size() < 2 || value.front() != '0') return nullptr;
+  if (value[1] == 'x' || value[1] == 'X') return "a hexadecimal number: write it in decimal";
+  const bool digits = value.find_first_not_of("0123456789") == std::string_view::npos;
+  return digits ? "a whole number with a leading zero, which would be read as octal: write it without the zero"
+                : nullptr;
+}
+
+/// Refuses an argument (a flag's value, a file name) that is not UTF-8, and
+/// a number that the option parser would read as another one.
 void check_arguments(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view argument = argv[i];
@@ -53,6 +65,11 @@ void check_arguments(int argc, char** argv) {
       throw mgsim::ConfigError(fmt::format("argument {} ('{}'): byte {}: 0x{:02x}: expected UTF-8 text", i,
                                              mgsim::printable(argument), *bad + 1,
                                              static_cast<unsigned char>(argument[*bad])));
+    }
+    const std::size_t equals = argument.starts_with("--") ? argument.find('=') : std::string_view::npos;
+    const std::string_view value = equals == std::string_view::npos ? argument : argument.substr(equals + 1);
+    if (const char* why = misread_number(value)) {
+      throw mgsim::ConfigError(fmt::format("argument {} ('{}'): {}", i, argument, why));
     }
   }
 }

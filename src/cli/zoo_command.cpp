@@ -40,6 +40,8 @@ struct RooflineArgs {
   double backward_factor = 2.0;
   double op_overhead_us = 0.0;
   double launch_us = 0.0;  ///< `trace` only
+  bool launch_given = false;    ///< --launch-us was given (even as 0)
+  bool overhead_given = false;  ///< --op-overhead-us was given (even as 0)
   std::string optimizer = "adam";  ///< whose step the trace times; "none": no step
 };
 
@@ -65,6 +67,7 @@ void add_roofline_options(CLI::App* command, RooflineArgs& r) {
       ->capture_default_str()
       ->check(finite_in(0, 100, true));
   command->add_option("--op-overhead-us", r.op_overhead_us, "fixed microseconds per operator and pass")
+      ->each([&r](const std::string&) { r.overhead_given = true; })
       ->capture_default_str()
       ->check(finite_in(0, 1e6, true));
 }
@@ -81,6 +84,7 @@ void add_optimizer_option(CLI::App* command, RooflineArgs& r) {
 /// seconds}, {0, 0} when not given, and the per-pass term it fits.
 struct SecondFigure {
   std::pair<int, double> at{0, 0.0};
+  bool given = false;
   std::string fits = "launch";
 };
 
@@ -89,11 +93,13 @@ void add_per_pass_options(CLI::App* command, RooflineArgs& r, SecondFigure& seco
                       "host microseconds to launch one operator pass: the GPU runs none before its launch (eager "
                       "frameworks at small batches); 0: it never waits")
       ->capture_default_str()
-      ->check(finite_in(0, 1e6, true));
+      ->check(finite_in(0, 1e6, true))
+      ->each([&r](const std::string&) { r.launch_given = true; });
   CLI::Option* figure = command->add_option("--second-figure", second.at,
                       "BATCH SECONDS: a measured 1-GPU iteration at a smaller batch; with --throughput or "
                       "--step-time it fits the term of --fit-per-pass")
-      ->type_name("INT FLOAT");
+      ->type_name("INT FLOAT")
+      ->each([&second](const std::string&) { second.given = true; });
   command->add_option("--fit-per-pass", second.fits,
                       "the per-pass term --second-figure fits: launch (--launch-us: eager frameworks) or overhead "
                       "(--op-overhead-us: CUDA graphs, compiled models)")
@@ -131,8 +137,8 @@ RooflineSettings settings_of(const RooflineArgs& r, const GpuSpec& gpu) {
   if (r.compute_efficiency >= 0) s.compute_efficiency = r.compute_efficiency;
   if (r.memory_efficiency >= 0) s.memory_efficiency = r.memory_efficiency;
   s.backward_factor = r.backward_factor;
-  s.op_overhead_s = r.op_overhead_us * 1e-6;
-  s.launch_s = r.launch_us * 1e-6;
+  s.op_overhead_s = r.op_overhead_us * 1e-6 + 0.0;  // + 0.0: a -0 given becomes 0
+  s.launch_s = r.launch_us * 1e-6 + 0.0;
   if (r.optimizer != "none") s.optimizer_step = parse_optimizer(r.optimizer);
   s.check();
   return s;
@@ -184,7 +190,7 @@ void trace(const ModelArgs& a, const RooflineArgs& r, const MeasuredCompute& mea
   const bool scaled = measured.throughput_samples_per_s != 0 || measured.step_time_s != 0 || !measured.measured_by.empty();
   if (measured_batch != 0 && !scaled) throw ConfigError("--measured-batch needs --throughput or --step-time");
   if (measured_batch == 0) measured_batch = a.batch;
-  if (bound.first != 0 || bound.second != 0) {
+  if (second.given) {
     if (!scaled) throw ConfigError("--second-figure needs the larger batch's figure: --throughput or --step-time");
     if (bound.first < 1 || bound.first >= measured_batch) {
       throw ConfigError(fmt::format("--second-figure: the batch must be in [1, {}) (below the measured batch), got {}",
@@ -193,18 +199,19 @@ void trace(const ModelArgs& a, const RooflineArgs& r, const MeasuredCompute& mea
     if (!std::isfinite(bound.second) || bound.second <= 0 || bound.second > 1e6) {
       throw ConfigError(fmt::format("--second-figure: the step time must be in (0, 1e6] s, got {}", bound.second));
     }
-    if (term == PerPass::launch && settings.launch_s > 0) {
+    if (term == PerPass::launch && r.launch_given) {
       throw ConfigError("--second-figure fits the launch time: leave out --launch-us (or give --fit-per-pass overhead)");
     }
-    if (term == PerPass::overhead && settings.op_overhead_s > 0) {
+    if (term == PerPass::overhead && r.overhead_given) {
       throw ConfigError("--second-figure fits the overhead: leave out --op-overhead-us (or give --fit-per-pass launch)");
     }
   }
-  if (scaled && measured_batch == a.batch && bound.first == 0) {
+  if (scaled && measured_batch == a.batch && !second.given) {
     scale_to_measured(t, measured);
+    t.provenance["measured_compute"]["batch"] = measured_batch;
   } else if (scaled) {
     SyntheticTrace at_figure = synthesize_trace(build(a, measured_batch), gpu, precision, settings);
-    if (bound.first == 0) {
+    if (!second.given) {
       scale_to_measured(at_figure, measured);
     } else {
       fit_per_pass_and_scale(at_figure, measured, synthesize_trace(build(a, bound.first), gpu, precision, settings),
@@ -248,7 +255,7 @@ void add_trace_command(CLI::App* zoo) {
   auto o = std::make_shared<Options>();
   CLI::App* command = zoo->add_subcommand("trace", "write a roofline-synthetic trace of a model on a GPU");
   command->add_option("--model", o->model.model, "model name (see `mgsim zoo list`)")->required();
-  command->add_option("--batch", o->model.batch, "samples per GPU")->capture_default_str();
+  command->add_option("--batch", o->model.batch, "samples per GPU")->capture_default_str()->check(CLI::Range(1, 1 << 20));
   add_model_options(command, o->model);
   add_roofline_options(command, o->roofline);
   add_optimizer_option(command, o->roofline);
@@ -300,7 +307,7 @@ void add_zoo_command(CLI::App& app) {
   auto show_args = std::make_shared<ModelArgs>();
   CLI::App* show_command = zoo->add_subcommand("show", "print a model's operators with shapes, FLOPs and bytes");
   show_command->add_option("--model", show_args->model, "model name")->required();
-  show_command->add_option("--batch", show_args->batch, "samples")->capture_default_str();
+  show_command->add_option("--batch", show_args->batch, "samples")->capture_default_str()->check(CLI::Range(1, 1 << 20));
   add_model_options(show_command, *show_args);
   add_examples(show_command, {"mgsim zoo show --model resnet50 --batch 64"});
   show_command->callback([show_args] { show(*show_args); });

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "mgsim/error.hpp"
+#include "mgsim/limits.hpp"
 
 namespace mgsim::zoo {
 
@@ -185,8 +186,16 @@ double measured_iteration_s(const MeasuredCompute& m, int batch) {
     throw ConfigError(fmt::format("a measured {} must be a positive finite number, got {}",
                                   given(m.step_time_s) ? "step time" : "throughput", value));
   }
-  if (m.measured_by.empty()) throw ConfigError("a measured figure needs its source (who measured it, where)");
-  return given(m.step_time_s) ? m.step_time_s : batch / m.throughput_samples_per_s;
+  if (m.measured_by.find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw ConfigError("a measured figure needs its source (who measured it, where)");
+  }
+  const double iteration = given(m.step_time_s) ? m.step_time_s : batch / m.throughput_samples_per_s;
+  if (!(iteration <= kMaxStepSeconds)) {
+    throw ConfigError(fmt::format("a measured throughput of {:g} samples/s makes an iteration of {:g} s at batch {}: "
+                                  "expected at most {:g} s",
+                                  m.throughput_samples_per_s, iteration, batch, kMaxStepSeconds));
+  }
+  return iteration;
 }
 
 }  // namespace
@@ -282,28 +291,53 @@ void fit_per_pass_and_scale(SyntheticTrace& t, const MeasuredCompute& m, const S
   const double roofline = time_launches(t, 1.0) + optimizer_s(t);
   SyntheticTrace small = small_trace;
   const double small_step = optimizer_s(small);
-  double value = 0.0;
-  term_of(t, term) = value;
-  double factor = scale_for(t, target);
-  for (int round = 0;; ++round) {
-    const auto small_iteration = [&](double x) {
-      term_of(small, term) = x;
-      return time_launches(small, factor) + factor * small_step;
-    };
-    if (small_iteration(0.0) >= small_iteration_s) {
-      throw ConfigError(fmt::format(
-          "the iteration of {:g} s at batch {} is not longer than its time scaled from batch {} without {} ({:g} s): "
-          "there is no {} to fit",
-          small_iteration_s, small.trace.batch_size, t.trace.batch_size, name, small_iteration(0.0), name));
+  // miss(x): the smaller batch's iteration minus its figure, with the term x
+  // and the scale that gives the larger batch its figure at x. It need not
+  // be monotone (a larger term lowers the scale, and with it the optimizer
+  // step), so the root is bracketed on a grid up to the largest term the
+  // larger batch allows, then bisected.
+  const auto miss = [&](double x) {
+    term_of(t, term) = x;
+    term_of(small, term) = x;
+    const double factor = scale_for(t, target);
+    return time_launches(small, factor) + factor * small_step - small_iteration_s;
+  };
+  const auto floor_of = [&](double x) {
+    term_of(t, term) = x;
+    return time_launches(t, 0.0);
+  };
+  const double largest = solve_increasing(floor_of, target) * (1 - 1e-9);
+  const double at_zero = miss(0.0);
+  double lo = 0.0, hi = -1.0;
+  constexpr int kGrid = 256;
+  for (int i = 1; i <= kGrid && at_zero != 0; ++i) {
+    const double x = largest * i / kGrid;
+    if ((miss(x) > 0) != (at_zero > 0)) {
+      hi = x;
+      break;
     }
-    const double next = solve_increasing(small_iteration, small_iteration_s);
-    const bool converged = std::abs(next - value) <= 1e-9 * next;
-    value = next;
-    term_of(t, term) = value;
-    factor = scale_for(t, target);
-    if (converged) break;
-    if (round == 200) throw ConfigError(fmt::format("{} did not converge in 200 rounds: give it by hand instead", name));
+    lo = x;
   }
+  if (at_zero != 0 && hi < 0) {
+    throw ConfigError(fmt::format(
+        "no {} gives both figures: the iteration of {:g} s at batch {} is not longer than its time scaled from batch "
+        "{} without it ({:g} s), nor with any {} up to the {:g} s the larger batch allows",
+        name, small_iteration_s, small.trace.batch_size, t.trace.batch_size, at_zero + small_iteration_s, name,
+        largest));
+  }
+  const bool rising = at_zero < 0;
+  while (hi > 0 && hi - lo > 1e-12 * hi) {
+    const double mid = 0.5 * (lo + hi);
+    ((miss(mid) < 0) == rising ? lo : hi) = mid;
+  }
+  const double value = hi > 0 ? hi : 0.0;
+  if (value > 1.0) {
+    throw ConfigError(fmt::format("the fitted {} ({:g} s) is past 1 s a pass: the figures are not of one model on one "
+                                  "GPU, or not of per-pass costs",
+                                  name, value));
+  }
+  term_of(t, term) = value;
+  const double factor = scale_for(t, target);
   record_measured(t, m, target, roofline, factor);
   t.provenance[name] = value;
   t.provenance["per_pass_fit"] = {
