@@ -117,13 +117,15 @@ void scale_to_measured(SyntheticTrace& trace, const MeasuredCompute& measured);
 enum class PerPass { launch, overhead };
 
 /// Fits that per-pass term as well: `small` is the same model at a smaller
-/// batch and `small_iteration_s` its measured iteration. Alternates scaling
-/// `trace` to its figure at the current term with solving the term that
-/// gives `small` its iteration at that scale, until both hold; `trace` is
+/// batch and `small_iteration_s` its measured iteration. For each term
+/// `trace`'s figure fixes the scale; the term is a root of the smaller
+/// batch's miss at that scale, bracketed on a grid up to the largest term
+/// `trace`'s figure allows and bisected (the miss need not be monotone: a
+/// larger term lowers the scale and the optimizer step with it). `trace` is
 /// left scaled, with the term and the second figure in its provenance
-/// ("per_pass_fit"). Throws ConfigError where the smaller batch's iteration
-/// is no longer than its scaled time without the term (nothing to fit), is
-/// not shorter than the larger batch's, or the fit does not converge.
+/// ("per_pass_fit"). Throws ConfigError where no term reproduces the smaller
+/// batch's iteration, it is not shorter than the larger batch's, or the term
+/// comes out past 1 s.
 void fit_per_pass_and_scale(SyntheticTrace& trace, const MeasuredCompute& measured, const SyntheticTrace& small,
                             double small_iteration_s, PerPass term);
 
