@@ -141,6 +141,18 @@ std::filesystem::path measurements_file(const SweepTempDir& dir, const std::file
   return dir.write_json("measured.json", {{"measurements", rows}});
 }
 
+/// The hand-worked two layers (1 ms of backward each, 1,000-byte gradients:
+/// 1 ms messages at 1e-6 s a byte) under WFBP on 2 GPUs, with `key` set to
+/// `value`; the trace is written into `dir`.
+json two_layers_on_two_gpus(const SweepTempDir& dir, const std::string& key, double value) {
+  dir.write_json("t.json", trace_json(make_trace({0.001, 0.001}, {1000, 1000})));
+  return {{"trace", "t.json"},
+          {"gpus", {2}},
+          {"network", {{"alpha_us", 0}, {"beta_s_per_byte", 1e-6}}},
+          {"schedules", {"wfbp"}},
+          {key, value}};
+}
+
 }  // namespace
 
 TEST_CASE("one evaluator: run, sweep, calibrate and advise agree on 500 random scenarios of every key", "[evaluator]") {
@@ -255,12 +267,7 @@ TEST_CASE("iteration_overhead_s adds its host time to every iteration, overlappi
   // GPUs): 3 ms, of which 2 ms compute. With 2 ms of host time per iteration:
   // 5 ms, compute 4 ms, one GPU 4 ms, 1 ms exposed, efficiency 4 / 5.
   SweepTempDir dir;
-  dir.write_json("t.json", trace_json(make_trace({0.001, 0.001}, {1000, 1000})));
-  json config = {{"trace", "t.json"},
-                 {"gpus", {2}},
-                 {"network", {{"alpha_us", 0}, {"beta_s_per_byte", 1e-6}}},
-                 {"schedules", {"wfbp"}},
-                 {"iteration_overhead_s", 2e-3}};
+  json config = two_layers_on_two_gpus(dir, "iteration_overhead_s", 2e-3);
   WorkloadCache cache;
   const RunMetrics m = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
   CHECK(m.iteration == 5'000'000);
@@ -291,12 +298,7 @@ TEST_CASE("node_input_samples_per_s: no iteration is shorter than loading its no
   // iteration is 5 ms, the 2 ms wait counts in the compute (4 ms), 1 ms stays
   // exposed; the one GPU also waits 5 ms, so the efficiency is 5 / 5.
   SweepTempDir dir;
-  dir.write_json("t.json", trace_json(make_trace({0.001, 0.001}, {1000, 1000})));
-  json config = {{"trace", "t.json"},
-                 {"gpus", {2}},
-                 {"network", {{"alpha_us", 0}, {"beta_s_per_byte", 1e-6}}},
-                 {"schedules", {"wfbp"}},
-                 {"node_input_samples_per_s", 200.0}};
+  json config = two_layers_on_two_gpus(dir, "node_input_samples_per_s", 200.0);
   WorkloadCache cache;
   RunMetrics m = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
   CHECK(m.iteration == 5'000'000);
