@@ -11,4 +11,4 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh
 (cd build && ctest --output-on-failure -j"$(nproc)")
-bash scripts/fuzz.sh --suite 30 2
+bash scripts/fuzz.sh --suite 20 2
