@@ -206,11 +206,9 @@ void trace(const ModelArgs& a, const RooflineArgs& r, const MeasuredCompute& mea
       throw ConfigError("--second-figure fits the overhead: leave out --op-overhead-us (or give --fit-per-pass launch)");
     }
   }
-  if (scaled && measured_batch == a.batch && !second.given) {
-    scale_to_measured(t, measured);
-    t.provenance["measured_compute"]["batch"] = measured_batch;
-  } else if (scaled) {
-    SyntheticTrace at_figure = synthesize_trace(build(a, measured_batch), gpu, precision, settings);
+  if (scaled) {  // scaled at the measured batch, then `t` timed like it
+    SyntheticTrace at_figure =
+        measured_batch == a.batch ? t : synthesize_trace(build(a, measured_batch), gpu, precision, settings);
     if (!second.given) {
       scale_to_measured(at_figure, measured);
     } else {

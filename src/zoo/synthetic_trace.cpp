@@ -99,10 +99,6 @@ nlohmann::ordered_json provenance_of(const ModelGraph& graph, const GpuSpec& gpu
   };
 }
 
-}  // namespace
-
-namespace {
-
 /// The forward and the layers' times of the launches with every roofline
 /// time multiplied by `gpu_scale`: each pass starts at the later of its
 /// launch and the previous pass's end, runs its roofline time plus the fixed
@@ -197,10 +193,6 @@ double measured_iteration_s(const MeasuredCompute& m, int batch) {
   }
   return iteration;
 }
-
-}  // namespace
-
-namespace {
 
 /// The roofline optimizer step of the trace, seconds (0 without one).
 double optimizer_s(const SyntheticTrace& t) {
