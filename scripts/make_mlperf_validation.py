@@ -9,12 +9,13 @@ and Dell (PowerEdge XE8545 with 4 A100 SXM4, R750xa with 4 A100 PCIe) at 1 to 54
 DGX H100 cases also predict the same software on CoreWeave's HGX H100 cluster, submitted by
 NVIDIA and CoreWeave). Each
 row is one submitted configuration (a results/<system>/<benchmark> folder, 5 ResNet or 10 BERT
-runs): its throughput is the median over its successful runs of samples trained / (run_stop -
-run_start), from the logs' MLLOG lines (scripts/mlperf_log_throughput.py computes it from the
-logs: ResNet epochs x 1,281,167 images, BERT the train_samples logged at the end; the timed run
-includes the evaluations); its batch per GPU is the logged global_batch_size / GPUs (BERT: per
-optimizer step, gradient accumulation included). Each round's configuration uses its own batch and
-hyperparameters: every row has its own trace.
+runs): its throughput is the median over its successful runs of samples trained / training
+seconds, from the logs' MLLOG lines (scripts/mlperf_log_throughput.py computes it from the logs:
+ResNet epochs x 1,281,167 images, BERT the train_samples logged at the end; training seconds are
+run_stop - run_start less the evaluations the log marks, which the ResNet logs do and the BERT
+logs do not, so the BERT figures include their evaluations); its batch per GPU is the logged
+global_batch_size / GPUs (BERT: per optimizer step, gradient accumulation included). Each
+round's configuration uses its own batch and hyperparameters: every row has its own trace.
 
 How a run is modelled: the zoo's ResNet-50 (fp16 gradients, the `horovod` schedule) or BERT-large
 with pre-training heads at sequence 512 (fp16 gradients, one all-reduce per optimizer step after
@@ -54,9 +55,9 @@ MODEL = {"resnet": ("resnet50", (), "horovod", "momentum"),
 # second (the smallest multi-node count) calibrate.
 CASES = [
     ("mlperf-v0.7-dgxa100-resnet", "0.7", "0a8a85a209c8e45b661596c382cc20f4e32fd2fe", "resnet", "a100", [
-        ("NVIDIA/results/dgxa100_ngc20.06_mxnet/resnet", 1, 8, 3264, 5, 22194.9),
-        ("NVIDIA/results/dgxa100_n2_ngc20.06_mxnet/resnet", 2, 8, 3264, 5, 36868.1),
-        ("NVIDIA/results/dgxa100_n96_ngc20.06_mxnet/resnet", 96, 8, 34560, 5, 1192309.6),
+        ("NVIDIA/results/dgxa100_ngc20.06_mxnet/resnet", 1, 8, 3264, 5, 22428.4),
+        ("NVIDIA/results/dgxa100_n2_ngc20.06_mxnet/resnet", 2, 8, 3264, 5, 37203.4),
+        ("NVIDIA/results/dgxa100_n96_ngc20.06_mxnet/resnet", 96, 8, 34560, 5, 1205775.4),
     ]),
     ("mlperf-v0.7-dgxa100-bert", "0.7", "0a8a85a209c8e45b661596c382cc20f4e32fd2fe", "bert", "a100", [
         ("NVIDIA/results/dgxa100_ngc20.06_pytorch/bert", 1, 8, 256, 10, 1028.6),
@@ -64,10 +65,10 @@ CASES = [
         ("NVIDIA/results/dgxa100_n32_ngc20.06_pytorch/bert", 32, 8, 5120, 9, 23244.2),
     ]),
     ("mlperf-v1.1-dgxa100-resnet", "1.1", "ebe92f81f7a69255a3b0a907595d8be623d75ec6", "resnet", "a100", [
-        ("NVIDIA/results/dgxa100_ngc21.09_mxnet/resnet", 1, 8, 3264, 5, 25635.9),
-        ("NVIDIA/results/dgxa100_n8_ngc21.09_mxnet/resnet", 8, 8, 3264, 4, 164895.6),
-        ("NVIDIA/results/dgxa100_n128_ngc21.09_mxnet/resnet", 128, 8, 35840, 5, 2222319.2),
-        ("NVIDIA/results/dgxa100_n540_ngc21.09_mxnet/resnet", 540, 8, 64800, 5, 5216478.0),
+        ("NVIDIA/results/dgxa100_ngc21.09_mxnet/resnet", 1, 8, 3264, 5, 25875.3),
+        ("NVIDIA/results/dgxa100_n8_ngc21.09_mxnet/resnet", 8, 8, 3264, 4, 165770.9),
+        ("NVIDIA/results/dgxa100_n128_ngc21.09_mxnet/resnet", 128, 8, 35840, 5, 2246216.5),
+        ("NVIDIA/results/dgxa100_n540_ngc21.09_mxnet/resnet", 540, 8, 64800, 5, 5478929.1),
     ]),
     ("mlperf-v1.1-dgxa100-bert", "1.1", "ebe92f81f7a69255a3b0a907595d8be623d75ec6", "bert", "a100", [
         ("NVIDIA/results/dgxa100_ngc21.09_pytorch/bert", 1, 8, 448, 10, 2300.6),
@@ -76,10 +77,10 @@ CASES = [
         ("NVIDIA/results/dgxa100_n540_ngc21.09_pytorch/bert", 540, 8, 12960, 10, 339875.8),
     ]),
     ("mlperf-v2.0-dgxa100-resnet", "2.0", "8437fbb78349aa3c3054aeccb1d47d2a315a80e7", "resnet", "a100", [
-        ("NVIDIA/results/dgxa100_ngc22.04_mxnet/resnet", 1, 8, 3264, 4, 26081.7),
-        ("NVIDIA/results/dgxa100_n8_ngc22.04_mxnet/resnet", 8, 8, 3264, 5, 166001.6),
-        ("NVIDIA/results/dgxa100_n128_ngc22.04_mxnet/resnet", 128, 8, 35840, 5, 2258486.9),
-        ("NVIDIA/results/dgxa100_n527_ngc22.04_mxnet/resnet", 527, 8, 67456, 5, 5771022.5),
+        ("NVIDIA/results/dgxa100_ngc22.04_mxnet/resnet", 1, 8, 3264, 4, 26334.4),
+        ("NVIDIA/results/dgxa100_n8_ngc22.04_mxnet/resnet", 8, 8, 3264, 5, 166899.3),
+        ("NVIDIA/results/dgxa100_n128_ngc22.04_mxnet/resnet", 128, 8, 35840, 5, 2281541.4),
+        ("NVIDIA/results/dgxa100_n527_ngc22.04_mxnet/resnet", 527, 8, 67456, 5, 6033313.0),
     ]),
     ("mlperf-v2.0-dgxa100-bert", "2.0", "8437fbb78349aa3c3054aeccb1d47d2a315a80e7", "bert", "a100", [
         ("NVIDIA/results/dgxa100_ngc22.04_pytorch/bert", 1, 8, 448, 10, 2406.1),
@@ -88,11 +89,11 @@ CASES = [
         ("NVIDIA/results/dgxa100_n512_ngc22.04_pytorch/bert", 512, 8, 16384, 10, 442482.6),
     ]),
     ("mlperf-v3.0-dgxh100-resnet", "3.0", "63e326c400f5d8bb8c6070a9ab08332d4931152e", "resnet", "h100", [
-        ("NVIDIA/results/dgxh100_ngc23.04_mxnet/resnet", 1, 8, 3200, 4, 54986.6),
-        ("NVIDIA/results/dgxh100_n8_ngc23.04_mxnet/resnet", 8, 8, 3200, 4, 280623.7),
-        ("NVIDIA/results/dgxh100_n64_ngc23.04_mxnet/resnet", 64, 8, 20480, 4, 2145905.7),
-        ("NVIDIA/results/dgxh100_n96_ngc23.04_mxnet/resnet", 96, 8, 32256, 5, 3237314.0),
-        ("NVIDIA_CoreWeave/results/coreweave_hgxh100_n448_ngc23.04_mxnet/resnet", 448, 8, 57344, 5, 8986959.9),
+        ("NVIDIA/results/dgxh100_ngc23.04_mxnet/resnet", 1, 8, 3200, 4, 55254.7),
+        ("NVIDIA/results/dgxh100_n8_ngc23.04_mxnet/resnet", 8, 8, 3200, 4, 282183.9),
+        ("NVIDIA/results/dgxh100_n64_ngc23.04_mxnet/resnet", 64, 8, 20480, 4, 2160088.6),
+        ("NVIDIA/results/dgxh100_n96_ngc23.04_mxnet/resnet", 96, 8, 32256, 5, 3263971.2),
+        ("NVIDIA_CoreWeave/results/coreweave_hgxh100_n448_ngc23.04_mxnet/resnet", 448, 8, 57344, 5, 9301325.6),
     ]),
     ("mlperf-v3.0-dgxh100-bert", "3.0", "63e326c400f5d8bb8c6070a9ab08332d4931152e", "bert", "h100", [
         ("NVIDIA/results/dgxh100_ngc23.04_pytorch/bert", 1, 8, 768, 10, 7759.6),
@@ -102,9 +103,9 @@ CASES = [
         ("NVIDIA_CoreWeave/results/coreweave_hgxh100_n384_ngc23.04_pytorch/bert", 384, 8, 12288, 10, 599076.8),
     ]),
     ("mlperf-v4.0-eos-h100-resnet", "4.0", "6fe954378efe4a1a1bd665550b18ff8f26018def", "resnet", "h100", [
-        ("NVIDIA/results/eos_ngc24.04_mxnet/resnet", 1, 8, 3200, 5, 56184.7),
-        ("NVIDIA/results/eos_n8_ngc24.04_mxnet/resnet", 8, 8, 3200, 4, 298300.6),
-        ("NVIDIA/results/eos_n316_ngc24.04_mxnet/resnet", 316, 8, 40448, 5, 6432637.7),
+        ("NVIDIA/results/eos_ngc24.04_mxnet/resnet", 1, 8, 3200, 5, 56430.3),
+        ("NVIDIA/results/eos_n8_ngc24.04_mxnet/resnet", 8, 8, 3200, 4, 300117.5),
+        ("NVIDIA/results/eos_n316_ngc24.04_mxnet/resnet", 316, 8, 40448, 5, 6576832.6),
     ]),
     ("mlperf-v1.1-azure-nd96amsr-bert", "1.1", "ebe92f81f7a69255a3b0a907595d8be623d75ec6", "bert", "a100", [
         ("Azure/results/nd96amsr_a100_v4_ngc21.09_pytorch/bert", 1, 8, 448, 10, 2261.5),
@@ -118,12 +119,12 @@ CASES = [
         ("Azure-HazyResearch/results/ND96amsr_A100_v4_n16_pytorch/bert", 16, 8, 3072, 10, 23195.5),
     ]),
     ("mlperf-v2.0-dell-xe8545-resnet", "2.0", "8437fbb78349aa3c3054aeccb1d47d2a315a80e7", "resnet", "a100", [
-        ("Dell/results/XE8545x4A100-SXM-40GB/resnet", 1, 4, 816, 4, 12013.5),
-        ("Dell/results/2xXE8545x4A100-SXM-40GB/resnet", 2, 4, 1632, 4, 22360.2),
-        ("Dell/results/4xXE8545x4A100-SXM-40GB/resnet", 4, 4, 3264, 5, 43736.9),
-        ("Dell/results/8xXE8545x4A100-SXM-40GB/resnet", 8, 4, 3264, 5, 76278.1),
-        ("Dell/results/16xXE8545x4A100-SXM-40GB/resnet", 16, 4, 13056, 5, 173707.1),
-        ("Dell/results/32xXE8545x4A100-SXM-40GB/resnet", 32, 4, 16384, 5, 307798.1),
+        ("Dell/results/XE8545x4A100-SXM-40GB/resnet", 1, 4, 816, 4, 12096.3),
+        ("Dell/results/2xXE8545x4A100-SXM-40GB/resnet", 2, 4, 1632, 4, 22500.9),
+        ("Dell/results/4xXE8545x4A100-SXM-40GB/resnet", 4, 4, 3264, 5, 43978.1),
+        ("Dell/results/8xXE8545x4A100-SXM-40GB/resnet", 8, 4, 3264, 5, 76546.1),
+        ("Dell/results/16xXE8545x4A100-SXM-40GB/resnet", 16, 4, 13056, 5, 174467.7),
+        ("Dell/results/32xXE8545x4A100-SXM-40GB/resnet", 32, 4, 16384, 5, 309090.5),
     ]),
     ("mlperf-v2.0-dell-xe8545-bert", "2.0", "8437fbb78349aa3c3054aeccb1d47d2a315a80e7", "bert", "a100", [
         ("Dell/results/XE8545x4A100-SXM-40GB/bert", 1, 4, 256, 10, 1086.6),
@@ -140,16 +141,16 @@ CASES = [
         ("Dell/results/16xXE8545x4A100-SXM-40GB/bert", 16, 4, 3072, 9, 13366.9),
     ]),
     ("mlperf-v1.1-dell-r750xa-resnet", "1.1", "ebe92f81f7a69255a3b0a907595d8be623d75ec6", "resnet", "a100-pcie", [
-        ("Dell/results/R750xax4A100-PCIE-80GB/resnet", 1, 4, 1632, 5, 11877.7),
-        ("Dell/results/2xR750xax4A100-PCIE-80GB/resnet", 2, 4, 3264, 5, 23300.7),
-        ("Dell/results/4xR750xax4A100-PCIE-80GB/resnet", 4, 4, 3264, 5, 43109.9),
-        ("Dell/results/8xR750xax4A100-PCIE-80GB/resnet", 8, 4, 13056, 5, 90789.9),
+        ("Dell/results/R750xax4A100-PCIE-80GB/resnet", 1, 4, 1632, 5, 11982.2),
+        ("Dell/results/2xR750xax4A100-PCIE-80GB/resnet", 2, 4, 3264, 5, 23484.7),
+        ("Dell/results/4xR750xax4A100-PCIE-80GB/resnet", 4, 4, 3264, 5, 43511.5),
+        ("Dell/results/8xR750xax4A100-PCIE-80GB/resnet", 8, 4, 13056, 5, 91171.7),
     ]),
     ("mlperf-v3.0-dell-r750xa-resnet", "3.0", "63e326c400f5d8bb8c6070a9ab08332d4931152e", "resnet", "a100-pcie", [
-        ("Dell/results/R750xax4A100-PCIE-80GB/resnet", 1, 4, 1632, 5, 12180.2),
-        ("Dell/results/2xR750xax4A100-PCIE-80GB/resnet", 2, 4, 3264, 5, 21329.0),
-        ("Dell/results/4xR750xax4A100-PCIE-80GB/resnet", 4, 4, 3264, 5, 38609.5),
-        ("Dell/results/8xR750xax4A100-PCIE-80GB/resnet", 8, 4, 3264, 5, 74446.1),
+        ("Dell/results/R750xax4A100-PCIE-80GB/resnet", 1, 4, 1632, 5, 12310.1),
+        ("Dell/results/2xR750xax4A100-PCIE-80GB/resnet", 2, 4, 3264, 5, 21473.2),
+        ("Dell/results/4xR750xax4A100-PCIE-80GB/resnet", 4, 4, 3264, 5, 38859.1),
+        ("Dell/results/8xR750xax4A100-PCIE-80GB/resnet", 8, 4, 3264, 5, 74683.1),
     ]),
     ("mlperf-v3.0-dell-r750xa-bert", "3.0", "63e326c400f5d8bb8c6070a9ab08332d4931152e", "bert", "a100-pcie", [
         ("Dell/results/R750xax4A100-PCIE-80GB/bert", 1, 4, 448, 10, 920.7),
@@ -158,10 +159,10 @@ CASES = [
         ("Dell/results/8xR750xax4A100-PCIE-80GB/bert", 8, 4, 1536, 10, 4987.3),
     ]),
     ("mlperf-v3.0-dell-r750xa-1opa-resnet", "3.0", "63e326c400f5d8bb8c6070a9ab08332d4931152e", "resnet", "a100-pcie", [
-        ("Dell/results/R750xax4A100-PCIE-80GB/resnet", 1, 4, 1632, 5, 12180.2),
-        ("Dell/results/2xR750xax4A100-PCIE-80GB-1opa/resnet", 2, 4, 3264, 4, 20599.6),
-        ("Dell/results/4xR750xax4A100-PCIE-80GB-1opa/resnet", 4, 4, 3264, 4, 36362.4),
-        ("Dell/results/8xR750xax4A100-PCIE-80GB-1opa/resnet", 8, 4, 3264, 5, 71840.5),
+        ("Dell/results/R750xax4A100-PCIE-80GB/resnet", 1, 4, 1632, 5, 12310.1),
+        ("Dell/results/2xR750xax4A100-PCIE-80GB-1opa/resnet", 2, 4, 3264, 4, 20736.3),
+        ("Dell/results/4xR750xax4A100-PCIE-80GB-1opa/resnet", 4, 4, 3264, 4, 36584.7),
+        ("Dell/results/8xR750xax4A100-PCIE-80GB-1opa/resnet", 8, 4, 3264, 5, 72060.8),
     ]),
     ("mlperf-v3.0-dell-r750xa-1opa-bert", "3.0", "63e326c400f5d8bb8c6070a9ab08332d4931152e", "bert", "a100-pcie", [
         ("Dell/results/R750xax4A100-PCIE-80GB/bert", 1, 4, 448, 10, 920.7),
@@ -170,10 +171,10 @@ CASES = [
         ("Dell/results/8xR750xax4A100-PCIE-80GB-1opa/bert", 8, 4, 1536, 10, 4816.8),
     ]),
     ("mlperf-v3.0-dell-r750xa-2opa-resnet", "3.0", "63e326c400f5d8bb8c6070a9ab08332d4931152e", "resnet", "a100-pcie", [
-        ("Dell/results/R750xax4A100-PCIE-80GB/resnet", 1, 4, 1632, 5, 12180.2),
-        ("Dell/results/2xR750xax4A100-PCIE-80GB-2opa/resnet", 2, 4, 3264, 4, 20979.8),
-        ("Dell/results/4xR750xax4A100-PCIE-80GB-2opa/resnet", 4, 4, 3264, 5, 39330.7),
-        ("Dell/results/8xR750xax4A100-PCIE-80GB-2opa/resnet", 8, 4, 3264, 5, 73499.8),
+        ("Dell/results/R750xax4A100-PCIE-80GB/resnet", 1, 4, 1632, 5, 12310.1),
+        ("Dell/results/2xR750xax4A100-PCIE-80GB-2opa/resnet", 2, 4, 3264, 4, 21125.1),
+        ("Dell/results/4xR750xax4A100-PCIE-80GB-2opa/resnet", 4, 4, 3264, 5, 39590.5),
+        ("Dell/results/8xR750xax4A100-PCIE-80GB-2opa/resnet", 8, 4, 3264, 5, 73864.5),
     ]),
     ("mlperf-v3.0-dell-r750xa-2opa-bert", "3.0", "63e326c400f5d8bb8c6070a9ab08332d4931152e", "bert", "a100-pcie", [
         ("Dell/results/R750xax4A100-PCIE-80GB/bert", 1, 4, 448, 10, 920.7),
@@ -211,8 +212,10 @@ def make_case(mgsim, name, rnd, commit, bench, gpu, rows):
         "table": "result logs (result_*.txt) of " + ", ".join("%s (%d nodes, %d runs)" % (f, n, r)
                                                               for f, n, _, _, r, _ in rows),
         "hardware": HARDWARE[gpu], "software": SOFTWARE[bench],
-        "measured": "samples trained / (run_stop - run_start), median over the successful runs "
-                    "(scripts/mlperf_log_throughput.py); batch per GPU = global_batch_size / GPUs"}}
+        "measured": "samples trained / (run_stop - run_start%s), median over the successful runs "
+                    "(scripts/mlperf_log_throughput.py); batch per GPU = global_batch_size / GPUs"
+                    % (" less the logged evaluations, eval_start to eval_stop" if bench == "resnet"
+                       else "; the logs mark no evaluation, so it is included")}}
     description = ("MLPerf Training v%s, %s, %s, %s nodes: compute speed fitted on 1 node, inter-node bus bandwidth "
                    "(nccl) on %d nodes, NVLink/PCIe bandwidth nominal; larger node counts predicted "
                    "(scripts/make_mlperf_validation.py)." % (rnd, submitter, model,
