@@ -1,8 +1,9 @@
 // `mgsim calibrate` on a synthetic truth: a config that sets every scenario
 // key (trace, gpus, gpus_per_node, collective, network intra and inter,
 // message_unit, overlap, speed_classes, message_overhead_s,
-// iteration_overhead_s, node_input_samples_per_s, optimizer (the traces time
-// its step), variability, iterations, schedules with parameters),
+// iteration_overhead_s, sync_overhead_s, node_input_samples_per_s,
+// optimizer (the traces time its step), variability, iterations, schedules
+// with parameters),
 // measurements that are its own predictions on four traces, and a fit
 // started away from the truth must land within 1%, key by key and several
 // keys at once. A Horovod cycle time (a sawtooth response with narrow
@@ -71,6 +72,7 @@ json every_key(const std::string& trace) {
           {"speed_classes", {{{"fraction", 0.25}, {"speed", 0.8}}}},
           {"message_overhead_s", 4e-5},
           {"iteration_overhead_s", 3e-3},
+          {"sync_overhead_s", 2e-3},
           {"node_input_samples_per_s", 4 / 0.030},  // 4 GPUs of batch 1 a node: 30 ms a node's batch
           {"optimizer", "momentum"},
           {"variability", {{"law", "exponential"}, {"mean_s", 1e-3}, {"seed", 3}}},
@@ -119,7 +121,7 @@ TEST_CASE("calibrate recovers each numeric key of a config that sets every key, 
   for (const std::string key :
        {"network.intra.beta_s_per_byte", "network.inter.alpha_us", "network.inter.beta_s_per_byte",
         "overlap.compute_slowdown", "overlap.comm_slowdown", "speed_classes.0.speed", "message_overhead_s",
-        "iteration_overhead_s", "node_input_samples_per_s", "variability.mean_s", "schedules.1.cycle_time_ms"}) {
+        "iteration_overhead_s", "sync_overhead_s", "node_input_samples_per_s", "variability.mean_s", "schedules.1.cycle_time_ms"}) {
     const double value = truth[at(key)].get<double>();
     const CalibrationResult fit =
         fit_from({key}, {value * 0.4}, key == std::string("node_input_samples_per_s") ? kTracesInputBound : kTraces);

@@ -118,6 +118,7 @@ std::filesystem::path random_scenario(std::mt19937_64& rng, const SweepTempDir& 
   if (coin(rng, 0.5)) config["message_overhead_s"] = uniform(rng, 0, 1e-4);
   if (coin(rng, 0.3)) config["iteration_overhead_s"] = uniform(rng, 0, 1e-2);
   if (coin(rng, 0.3)) config["node_input_samples_per_s"] = uniform(rng, 100, 1e5);
+  if (coin(rng, 0.3)) config["sync_overhead_s"] = uniform(rng, 0, 1e-2);
   if (coin(rng, 0.5)) config["optimizer"] = pick(rng, std::vector<std::string>{"sgd", "momentum", "adam"});
   if (coin(rng, 0.3)) {
     config["variability"] = {{"law", pick(rng, std::vector<std::string>{"exponential", "lognormal", "bernoulli"})},
@@ -288,6 +289,39 @@ TEST_CASE("iteration_overhead_s adds its host time to every iteration, overlappi
   const RunMetrics quiet = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
   CHECK(noisy.mean_iteration - quiet.mean_iteration == 2'000'000);
   CHECK(noisy.p99_iteration - quiet.p99_iteration == 2'000'000);
+}
+
+TEST_CASE("sync_overhead_s: every iteration on more than one GPU waits it, exposed (two layers, by hand)",
+          "[evaluator]") {
+  // The two layers above (1 ms of backward each, 1 ms messages, WFBP on 2
+  // GPUs): 3 ms, of which 2 ms compute. 2 ms of coordination across the GPUs
+  // after the last reduction: 5 ms, compute still 2 ms, 3 ms exposed; the one
+  // GPU has nothing to coordinate (2 ms): efficiency 2 / 5.
+  SweepTempDir dir;
+  json config = two_layers_on_two_gpus(dir, "sync_overhead_s", 2e-3);
+  WorkloadCache cache;
+  RunMetrics m = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
+  CHECK(m.iteration == 5'000'000);
+  CHECK(m.mean_iteration == 5'000'000);
+  CHECK(m.compute == 2'000'000);
+  CHECK(m.single_gpu == 2'000'000);
+  CHECK(m.exposed_comm_s() == Approx(3e-3));
+  CHECK(m.scaling_efficiency() == Approx(0.4));
+  // One GPU runs alone: no wait, 2 ms.
+  config["gpus"] = {1};
+  m = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
+  CHECK(m.iteration == 2'000'000);
+  // Over many iterations with delays, every statistic moves by the wait.
+  config["gpus"] = {2};
+  config["variability"] = {{"law", "exponential"}, {"mean_s", 1e-3}, {"seed", 7}};
+  const RunMetrics noisy = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
+  config.erase("sync_overhead_s");
+  const RunMetrics quiet = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
+  CHECK(noisy.mean_iteration - quiet.mean_iteration == 2'000'000);
+  CHECK(noisy.p99_iteration - quiet.p99_iteration == 2'000'000);
+  CHECK(noisy.compute == quiet.compute);
+  config["sync_overhead_s"] = -1e-3;
+  CHECK_THROWS_WITH(load_scenario(dir.write_json("c.json", config)), Catch::Contains("sync_overhead_s"));
 }
 
 TEST_CASE("node_input_samples_per_s: no iteration is shorter than loading its node's samples (two layers, by hand)",

@@ -46,6 +46,10 @@ struct RunPoint {
   /// delivers a second, prefetching while the GPUs train: no iteration is
   /// shorter than its node's samples at that rate; 0: never binds.
   double node_input_samples_per_s = 0.0;
+  /// Seconds every iteration on more than one GPU adds after its last
+  /// reduction, overlapping nothing (the framework's per-step coordination
+  /// across GPUs); none on one GPU.
+  double sync_overhead_s = 0.0;
 };
 
 /// How a point is timed.

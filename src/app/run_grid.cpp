@@ -156,7 +156,8 @@ RunPoint RunGrid::point(std::size_t run) const {
           .variability = scenario_.variability,
           .iterations = scenario_.iterations,
           .optimizer = scenario_.optimizer,
-          .node_input_samples_per_s = scenario_.node_input_samples_per_s};
+          .node_input_samples_per_s = scenario_.node_input_samples_per_s,
+          .sync_overhead_s = scenario_.sync_overhead_s};
 }
 
 RunRow RunGrid::row(std::size_t run, const RunMetrics& metrics) const {

@@ -95,6 +95,10 @@ void export_chakra(const ExportOptions& options) {
                          "(the trace's optimizer_bytes_per_s) are not in a Chakra ET: a replay leaves them out, "
                          "mgsim run adds them\n");
   }
+  if (config.sync_overhead_s > 0) {
+    std::fprintf(stderr, "mgsim: warning: the coordination across GPUs (sync_overhead_s) is not in a Chakra ET: a "
+                         "replay leaves it out, mgsim run adds it\n");
+  }
   if (config.node_input_samples_per_s > 0) {
     std::fprintf(stderr, "mgsim: warning: the input pipeline (node_input_samples_per_s) is not in a Chakra ET: a "
                          "replay leaves it out, mgsim run waits for it\n");

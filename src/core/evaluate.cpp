@@ -75,9 +75,13 @@ double slowest_speed(const Cluster& cluster) {
 /// `evaluation` with the point's host time and optimizer step in every
 /// iteration: they overlap nothing, so they lengthen the iteration, its
 /// compute and every statistic of many iterations alike; the one-GPU
-/// iteration gets the host time and the whole model's step.
+/// iteration gets the host time and the whole model's step. On more than
+/// one GPU the coordination across them (sync_overhead_s) lengthens the
+/// iteration and its statistics too, but not the compute: it is exposed
+/// communication.
 Evaluation with_step_overheads(Evaluation evaluation, const RunPoint& point, int zero_stage) {
   const auto describe = [] { return std::string("iteration_overhead_s + the optimizer step"); };
+  const auto describe_sync = [] { return std::string("sync_overhead_s"); };
   const Cluster& cluster = point.cluster;
   const Trace& trace = point.workload.trace;
   // The step of the GPU updating the most elements (docs/schedules.md), on the slowest class.
@@ -86,10 +90,10 @@ Evaluation with_step_overheads(Evaluation evaluation, const RunPoint& point, int
   const SimTime step = step_ns(point.iteration_overhead_s + optimizer, describe);
   const SimTime alone =
       step_ns(point.iteration_overhead_s + trace_optimizer_step_s(trace, point.optimizer, 0, 1), describe);
+  const SimTime sync = cluster.size() > 1 ? step_ns(point.sync_overhead_s, describe_sync) : 0;
   RunMetrics& m = evaluation.metrics;
-  for (SimTime* time : {&m.iteration, &m.compute, &m.mean_iteration, &m.p50_iteration, &m.p99_iteration}) {
-    *time += step;
-  }
+  for (SimTime* time : {&m.iteration, &m.mean_iteration, &m.p50_iteration, &m.p99_iteration}) *time += step + sync;
+  m.compute += step;
   m.single_gpu += alone;
   return evaluation;
 }

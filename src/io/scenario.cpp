@@ -289,6 +289,9 @@ Scenario read_scenario(const nlohmann::json& document, const std::filesystem::pa
   if (top.has("iteration_overhead_s")) {
     scenario.iteration_overhead_s = top.number("iteration_overhead_s", 0.0, true, kMaxIterationOverhead);
   }
+  if (top.has("sync_overhead_s")) {
+    scenario.sync_overhead_s = top.number("sync_overhead_s", 0.0, true, kMaxIterationOverhead);
+  }
   if (top.has("node_input_samples_per_s")) {
     scenario.node_input_samples_per_s = top.number("node_input_samples_per_s", 0.0, true, kMaxInputSamplesPerS);
   }

@@ -53,6 +53,7 @@ struct Scenario {
   double message_overhead_s = 0.0;       ///< fixed seconds added to every message
   double iteration_overhead_s = 0.0;     ///< host seconds added to every iteration, overlapping nothing
   double node_input_samples_per_s = 0.0;  ///< samples one node's input pipeline delivers a second; 0: never binds
+  double sync_overhead_s = 0.0;          ///< seconds added to every iteration on more than one GPU, overlapping nothing
   Optimizer optimizer = Optimizer::adam; ///< whose state the memory per GPU counts (docs/config.md)
   Variability variability;               ///< random delays and stragglers; none by default
   int iterations = kDefaultIterations;   ///< iterations per run the statistics summarise
