@@ -9,6 +9,7 @@
 // keys at once. A Horovod cycle time (a sawtooth response with narrow
 // basins) must be found from far away.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -139,7 +140,37 @@ TEST_CASE("calibrate recovers the overlap and both overheads together, to 1%", "
   for (std::size_t i = 0; i < keys.size(); ++i) {
     INFO(keys[i]);
     CHECK(fit.values[i] == Approx(truth[at(keys[i])].get<double>()).epsilon(0.01));
+    CHECK_FALSE(fit.trades_off_with[i]);
   }
+}
+
+TEST_CASE("calibrate says which values trade off: host time and coordination on many GPUs only", "[calibrate]") {
+  // Every measurement of the truth runs on 8 to 32 GPUs, where
+  // iteration_overhead_s and sync_overhead_s both add their seconds to every
+  // iteration and nothing else (the truth's input pipeline binds none of
+  // these traces): only their sum is pinned down, and the report must say so
+  // for both, whatever values the search ended at.
+  const CalibrationResult fit = fit_from({"iteration_overhead_s", "sync_overhead_s"}, {1e-3, 1e-3});
+  REQUIRE(fit.trades_off_with.size() == 2);
+  CHECK(fit.trades_off_with[0] == std::optional<std::size_t>(1));
+  CHECK(fit.trades_off_with[1] == std::optional<std::size_t>(0));
+  CHECK(fit.values[0] + fit.values[1] == Approx(3e-3 + 2e-3).epsilon(0.01));
+  // A one-GPU measurement has the host time and no coordination: it splits
+  // the two, and each is recovered.
+  SweepTempDir dir;
+  write_traces(dir);
+  json config = every_key("t.json");
+  config["gpus"] = {1, 8, 16};
+  const auto measurements = dir.write_json("m.json", measurements_of(dir, config));
+  config["iteration_overhead_s"] = 1e-3;
+  config["sync_overhead_s"] = 1e-3;
+  const CalibrationResult split = Calibration::from_files(dir.write_json("base.json", config), measurements,
+                                                          {"iteration_overhead_s", "sync_overhead_s"})
+                                      .fit();
+  CHECK_FALSE(split.trades_off_with[0]);
+  CHECK_FALSE(split.trades_off_with[1]);
+  CHECK(split.values[0] == Approx(3e-3).epsilon(0.01));
+  CHECK(split.values[1] == Approx(2e-3).epsilon(0.01));
 }
 
 TEST_CASE("calibrate recovers a measured curve's scale (the key only collective 'measured' reads), to 1%",

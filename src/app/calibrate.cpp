@@ -405,6 +405,54 @@ bool on_bound(double z, double lower, double upper) {
   return z - lower <= 1e-4 * std::max(1.0, std::abs(lower)) || (std::isfinite(upper) && upper - z <= 1e-4 * upper);
 }
 
+/// Relative step of the sensitivities at the fit.
+constexpr double kSensitivityStep = 1e-3;
+/// Two values trade off when their sensitivities are parallel to within
+/// this cosine (an angle of about 0.8 degrees).
+constexpr double kTradeOffCosine = 1 - 1e-4;
+
+/// Per value: how a relative change of it moves each prediction, relative to
+/// its measurement (central differences); empty for a value on a bound or
+/// where a step leaves what the config reader accepts.
+std::vector<std::vector<double>> sensitivities(const std::function<std::vector<double>(const std::vector<double>&)>& predict,
+                                               const std::vector<double>& values, const std::vector<bool>& at_bound,
+                                               const std::vector<Measurement>& measured) {
+  std::vector<std::vector<double>> columns(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (at_bound[i] || values[i] == 0.0) continue;
+    std::vector<double> up = values, down = values;
+    up[i] *= 1 + kSensitivityStep;
+    down[i] *= 1 - kSensitivityStep;
+    try {
+      const std::vector<double> above = predict(up), below = predict(down);
+      for (std::size_t m = 0; m < measured.size(); ++m) {
+        columns[i].push_back((above[m] - below[m]) / (2 * kSensitivityStep * measured[m].value));
+      }
+    } catch (const Error&) {
+      columns[i].clear();
+    }
+  }
+  return columns;
+}
+
+/// Per value, the first other value whose sensitivities are parallel to its own.
+std::vector<std::optional<std::size_t>> trade_offs(const std::vector<std::vector<double>>& columns) {
+  const auto dot = [](const std::vector<double>& a, const std::vector<double>& b) {
+    double sum = 0.0;
+    for (std::size_t m = 0; m < a.size(); ++m) sum += a[m] * b[m];
+    return sum;
+  };
+  std::vector<std::optional<std::size_t>> with(columns.size());
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    for (std::size_t j = 0; j < columns.size() && !with[i]; ++j) {
+      if (j == i || columns[i].empty() || columns[j].empty()) continue;
+      const double norms = std::sqrt(dot(columns[i], columns[i]) * dot(columns[j], columns[j]));
+      if (norms > 0 && std::abs(dot(columns[i], columns[j])) >= kTradeOffCosine * norms) with[i] = j;
+    }
+  }
+  return with;
+}
+
 }  // namespace
 
 CalibrationResult Calibration::fit() const {
@@ -442,6 +490,8 @@ CalibrationResult Calibration::fit() const {
   }
   result.predicted = predict(result.values);
   result.sum_squared_rel_error = squared_relative_error(result.predicted, measurements_);
+  result.trades_off_with = trade_offs(sensitivities([&](const std::vector<double>& v) { return predict(v); },
+                                                    result.values, result.at_bound, measurements_));
   return result;
 }
 

@@ -62,6 +62,10 @@ struct CalibrationResult {
   /// Per value: it ended at one of its bounds, so the measurements do not
   /// pin it down (the optimum lies at or past the bound): not identifiable.
   std::vector<bool> at_bound;
+  /// Per value: another value (its index) that moves every prediction in
+  /// proportion with it at the fit, so the measurements pin down only a
+  /// combination of the two, not each: not identifiable either.
+  std::vector<std::optional<std::size_t>> trades_off_with;
   std::vector<double> predicted;  ///< per measurement, at the fitted values
   double sum_squared_rel_error = 0.0;
   int evaluations = 0;

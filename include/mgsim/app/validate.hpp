@@ -33,6 +33,7 @@ struct FittedValue {
   std::string path;
   double value = 0.0;
   bool at_bound = false;  ///< ended on a bound: not identifiable from the case's calibrating rows
+  std::string trades_off_with;  ///< the path it trades off with (not identifiable either); empty: none
 };
 
 /// The predictions of one source id (a case's "sources" key).
