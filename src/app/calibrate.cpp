@@ -405,8 +405,9 @@ bool on_bound(double z, double lower, double upper) {
   return z - lower <= 1e-4 * std::max(1.0, std::abs(lower)) || (std::isfinite(upper) && upper - z <= 1e-4 * upper);
 }
 
-/// Relative step of the sensitivities at the fit.
-constexpr double kSensitivityStep = 1e-3;
+/// Relative step of the sensitivities at the fit: wide enough that the steps
+/// of a quantised response (Horovod cycles) do not pass for a trend.
+constexpr double kSensitivityStep = 1e-2;
 /// Two values trade off when their sensitivities are parallel to within
 /// this cosine (an angle of about 0.8 degrees).
 constexpr double kTradeOffCosine = 1 - 1e-4;
