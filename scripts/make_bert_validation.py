@@ -16,10 +16,12 @@ mgsim has no accumulation, so one simulated iteration is one optimizer step:
 the trace's batch is micro-batch x accumulation steps per GPU, its compute is
 scaled with `mgsim zoo trace --throughput` to the README's 1-GPU throughput
 of the same precision and sequence length, and the schedule is `single` (one
-merged all-reduce after the backward). Each case fits one number, the nccl
-model's flat bus bandwidth (network.beta_s_per_byte), on one multi-node row
-(mixed precision, sequence 128, the smallest multi-node count); every other
-multi-GPU row is predicted. PaddlePaddle keeps fp32 parameters under AMP
+merged all-reduce after the backward). The links run at their rated
+bandwidths (MACHINES below: NVLink inside a node, the node's InfiniBand adapters
+between nodes). Each case fits one number, the seconds of coordination an
+iteration (an optimizer step) on more than one GPU adds (sync_overhead_s), on one
+multi-node row (mixed precision, sequence 128, the smallest multi-node count);
+every other multi-GPU row is predicted. PaddlePaddle keeps fp32 parameters under AMP
 (O1, not --use-pure-fp16) and merges gradients (fleet gradient_merge) before
 one fused fp32 all-reduce: its traces carry 4-byte gradients in both precisions.
 
@@ -28,9 +30,8 @@ measured "with number of accumulation steps set to 1": every step all-reduces
 through hvd.DistributedOptimizer (Horovod tensor fusion during the backward,
 Compression.fp16 under AMP), so their cases run the `horovod` schedule on the
 micro-batch, scaled to the same README's single-node 1-GPU figure at the same
-batch (rows whose batch the 1-GPU table lacks are left out), and fit the
-NVLink and InfiniBand bus bandwidths (network.intra, network.inter) on their
-mixed-precision rows at 1 and 4 nodes (sequence 128 on the DGX-1; 512 on the
+batch (rows whose batch the 1-GPU table lacks are left out), and fit
+sync_overhead_s on their mixed-precision rows at 1 and 4 nodes (sequence 128 on the DGX-1; 512 on the
 DGX-2H, whose 1-GPU table has sequence-128 mixed precision only at another
 batch).
 
@@ -179,30 +180,32 @@ def case_schedule(case):
 
 
 def calibrates(case, nodes, seq, precision, smallest):
-    """Whether a multi-GPU row fits the network (see the module's docstring)."""
+    """Whether a multi-GPU row fits sync_overhead_s (see the module's docstring)."""
     if case.get("accumulation", True):
         return nodes == smallest and seq == 128 and precision == "amp"
     return (precision, seq) == case["fit_series"] and nodes in (1, 4)
 
 
-def network(case):
-    """The config's network and the keys the case fits."""
-    if case.get("accumulation", True):
-        return {"alpha_us": 0, "beta_s_per_byte": 1e-11}, ["network.beta_s_per_byte"]
-    return ({"intra": {"alpha_us": 0, "beta_s_per_byte": 1e-11}, "inter": {"alpha_us": 0, "beta_s_per_byte": 1e-10}},
-            ["network.intra.beta_s_per_byte", "network.inter.beta_s_per_byte"])
+# Rated links per machine (GPU, GPUs a node): between nodes (the node's InfiniBand adapters
+# together), inside one (NVLink a GPU), and what they are.
+MACHINES = {("a100", 8): (8 * lib.HDR, lib.NVLINK_A100, "DGX A100: 8 HDR adapters a node, NVLink 3.0"),
+            ("v100", 16): (8 * lib.EDR, lib.NVLINK_V100, "DGX-2H: 8 EDR adapters a node, NVLink 2.0 / NVSwitch"),
+            ("v100", 8): (4 * lib.EDR, lib.NVLINK_V100, "DGX-1: 4 EDR adapters a node, NVLink 2.0")}
 
 
 def description(case, smallest):
     nodes = max(r[0] for r in case["rows"])
+    inter, intra, what = MACHINES[(case["gpu"], case["per_node"])]
+    rated = "links at their rated bandwidths (%s: %s between nodes, %s a GPU)" % (what, lib.gbytes(inter),
+                                                                                  lib.gbytes(intra))
     if case.get("accumulation", True):
         return ("BERT-large pre-training (LAMB, gradient accumulation) on %s, 1 to %d nodes: compute from each 1-GPU "
-                "throughput, the nccl model's bus bandwidth fitted to mixed precision, sequence 128 at %d nodes; "
-                "everything else predicted (scripts/make_bert_validation.py)." % (case["hardware"], nodes, smallest))
+                "throughput, %s, %s fitted to mixed precision, sequence 128 at %d nodes; everything else predicted "
+                "(scripts/make_bert_validation.py)." % (case["hardware"], nodes, rated, lib.SYNC_FIT, smallest))
     return ("BERT-large pre-training without gradient accumulation (Horovod) on %s, 1 to %d nodes: compute from each "
-            "1-GPU throughput at the same batch, NVLink and InfiniBand bus bandwidths (nccl) fitted to mixed "
-            "precision, sequence %d at 1 and 4 nodes; everything else predicted (scripts/make_bert_validation.py)."
-            % (case["hardware"], nodes, case["fit_series"][1]))
+            "1-GPU throughput at the same batch, %s, %s fitted to mixed precision, sequence %d at 1 and 4 nodes; "
+            "everything else predicted (scripts/make_bert_validation.py)."
+            % (case["hardware"], nodes, rated, lib.SYNC_FIT, case["fit_series"][1]))
 
 
 def make_case(mgsim, name, case):
@@ -216,7 +219,7 @@ def make_case(mgsim, name, case):
             calibrate.append(row(trace, 1, case["one_gpu"][(precision, seq)], case))
         fits = calibrates(case, nodes, seq, precision, smallest)
         (calibrate if fits else predict).append(row(trace, nodes * case["per_node"], throughput, case))
-    net, fit = network(case)
+    inter, intra, _ = MACHINES[(case["gpu"], case["per_node"])]
     batch_note = ("batch per GPU per optimizer step = micro-batch x gradient accumulation steps of each row"
                   if case.get("accumulation", True) else "batch per GPU of each row, accumulation steps 1")
     document = {
@@ -227,8 +230,9 @@ def make_case(mgsim, name, case):
             "measured": "pre-training throughput, sequences/s, BERT-large, phase 1 (sequence 128) and phase 2 (512); "
                         + batch_note}},
         "config": {"trace": next(iter(first_trace.values())), "gpus": [1], "gpus_per_node": case["per_node"],
-                   "collective": "nccl", "optimizer": "adam", "network": net, "schedules": [case_schedule(case)]},
-        "fit": fit,
+                   "collective": "nccl", "optimizer": "adam", "network": lib.links(inter, intra),
+                   "sync_overhead_s": 0, "schedules": [case_schedule(case)]},
+        "fit": [lib.SYNC_FIT],
         "calibrate": calibrate, "predict": predict,
     }
     lib.write_json(os.path.join(lib.VALIDATION, name + ".json"), document)

@@ -20,8 +20,12 @@ own collective). Eight GPUs per node (p2.8xlarge, distributed_replicated: each
 machine aggregates its GPUs first, then pushes to the servers): `hierarchical`,
 whose inter-node traffic equals a colocated PS's with one server per machine,
 the table's count at 8 and 16 machines (fewer servers at 2 and 4 machines).
-Fitted per case: the link bandwidths (network.beta_s_per_byte, or intra and
-inter), on the named rows; latencies are 0.
+Links at their rated bandwidths, latencies 0: PCIe 3.0 x16 between a K80 and its
+peers inside a p2.8xlarge, 10 Gb Ethernet between p2.8xlarge instances, PCIe 3.0 x16
+into Piz Daint's Aries NIC (its host interface); fitted on the named rows: the seconds
+of coordination an iteration on more than one GPU adds (sync_overhead_s). EC2 rates a
+p2.xlarge's network only as "High", no figure: that case fits its link bandwidth
+(network.beta_s_per_byte) instead.
 
 Usage (repository root, after building): python3 scripts/make_cscs_validation.py [--mgsim build/src/mgsim]
 """
@@ -34,8 +38,9 @@ SOFTWARE = ("TensorFlow 1.1.0, tf_cnn_benchmarks, CUDA 8.0 / cuDNN 5.1, sgd, NCH
             "steps averaged, each test run 5 times")
 
 # Per case: GPU, GPUs per node, table label, hardware, rows (parameter servers, GPUs, images/s,
-# variable_update), the fitted paths, the GPU counts that calibrate them, and the collective of
-# the config (None: each row's ps-colocated with its S).
+# variable_update), the rated bandwidths of the links (between nodes, inside one: None for one
+# link) and what they are, or (p2.xlarge, unrated) the link and the fitted path, the GPU counts
+# that calibrate the fit, and the collective of the config (None: each row's ps-colocated with its S).
 CASES = {
     "cscs-daint-p100": dict(
         gpu="p100", per_node=1, table="tab:peak-perf-daint ('Parameters achieving peak performance on Piz Daint')",
@@ -44,8 +49,7 @@ CASES = {
               (3, 4, 523.38, "distributed_replicated"), (2, 8, 1018.18, "parameter_server"),
               (4, 16, 2001.00, "parameter_server"), (12, 32, 3840.35, "parameter_server"),
               (40, 64, 7118.31, "parameter_server"), (116, 128, 9219.70, "parameter_server")],
-        network={"alpha_us": 0, "beta_s_per_byte": 1e-10}, fit=["network.beta_s_per_byte"], calibrating=[2],
-        collective=None),
+        links=(lib.PCIE3_X16, None), rated="PCIe 3.0 x16 into the Aries NIC", calibrating=[2], collective=None),
     "cscs-aws-p2-xlarge": dict(
         gpu="k80", per_node=1, table="tab:peak-perf-p2 ('Parameters achieving peak performance on p2.xlarge systems')",
         hardware="Amazon EC2 p2.xlarge instances: one K80 GPU (half a K80 board) each, local SSD",
@@ -63,9 +67,8 @@ CASES = {
               (1, 4, 116.34, "distributed_replicated"), (1, 8, 230.75, "distributed_replicated"),
               (1, 16, 448.57, "distributed_replicated"), (3, 32, 863.72, "distributed_replicated"),
               (8, 64, 1731.31, "distributed_replicated"), (16, 128, 3333.20, "distributed_replicated")],
-        network={"intra": {"alpha_us": 0, "beta_s_per_byte": 1e-10}, "inter": {"alpha_us": 0, "beta_s_per_byte": 1e-9}},
-        fit=["network.intra.beta_s_per_byte", "network.inter.beta_s_per_byte"], calibrating=[8, 16],
-        collective="hierarchical"),
+        links=(lib.ETHERNET_10G, lib.PCIE3_X16), rated="PCIe 3.0 x16 inside an instance, 10 Gb Ethernet between",
+        calibrating=[8, 16], collective="hierarchical"),
 }
 
 
@@ -81,7 +84,17 @@ def make_case(mgsim, name, spec):
         fits = gpus == 1 or gpus in spec["calibrating"]
         (calibrate if fits else predict).append(lib.row(trace, gpus, "wfbp", throughput, source, own))
     config = {"trace": trace, "gpus": [1], "gpus_per_node": spec["per_node"],
-              "collective": spec["collective"] or "ps-colocated", "network": spec["network"], "schedules": ["wfbp"]}
+              "collective": spec["collective"] or "ps-colocated"}
+    if "links" in spec:
+        config.update({"network": lib.links(*spec["links"]), "sync_overhead_s": 0})
+        fit = [lib.SYNC_FIT]
+        how = "links at their rated bandwidths (%s: %s), %s" % (
+            spec["rated"], ", ".join(lib.gbytes(b) for b in spec["links"][::-1] if b is not None), lib.SYNC_FIT)
+    else:
+        config["network"] = spec["network"]
+        fit = spec["fit"]
+        how = " and ".join(fit) + " (EC2 gives the link no rated figure)"
+    config["schedules"] = ["wfbp"]
     updates = ", ".join("%d GPUs: %s, %d PS" % (g, u, s) for s, g, _, u in spec["rows"])
     sources = {source: {
         "url": URL, "table": spec["table"] + ", rows with Real Data FALSE", "hardware": spec["hardware"],
@@ -90,9 +103,8 @@ def make_case(mgsim, name, spec):
         "note": "variable_update and parameter servers per row: " + updates}}
     description = ("InceptionV3, TensorFlow 1.1.0 on %s, 1 to 128 GPUs: compute from the 1-GPU throughput, %s "
                    "fitted at %s GPUs; everything else predicted (scripts/make_cscs_validation.py)."
-                   % (spec["hardware"].split(":")[0], " and ".join(spec["fit"]),
-                      " and ".join(str(g) for g in spec["calibrating"])))
-    lib.case(name, description, sources, config, spec["fit"], calibrate, predict)
+                   % (spec["hardware"].split(":")[0], how, " and ".join(str(g) for g in spec["calibrating"])))
+    lib.case(name, description, sources, config, fit, calibrate, predict)
 
 
 if __name__ == "__main__":

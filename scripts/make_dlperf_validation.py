@@ -14,10 +14,11 @@ throughput at that precision; gradients of 2 bytes where the framework casts the
 model to fp16 (MXNet under AMP), 4 otherwise (fp32 master weights); the `nccl`
 collective; the framework's schedule: Horovod's tensor fusion for the Horovod
 runs, DistributedDataParallel buckets for PyTorch, and for the others the
-nearest mgsim schedule (named in each case). One case per framework fits its two
-link bandwidths (network.intra: NVLink, network.inter: InfiniBand) on its own
-FP32 1-node and 2-node rows and predicts the rest: FP32 on 4 nodes and every AMP
-row above one GPU.
+nearest mgsim schedule (named in each case). The links run at their rated
+bandwidths (NVLink 2.0: 150 GB/s a V100; one EDR adapter a node: 12.5 GB/s). One
+case per framework fits the seconds of coordination an iteration on more than one
+GPU adds (sync_overhead_s) on its own FP32 1-node and 2-node rows and predicts the
+rest: FP32 on 4 nodes and every AMP row above one GPU.
 
 Usage (repository root, after building): python3 scripts/make_dlperf_validation.py [--mgsim build/src/mgsim]
 """
@@ -93,17 +94,16 @@ def make_case(mgsim, key, fw):
             (calibrate if fits else predict).append(lib.row(trace, gpus, fw["schedule"], throughput, "dlperf"))
     config = {"trace": calibrate[0]["trace"], "gpus": [1], "gpus_per_node": 8, "collective": "nccl",
               "optimizer": "momentum",
-              "network": {"intra": {"alpha_us": 0, "beta_s_per_byte": 1e-11},
-                          "inter": {"alpha_us": 0, "beta_s_per_byte": 1e-10}},
+              "network": lib.links(lib.EDR, lib.NVLINK_V100), "sync_overhead_s": 0,
               "schedules": [fw["schedule"]]}
     sources = {"dlperf": {"url": URL, "table": table % fw["head"], "hardware": HARDWARE, "software": fw["software"],
                           "measured": "ResNet-50 v1.5 training throughput, images/s (total), 1 GPU, 1 node (8 GPUs), "
                                       "2 and 4 nodes", "note": "schedule '%s': %s" % (fw["schedule"], fw["why"])}}
     description = ("ResNet-50 v1.5, %s, 1 to 4 nodes of 8 V100 (OneFlow DLPerf): compute from each 1-GPU "
-                   "throughput, NVLink and InfiniBand bus bandwidths (nccl) fitted on FP32 at 1 and 2 nodes; "
-                   "everything else predicted (scripts/make_dlperf_validation.py)." % fw["head"])
-    lib.case(name, description, sources, config, ["network.intra.beta_s_per_byte", "network.inter.beta_s_per_byte"],
-             calibrate, predict)
+                   "throughput, NVLink and InfiniBand at their rated bandwidths (%s, %s), %s fitted on FP32 at 1 "
+                   "and 2 nodes; everything else predicted (scripts/make_dlperf_validation.py)."
+                   % (fw["head"], lib.gbytes(lib.NVLINK_V100), lib.gbytes(lib.EDR), lib.SYNC_FIT))
+    lib.case(name, description, sources, config, [lib.SYNC_FIT], calibrate, predict)
 
 
 if __name__ == "__main__":

@@ -14,10 +14,11 @@ How a run is modelled. With no 1-GPU figure, compute is fitted too: the traces
 are the zoo's ResNet-50 v1.5 roofline on a V100 (fp32, or fp16 with fp32
 gradients for AMP: fp32 master weights), and one speed for all GPUs
 (speed_classes.0.speed) scales them. Collective `nccl`, schedule `ddp`
-(Paddle fuses gradients into buckets). Per precision, three values are fitted:
-the speed and the NVLink and InfiniBand bus bandwidths (network.intra,
-network.inter), on three rows (batch 32 and 128 on one machine, batch 32 on two);
-every other row is predicted.
+(Paddle fuses gradients into buckets). The links run at their rated bandwidths
+(NVLink 2.0: 150 GB/s a V100; InfiniBand 100 Gb/s, one adapter: 12.5 GB/s). Per
+precision, two values are fitted: the speed and the seconds of coordination an
+iteration on more than one GPU adds (sync_overhead_s), on three rows (batch 32 and
+128 on one machine, batch 32 on two); every other row is predicted.
 
 Usage (repository root, after building): python3 scripts/make_fleetx_validation.py [--mgsim build/src/mgsim]
 """
@@ -51,8 +52,7 @@ def make_case(mgsim, name, spec):
     config = {"trace": calibrate[0]["trace"], "gpus": [8], "gpus_per_node": 8, "collective": "nccl",
               "optimizer": "momentum",
               "speed_classes": [{"fraction": 1, "speed": 1}],
-              "network": {"intra": {"alpha_us": 0, "beta_s_per_byte": 1e-11},
-                          "inter": {"alpha_us": 0, "beta_s_per_byte": 1e-10}},
+              "network": lib.links(lib.EDR, lib.NVLINK_V100), "sync_overhead_s": 0,
               "schedules": ["ddp"]}
     sources = {"fleetx": {
         "url": URL, "table": spec["table"], "hardware": "Baidu X-Man 2.0 machines, 8x NVIDIA Tesla V100 (NVLink) "
@@ -61,12 +61,12 @@ def make_case(mgsim, name, spec):
                     "elementwise-add and bn-act ops), CUDA 10.1 / cuDNN 7.6.5, NCCL 2.4.7, DALI 0.24.0",
         "measured": "ResNet-50 training throughput, images/s (total), mean of 100 steps after 20, median of 7 runs"}}
     description = ("ResNet-50, PaddlePaddle FleetX, %s, 1 to 4 machines of 8 V100: no 1-GPU figure, so one compute "
-                   "speed is fitted with the NVLink and InfiniBand bus bandwidths (nccl) on batch 32 and 128 at 8 "
-                   "GPUs and batch 32 at 16; everything else predicted (scripts/make_fleetx_validation.py)."
-                   % spec["precision"].replace("fp16", "AMP").upper())
-    lib.case(name, description, sources, config,
-             ["speed_classes.0.speed", "network.intra.beta_s_per_byte", "network.inter.beta_s_per_byte"],
-             calibrate, predict)
+                   "speed is fitted with %s on batch 32 and 128 at 8 GPUs and batch 32 at 16, NVLink and "
+                   "InfiniBand at their rated bandwidths (%s, %s); everything else predicted "
+                   "(scripts/make_fleetx_validation.py)."
+                   % (spec["precision"].replace("fp16", "AMP").upper(), lib.SYNC_FIT, lib.gbytes(lib.NVLINK_V100),
+                      lib.gbytes(lib.EDR)))
+    lib.case(name, description, sources, config, ["speed_classes.0.speed", lib.SYNC_FIT], calibrate, predict)
 
 
 if __name__ == "__main__":

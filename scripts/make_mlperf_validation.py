@@ -21,11 +21,14 @@ How a run is modelled: the zoo's ResNet-50 (fp16 gradients, the `horovod` schedu
 with pre-training heads at sequence 512 (fp16 gradients, one all-reduce per optimizer step after
 the backward: `single`), roofline traces on the zoo's A100 SXM, A100 PCIe or H100 entry, unscaled
 (the logs have no 1-GPU figure); the `nccl` collective with the node's GPUs as its NVLink domain.
-The NVLink (or PCIe) bus bandwidth is nominal, from the system description: half the
+The links run at their rated bandwidths, from the system descriptions: NVLink half the
 accelerator_interconnect figure (600 GB/s on A100 SXM, 900 on H100: 300 and 450 GB/s a
-direction), PCIe 4.0 x16's 32 GB/s where there is no NVLink. Fitted per case: the compute speed
-(speed_classes.0.speed) on the 1-node row and the inter-node bus bandwidth on the smallest
-multi-node row; every larger node count is predicted.
+direction), PCIe 4.0 x16's 31.5 GB/s where there is no NVLink; between nodes the node's adapters
+together (8 HDR on DGX A100 and ND96amsr, 8 NDR on H100 nodes, 2 HDR on XE8545, one EDR or one or
+two Omni-Path 100 Gb/s on R750xa). Fitted per case, on the 1-node row and the smallest multi-node
+row: the compute speed (speed_classes.0.speed) and the seconds of coordination an iteration on
+more than one GPU adds (sync_overhead_s); every larger node count is predicted. Where those two
+rows have the same batch per GPU (Dell), the two values trade off and validate says so.
 
 Usage (repository root, after building): python3 scripts/make_mlperf_validation.py [--mgsim build/src/mgsim]
 """
@@ -44,7 +47,18 @@ HARDWARE = {
 }
 SOFTWARE = {"resnet": "NVIDIA's MLPerf ResNet-50 v1.5 (MXNet, DALI, Horovod, NGC MXNet container of the round)",
             "bert": "NVIDIA's MLPerf BERT-large pre-training (PyTorch, NGC PyTorch container of the round)"}
-INTRA_BUS_BYTES_PER_S = {"a100": 300e9, "h100": 450e9, "a100-pcie": 32e9}
+INTRA_BUS_BYTES_PER_S = {"a100": lib.NVLINK_A100, "h100": lib.NVLINK_H100, "a100-pcie": lib.PCIE4_X16}
+
+
+def inter_bytes_per_s(name, gpu):
+    """The rated bandwidth of a node's adapters together (HARDWARE), from the case's system."""
+    if gpu == "h100":
+        return 8 * lib.NDR
+    if "-xe8545-" in name:
+        return 2 * lib.HDR
+    if "-r750xa-" in name:
+        return 2 * lib.EDR if "-2opa-" in name else lib.EDR
+    return 8 * lib.HDR
 # Per benchmark: zoo model, its options, schedule, and the optimizer whose step the GPUs run: LARS
 # (momentum's state, and layer norms on top) for ResNet-50, LAMB (Adam's two moments, and norms) for BERT.
 MODEL = {"resnet": ("resnet50", (), "horovod", "momentum"),
@@ -204,8 +218,7 @@ def make_case(mgsim, name, rnd, commit, bench, gpu, rows):
     config = {"trace": calibrate[0]["trace"], "gpus": [per_node], "gpus_per_node": per_node, "collective": collective,
               "optimizer": optimizer,
               "speed_classes": [{"fraction": 1, "speed": 1}],
-              "network": {"intra": {"alpha_us": 0, "beta_s_per_byte": 1 / INTRA_BUS_BYTES_PER_S[gpu]},
-                          "inter": {"alpha_us": 0, "beta_s_per_byte": 1e-10}},
+              "network": lib.links(inter_bytes_per_s(name, gpu), INTRA_BUS_BYTES_PER_S[gpu]), "sync_overhead_s": 0,
               "schedules": [schedule]}
     sources = {source: {
         "url": REPO % (rnd, commit),
@@ -216,12 +229,12 @@ def make_case(mgsim, name, rnd, commit, bench, gpu, rows):
                     "(scripts/mlperf_log_throughput.py); batch per GPU = global_batch_size / GPUs"
                     % (" less the logged evaluations, eval_start to eval_stop" if bench == "resnet"
                        else "; the logs mark no evaluation, so it is included")}}
-    description = ("MLPerf Training v%s, %s, %s, %s nodes: compute speed fitted on 1 node, inter-node bus bandwidth "
-                   "(nccl) on %d nodes, NVLink/PCIe bandwidth nominal; larger node counts predicted "
-                   "(scripts/make_mlperf_validation.py)." % (rnd, submitter, model,
-                                                             "-".join(str(r[1]) for r in rows), rows[1][1]))
-    lib.case(name, description, sources, config, ["speed_classes.0.speed", "network.inter.beta_s_per_byte"],
-             calibrate, predict)
+    description = ("MLPerf Training v%s, %s, %s, %s nodes: links at their rated bandwidths (%s a GPU inside a node, "
+                   "%s a node between nodes), compute speed and %s fitted on 1 and %d nodes; larger node counts "
+                   "predicted (scripts/make_mlperf_validation.py)."
+                   % (rnd, submitter, model, "-".join(str(r[1]) for r in rows), lib.gbytes(INTRA_BUS_BYTES_PER_S[gpu]),
+                      lib.gbytes(inter_bytes_per_s(name, gpu)), lib.SYNC_FIT, rows[1][1]))
+    lib.case(name, description, sources, config, ["speed_classes.0.speed", lib.SYNC_FIT], calibrate, predict)
 
 
 if __name__ == "__main__":

@@ -25,8 +25,10 @@ each model, as each row's own collective:
   of the gradients per machine, is a colocated PS's with one server per machine;
   the page's exceptions at 8 machines, 4 or 6 servers, are not followed).
 
-Fitted per case, on the named rows: the bandwidth of each link the case uses
-(network.beta_s_per_byte, or network.intra / network.inter); latencies are 0.
+Each link the case uses runs at its rated bandwidth (PCIe 3.0 x16 between a K80 and
+the host or its peers, NVLink 1.0 between DGX-1 P100s, 10 Gb Ethernet between
+p2.8xlarge instances); latencies are 0. Fitted per case, on the named rows: the
+seconds of coordination an iteration on more than one GPU adds (sync_overhead_s).
 
 Usage (repository root, after building): python3 scripts/make_tfbench_validation.py [--mgsim build/src/mgsim]
 """
@@ -43,7 +45,8 @@ PS_CPU = {"name": "ps", "servers": 1}
 PS_GPU = "ps-colocated"
 
 # Per case: GPU, GPUs per node, table, hardware, runs [(model, batch per GPU, collective,
-# {GPUs: images/s})], the fitted paths and the runs (model, batch, GPUs) that calibrate them.
+# {GPUs: images/s})], the rated bandwidths of the links (between nodes, inside one: None for one
+# link), what they are, and the runs (model, batch, GPUs) that calibrate sync_overhead_s.
 CASES = {
     "tfbench-dgx1-p100": dict(
         gpu="p100", per_node=8,
@@ -59,8 +62,8 @@ CASES = {
               ("ResNet-50", 32, PS_CPU, {1: 195, 2: 368, 4: 768, 8: 1485}),
               ("ResNet-152", 32, PS_CPU, {1: 82.7, 2: 160, 4: 317, 8: 632}),
               ("VGG16", 32, "nccl", {1: 144, 2: 281, 4: 549, 8: 820})],
-        network={"intra": {"alpha_us": 0, "beta_s_per_byte": 1e-11}, "inter": {"alpha_us": 0, "beta_s_per_byte": 1e-10}},
-        fit=["network.intra.beta_s_per_byte", "network.inter.beta_s_per_byte"],
+        links=(lib.PCIE3_X16, lib.NVLINK_P100),
+        rated="NVLink 1.0 between the GPUs, PCIe 3.0 x16 to the CPU's parameter server",
         calibrating=[("VGG16", 64, 8), ("ResNet-50", 64, 8)],
         note="variable_update per model from the page: parameter_server on the CPU for InceptionV3, ResNet-50 and "
              "ResNet-152, replicated with NCCL for AlexNet and VGG16; the batch-32 runs are taken to use the same"),
@@ -76,8 +79,8 @@ CASES = {
               ("VGG16", 32, PS_CPU, {1: 35.4, 2: 64.8, 4: 120, 8: 234}),
               ("InceptionV3", 32, PS_CPU, {1: 29.3, 2: 55.0, 4: 109, 8: 216}),
               ("ResNet-50", 32, PS_CPU, {1: 49.5, 2: 95.4, 4: 183, 8: 362})],
-        network={"alpha_us": 0, "beta_s_per_byte": 1e-10},
-        fit=["network.beta_s_per_byte"], calibrating=[("ResNet-50", 64, 8)],
+        links=(lib.PCIE3_X16, None), rated="PCIe 3.0 x16",
+        calibrating=[("ResNet-50", 64, 8)],
         note="variable_update parameter_server, local_parameter_device cpu for every model"),
     "tfbench-aws-k80": dict(
         gpu="k80", per_node=8,
@@ -91,8 +94,8 @@ CASES = {
               ("VGG16", 32, PS_GPU, {1: 36.3, 2: 69.4, 4: 141, 8: 260}),
               ("InceptionV3", 32, PS_CPU, {1: 29.9, 2: 57.5, 4: 114, 8: 216}),
               ("ResNet-50", 32, PS_GPU, {1: 49.0, 2: 94.1, 4: 184, 8: 355})],
-        network={"alpha_us": 0, "beta_s_per_byte": 1e-10},
-        fit=["network.beta_s_per_byte"], calibrating=[("ResNet-50", 64, 8)],
+        links=(lib.PCIE3_X16, None), rated="PCIe 3.0 x16",
+        calibrating=[("ResNet-50", 64, 8)],
         note="variable_update per model from the page: parameter_server on the CPU for InceptionV3, replicated "
              "without NCCL (variables on the GPUs) for ResNet-50 and ResNet-152, parameter_server on the GPUs for "
              "AlexNet and VGG16"),
@@ -108,9 +111,9 @@ CASES = {
               ("ResNet-152", 32, None, {1: 19.4, 8: 146, 16: 291, 32: 565, 64: 981}),
               ("InceptionV3", 32, None, {1: 29.2, 8: 219, 16: 427, 32: 820, 64: 1608}),
               ("ResNet-50", 32, None, {1: 48.4, 8: 333, 16: 667, 32: 1180, 64: 2315})],
-        network={"intra": {"alpha_us": 0, "beta_s_per_byte": 1e-10}, "inter": {"alpha_us": 0, "beta_s_per_byte": 1e-9}},
+        links=(lib.ETHERNET_10G, lib.PCIE3_X16),
+        rated="PCIe 3.0 x16 inside an instance, 10 Gb Ethernet between instances",
         collective="hierarchical",
-        fit=["network.intra.beta_s_per_byte", "network.inter.beta_s_per_byte"],
         calibrating=[("ResNet-50", 64, 8), ("ResNet-50", 64, 16)],
         note="variable_update distributed_replicated, cross_replica_sync True"),
 }
@@ -129,15 +132,18 @@ def make_case(mgsim, name, spec):
             fits = gpus == 1 or (model, batch, gpus) in spec["calibrating"]
             (calibrate if fits else predict).append(lib.row(trace, gpus, "wfbp", throughput, source, collective))
     config = {"trace": calibrate[0]["trace"], "gpus": [1], "gpus_per_node": spec["per_node"], "optimizer": "sgd",
-              "collective": spec.get("collective", PS_CPU), "network": spec["network"], "schedules": ["wfbp"]}
+              "collective": spec.get("collective", PS_CPU), "network": lib.links(*spec["links"]),
+              "sync_overhead_s": 0, "schedules": ["wfbp"]}
     sources = {source: {"url": URL, "table": spec["table"], "hardware": spec["hardware"], "software": SOFTWARE,
                         "measured": "training throughput on synthetic data, images/s (total over all GPUs)",
                         "note": spec["note"]}}
-    description = ("tf_cnn_benchmarks (TensorFlow, May 2017) on %s: compute from each 1-GPU throughput, %s fitted "
-                   "on %s; everything else predicted (scripts/make_tfbench_validation.py)."
-                   % (spec["hardware"].split(";")[0], " and ".join(spec["fit"]),
+    description = ("tf_cnn_benchmarks (TensorFlow, May 2017) on %s: compute from each 1-GPU throughput, links at "
+                   "their rated bandwidths (%s: %s), %s fitted on %s; everything else predicted "
+                   "(scripts/make_tfbench_validation.py)."
+                   % (spec["hardware"].split(";")[0], spec["rated"],
+                      ", ".join(lib.gbytes(b) for b in spec["links"][::-1] if b is not None), lib.SYNC_FIT,
                       ", ".join("%s batch %d at %d GPUs" % c for c in spec["calibrating"])))
-    lib.case(name, description, sources, config, spec["fit"], calibrate, predict)
+    lib.case(name, description, sources, config, [lib.SYNC_FIT], calibrate, predict)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,39 @@ VALIDATION = os.path.join(REPO_ROOT, "validation")
 DEFAULT_MGSIM = os.path.join(REPO_ROOT, "build", "src", "mgsim")
 
 
+# Rated bandwidths of the cases' links, bytes/s in one direction, from the hardware's
+# specifications: a case sets its links from them and fits the loss that is not bytes
+# (SYNC_FIT), not a bandwidth (docs/fidelity.md, "mgsim validate and the validation set").
+PCIE3_X16 = 15.75e9   # PCIe 3.0 x16: 8 GT/s x 16 lanes, 128b/130b (K80 boards; Cray Aries NIC's host interface)
+PCIE4_X16 = 31.5e9    # PCIe 4.0 x16: 16 GT/s x 16 lanes, 128b/130b (A100 PCIe)
+ETHERNET_10G = 1.25e9  # 10 Gb Ethernet (EC2 p2.8xlarge: "10 Gigabit")
+EDR = 12.5e9          # one InfiniBand EDR 4x (or Omni-Path) adapter, 100 Gb/s
+HDR = 25e9            # one InfiniBand HDR adapter, 200 Gb/s
+NDR = 50e9            # one InfiniBand NDR adapter, 400 Gb/s
+NVLINK_P100 = 80e9    # NVLink 1.0 a P100: 4 links x 20 GB/s
+NVLINK_V100 = 150e9   # NVLink 2.0 a V100: 6 links x 25 GB/s (DGX-1 hybrid cube mesh, DGX-2 NVSwitch)
+NVLINK_A100 = 300e9   # NVLink 3.0 an A100: 12 links x 25 GB/s (half the 600 GB/s both ways)
+NVLINK_H100 = 450e9   # NVLink 4 an H100: 18 links x 25 GB/s (half the 900 GB/s both ways)
+# What every case with rated links fits: seconds of coordination an iteration on more than
+# one GPU adds, the same whatever the bytes.
+SYNC_FIT = "sync_overhead_s"
+
+
+def link(bytes_per_s):
+    """A link at `bytes_per_s`, latency 0 (or NCCL's own tables under `nccl`)."""
+    return {"alpha_us": 0, "beta_s_per_byte": 1 / bytes_per_s}
+
+
+def links(inter, intra=None):
+    """The `network` of a case: one link, or the node's link (intra) and the one between nodes."""
+    return link(inter) if intra is None else {"intra": link(intra), "inter": link(inter)}
+
+
+def gbytes(bytes_per_s):
+    """'15.75 GB/s'."""
+    return "%g GB/s" % (bytes_per_s / 1e9)
+
+
 def write_json(path, value):
     """Writes `value` to `path` whole or not at all."""
     tmp = path + ".tmp"
