@@ -136,6 +136,13 @@ TEST_CASE("zoo: a synthetic trace scaled to a measured step time or throughput, 
   CHECK_THROWS_WITH(scale_to_measured(by_rate, {100, 1, "a test"}), Contains("exactly one"));
   CHECK_THROWS_WITH(scale_to_measured(by_rate, {-5, 0, "a test"}), Contains("positive finite"));
   CHECK_THROWS_WITH(scale_to_measured(by_rate, {100, 0, ""}), Contains("needs its source"));
+  // A figure a million times off the roofline's 2.013e-7 s is refused, just
+  // inside that it is taken: 2.013e-1 s is 1e6 times, 2.1e-1 s more.
+  SyntheticTrace far = synthesize_trace(small_mlp(), find_gpu("k80"), Precision::fp32, {1.0, 1.0, 2.0, 0.0});
+  CHECK_THROWS_WITH(scale_to_measured(far, {0, 2.1e-1, "a test"}), Contains("times its time"));
+  CHECK_THROWS_WITH(scale_to_measured(far, {0, 2.0e-13, "a test"}), Contains("times its time"));
+  scale_to_measured(far, {0, 2.0e-1, "a test"});
+  CHECK(far.provenance["measured_compute"]["scale_factor"].get<double>() == Approx(2.0e-1 / 2.013e-7).epsilon(1e-9));
 }
 
 TEST_CASE("zoo: launches: the GPU runs no operator pass before the host launched it, by hand", "[zoo]") {

@@ -44,6 +44,10 @@ inline constexpr double kMaxSecondsPerByte = 1e-3;
 /// Largest host overhead per iteration accepted (optimizer step, data
 /// loading, Python), in seconds: one step's worth (kMaxStepSeconds).
 inline constexpr double kMaxIterationOverhead = kMaxStepSeconds;
+/// Farthest a measured one-GPU figure may put a roofline trace from its own
+/// time (`zoo trace --throughput` / `--step-time`): a million times faster
+/// or slower is a figure of another batch, model or unit, not a GPU.
+inline constexpr double kMaxMeasuredScale = 1e6;
 /// Fastest input pipeline accepted (samples one node reads, decodes and
 /// augments per second); 0 stands for one that never binds.
 inline constexpr double kMaxInputSamplesPerS = 1e12;

@@ -168,7 +168,7 @@ void add_import_chakra(CLI::App& import_command) {
       ->check(output_name());
   chakra->add_option("--model", options->model, "model name (default: the file name; an mgsim export keeps its own)");
   chakra->add_option("--batch", options->batch_size, "samples per GPU per iteration (default 1; an mgsim export keeps its own)")
-      ->check(CLI::Range(1, 1 << 30));
+      ->check(whole_in(1, 1 << 30));
   add_examples(chakra, {"mgsim import chakra workload -o workload.json  # the prefix of workload.0.et ...: reads rank 0",
                         "mgsim import chakra workload.0.et --model resnet50 --batch 32 -o resnet50.json"});
   chakra->callback([options] { import_chakra(*options); });
@@ -186,7 +186,7 @@ void add_export_command(CLI::App& app) {
       ->transform(shipped_data());
   chakra->add_option("--gpus", options->gpus, "ranks: one file per rank")
       ->required()
-      ->check(CLI::Range(1, chakra::kMaxExportRanks));
+      ->check(whole_in(1, chakra::kMaxExportRanks));
   chakra->add_option("--schedule", options->schedule, "the config's schedule to plan with (its name or label)")
       ->required();
   chakra->add_option("-o,--output", options->prefix, "file prefix: writes PREFIX.0.et .. PREFIX.<gpus-1>.et")

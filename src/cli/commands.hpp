@@ -40,6 +40,9 @@ void add_examples(CLI::App* command, std::initializer_list<std::string_view> com
 /// A flag's check: a finite number in [min, max], or (min, max] when
 /// `min_inclusive` is false; NaN and infinities are refused.
 CLI::Validator finite_in(double min, double max, bool min_inclusive);
+/// A whole number in [min, max], written in decimal digits alone (CLI11's
+/// Range calls 8.5 "not in range" and reads 010 as 8).
+CLI::Validator whole_in(long long min, long long max);
 
 /// An output option's check: a file name or "-", never an empty name (which
 /// would otherwise read as "not given": standard output).

@@ -119,7 +119,7 @@ void add_fit_command(CLI::App& app) {
       ->transform(shipped_data());
   command->add_option("--max-ranges", options->settings.max_ranges, "most size ranges per GPU count")
       ->capture_default_str()
-      ->check(CLI::Range(1, 20));
+      ->check(whole_in(1, 20));
   command
       ->add_option("--tolerance", options->settings.tolerance,
                    "rms relative error each range must meet (more ranges only while one misses it)")
@@ -127,11 +127,11 @@ void add_fit_command(CLI::App& app) {
       ->check(finite_in(0, 1, true));
   command->add_option("--min-points", options->settings.min_points, "fewest sizes in one range")
       ->capture_default_str()
-      ->check(CLI::Range(2, 1000));
+      ->check(whole_in(2, 1000));
   command
       ->add_option("--gpus-per-node", options->gpus_per_node,
                    "node size for the nccl model's calibration (default: the curve's provenance, ranks / hosts, else 1)")
-      ->check(CLI::Range(1, 1 << 20));
+      ->check(whole_in(1, 1 << 20));
   command->add_option("-f,--format", options->format, "text or json")->capture_default_str();
   command->add_option("-o,--output", options->output, "write the report to this file instead of stdout (-: stdout)")
       ->check(output_name());

@@ -184,7 +184,7 @@ void add_import_command(CLI::App& app) {
                    "the section of the log to import: all_reduce, all_gather or reduce_scatter")
       ->capture_default_str();
   nccl->add_option("--gpus", options->gpus, "ranks (default: NCCL's nranks, the '# Rank' lines, the header)")
-      ->check(CLI::Range(2, 1 << 20));
+      ->check(whole_in(2, 1 << 20));
   nccl->add_option("--type", options->data_type, "keep only rows of this data type (e.g. float)");
   nccl->add_option("--redop", options->reduction, "keep only rows of this reduction (e.g. sum)");
   add_examples(nccl, {"mgsim import nccl-tests all_reduce_perf.txt -o curve.json",
@@ -194,7 +194,7 @@ void add_import_command(CLI::App& app) {
   CLI::App* osu =
       add_source(*command, "osu", "OSU osu_allreduce, osu_allgather or osu_reduce_scatter output -> curve", *options);
   osu->add_option("--gpus", options->gpus, "ranks (required unless rows carry an 'N,' prefix)")
-      ->check(CLI::Range(2, 1 << 20));
+      ->check(whole_in(2, 1 << 20));
   add_examples(osu, {"mgsim import osu osu_allreduce.txt --gpus 8 -o osu-8.json"});
   osu->callback([options] { import_osu(*options); });
 
@@ -203,9 +203,9 @@ void add_import_command(CLI::App& app) {
   kineto->add_option("--model", options->model, "model name for the trace")->required();
   kineto->add_option("--batch", options->batch_size, "samples per GPU per iteration")
       ->required()
-      ->check(CLI::Range(1, 1 << 30));
+      ->check(whole_in(1, 1 << 30));
   kineto->add_option("--skip-steps", options->skip_steps, "ProfilerStep windows to drop first (warm-up)")
-      ->check(CLI::Range(0, 1 << 20));
+      ->check(whole_in(0, 1 << 20));
   kineto->add_option("--zoo", options->zoo_model,
                      "a trace without record_shapes: take the parameter sizes from this zoo model");
   kineto->add_option("--param-sizes", options->param_sizes,

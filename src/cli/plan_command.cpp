@@ -243,9 +243,9 @@ void add_plan_command(CLI::App& app) {
       ->check(CLI::Validator([](const std::string& text) { return text.empty() ? "expected samples per GPU, got ''" : ""; },
                              "INT"));
   command->add_option("--image-size", o->image_size, "vision models: input height = width (default: the model's)")
-      ->check(CLI::Range(1, 1 << 20));
+      ->check(whole_in(1, 1 << 20));
   command->add_option("--seq-len", o->seq_len, "text models: tokens per sample (default: the model's)")
-      ->check(CLI::Range(1, 1 << 20));
+      ->check(whole_in(1, 1 << 20));
   command->add_flag("--aux-heads", o->aux_heads, "add GoogLeNet / Inception-v3 auxiliary heads, BERT pre-training heads");
   command->add_option("--trace", o->trace, "measured trace: alone, plan it (its layers split along the batch); with "
                                            "--model, fit the model's roofline to it (as `mgsim zoo calibrate`)")

@@ -315,19 +315,19 @@ void add_profile_command(CLI::App& app) {
 
   CLI::App* l = command->add_subcommand("layers", "per-layer backward times of a PyTorch model -> trace");
   l->add_option("--model", layers->model, "torchvision or transformers model name, or module:function")->required();
-  l->add_option("--batch", layers->batch_size, "samples per iteration")->required()->check(CLI::Range(1, 1 << 20));
+  l->add_option("--batch", layers->batch_size, "samples per iteration")->required()->check(whole_in(1, 1 << 20));
   l->add_option("--precision", layers->precision, "fp32, fp16 or bf16 (autocast)")
       ->capture_default_str()
       ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
   l->add_option("--warmup", layers->warmup, "iterations run before measuring")->capture_default_str();
   l->add_option("--iterations", layers->iterations, "measured iterations")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100000));
+      ->check(whole_in(1, 100000));
   l->add_option("--device", layers->device, "CUDA device index (the first, with --gpus)")->capture_default_str();
   l->add_option("--gpus", layers->gpus,
                 "train on N GPUs under DDP (one process each) and record the all-reduces in situ")
       ->capture_default_str()
-      ->check(CLI::Range(1, 1024));
+      ->check(whole_in(1, 1024));
   l->add_option("--seq-len", layers->seq_len, "sequence length for transformers models")->capture_default_str();
   l->add_option("--optimizer", layers->optimizer,
                 "sgd, momentum or adam: the optimizer to train with; its step, timed, becomes the trace's "
@@ -346,13 +346,13 @@ void add_profile_command(CLI::App& app) {
   });
 
   CLI::App* a = command->add_subcommand("allreduce", "NCCL all-reduce latency over message sizes -> curve");
-  a->add_option("--gpus", allreduce->gpus, "GPUs to use (default: all)")->check(CLI::Range(2, 1024));
+  a->add_option("--gpus", allreduce->gpus, "GPUs to use (default: all)")->check(whole_in(2, 1024));
   a->add_option("--min-bytes", allreduce->min_bytes, "smallest message")->capture_default_str();
   a->add_option("--max-bytes", allreduce->max_bytes, "largest message (sizes double)")->capture_default_str();
   a->add_option("--warmup", allreduce->warmup, "untimed repetitions per size")->capture_default_str();
   a->add_option("--repetitions", allreduce->repetitions, "timed repetitions per size")
       ->capture_default_str()
-      ->check(CLI::Range(1, 100000));
+      ->check(whole_in(1, 100000));
   a->add_option("-o,--output", allreduce->output, "curve file to write (-: stdout)")->required()
       ->check(output_name());
   add_examples(a, {"mgsim profile allreduce --gpus 4 --max-bytes 268435456 -o node-4gpu.json"});

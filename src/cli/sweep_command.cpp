@@ -76,7 +76,7 @@ void add_sweep_command(CLI::App& app) {
   command->add_option("-o,--output", options->output, "CSV file, written as rows finish (default or -: stdout)")
       ->check(output_name());
   command->add_option("-j,--threads", options->threads, "worker threads, 1..1024 (default: one per hardware thread)")
-      ->check(CLI::Range(1, 1024));
+      ->check(whole_in(1, 1024));
   command->add_option("--max-work", options->max_work, "most steps to simulate (an estimate, checked before running)")
       ->capture_default_str()
       ->check(finite_in(1, 1e15, true));

@@ -27,6 +27,18 @@ CLI::Validator finite_in(double min, double max, bool min_inclusive) {
       fmt::format("NUMBER in {}{}, {}]", min_inclusive ? "[" : "(", min, max));
 }
 
+CLI::Validator whole_in(long long min, long long max) {
+  return CLI::Validator(
+      [min, max](const std::string& text) -> std::string {
+        long long value = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        const bool whole = !text.empty() && error == std::errc() && end == text.data() + text.size();
+        if (whole && value >= min && value <= max) return {};
+        return fmt::format("expected a whole number in [{}, {}], got '{}'", min, max, text);
+      },
+      fmt::format("INT in [{}, {}]", min, max));
+}
+
 CLI::Validator output_name() {
   return CLI::Validator(
       [](const std::string& text) -> std::string {

@@ -47,9 +47,9 @@ struct RooflineArgs {
 
 void add_model_options(CLI::App* command, ModelArgs& a) {
   command->add_option("--image-size", a.image_size, "vision models: input height = width (default: the model's)")
-      ->check(CLI::Range(1, 1 << 20));
+      ->check(whole_in(1, 1 << 20));
   command->add_option("--seq-len", a.seq_len, "text models: tokens (LSTM: time steps) per sample (default: the model's)")
-      ->check(CLI::Range(1, 1 << 20));
+      ->check(whole_in(1, 1 << 20));
   command->add_flag("--aux-heads", a.aux_heads, "add GoogLeNet / Inception-v3 auxiliary heads, BERT pre-training heads");
   command->add_option("--precision", a.precision, "fp32, tf32, fp16 or bf16")->capture_default_str();
 }
@@ -253,7 +253,7 @@ void add_trace_command(CLI::App* zoo) {
   auto o = std::make_shared<Options>();
   CLI::App* command = zoo->add_subcommand("trace", "write a roofline-synthetic trace of a model on a GPU");
   command->add_option("--model", o->model.model, "model name (see `mgsim zoo list`)")->required();
-  command->add_option("--batch", o->model.batch, "samples per GPU")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  command->add_option("--batch", o->model.batch, "samples per GPU")->capture_default_str()->check(whole_in(1, 1 << 20));
   add_model_options(command, o->model);
   add_roofline_options(command, o->roofline);
   add_optimizer_option(command, o->roofline);
@@ -262,7 +262,7 @@ void add_trace_command(CLI::App* zoo) {
   command->add_option("--measured-batch", o->measured_batch,
                       "the batch --throughput or --step-time was measured at (default: --batch): the trace at --batch "
                       "gets the GPU scale (and launch time) fitted there")
-      ->check(CLI::Range(1, 1 << 20));
+      ->check(whole_in(1, 1 << 20));
   command->add_option("-o,--output", o->output, "file to write instead of stdout (-: stdout)")
       ->check(output_name());
   add_examples(command, {"mgsim zoo trace --model resnet50 --gpu h100 --precision bf16 --batch 64 -o resnet50-h100.json",
@@ -305,7 +305,7 @@ void add_zoo_command(CLI::App& app) {
   auto show_args = std::make_shared<ModelArgs>();
   CLI::App* show_command = zoo->add_subcommand("show", "print a model's operators with shapes, FLOPs and bytes");
   show_command->add_option("--model", show_args->model, "model name")->required();
-  show_command->add_option("--batch", show_args->batch, "samples")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  show_command->add_option("--batch", show_args->batch, "samples")->capture_default_str()->check(whole_in(1, 1 << 20));
   add_model_options(show_command, *show_args);
   add_examples(show_command, {"mgsim zoo show --model resnet50 --batch 64"});
   show_command->callback([show_args] { show(*show_args); });

@@ -238,7 +238,15 @@ double scale_for(SyntheticTrace& t, double target) {
   return factor;
 }
 
+/// Records the figure the trace was scaled to; refuses a scale no GPU explains.
 void record_measured(SyntheticTrace& t, const MeasuredCompute& m, double target, double roofline, double factor) {
+  if (!(factor >= 1 / kMaxMeasuredScale && factor <= kMaxMeasuredScale)) {
+    throw ConfigError(fmt::format("the measured iteration of {:g} s at batch {} puts the roofline's {:g} s at {:g} "
+                                  "times its time: expected {:g} to {:g} times (a figure of another batch, model or "
+                                  "unit?)",
+                                  target, t.trace.batch_size, roofline, factor, 1 / kMaxMeasuredScale,
+                                  kMaxMeasuredScale));
+  }
   t.trace.optimizer_bytes_per_s /= factor;
   nlohmann::ordered_json figure;
   if (m.throughput_samples_per_s > 0) figure["throughput_samples_per_s"] = m.throughput_samples_per_s;
