@@ -99,6 +99,8 @@ void add_per_pass_options(CLI::App* command, RooflineArgs& r, SecondFigure& seco
                       "BATCH SECONDS: a measured 1-GPU iteration at a smaller batch; with --throughput or "
                       "--step-time it fits the term of --fit-per-pass")
       ->type_name("INT FLOAT")
+      ->check(whole_in(1, 1 << 20).application_index(0))
+      ->check(finite_in(0, 1e6, false).application_index(1))
       ->each([&second](const std::string&) { second.given = true; });
   command->add_option("--fit-per-pass", second.fits,
                       "the per-pass term --second-figure fits: launch (--launch-us: eager frameworks) or overhead "
@@ -192,12 +194,9 @@ void trace(const ModelArgs& a, const RooflineArgs& r, const MeasuredCompute& mea
   if (measured_batch == 0) measured_batch = a.batch;
   if (second.given) {
     if (!scaled) throw ConfigError("--second-figure needs the larger batch's figure: --throughput or --step-time");
-    if (bound.first < 1 || bound.first >= measured_batch) {
+    if (bound.first >= measured_batch) {  // each value's own range is checked as it is read
       throw ConfigError(fmt::format("--second-figure: the batch must be in [1, {}) (below the measured batch), got {}",
                                     measured_batch, bound.first));
-    }
-    if (!std::isfinite(bound.second) || bound.second <= 0 || bound.second > 1e6) {
-      throw ConfigError(fmt::format("--second-figure: the step time must be in (0, 1e6] s, got {}", bound.second));
     }
     if (term == PerPass::launch && r.launch_given) {
       throw ConfigError("--second-figure fits the launch time: leave out --launch-us (or give --fit-per-pass overhead)");
