@@ -9,8 +9,11 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
+#include <string_view>
 
 #include <fmt/format.h>
+#include <zlib.h>
 
 #include "mgsim/error.hpp"
 #include "mgsim/io/trace_io.hpp"
@@ -149,6 +152,36 @@ TEST_CASE("import: a gzip-compressed kineto trace reads as the plain one", "[imp
   CHECK_THROWS_WITH(import_kineto_file(cut, {"two-linear", 64, 0, {}, {}}),
                     Catch::Contains("mgsim-test-cut.json.gz: gzip data is truncated"));
   std::filesystem::remove(cut);
+}
+
+/// `text` as one gzip member (zlib's default level).
+std::string gzip_member(std::string_view text) {
+  z_stream z{};
+  REQUIRE(deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+  std::string out(deflateBound(&z, static_cast<uLong>(text.size())), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  REQUIRE(deflate(&z, Z_FINISH) == Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+TEST_CASE("import: a .json.gz of several gzip members reads as their joined content", "[import]") {
+  // gzip -c a b > c.gz writes one member per file; gunzip joins them.
+  std::ifstream in(kSample, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "mgsim-test-members.json.gz";
+  std::ofstream(file, std::ios::binary) << gzip_member(text.substr(0, text.size() / 2))
+                                        << gzip_member(text.substr(text.size() / 2));
+  const Trace plain = import_kineto_file(kSample, {"two-linear", 64, 0, {}, {}}).trace;
+  const Trace joined = import_kineto_file(file, {"two-linear", 64, 0, {}, {}}).trace;
+  std::filesystem::remove(file);
+  REQUIRE(joined.layers.size() == plain.layers.size());
+  CHECK(joined.layers[1].params == plain.layers[1].params);
+  CHECK(joined.layers[0].backward_time_s == plain.layers[0].backward_time_s);
 }
 
 /// The sample without the events `drop` selects.
