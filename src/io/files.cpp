@@ -136,7 +136,9 @@ std::string read_input_file(const std::filesystem::path& file, InputKind kind) {
   InputFile in(file, kind);
   std::string text;
   char buffer[1 << 16];
-  while (const std::streamsize got = in.sgetn(buffer, sizeof buffer)) text.append(buffer, static_cast<std::size_t>(got));
+  while (const std::streamsize got = in.sgetn(buffer, sizeof buffer)) {
+    text.append(buffer, static_cast<std::size_t>(got));
+  }
   return text;
 }
 
