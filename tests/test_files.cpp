@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <iterator>
 #include <string>
 
 #include <fmt/format.h>
@@ -35,6 +36,21 @@ TEST_CASE("read_input_file returns a regular file whole", "[files]") {
   SweepTempDir dir;
   const auto file = dir.write("in.json", "{\"a\": 1}\n");
   CHECK(mgsim::read_input_file(file, mgsim::InputKind::config) == "{\"a\": 1}\n");
+}
+
+TEST_CASE("an input read a buffer at a time gives the bytes read_input_file gives", "[files]") {
+  SweepTempDir dir;
+  // 200,000 bytes: past three 64 KiB buffers.
+  std::string text;
+  for (int i = 0; text.size() < 200000; ++i) text += fmt::format("{},", i);
+  const auto file = dir.write("big.json", text);
+  mgsim::InputFile in(file, mgsim::InputKind::trace);
+  CHECK(in.look_ahead(6) == "0,1,2,");  // left unread
+  CHECK(std::string(std::istreambuf_iterator<char>(&in), {}) == text);
+  CHECK(mgsim::read_input_file(file, mgsim::InputKind::trace) == text);
+  mgsim::InputFile empty(dir.write("empty.json", ""), mgsim::InputKind::trace);
+  CHECK(empty.look_ahead(2).empty());
+  CHECK_THROWS_AS(mgsim::InputFile(dir.path() / "missing", mgsim::InputKind::curve), mgsim::CurveError);
 }
 
 TEST_CASE("a device, a FIFO and a folder are refused as inputs without reading or waiting", "[files]") {

@@ -9,8 +9,11 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
+#include <string_view>
 
 #include <fmt/format.h>
+#include <zlib.h>
 
 #include "mgsim/error.hpp"
 #include "mgsim/io/trace_io.hpp"
@@ -151,6 +154,36 @@ TEST_CASE("import: a gzip-compressed kineto trace reads as the plain one", "[imp
   std::filesystem::remove(cut);
 }
 
+/// `text` as one gzip member (zlib's default level).
+std::string gzip_member(std::string_view text) {
+  z_stream z{};
+  REQUIRE(deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+  std::string out(deflateBound(&z, static_cast<uLong>(text.size())), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  REQUIRE(deflate(&z, Z_FINISH) == Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+TEST_CASE("import: a .json.gz of several gzip members reads as their joined content", "[import]") {
+  // gzip -c a b > c.gz writes one member per file; gunzip joins them.
+  std::ifstream in(kSample, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "mgsim-test-members.json.gz";
+  std::ofstream(file, std::ios::binary) << gzip_member(text.substr(0, text.size() / 2))
+                                        << gzip_member(text.substr(text.size() / 2));
+  const Trace plain = import_kineto_file(kSample, {"two-linear", 64, 0, {}, {}}).trace;
+  const Trace joined = import_kineto_file(file, {"two-linear", 64, 0, {}, {}}).trace;
+  std::filesystem::remove(file);
+  REQUIRE(joined.layers.size() == plain.layers.size());
+  CHECK(joined.layers[1].params == plain.layers[1].params);
+  CHECK(joined.layers[0].backward_time_s == plain.layers[0].backward_time_s);
+}
+
 /// The sample without the events `drop` selects.
 nlohmann::json without(const std::function<bool(const std::string&)>& drop) {
   nlohmann::json document = sample();
@@ -218,6 +251,63 @@ TEST_CASE("import: an operator that only read the sequence counter before the fo
   REQUIRE(imported.trace.layers.size() == 2);
   CHECK(imported.trace.layers[0].name == "Linear_0");
   CHECK(imported.trace.layers[0].params == std::vector<std::int64_t>{128, 16});
+}
+
+/// One step of `count` layers, each a Linear inside its own Block, the
+/// blocks siblings inside one Net, all on thread 100 (times in us): Block_i
+/// runs [b, b+9] with b = 1 + 10i, Linear_i [b, b+5] (the same start, listed
+/// after its Block), its aten::linear [b+1, b+4] with sequence number i+1
+/// and one kernel. The backward (thread 200) runs the layers last to first:
+/// AddmmBackward0 (sequence i+1, one kernel), then the AccumulateGrad of a
+/// parameter of i+1 elements. A module on thread 300 spans the whole step.
+nlohmann::json nested_modules_trace(int count) {
+  nlohmann::json events = nlohmann::json::array();
+  const auto span = [&](const char* cat, const std::string& name, int tid, int ts, int dur, nlohmann::json args) {
+    nlohmann::json e{{"ph", "X"}, {"cat", cat}, {"name", name}, {"pid", 1}, {"tid", tid}, {"ts", ts}, {"dur", dur}};
+    if (!args.is_null()) e["args"] = std::move(args);
+    events.push_back(std::move(e));
+  };
+  const auto launch = [&](int tid, int ts, int correlation) {
+    span("cuda_runtime", "cudaLaunchKernel", tid, ts, 1, {{"correlation", correlation}});
+    span("kernel", "gemm", 0, ts + 1, 1, {{"correlation", correlation}, {"device", 0}, {"stream", 7}});
+  };
+  const int backward = 10 * count + 20;
+  span("user_annotation", "ProfilerStep#1", 100, 0, backward + 10 * count + 10, nullptr);
+  span("python_function", "nn.Module: Net", 100, 1, 10 * count, nullptr);
+  span("python_function", "nn.Module: Elsewhere", 300, 2, backward, nullptr);
+  for (int i = 0; i < count; ++i) {
+    const int b = 1 + 10 * i;
+    span("python_function", fmt::format("nn.Module: Block_{}", i), 100, b, 9, nullptr);
+    span("python_function", fmt::format("nn.Module: Linear_{}", i), 100, b, 5, nullptr);
+    span("cpu_op", "aten::linear", 100, b + 1, 3, {{"Sequence number", i + 1}});
+    launch(100, b + 2, 1000 + i);
+  }
+  for (int i = count - 1; i >= 0; --i) {
+    const int c = backward + 10 * (count - 1 - i);
+    span("cpu_op", "autograd::engine::evaluate_function: AddmmBackward0", 200, c, 4, nullptr);
+    span("cpu_op", "AddmmBackward0", 200, c + 1, 2, {{"Sequence number", i + 1}});
+    launch(200, c + 1, 100000 + i);
+    span("cpu_op", "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", 200, c + 5, 3, nullptr);
+    span("cpu_op", "torch::autograd::AccumulateGrad", 200, c + 6, 1, {{"Input Dims", {{i + 1}}}});
+  }
+  return {{"traceEvents", events}};
+}
+
+TEST_CASE("import: kineto names each gradient after the innermost nn.Module of its forward, among many siblings",
+          "[import]") {
+  // By construction the innermost module around aten::linear #i is
+  // Linear_i: Net and Block_i hold it too but start no later (Net first,
+  // at b = 1 for i = 0), the earlier blocks (its siblings) ended before it,
+  // and Elsewhere, though it starts later than Net, runs on another thread.
+  const int count = 300;
+  const ImportedTrace imported = import(nested_modules_trace(count));
+  REQUIRE(imported.trace.layers.size() == static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    const Layer& layer = imported.trace.layers[static_cast<std::size_t>(i)];
+    CHECK(layer.name == fmt::format("Linear_{}", i));
+    CHECK(layer.params == std::vector<std::int64_t>{i + 1});
+  }
+  CHECK(imported.provenance["layers_from"] == "nn.Module events through sequence numbers");
 }
 
 TEST_CASE("import: kineto without record_shapes takes the parameter sizes from a list", "[import]") {

@@ -4,10 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <random>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -29,8 +31,10 @@ std::string_view file_type(mode_t mode) {
 struct Descriptor {
   int fd;
   ~Descriptor() {
-    if (fd != STDIN_FILENO) ::close(fd);
+    if (fd >= 0 && fd != STDIN_FILENO) ::close(fd);
   }
+  /// The descriptor, no longer closed here.
+  int release() { return std::exchange(fd, -1); }
 };
 
 /// Creates a new empty file of an unpredictable name in `folder` (O_EXCL:
@@ -62,11 +66,15 @@ void throw_input_error(InputKind kind, const std::string& message) {
   throw ConfigError(message);
 }
 
-std::string read_input_file(const std::filesystem::path& file, InputKind kind) {
+namespace {
+
+/// The descriptor of an input file ("-": standard input) for reading,
+/// after the checks of read_input_file, recorded in the current ReadSet.
+int open_input(const std::filesystem::path& file, InputKind kind) {
   const auto fail = [&](std::string_view what) { throw_input_error(kind, fmt::format("{}: {}", file.string(), what)); };
   const bool standard_input = file == "-";
   // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
-  const Descriptor in{standard_input ? STDIN_FILENO : ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
+  Descriptor in{standard_input ? STDIN_FILENO : ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
   struct stat info {};
   if (in.fd < 0 || ::fstat(in.fd, &info) != 0) fail(fmt::format("cannot read: {}", std::strerror(errno)));
   if (!standard_input && !S_ISREG(info.st_mode)) {
@@ -76,18 +84,62 @@ std::string read_input_file(const std::filesystem::path& file, InputKind kind) {
   if (ReadSet* set = current_read_set.load(); set != nullptr && !standard_input) {
     set->add_input(file, static_cast<std::uint64_t>(info.st_dev), static_cast<std::uint64_t>(info.st_ino));
   }
-  std::string text;
-  char buffer[1 << 16];
+  return in.release();
+}
+
+}  // namespace
+
+InputFile::InputFile(const std::filesystem::path& file, InputKind kind)
+    : file_(file), kind_(kind), fd_(open_input(file, kind)), buffer_(std::size_t{1} << 16) {}
+
+InputFile::~InputFile() {
+  if (fd_ != STDIN_FILENO) ::close(fd_);
+}
+
+void InputFile::fail(std::string_view what) const {
+  throw_input_error(kind_, fmt::format("{}: {}", file_.string(), what));
+}
+
+std::size_t InputFile::read_into(char* into, std::size_t room) {
   for (;;) {
-    const ssize_t got = ::read(in.fd, buffer, sizeof buffer);
+    const ssize_t got = ::read(fd_, into, room);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) fail(fmt::format("cannot read: {}", std::strerror(errno)));
-    if (got == 0) return text;
-    if (text.size() + static_cast<std::size_t>(got) > kMaxInputBytes) {
-      fail(fmt::format("expected at most {} bytes (1 GiB), got more", kMaxInputBytes));
+    read_ += static_cast<std::size_t>(got);
+    if (read_ > kMaxInputBytes) fail(fmt::format("expected at most {} bytes (1 GiB), got more", kMaxInputBytes));
+    return static_cast<std::size_t>(got);
+  }
+}
+
+InputFile::int_type InputFile::underflow() {
+  if (gptr() == egptr()) {
+    const std::size_t got = read_into(buffer_.data(), buffer_.size());
+    setg(buffer_.data(), buffer_.data(), buffer_.data() + got);
+  }
+  return gptr() == egptr() ? traits_type::eof() : traits_type::to_int_type(*gptr());
+}
+
+std::string_view InputFile::look_ahead(std::size_t count) {
+  count = std::min(count, buffer_.size());
+  std::size_t have = gptr() == nullptr ? 0 : static_cast<std::size_t>(egptr() - gptr());
+  if (have < count) {
+    if (have > 0) std::memmove(buffer_.data(), gptr(), have);
+    for (std::size_t got = 1; have < count && got > 0; have += got) {
+      got = read_into(buffer_.data() + have, buffer_.size() - have);
     }
+    setg(buffer_.data(), buffer_.data(), buffer_.data() + have);
+  }
+  return {gptr(), std::min(count, have)};
+}
+
+std::string read_input_file(const std::filesystem::path& file, InputKind kind) {
+  InputFile in(file, kind);
+  std::string text;
+  char buffer[1 << 16];
+  while (const std::streamsize got = in.sgetn(buffer, sizeof buffer)) {
     text.append(buffer, static_cast<std::size_t>(got));
   }
+  return text;
 }
 
 void check_utf8(std::string_view text, const std::string& source, InputKind kind) {

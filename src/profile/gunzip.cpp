@@ -3,9 +3,6 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
-#include <array>
-#include <limits>
-
 #include "mgsim/error.hpp"
 #include "mgsim/io/files.hpp"
 
@@ -16,38 +13,55 @@ bool is_gzip(std::string_view bytes) {
          static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
-std::string gunzip(std::string_view compressed, const std::string& source) {
-  z_stream stream{};
-  if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) {  // 16: a gzip header, not a bare zlib one
-    throw TraceError(fmt::format("{}: cannot start zlib to decompress it", source));
+GunzipBuffer::GunzipBuffer(std::streambuf& compressed, std::string source)
+    : compressed_(compressed),
+      source_(std::move(source)),
+      stream_(std::make_unique<z_stream>()),
+      in_(std::size_t{1} << 16),
+      out_(std::size_t{1} << 16) {
+  if (inflateInit2(stream_.get(), 16 + MAX_WBITS) != Z_OK) {  // 16: a gzip header, not a bare zlib one
+    throw TraceError(fmt::format("{}: cannot start zlib to decompress it", source_));
   }
-  std::string out;
-  std::array<char, 1 << 16> buffer{};
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
-  stream.avail_in = static_cast<uInt>(compressed.size());  // kMaxInputBytes < 4 GiB
-  int status = Z_OK;
-  while (true) {
-    stream.next_out = reinterpret_cast<Bytef*>(buffer.data());
-    stream.avail_out = static_cast<uInt>(buffer.size());
-    status = inflate(&stream, Z_NO_FLUSH);
-    out.append(buffer.data(), buffer.size() - stream.avail_out);
-    if (out.size() > kMaxInputBytes) {
-      inflateEnd(&stream);
-      throw TraceError(fmt::format("{}: decompresses to more than {} bytes (1 GiB)", source, kMaxInputBytes));
-    }
-    if (status == Z_STREAM_END && stream.avail_in > 0) {  // another gzip member follows
-      status = inflateReset(&stream);
-      continue;
-    }
-    if (status != Z_OK) break;
-    if (stream.avail_in == 0 && stream.avail_out != 0) break;
+}
+
+GunzipBuffer::~GunzipBuffer() { inflateEnd(stream_.get()); }
+
+void GunzipBuffer::fail(std::string_view what) const { throw TraceError(fmt::format("{}: {}", source_, what)); }
+
+GunzipBuffer::int_type GunzipBuffer::underflow() {
+  while (gptr() == egptr() && !ended_) inflate_some();
+  return gptr() == egptr() ? traits_type::eof() : traits_type::to_int_type(*gptr());
+}
+
+void GunzipBuffer::refill() {
+  z_stream& z = *stream_;
+  if (z.avail_in > 0 || input_done_) return;
+  const std::streamsize got = compressed_.sgetn(in_.data(), static_cast<std::streamsize>(in_.size()));
+  z.next_in = reinterpret_cast<Bytef*>(in_.data());
+  z.avail_in = static_cast<uInt>(got);
+  input_done_ = got == 0;
+}
+
+void GunzipBuffer::inflate_some() {
+  z_stream& z = *stream_;
+  refill();
+  z.next_out = reinterpret_cast<Bytef*>(out_.data());
+  z.avail_out = static_cast<uInt>(out_.size());
+  const int status = inflate(&z, Z_NO_FLUSH);
+  const std::size_t got = out_.size() - z.avail_out;
+  produced_ += got;
+  if (produced_ > kMaxInputBytes) fail(fmt::format("decompresses to more than {} bytes (1 GiB)", kMaxInputBytes));
+  setg(out_.data(), out_.data(), out_.data() + got);
+  if (status == Z_STREAM_END) {
+    refill();
+    ended_ = z.avail_in == 0;
+    if (!ended_ && inflateReset(&z) != Z_OK) fail("cannot restart zlib for the next gzip member");
+    return;
   }
-  inflateEnd(&stream);
-  if (status != Z_STREAM_END) {
-    throw TraceError(fmt::format("{}: gzip data is {}: expected a whole .json.gz file", source,
-                                 status == Z_OK || status == Z_BUF_ERROR ? "truncated" : "corrupt"));
-  }
-  return out;
+  // Z_OK: progress; Z_BUF_ERROR: none, the input ended inside a member.
+  if (status == Z_OK && !(got == 0 && input_done_)) return;
+  fail(fmt::format("gzip data is {}: expected a whole .json.gz file",
+                   status == Z_OK || status == Z_BUF_ERROR ? "truncated" : "corrupt"));
 }
 
 }  // namespace mgsim::profile

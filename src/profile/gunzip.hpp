@@ -1,18 +1,52 @@
 #pragma once
-// Decompressing gzip files in memory (zlib), for traces saved as .json.gz.
-// Private to the importers.
+// Decompressing gzip files as they are read (zlib), for traces saved as
+// .json.gz. Private to the importers.
 
+#include <cstddef>
+#include <memory>
+#include <streambuf>
 #include <string>
 #include <string_view>
+#include <vector>
+
+struct z_stream_s;  // zlib's
 
 namespace mgsim::profile {
 
 /// Whether `bytes` starts with the gzip magic number (1f 8b).
 bool is_gzip(std::string_view bytes);
 
-/// The decompressed content of a gzip stream (several members are joined).
-/// Throws TraceError naming `source` on corrupt or truncated data, or when
-/// the content passes kMaxInputBytes (files.hpp).
-std::string gunzip(std::string_view compressed, const std::string& source);
+/// The decompressed content of a gzip stream read from `compressed` (several
+/// members are joined), a buffer at a time, so that a large .json.gz is
+/// never held whole, compressed or not. A read throws TraceError naming
+/// `source` on corrupt or truncated data, or when the content passes
+/// kMaxInputBytes (files.hpp); what reading `compressed` throws passes
+/// through.
+class GunzipBuffer : public std::streambuf {
+ public:
+  GunzipBuffer(std::streambuf& compressed, std::string source);
+  ~GunzipBuffer() override;
+  GunzipBuffer(const GunzipBuffer&) = delete;
+  GunzipBuffer& operator=(const GunzipBuffer&) = delete;
+
+ protected:
+  int_type underflow() override;
+
+ private:
+  [[noreturn]] void fail(std::string_view what) const;
+  /// Takes the next compressed bytes when zlib has used up the last.
+  void refill();
+  /// One call of inflate: some output, the next member, the end, or an error.
+  void inflate_some();
+
+  std::streambuf& compressed_;
+  std::string source_;
+  std::unique_ptr<z_stream_s> stream_;
+  std::vector<char> in_;
+  std::vector<char> out_;
+  std::size_t produced_ = 0;  ///< decompressed bytes so far
+  bool input_done_ = false;   ///< `compressed` has no more bytes
+  bool ended_ = false;        ///< the last member ended where the input does
+};
 
 }  // namespace mgsim::profile

@@ -1,11 +1,13 @@
-// Reading the input files of the importers (read_input_file: regular files or
-// standard input, with a size limit): UTF-8 text for nccl-tests and OSU, JSON
-// for Kineto traces (.json, or gzip-compressed .json.gz).
+// Reading the input files of the importers (read_input_file, InputFile:
+// regular files or standard input, with a size limit): UTF-8 text for
+// nccl-tests and OSU, JSON for Kineto traces (.json, or gzip-compressed
+// .json.gz), the latter streamed.
 #include "mgsim/profile/import_files.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <istream>
 #include <optional>
 #include <string_view>
 #include <set>
@@ -76,16 +78,19 @@ ImportedCurve import_osu_file(const std::filesystem::path& file, const OsuOption
 }
 
 ImportedTrace import_kineto_file(const std::filesystem::path& file, const KinetoOptions& options) {
-  std::string text = read_input_file(file, InputKind::trace);
-  if (is_gzip(text)) text = gunzip(text, file.string());
-  // The events are read as they are parsed and dropped, so that a trace of
-  // many megabytes is never held whole as a JSON tree.
+  // The file is read a buffer at a time (and decompressed so) and its events
+  // are taken as they are parsed and dropped, so that a trace of many
+  // megabytes is never held whole, as text or as a JSON tree.
+  InputFile raw(file, InputKind::trace);
+  std::optional<GunzipBuffer> gunzipped;
+  if (is_gzip(raw.look_ahead(2))) gunzipped.emplace(raw, file.string());
+  std::istream in(gunzipped ? static_cast<std::streambuf*>(&*gunzipped) : &raw);
+  in.exceptions(std::ios::badbit);  // a read error, not the end of the input
   kineto::EventCollector events(file.string());
   const StreamedArray streamed{"traceEvents",
                                [&](const nlohmann::json& event, std::size_t i) { events.add(event, i); }};
   nlohmann::json document;
   try {
-    std::istringstream in(std::move(text));
     document = parse_json(in, &streamed);
   } catch (const JsonSyntaxError& error) {  // syntax errors, numbers out of range (1e600), keys given twice
     throw TraceError(fmt::format("{}: not valid JSON: {}", file.string(), error.what()));

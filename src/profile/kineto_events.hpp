@@ -20,9 +20,10 @@ struct Span {
   std::int64_t start_ns = 0;
   std::int64_t end_ns = 0;
   std::optional<std::int64_t> sequence;  ///< "Sequence number"
-  /// "Input Dims" and "Input type" of its args (an object, empty without
-  /// them): all the importer reads there, copied so the event need not stay.
-  nlohmann::json inputs = nlohmann::json::object();
+  /// "Input Dims" and "Input type" of its args (an object; null without
+  /// them, which costs no allocation: most spans have neither): all the
+  /// importer reads there, copied so the event need not stay.
+  nlohmann::json inputs;
 };
 
 /// A communication kernel (NCCL): kept out of the compute records.

@@ -30,6 +30,7 @@
 #include <unordered_map>
 
 #include "kineto_events.hpp"
+#include "kineto_module_index.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/limits.hpp"
@@ -79,7 +80,7 @@ bool passes_through(const std::string& node) {
 class KinetoImporter {
  public:
   KinetoImporter(Events events, const nlohmann::json& facts, const std::string& source, const KinetoOptions& options)
-      : source_(source), options_(options), events_(std::move(events)), facts_(facts) {
+      : source_(source), options_(options), events_(std::move(events)), facts_(facts), modules_(events_.modules) {
     find_nodes();
     for (const LaunchCall& call : events_.records.launches) launches_by_start_.push_back(&call);
     std::stable_sort(launches_by_start_.begin(), launches_by_start_.end(),
@@ -322,16 +323,6 @@ class KinetoImporter {
     return nodes;
   }
 
-  /// The innermost "nn.Module: X" around a forward operator, or nullptr.
-  const Span* module_of(const Span& op) const {
-    const Span* best = nullptr;
-    for (const Span& m : events_.modules) {
-      if (m.start_ns > op.start_ns) break;
-      if (m.thread == op.thread && m.end_ns >= op.end_ns) best = &m;
-    }
-    return best;
-  }
-
   /// The node that produced the gradient accumulated by nodes[at]: the
   /// nearest earlier node on its thread that is not an AccumulateGrad (past
   /// reshapes and casts when the trace has no module events), or nullptr.
@@ -356,7 +347,7 @@ class KinetoImporter {
   /// The innermost nn.Module around the forward operator that created a node, or nullptr.
   const Span* module_around(const Node& node) const {
     const Span* op = creator(node);
-    return op != nullptr ? module_of(*op) : nullptr;
+    return op != nullptr ? modules_.around(*op) : nullptr;
   }
 
   /// The layer a gradient belongs to, from the nodes that ran before it.
@@ -641,6 +632,7 @@ class KinetoImporter {
   KinetoOptions options_;
   Events events_;
   nlohmann::json facts_;
+  kineto::ModuleIndex modules_;  ///< events_.modules
   std::vector<Node> nodes_;
   std::vector<bool> in_backward_;
   std::vector<const LaunchCall*> launches_by_start_;  ///< events_.records.launches by start

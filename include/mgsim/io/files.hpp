@@ -1,20 +1,21 @@
 #pragma once
 // Files in and out, made safe against what a user (or a fuzzer) may hand
 // over. An input is a regular file, or "-" for standard input, read whole
-// and at most kMaxInputBytes long: a device, a FIFO or /dev/zero is refused,
-// never waited on. Every input read is recorded in the command's ReadSet
-// (main makes one per command and installs it with ReadSetScope); every
-// output is checked against it, by device and inode and by canonical path,
-// before anything is written, so an output never replaces an input of the
-// same run, whatever name or link reaches it, nor a device or a folder;
-// through a symbolic link it replaces the link's target. Failures throw the
-// error type of the input kind, or OutputError, with a message that names
-// the file.
+// (or a buffer at a time: InputFile) and at most kMaxInputBytes long: a
+// device, a FIFO or /dev/zero is refused, never waited on. Every input read
+// is recorded in the command's ReadSet (main makes one per command and
+// installs it with ReadSetScope); every output is checked against it, by
+// device and inode and by canonical path, before anything is written, so an
+// output never replaces an input of the same run, whatever name or link
+// reaches it, nor a device or a folder; through a symbolic link it replaces
+// the link's target. Failures throw the error type of the input kind, or
+// OutputError, with a message that names the file.
 
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <mutex>
+#include <streambuf>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,37 @@ inline constexpr std::size_t kMaxInputBytes = std::size_t{1} << 30;
 
 /// The whole of an input file ("-": standard input), recorded in the current ReadSet.
 std::string read_input_file(const std::filesystem::path& file, InputKind kind);
+
+/// An input file ("-": standard input) read a buffer at a time, with the
+/// checks of read_input_file and recorded as it records: for an input too
+/// large to hold whole (a Kineto trace), read through a std::istream on it.
+/// A read that fails or passes kMaxInputBytes throws the input kind's
+/// error naming the file, out of the call that read (an istream's own calls
+/// rethrow it when its exceptions() include badbit).
+class InputFile : public std::streambuf {
+ public:
+  InputFile(const std::filesystem::path& file, InputKind kind);
+  ~InputFile() override;
+  InputFile(const InputFile&) = delete;
+  InputFile& operator=(const InputFile&) = delete;
+
+  /// The next `count` bytes (fewer only where the input ends first), left unread.
+  std::string_view look_ahead(std::size_t count);
+
+ protected:
+  int_type underflow() override;
+
+ private:
+  [[noreturn]] void fail(std::string_view what) const;
+  /// Reads up to `room` bytes into `into`; 0 at the end of the input.
+  std::size_t read_into(char* into, std::size_t room);
+
+  std::filesystem::path file_;
+  InputKind kind_;
+  int fd_;
+  std::size_t read_ = 0;  ///< bytes read from the file so far
+  std::vector<char> buffer_;
+};
 
 /// Throws "<source>: line L, byte B: 0xNN: expected UTF-8 text" unless `text` is UTF-8.
 void check_utf8(std::string_view text, const std::string& source, InputKind kind);
