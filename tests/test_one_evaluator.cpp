@@ -154,6 +154,17 @@ json two_layers_on_two_gpus(const SweepTempDir& dir, const std::string& key, dou
           {key, value}};
 }
 
+/// The metrics of one iteration of the two layers: its time (mean alike),
+/// compute and one-GPU time in ns; exposed communication and efficiency follow.
+void check_iteration(const RunMetrics& m, SimTime iteration, SimTime compute, SimTime single_gpu) {
+  CHECK(m.iteration == iteration);
+  CHECK(m.mean_iteration == iteration);
+  CHECK(m.compute == compute);
+  CHECK(m.single_gpu == single_gpu);
+  CHECK(m.exposed_comm_s() == Approx(to_seconds(iteration - compute)));
+  CHECK(m.scaling_efficiency() == Approx(static_cast<double>(single_gpu) / static_cast<double>(iteration)));
+}
+
 }  // namespace
 
 TEST_CASE("one evaluator: run, sweep, calibrate and advise agree on 500 random scenarios of every key", "[evaluator]") {
@@ -271,12 +282,7 @@ TEST_CASE("iteration_overhead_s adds its host time to every iteration, overlappi
   json config = two_layers_on_two_gpus(dir, "iteration_overhead_s", 2e-3);
   WorkloadCache cache;
   const RunMetrics m = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
-  CHECK(m.iteration == 5'000'000);
-  CHECK(m.mean_iteration == 5'000'000);
-  CHECK(m.compute == 4'000'000);
-  CHECK(m.single_gpu == 4'000'000);
-  CHECK(m.exposed_comm_s() == Approx(1e-3));
-  CHECK(m.scaling_efficiency() == Approx(0.8));
+  check_iteration(m, 5'000'000, 4'000'000, 4'000'000);  // 1 ms exposed, efficiency 4 / 5
   // Under interference (the engine): layer 1 runs at half speed beside
   // message 2 in [1, 2] ms, ends at 2.5 ms; message 1 ends at 3.5 ms; 5.5 ms.
   config["overlap"] = {{"compute_slowdown", 1.0}};
@@ -301,12 +307,7 @@ TEST_CASE("sync_overhead_s: every iteration on more than one GPU waits it, expos
   json config = two_layers_on_two_gpus(dir, "sync_overhead_s", 2e-3);
   WorkloadCache cache;
   RunMetrics m = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
-  CHECK(m.iteration == 5'000'000);
-  CHECK(m.mean_iteration == 5'000'000);
-  CHECK(m.compute == 2'000'000);
-  CHECK(m.single_gpu == 2'000'000);
-  CHECK(m.exposed_comm_s() == Approx(3e-3));
-  CHECK(m.scaling_efficiency() == Approx(0.4));
+  check_iteration(m, 5'000'000, 2'000'000, 2'000'000);  // 3 ms exposed, efficiency 2 / 5
   // One GPU runs alone: no wait, 2 ms.
   config["gpus"] = {1};
   m = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
@@ -335,12 +336,7 @@ TEST_CASE("node_input_samples_per_s: no iteration is shorter than loading its no
   json config = two_layers_on_two_gpus(dir, "node_input_samples_per_s", 200.0);
   WorkloadCache cache;
   RunMetrics m = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
-  CHECK(m.iteration == 5'000'000);
-  CHECK(m.mean_iteration == 5'000'000);
-  CHECK(m.compute == 4'000'000);
-  CHECK(m.single_gpu == 5'000'000);
-  CHECK(m.exposed_comm_s() == Approx(1e-3));
-  CHECK(m.scaling_efficiency() == Approx(1.0));
+  check_iteration(m, 5'000'000, 4'000'000, 5'000'000);  // 1 ms exposed, efficiency 5 / 5
   // Both GPUs on one node share its pipeline: 2 samples, 10 ms; the one GPU
   // still loads its own sample in 5 ms: efficiency 5 / 10.
   config["gpus_per_node"] = 2;
