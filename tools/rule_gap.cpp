@@ -52,7 +52,8 @@ Trace random_trace(std::mt19937_64& rng) {
 }
 
 void real_trace_table(const Workload& workload) {
-  const CollectiveSettings settings{{kTenGbe, kTenGbe}, 1, {}, "", {}};
+  CollectiveSettings settings;
+  settings.network = {kTenGbe, kTenGbe};
   fmt::print("| collective | GPUs | mgwfbp (ms) | optimal (ms) | gap |\n| --- | ---: | ---: | ---: | ---: |\n");
   for (std::string_view name : {"ring", "tree"}) {
     const auto collective = find_collective(name).make(settings);
@@ -67,7 +68,8 @@ void real_trace_table(const Workload& workload) {
 void random_table(int count, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<int> log_gpus(1, 11);
-  const CollectiveSettings settings{{kTenGbe, kTenGbe}, 1, {}, "", {}};
+  CollectiveSettings settings;
+  settings.network = {kTenGbe, kTenGbe};
   fmt::print("\n| collective | random traces | rule optimal | rule slower | slower by > 1% | mean gap when slower | max gap |\n"
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
   for (std::string_view name : {"ring", "tree"}) {

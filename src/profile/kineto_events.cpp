@@ -177,7 +177,7 @@ void EventCollector::add(const nlohmann::json& event, std::size_t index) {
                               : cpu                                        ? &events_.operators
                                                                            : nullptr;
     if (kind == nullptr) return;
-    Span span{name, EventReader::id(event, "tid"), start, end, EventReader::arg_int(args, "Sequence number")};
+    Span span{name, EventReader::id(event, "tid"), start, end, EventReader::arg_int(args, "Sequence number"), {}};
     for (const char* key : {"Input Dims", "Input type"}) {
       if (args != nullptr && args->contains(key)) span.inputs[key] = (*args)[key];
     }

@@ -43,7 +43,7 @@ std::vector<LayerGroup> group_layers(const std::vector<ParamInfo>& params, const
       continue;
     }
     const auto [slot, added] = by_name.try_emplace(params[i].layer, groups.size());
-    if (added) groups.push_back({params[i].layer, {}, 0.0});
+    if (added) groups.push_back({params[i].layer, {}, 0.0, std::nullopt});
     LayerGroup& group = groups[slot->second];
     group.params.push_back(i);
     group.ready_end_ns = std::max(group.ready_end_ns, summary.ready_ns[i]);
