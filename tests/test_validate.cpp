@@ -59,6 +59,23 @@ TEST_CASE("Validate fits on the calibrating rows and scores only the predicted o
   CHECK(report.median_abs_error() == Approx(0.8e-3 / (compute + 8.8e-3)).epsilon(0.02));
 }
 
+TEST_CASE("Validate says which fitted values trade off") {
+  // Every row runs on 2 or 4 GPUs, where host time and coordination both add
+  // their seconds to the iteration: only their sum is pinned down.
+  const double compute = 0.102667 + 0.205334;
+  nlohmann::json tied = ring_case(nlohmann::json::array({row(2, compute + 5e-3), row(4, compute + 9e-3)}),
+                                  nlohmann::json::array({row(8, compute + 2e-2)}));
+  tied["config"]["iteration_overhead_s"] = 1e-3;
+  tied["config"]["sync_overhead_s"] = 1e-3;
+  tied["fit"] = {"iteration_overhead_s", "sync_overhead_s"};
+  SweepTempDir dir;
+  const ValidationReport report = validate(dir.write_json("tied.json", tied));
+  REQUIRE(report.fitted.size() == 2);
+  CHECK(report.fitted[0].trades_off_with == "sync_overhead_s");
+  CHECK(report.fitted[1].trades_off_with == "iteration_overhead_s");
+  CHECK_THAT(format_validation(report), Catch::Contains("not identifiable: trades off with sync_overhead_s"));
+}
+
 TEST_CASE("Validate refuses a row whose source the case does not describe") {
   SweepTempDir dir;
   nlohmann::json bad = ring_case(nlohmann::json::array({row(2, 0.31)}), nlohmann::json::array({row(5, 0.32)}));
@@ -129,6 +146,6 @@ TEST_CASE("The shipped validation set does not regress past its recorded median 
   std::size_t predicted = 0;
   for (const ValidationRow& r : report.rows) predicted += r.calibrates ? 0 : 1;
   CHECK(predicted >= 352);
-  constexpr double kRecordedMedian = 0.0600;  // 5.99% over 352 predictions: docs/fidelity.md
+  constexpr double kRecordedMedian = 0.0435;  // 4.3% over 352 predictions: docs/fidelity.md
   CHECK(report.median_abs_error() <= kRecordedMedian);
 }
