@@ -145,6 +145,7 @@ constexpr std::array kBuilders{
     BuilderInfo{.name = "dpsgd",
                 .description = "D-PSGD: every round each rank exchanges its model with every neighbour, matching by "
                                "matching",
+                .params = {},
                 .choices = kGossipChoices,
                 .standalone = true,
                 .make = make_dpsgd,
