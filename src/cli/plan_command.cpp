@@ -240,8 +240,7 @@ void add_plan_command(CLI::App& app) {
   command->add_option("--model", o->model, "zoo model (see `mgsim zoo list`); without it, --trace is planned");
   command->add_option("--gpus", o->gpus, "devices, a power of two")->required();
   command->add_option("--batch", o->batch, "samples per GPU; the global batch is batch x gpus (default: 8, or the trace's)")
-      ->check(CLI::Validator([](const std::string& text) { return text.empty() ? "expected samples per GPU, got ''" : ""; },
-                             "INT"));
+      ->check(whole_in(1, kMaxGlobalBatch));
   command->add_option("--image-size", o->image_size, "vision models: input height = width (default: the model's)")
       ->check(whole_in(1, 1 << 20));
   command->add_option("--seq-len", o->seq_len, "text models: tokens per sample (default: the model's)")
