@@ -7,6 +7,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -154,6 +155,21 @@ json two_layers_on_two_gpus(const SweepTempDir& dir, const std::string& key, dou
           {key, value}};
 }
 
+/// The metrics of the first run of `config`, written to c.json.
+RunMetrics first_row(const SweepTempDir& dir, const json& config, WorkloadCache& cache) {
+  return RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
+}
+
+/// The first run of `config` over many iterations with random delays, with
+/// and without `key`: {with, without}.
+std::pair<RunMetrics, RunMetrics> noisy_with_and_without(const SweepTempDir& dir, json config, const std::string& key,
+                                                         WorkloadCache& cache) {
+  config["variability"] = {{"law", "exponential"}, {"mean_s", 1e-3}, {"seed", 7}};
+  const RunMetrics with = first_row(dir, config, cache);
+  config.erase(key);
+  return {with, first_row(dir, config, cache)};
+}
+
 /// The metrics of one iteration of the two layers: its time (mean alike),
 /// compute and one-GPU time in ns; exposed communication and efficiency follow.
 void check_iteration(const RunMetrics& m, SimTime iteration, SimTime compute, SimTime single_gpu) {
@@ -267,9 +283,9 @@ TEST_CASE("message_overhead_s lengthens every message by its value (two layers, 
   // D-PSGD's model exchanges are messages too: alpha + beta x model bytes + overhead a round.
   config["schedules"] = json::array({json{{"name", "dpsgd"}, {"barrier", true}}});
   config["iterations"] = 1;
-  const SimTime plain = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics.iteration;
+  const SimTime plain = first_row(dir, config, cache).iteration;
   config["message_overhead_s"] = 5e-4;
-  const SimTime with = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics.iteration;
+  const SimTime with = first_row(dir, config, cache).iteration;
   CHECK(with - plain == 500'000);
 }
 
@@ -281,18 +297,15 @@ TEST_CASE("iteration_overhead_s adds its host time to every iteration, overlappi
   SweepTempDir dir;
   json config = two_layers_on_two_gpus(dir, "iteration_overhead_s", 2e-3);
   WorkloadCache cache;
-  const RunMetrics m = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
+  const RunMetrics m = first_row(dir, config, cache);
   check_iteration(m, 5'000'000, 4'000'000, 4'000'000);  // 1 ms exposed, efficiency 4 / 5
   // Under interference (the engine): layer 1 runs at half speed beside
   // message 2 in [1, 2] ms, ends at 2.5 ms; message 1 ends at 3.5 ms; 5.5 ms.
   config["overlap"] = {{"compute_slowdown", 1.0}};
-  CHECK(RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics.iteration == 5'500'000);
+  CHECK(first_row(dir, config, cache).iteration == 5'500'000);
   // Over many iterations with delays, every statistic moves by the host time.
   config.erase("overlap");
-  config["variability"] = {{"law", "exponential"}, {"mean_s", 1e-3}, {"seed", 7}};
-  const RunMetrics noisy = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
-  config.erase("iteration_overhead_s");
-  const RunMetrics quiet = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
+  const auto [noisy, quiet] = noisy_with_and_without(dir, config, "iteration_overhead_s", cache);
   CHECK(noisy.mean_iteration - quiet.mean_iteration == 2'000'000);
   CHECK(noisy.p99_iteration - quiet.p99_iteration == 2'000'000);
 }
@@ -306,18 +319,15 @@ TEST_CASE("sync_overhead_s: every iteration on more than one GPU waits it, expos
   SweepTempDir dir;
   json config = two_layers_on_two_gpus(dir, "sync_overhead_s", 2e-3);
   WorkloadCache cache;
-  RunMetrics m = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
+  RunMetrics m = first_row(dir, config, cache);
   check_iteration(m, 5'000'000, 2'000'000, 2'000'000);  // 3 ms exposed, efficiency 2 / 5
   // One GPU runs alone: no wait, 2 ms.
   config["gpus"] = {1};
-  m = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
+  m = first_row(dir, config, cache);
   CHECK(m.iteration == 2'000'000);
   // Over many iterations with delays, every statistic moves by the wait.
   config["gpus"] = {2};
-  config["variability"] = {{"law", "exponential"}, {"mean_s", 1e-3}, {"seed", 7}};
-  const RunMetrics noisy = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
-  config.erase("sync_overhead_s");
-  const RunMetrics quiet = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
+  const auto [noisy, quiet] = noisy_with_and_without(dir, config, "sync_overhead_s", cache);
   CHECK(noisy.mean_iteration - quiet.mean_iteration == 2'000'000);
   CHECK(noisy.p99_iteration - quiet.p99_iteration == 2'000'000);
   CHECK(noisy.compute == quiet.compute);
@@ -335,25 +345,25 @@ TEST_CASE("node_input_samples_per_s: no iteration is shorter than loading its no
   SweepTempDir dir;
   json config = two_layers_on_two_gpus(dir, "node_input_samples_per_s", 200.0);
   WorkloadCache cache;
-  RunMetrics m = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
+  RunMetrics m = first_row(dir, config, cache);
   check_iteration(m, 5'000'000, 4'000'000, 5'000'000);  // 1 ms exposed, efficiency 5 / 5
   // Both GPUs on one node share its pipeline: 2 samples, 10 ms; the one GPU
   // still loads its own sample in 5 ms: efficiency 5 / 10.
   config["gpus_per_node"] = 2;
   config["network"] = {{"intra", {{"alpha_us", 0}, {"beta_s_per_byte", 1e-6}}},
                        {"inter", {{"alpha_us", 0}, {"beta_s_per_byte", 1e-6}}}};
-  m = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
+  m = first_row(dir, config, cache);
   CHECK(m.iteration == 10'000'000);
   CHECK(m.scaling_efficiency() == Approx(0.5));
   // A pipeline faster than the iteration changes nothing: 2000 samples/s loads 2 samples in 1 ms < 3 ms.
   config["node_input_samples_per_s"] = 2000.0;
-  m = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
+  m = first_row(dir, config, cache);
   CHECK(m.iteration == 3'000'000);
   CHECK(m.single_gpu == 2'000'000);
   // Over many iterations with delays, every statistic is at least the load time.
   config["node_input_samples_per_s"] = 200.0;
   config["variability"] = {{"law", "exponential"}, {"mean_s", 1e-3}, {"seed", 7}};
-  m = RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics;
+  m = first_row(dir, config, cache);
   CHECK(m.p50_iteration >= 10'000'000);
   CHECK(m.mean_iteration >= 10'000'000);
   config["node_input_samples_per_s"] = -1.0;
@@ -379,9 +389,9 @@ TEST_CASE("curve_scale multiplies every time of the measured curves (two layers,
                  {"curves", {"flat.json"}},
                  {"schedules", {"wfbp"}}};
   WorkloadCache cache;
-  CHECK(RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics.iteration == 3'000'000);
+  CHECK(first_row(dir, config, cache).iteration == 3'000'000);
   config["curve_scale"] = 2.0;
-  CHECK(RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics.iteration == 5'000'000);
+  CHECK(first_row(dir, config, cache).iteration == 5'000'000);
   config["curve_scale"] = 4e6;  // 1 ms x 4e6 = 4000 s: past the longest step
   CHECK_THROWS_AS(load_scenario(dir.write_json("c.json", config)), ConfigError);
 }
@@ -405,7 +415,7 @@ TEST_CASE("a single all-reduce past an in-situ curve's largest message is not pr
                        {"curves", {"t.json"}},
                        {"schedules", {"single"}}};
   WorkloadCache cache;
-  CHECK(RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics.iteration == 9'000'000);
+  CHECK(first_row(dir, config, cache).iteration == 9'000'000);
 }
 
 TEST_CASE("nccl's network latency per step (network.inter.alpha_us) on two layers, by hand", "[evaluator]") {
@@ -425,9 +435,9 @@ TEST_CASE("nccl's network latency per step (network.inter.alpha_us) on two layer
                    {"inter", {{"alpha_us", 50}, {"beta_s_per_byte", 1e-15}}}}},
                  {"schedules", {"wfbp"}}};
   WorkloadCache cache;
-  CHECK(RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics.iteration == 2'125'200);
+  CHECK(first_row(dir, config, cache).iteration == 2'125'200);
   config["network"]["inter"]["alpha_us"] = 0;
-  CHECK(RunGrid(load_scenario(dir.write_json("c.json", config)), cache).row(0).metrics.iteration == 2'025'200);
+  CHECK(first_row(dir, config, cache).iteration == 2'025'200);
 }
 
 TEST_CASE("calibrate fits overlap.compute_slowdown and message_overhead_s through the one evaluator", "[evaluator]") {
