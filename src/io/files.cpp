@@ -68,10 +68,15 @@ void throw_input_error(InputKind kind, const std::string& message) {
 
 namespace {
 
+/// Throws the input kind's error: "<file>: <what>".
+[[noreturn]] void fail_reading(const std::filesystem::path& file, InputKind kind, std::string_view what) {
+  throw_input_error(kind, fmt::format("{}: {}", file.string(), what));
+}
+
 /// The descriptor of an input file ("-": standard input) for reading,
 /// after the checks of read_input_file, recorded in the current ReadSet.
 int open_input(const std::filesystem::path& file, InputKind kind) {
-  const auto fail = [&](std::string_view what) { throw_input_error(kind, fmt::format("{}: {}", file.string(), what)); };
+  const auto fail = [&](std::string_view what) { fail_reading(file, kind, what); };
   const bool standard_input = file == "-";
   // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
   Descriptor in{standard_input ? STDIN_FILENO : ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
@@ -96,17 +101,15 @@ InputFile::~InputFile() {
   if (fd_ != STDIN_FILENO) ::close(fd_);
 }
 
-void InputFile::fail(std::string_view what) const {
-  throw_input_error(kind_, fmt::format("{}: {}", file_.string(), what));
-}
-
 std::size_t InputFile::read_into(char* into, std::size_t room) {
   for (;;) {
     const ssize_t got = ::read(fd_, into, room);
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) fail(fmt::format("cannot read: {}", std::strerror(errno)));
+    if (got < 0) fail_reading(file_, kind_, fmt::format("cannot read: {}", std::strerror(errno)));
     read_ += static_cast<std::size_t>(got);
-    if (read_ > kMaxInputBytes) fail(fmt::format("expected at most {} bytes (1 GiB), got more", kMaxInputBytes));
+    if (read_ > kMaxInputBytes) {
+      fail_reading(file_, kind_, fmt::format("expected at most {} bytes (1 GiB), got more", kMaxInputBytes));
+    }
     return static_cast<std::size_t>(got);
   }
 }

@@ -56,7 +56,6 @@ class InputFile : public std::streambuf {
   int_type underflow() override;
 
  private:
-  [[noreturn]] void fail(std::string_view what) const;
   /// Reads up to `room` bytes into `into`; 0 at the end of the input.
   std::size_t read_into(char* into, std::size_t room);
 
