@@ -71,8 +71,8 @@ TEST_CASE("Validate says which fitted values trade off") {
   SweepTempDir dir;
   const ValidationReport report = validate(dir.write_json("tied.json", tied));
   REQUIRE(report.fitted.size() == 2);
-  CHECK(report.fitted[0].trades_off_with == "sync_overhead_s");
-  CHECK(report.fitted[1].trades_off_with == "iteration_overhead_s");
+  CHECK(report.fitted[0].identifiability == "not identifiable: trades off with sync_overhead_s");
+  CHECK(report.fitted[1].identifiability == "not identifiable: trades off with iteration_overhead_s");
   CHECK_THAT(format_validation(report), Catch::Contains("not identifiable: trades off with sync_overhead_s"));
 }
 

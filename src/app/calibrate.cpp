@@ -87,7 +87,7 @@ std::vector<Measurement> read_measurements(const nlohmann::json& rows, const Jso
     m.schedule_label = read_schedule(schedule, at.key("schedule"), folder, inputs).label();
     if (in.has("collective")) {
       m.collective = read_collective(in.required("collective"), at.key("collective"));
-      m.schedule_label += " " + m.collective->label();
+      m.schedule_label = fmt::format("{} {}", m.schedule_label, m.collective->label());
     }
     int given = 0;
     for (const MeasuredMetric metric :
@@ -455,6 +455,16 @@ std::vector<std::optional<std::size_t>> trade_offs(const std::vector<std::vector
 }
 
 }  // namespace
+
+std::string identifiability_note(const Calibration& calibration, const CalibrationResult& result, std::size_t i) {
+  if (const auto other = result.trades_off_with[i]) {
+    return fmt::format("not identifiable: trades off with {}", calibration.paths()[*other]);
+  }
+  if (!result.at_bound[i]) return "";
+  const ValueBounds& bounds = calibration.bounds()[i];
+  const bool low = std::abs(result.values[i] - bounds.lower) <= std::abs(result.values[i] - bounds.upper);
+  return fmt::format("not identifiable: at its {} bound {:g}", low ? "lower" : "upper", low ? bounds.lower : bounds.upper);
+}
 
 CalibrationResult Calibration::fit() const {
   const std::size_t n = paths_.size();

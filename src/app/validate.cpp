@@ -78,8 +78,8 @@ void validate_case(const std::filesystem::path& file, ValidationReport& report) 
   const CalibrationResult fit = calibration.fit();
   add_rows(file, calibrating, fit.predicted, true, report);
   for (std::size_t i = 0; i < paths.size(); ++i)
-    report.fitted.push_back({file.filename().string(), paths[i], fit.values[i], fit.at_bound[i],
-                             fit.trades_off_with[i] ? paths[*fit.trades_off_with[i]] : std::string()});
+    report.fitted.push_back(
+        {file.filename().string(), paths[i], fit.values[i], identifiability_note(calibration, fit, i)});
   const Calibration prediction(file, calibration.with_values(fit.values), file, "predict", predicting, {});
   add_rows(file, predicting, prediction.predict({}), false, report);
 }
@@ -142,10 +142,8 @@ std::string format_validation(const ValidationReport& report) {
   }
   if (!report.fitted.empty()) out += "\nfitted:\n";
   for (const FittedValue& value : report.fitted) {
-    const std::string note = !value.trades_off_with.empty() ? "  not identifiable: trades off with " + value.trades_off_with
-                             : value.at_bound                ? "  not identifiable: at its bound"
-                                                             : "";
-    out += fmt::format("  {:<28}  {:<28}  {:.6g}{}\n", value.case_name, value.path, value.value, note);
+    out += fmt::format("  {:<28}  {:<28}  {:.6g}{}{}\n", value.case_name, value.path, value.value,
+                       value.identifiability.empty() ? "" : "  ", value.identifiability);
   }
   std::size_t predicted = 0;
   for (const ValidationRow& row : report.rows) predicted += row.calibrates ? 0 : 1;

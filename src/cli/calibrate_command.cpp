@@ -50,27 +50,15 @@ std::string percent(std::optional<double> predicted, double measured) {
   return predicted ? fmt::format("{:+.2f}%", (*predicted - measured) / measured * 100) : "n/a";
 }
 
-/// "  not identifiable: at its lower bound 0" for a value that ended on a
-/// bound, "  not identifiable: trades off with PATH" for one the measurements
-/// pin down only together with another.
-std::string bound_note(const Calibration& calibration, const CalibrationResult& result, std::size_t i) {
-  if (const auto other = result.trades_off_with[i]) {
-    return fmt::format("  not identifiable: trades off with {}", calibration.paths()[*other]);
-  }
-  if (!result.at_bound[i]) return "";
-  const ValueBounds& bounds = calibration.bounds()[i];
-  const bool low = std::abs(result.values[i] - bounds.lower) <= std::abs(result.values[i] - bounds.upper);
-  return fmt::format("  not identifiable: at its {} bound {:g}", low ? "lower" : "upper", low ? bounds.lower : bounds.upper);
-}
-
 std::string report(const Calibration& calibration, const CalibrationResult& result, const HeldOutErrors& held_out) {
   std::size_t width = 4;
   for (const std::string& path : calibration.paths()) width = std::max(width, path.size());
   std::string out = fmt::format("fitted ({} evaluations, sum of squared relative errors {:.3g}):\n", result.evaluations,
                                 result.sum_squared_rel_error);
   for (std::size_t i = 0; i < calibration.paths().size(); ++i) {
-    out += fmt::format("  {:<{}}  {:>14.6g}  (was {:g}){}\n", calibration.paths()[i], width, result.values[i],
-                       calibration.initial()[i], bound_note(calibration, result, i));
+    const std::string note = identifiability_note(calibration, result, i);
+    out += fmt::format("  {:<{}}  {:>14.6g}  (was {:g}){}{}\n", calibration.paths()[i], width, result.values[i],
+                       calibration.initial()[i], note.empty() ? "" : "  ", note);
   }
   out += fmt::format("\n{:>4}  {:>6}  {:<24}  {:<24}  {:>14}  {:>14}  {:>9}  {:>9}\n", "#", "gpus", "schedule",
                      "metric", "measured", "predicted", "residual", "held out");

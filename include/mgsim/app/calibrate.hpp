@@ -144,4 +144,10 @@ class Calibration {
   mutable WorkloadCache workloads_;
 };
 
+/// Why value `i` of `result` is not identifiable: "not identifiable: trades
+/// off with PATH" for one the measurements pin down only together with
+/// another, "not identifiable: at its lower bound 0" for one that ended on a
+/// bound; empty for one they pin down.
+std::string identifiability_note(const Calibration& calibration, const CalibrationResult& result, std::size_t i);
+
 }  // namespace mgsim

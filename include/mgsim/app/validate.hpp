@@ -32,8 +32,8 @@ struct FittedValue {
   std::string case_name;
   std::string path;
   double value = 0.0;
-  bool at_bound = false;  ///< ended on a bound: not identifiable from the case's calibrating rows
-  std::string trades_off_with;  ///< the path it trades off with (not identifiable either); empty: none
+  /// Why the case's calibrating rows do not pin it down (identifiability_note); empty: they do.
+  std::string identifiability;
 };
 
 /// The predictions of one source id (a case's "sources" key).
