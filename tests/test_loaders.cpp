@@ -180,6 +180,14 @@ TEST_CASE("trace loader rejects an unreadable or malformed file", "[loaders][tra
     "layers": [{"name": "a", "params": [1], "dtype_bytes": 4, "backward_time_s": 0.1, "backward_time_s": 0.2}]})"));
   require_error<mgsim::TraceError>([&] { mgsim::load_trace(twice); },
                                    {twice.string(), "malformed JSON", "\"backward_time_s\" given twice"});
+  // A NUL byte is no JSON anywhere; nlohmann's lexer alone would take it for
+  // the end of the input and ignore what follows (a whole trace, then junk).
+  std::string whole = valid_trace().dump();
+  const std::size_t length = whole.size();
+  whole += std::string(1, '\0') + "junk";
+  const fs::path nul = dir.write("nul.json", whole);
+  require_error<mgsim::TraceError>([&] { mgsim::load_trace(nul); },
+                                   {nul.string(), "malformed JSON", fmt::format("NUL byte (0x00) at byte {}", length + 1)});
 }
 
 TEST_CASE("trace loader rejects a wrong header", "[loaders][trace]") {

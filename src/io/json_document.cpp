@@ -1,5 +1,8 @@
 #include "mgsim/io/json_document.hpp"
 
+#include <array>
+#include <cstring>
+#include <streambuf>
 #include <string>
 #include <utility>
 #include <vector>
@@ -96,11 +99,41 @@ class DocumentBuilder {
   std::size_t handed_out_ = 0;
 };
 
+/// `source`'s bytes, refusing a NUL byte: JSON allows none (a string
+/// escapes one as \u0000), and nlohmann's lexer takes one for the end of the
+/// input, so without this a NUL would end a document early and whatever
+/// followed it would pass unread.
+class NulGuard : public std::streambuf {
+ public:
+  explicit NulGuard(std::streambuf* source) : source_(source) {}
+
+ protected:
+  int_type underflow() override {
+    const std::streamsize got = source_->sgetn(buffer_.data(), std::ssize(buffer_));
+    if (got <= 0) return traits_type::eof();
+    const auto size = static_cast<std::size_t>(got);
+    if (const void* nul = std::memchr(buffer_.data(), 0, size)) {
+      const auto at = read_ + static_cast<std::size_t>(static_cast<const char*>(nul) - buffer_.data()) + 1;
+      throw JsonSyntaxError(fmt::format("a NUL byte (0x00) at byte {}: JSON allows none (a string writes it \\u0000)", at));
+    }
+    read_ += size;
+    setg(buffer_.data(), buffer_.data(), buffer_.data() + size);
+    return traits_type::to_int_type(buffer_[0]);
+  }
+
+ private:
+  std::streambuf* source_;
+  std::size_t read_ = 0;  ///< bytes handed out so far
+  std::array<char, 1 << 16> buffer_{};
+};
+
 }  // namespace
 
 nlohmann::json parse_json(std::istream& in, const StreamedArray* streamed) {
+  NulGuard guard(in.rdbuf());
+  std::istream guarded(&guard);
   DocumentBuilder builder(streamed);
-  json::sax_parse(in, &builder);
+  json::sax_parse(guarded, &builder);
   return builder.take_document();
 }
 

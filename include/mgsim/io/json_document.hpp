@@ -16,8 +16,9 @@
 
 namespace mgsim {
 
-/// Malformed JSON: a syntax error, a number out of range or a duplicate key.
-/// what() is nlohmann's message or "key \"K\" given twice in one object".
+/// Malformed JSON: a syntax error, a number out of range, a duplicate key or
+/// a NUL byte. what() is nlohmann's message, "key \"K\" given twice in one
+/// object" or "a NUL byte (0x00) at byte N: ...".
 class JsonSyntaxError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
