@@ -27,16 +27,6 @@ std::string_view file_type(mode_t mode) {
   return "not a regular file";
 }
 
-/// Closes a descriptor it opened; standard input stays open.
-struct Descriptor {
-  int fd;
-  ~Descriptor() {
-    if (fd >= 0 && fd != STDIN_FILENO) ::close(fd);
-  }
-  /// The descriptor, no longer closed here.
-  int release() { return std::exchange(fd, -1); }
-};
-
 /// Creates a new empty file of an unpredictable name in `folder` (O_EXCL:
 /// never an existing file or a planted link) and returns its descriptor, or
 /// -1 with errno set.
@@ -75,21 +65,21 @@ namespace {
 
 /// The descriptor of an input file ("-": standard input) for reading,
 /// after the checks of read_input_file, recorded in the current ReadSet.
-int open_input(const std::filesystem::path& file, InputKind kind) {
+Descriptor open_input(const std::filesystem::path& file, InputKind kind) {
   const auto fail = [&](std::string_view what) { fail_reading(file, kind, what); };
   const bool standard_input = file == "-";
   // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
   Descriptor in{standard_input ? STDIN_FILENO : ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
   struct stat info {};
-  if (in.fd < 0 || ::fstat(in.fd, &info) != 0) fail(fmt::format("cannot read: {}", std::strerror(errno)));
+  if (in.get() < 0 || ::fstat(in.get(), &info) != 0) fail(fmt::format("cannot read: {}", std::strerror(errno)));
   if (!standard_input && !S_ISREG(info.st_mode)) {
     fail(fmt::format("expected a regular file (or - for standard input), got {}", file_type(info.st_mode)));
   }
-  if (!standard_input && ::fcntl(in.fd, F_SETFL, 0) != 0) fail(fmt::format("cannot read: {}", std::strerror(errno)));
+  if (!standard_input && ::fcntl(in.get(), F_SETFL, 0) != 0) fail(fmt::format("cannot read: {}", std::strerror(errno)));
   if (ReadSet* set = current_read_set.load(); set != nullptr && !standard_input) {
     set->add_input(file, static_cast<std::uint64_t>(info.st_dev), static_cast<std::uint64_t>(info.st_ino));
   }
-  return in.release();
+  return in;
 }
 
 }  // namespace
@@ -97,13 +87,13 @@ int open_input(const std::filesystem::path& file, InputKind kind) {
 InputFile::InputFile(const std::filesystem::path& file, InputKind kind)
     : file_(file), kind_(kind), fd_(open_input(file, kind)), buffer_(std::size_t{1} << 16) {}
 
-InputFile::~InputFile() {
-  if (fd_ != STDIN_FILENO) ::close(fd_);
+Descriptor::~Descriptor() {
+  if (fd_ >= 0 && fd_ != STDIN_FILENO) ::close(fd_);
 }
 
 std::size_t InputFile::read_into(char* into, std::size_t room) {
   for (;;) {
-    const ssize_t got = ::read(fd_, into, room);
+    const ssize_t got = ::read(fd_.get(), into, room);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) fail_reading(file_, kind_, fmt::format("cannot read: {}", std::strerror(errno)));
     read_ += static_cast<std::size_t>(got);
@@ -231,18 +221,18 @@ void write_file_atomically(const std::filesystem::path& file, std::string_view t
   };
   std::filesystem::path temporary;
   const Descriptor out{create_temporary(target.parent_path(), temporary)};
-  if (out.fd < 0) fail(std::strerror(errno));
+  if (out.get() < 0) fail(std::strerror(errno));
   const auto fail_removing = [&](std::string_view why) {
     ::unlink(temporary.c_str());
     fail(why);
   };
   for (std::string_view rest = text; !rest.empty();) {
-    const ssize_t written = ::write(out.fd, rest.data(), rest.size());
+    const ssize_t written = ::write(out.get(), rest.data(), rest.size());
     if (written < 0 && errno == EINTR) continue;
     if (written < 0) fail_removing(std::strerror(errno));
     rest.remove_prefix(static_cast<std::size_t>(written));
   }
-  if (::fsync(out.fd) != 0) fail_removing(std::strerror(errno));
+  if (::fsync(out.get()) != 0) fail_removing(std::strerror(errno));
   if (::rename(temporary.c_str(), target.c_str()) != 0) fail_removing(std::strerror(errno));
 }
 

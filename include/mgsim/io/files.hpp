@@ -33,6 +33,23 @@ enum class InputKind { config, trace, curve };
 /// about 150 MB).
 inline constexpr std::size_t kMaxInputBytes = std::size_t{1} << 30;
 
+/// A file descriptor, closed when this goes (standard input stays open);
+/// moved, never copied.
+class Descriptor {
+ public:
+  explicit Descriptor(int fd) : fd_(fd) {}
+  Descriptor(Descriptor&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+  Descriptor& operator=(Descriptor&&) = delete;
+  ~Descriptor();
+
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
 /// The whole of an input file ("-": standard input), recorded in the current ReadSet.
 std::string read_input_file(const std::filesystem::path& file, InputKind kind);
 
@@ -45,7 +62,6 @@ std::string read_input_file(const std::filesystem::path& file, InputKind kind);
 class InputFile : public std::streambuf {
  public:
   InputFile(const std::filesystem::path& file, InputKind kind);
-  ~InputFile() override;
   InputFile(const InputFile&) = delete;
   InputFile& operator=(const InputFile&) = delete;
 
@@ -61,7 +77,7 @@ class InputFile : public std::streambuf {
 
   std::filesystem::path file_;
   InputKind kind_;
-  int fd_;
+  Descriptor fd_;
   std::size_t read_ = 0;  ///< bytes read from the file so far
   std::vector<char> buffer_;
 };
