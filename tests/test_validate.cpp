@@ -1,7 +1,11 @@
 // `mgsim validate`: a case calibrates on some measurements and is judged on
 // the others; the shipped set must not get worse.
 
+#include <string>
+#include <vector>
+
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "test_data.hpp"
 
@@ -57,6 +61,38 @@ TEST_CASE("Validate fits on the calibrating rows and scores only the predicted o
   CHECK(report.fitted[0].value == Approx(1000.0).epsilon(1e-3));
   CHECK(report.rows[1].predicted == Approx(compute + 8e-3).epsilon(1e-4));
   CHECK(report.median_abs_error() == Approx(0.8e-3 / (compute + 8.8e-3)).epsilon(0.02));
+}
+
+TEST_CASE("Validate writes its rows as CSV and everything as JSON, the numbers the table shows") {
+  // The hand-worked case above: alpha = 1 ms fitted at 2 GPUs, 5 GPUs predicted.
+  const double compute = 0.102667 + 0.205334;
+  SweepTempDir dir;
+  const ValidationReport report = validate(dir.write_json(
+      "case.json", ring_case(nlohmann::json::array({row(2, compute + 2e-3)}),
+                             nlohmann::json::array({row(5, compute + 8.8e-3)}))));
+  const std::string csv = format_validation(report, ReportFormat::csv);
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, end; (end = csv.find('\n', at)) != std::string::npos; at = end + 1)
+    lines.push_back(csv.substr(at, end - at));
+  REQUIRE(lines.size() == 3);  // the header and one line a measured number, nothing else
+  CHECK(lines[0] == "case,trace,schedule,gpus,metric,source,measured,predicted,error,role,mgsim_version,format_version");
+  CHECK_THAT(lines[1], Catch::StartsWith("case.json,googlenet-k80.json,single,2,iteration_time_s,paper,"));
+  CHECK_THAT(lines[1], Catch::Contains(",calibrates,"));
+  CHECK_THAT(lines[2], Catch::StartsWith(fmt::format("case.json,googlenet-k80.json,single,5,iteration_time_s,paper,{},",
+                                                     compute + 8.8e-3)));
+  CHECK_THAT(lines[2], Catch::Contains(",predicted,"));
+
+  const nlohmann::json json = nlohmann::json::parse(format_validation(report, ReportFormat::json));
+  REQUIRE(json.at("rows").size() == 2);
+  CHECK(json.at("rows")[1].at("predicted").get<double>() == Approx(compute + 8e-3).epsilon(1e-4));
+  CHECK(json.at("rows")[1].at("error").get<double>() == Approx(-0.8e-3 / (compute + 8.8e-3)).epsilon(1e-2));
+  CHECK(json.at("fitted")[0].at("path") == "network.alpha_us");
+  CHECK(json.at("fitted")[0].at("value").get<double>() == Approx(1000.0).epsilon(1e-3));
+  CHECK(json.at("fitted")[0].at("identifiability") == "");
+  CHECK(json.at("predicted") == 1);
+  CHECK(json.at("sources")[0].at("source") == "paper");
+  CHECK(json.at("max_abs_error").get<double>() == Approx(0.8e-3 / (compute + 8.8e-3)).epsilon(1e-2));
+  CHECK(json.contains("mgsim_version"));
 }
 
 TEST_CASE("Validate says which fitted values trade off") {

@@ -11,6 +11,7 @@
 #include "mgsim/error.hpp"
 #include "mgsim/median.hpp"
 #include "mgsim/app/calibrate.hpp"
+#include "mgsim/io/json_text.hpp"
 
 namespace mgsim {
 namespace {
@@ -132,7 +133,9 @@ ValidationReport validate(const std::filesystem::path& path) {
   return report;
 }
 
-std::string format_validation(const ValidationReport& report) {
+namespace {
+
+std::string format_table(const ValidationReport& report) {
   std::string out = fmt::format("{:<28}  {:<34}  {:<22}  {:>5}  {:<24}  {:>12}  {:>12}  {:>8}  {}\n", "case", "trace",
                                 "schedule", "gpus", "metric", "measured", "predicted", "error", "role");
   for (const ValidationRow& row : report.rows) {
@@ -155,6 +158,59 @@ std::string format_validation(const ValidationReport& report) {
   out += fmt::format("\n{} predicted numbers: median |error| {:.1f}%, max |error| {:.1f}%\n", predicted,
                      report.median_abs_error() * 100, report.max_abs_error() * 100);
   return out;
+}
+
+std::string role(const ValidationRow& row) { return row.calibrates ? "calibrates" : "predicted"; }
+
+std::string format_csv(const ValidationReport& report) {
+  std::string out = fmt::format("case,trace,schedule,gpus,metric,source,measured,predicted,error,role{}\n",
+                                kCsvVersionColumns);
+  for (const ValidationRow& row : report.rows) {
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{}{}\n", csv_field(row.case_name), csv_field(row.trace),
+                       csv_field(row.schedule), row.gpus, row.metric, csv_field(row.source), row.measured,
+                       row.predicted, row.error(), role(row), csv_version_fields());
+  }
+  return out;
+}
+
+std::string format_json(const ValidationReport& report) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const ValidationRow& row : report.rows) {
+    rows.push_back({{"case", row.case_name}, {"trace", row.trace}, {"schedule", row.schedule}, {"gpus", row.gpus},
+                    {"metric", row.metric}, {"source", row.source}, {"measured", row.measured},
+                    {"predicted", row.predicted}, {"error", row.error()}, {"role", role(row)}});
+  }
+  nlohmann::ordered_json fitted = nlohmann::ordered_json::array();
+  for (const FittedValue& value : report.fitted) {
+    fitted.push_back({{"case", value.case_name}, {"path", value.path}, {"value", value.value},
+                      {"identifiability", value.identifiability}});
+  }
+  nlohmann::ordered_json sources = nlohmann::ordered_json::array();
+  for (const SourceSummary& s : report.by_source()) {
+    sources.push_back({{"source", s.source}, {"predicted", s.predicted}, {"median_abs_error", s.median_abs_error},
+                       {"max_abs_error", s.max_abs_error}});
+  }
+  const auto predicted = std::count_if(report.rows.begin(), report.rows.end(),
+                                       [](const ValidationRow& row) { return !row.calibrates; });
+  nlohmann::ordered_json out = {{"rows", rows},
+                                {"fitted", fitted},
+                                {"sources", sources},
+                                {"predicted", predicted},
+                                {"median_abs_error", report.median_abs_error()},
+                                {"max_abs_error", report.max_abs_error()}};
+  stamp_report(out);
+  return json_text(out, 2) + "\n";
+}
+
+}  // namespace
+
+std::string format_validation(const ValidationReport& report, ReportFormat format) {
+  switch (format) {
+    case ReportFormat::csv: return format_csv(report);
+    case ReportFormat::json: return format_json(report);
+    case ReportFormat::table: break;
+  }
+  return format_table(report);
 }
 
 }  // namespace mgsim

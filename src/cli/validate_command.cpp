@@ -12,6 +12,7 @@ namespace {
 
 struct ValidateOptions {
   std::string path = "validation";
+  std::string format = "table";
   std::string output;
 };
 
@@ -26,11 +27,16 @@ void add_validate_command(CLI::App& app) {
                    "a folder of validation cases (*.json) or one case; default: the shipped cases")
       ->capture_default_str()
       ->transform(shipped_data());
+  command->add_option("-f,--format", options->format, "table, csv (the rows) or json (rows, fitted values, summary)")
+      ->capture_default_str();
   command->add_option("-o,--output", options->output, "write the report to this file instead of stdout (-: stdout)")
       ->check(output_name());
-  add_examples(command, {"mgsim validate", "mgsim validate validation/dgx1-v100-resnet50.json -o report.txt"});
+  add_examples(command, {"mgsim validate", "mgsim validate validation/dgx1-v100-resnet50.json -o report.txt",
+                         "mgsim validate --format csv -o validation.csv"});
   command->callback([options] {
-    emit(format_validation(validate(shipped_or_given(options->path))), options->output);  // the default is not transformed
+    const ReportFormat format = parse_report_format(options->format);
+    emit(format_validation(validate(shipped_or_given(options->path)), format),
+         options->output);  // the default path is not transformed
   });
 }
 

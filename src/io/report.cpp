@@ -63,7 +63,7 @@ ReportFormat parse_report_format(std::string_view name) {
   if (name == "table") return ReportFormat::table;
   if (name == "csv") return ReportFormat::csv;
   if (name == "json") return ReportFormat::json;
-  throw ConfigError(fmt::format("unknown format '{}' (valid: table, csv, json)", name));
+  throw ConfigError(fmt::format("--format: expected table, csv or json, got '{}'", name));
 }
 
 std::string format_report(const std::vector<RunRow>& rows, ReportFormat format, const TableOptions& table) {

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "mgsim/io/report.hpp"
+
 namespace mgsim {
 
 /// One measured number of a case and what mgsim made of it.
@@ -59,8 +61,10 @@ struct ValidationReport {
 /// `path` names. Throws ConfigError naming file and key on a bad case.
 ValidationReport validate(const std::filesystem::path& path);
 
-/// Per-row table (predicted vs measured), the fitted values, the median and
-/// max error of the predictions per source, and over all.
-std::string format_validation(const ValidationReport& report);
+/// The report as `format` says (docs/output-format.md): the table is the
+/// rows (predicted vs measured), the fitted values, and the median and max
+/// |error| of the predictions per source and over all; the CSV is the rows
+/// alone, one a measured number; the JSON holds all of it.
+std::string format_validation(const ValidationReport& report, ReportFormat format = ReportFormat::table);
 
 }  // namespace mgsim
