@@ -366,6 +366,28 @@ TEST_CASE("node_input_samples_per_s: no iteration is shorter than loading its no
   m = first_row(dir, config, cache);
   CHECK(m.p50_iteration >= 10'000'000);
   CHECK(m.mean_iteration >= 10'000'000);
+  // Each iteration waits for its input before the mean is taken (a floor does
+  // not commute with a mean). One GPU a node again (5 ms to load), and a
+  // straggler law under which an iteration is either fast (F, the 3 ms above)
+  // or slow (S): the share of slow ones, q, read off the mean without the
+  // pipeline, (mean - F) / (S - F), makes the mean with it q S + (1 - q) 5 ms.
+  config["gpus_per_node"] = 1;
+  config["network"] = {{"alpha_us", 0}, {"beta_s_per_byte", 1e-6}};
+  config["iterations"] = 2000;
+  config["variability"] = {{"law", "bernoulli"}, {"probability", 0.2}, {"slowdown", 5}, {"seed", 3}};
+  const auto [floored, free] = std::pair{first_row(dir, config, cache), [&] {
+                                           json without = config;
+                                           without.erase("node_input_samples_per_s");
+                                           return first_row(dir, without, cache);
+                                         }()};
+  const auto fast = static_cast<double>(free.p50_iteration), slow = static_cast<double>(free.p99_iteration);
+  REQUIRE(fast == 3'000'000);
+  REQUIRE(slow > 5'000'000);
+  const double q = (static_cast<double>(free.mean_iteration) - fast) / (slow - fast);
+  REQUIRE(q > 0.2);  // 1 - 0.8^2 = 0.36 expected: both kinds occur
+  CHECK(static_cast<double>(floored.mean_iteration) == Approx(q * slow + (1 - q) * 5e6).margin(2));
+  CHECK(floored.p50_iteration == 5'000'000);
+  CHECK(floored.p99_iteration == free.p99_iteration);
   config["node_input_samples_per_s"] = -1.0;
   CHECK_THROWS_WITH(load_scenario(dir.write_json("c.json", config)), Catch::Contains("node_input_samples_per_s"));
 }

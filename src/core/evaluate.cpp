@@ -49,20 +49,28 @@ RunMetrics measure_iterations(const Workload& workload, const Cluster& cluster, 
   return metrics;
 }
 
-Evaluation evaluate_builder(const RunPoint& point, const Cluster& cluster) {
+/// A point's metrics before the step overheads and the input pipeline, with
+/// the iterations simulated for its statistics (none: each is the nominal one).
+struct Timed {
+  Evaluation evaluation;
+  std::vector<IterationTiming> iterations;
+};
+
+Timed evaluate_builder(const RunPoint& point, const Cluster& cluster) {
   const auto builder = point.spec.builder()->make(context_of(point, cluster), point.spec.builder_params());
-  const SimulationResult result = simulate(*builder, point.variability.seed, point.iterations);
-  return {measure_iterations(point.workload, cluster, result), std::nullopt};
+  SimulationResult result = simulate(*builder, point.variability.seed, point.iterations);
+  return {{measure_iterations(point.workload, cluster, result), std::nullopt}, std::move(result.iterations)};
 }
 
-/// The per-rank statistics of the point's iterations, into `metrics`.
-void add_rank_statistics(const RunPoint& point, const Cluster& cluster, RunMetrics& metrics) {
+/// The per-rank statistics of the point's iterations, into `metrics`; returns the iterations.
+std::vector<IterationTiming> add_rank_statistics(const RunPoint& point, const Cluster& cluster, RunMetrics& metrics) {
   const auto builder = find_builder("data-parallel").make(context_of(point, cluster), {});
-  const IterationStats stats = simulate(*builder, point.variability.seed, point.iterations).stats;
-  metrics.mean_iteration = stats.mean;
-  metrics.p50_iteration = stats.p50;
-  metrics.p99_iteration = stats.p99;
-  metrics.wait = stats.wait;
+  SimulationResult result = simulate(*builder, point.variability.seed, point.iterations);
+  metrics.mean_iteration = result.stats.mean;
+  metrics.p50_iteration = result.stats.p50;
+  metrics.p99_iteration = result.stats.p99;
+  metrics.wait = result.stats.wait;
+  return std::move(result.iterations);
 }
 
 /// The speed of the cluster's slowest class.
@@ -72,51 +80,73 @@ double slowest_speed(const Cluster& cluster) {
   return slowest;
 }
 
-/// `evaluation` with the point's host time and optimizer step in every
-/// iteration: they overlap nothing, so they lengthen the iteration, its
-/// compute and every statistic of many iterations alike; the one-GPU
-/// iteration gets the host time and the whole model's step. On more than
-/// one GPU the coordination across them (sync_overhead_s) lengthens the
-/// iteration and its statistics too, but not the compute: it is exposed
-/// communication.
-Evaluation with_step_overheads(Evaluation evaluation, const RunPoint& point, int zero_stage) {
+/// What every iteration adds to the engine's: the host time and optimizer
+/// step (`step`, overlapping nothing, in the compute), on more than one GPU
+/// the coordination across them (`sync`, exposed communication, not
+/// compute), and the input pipeline's floor: one node's samples take batch
+/// x GPUs on the node / rate to load, prefetched while the GPUs train, so
+/// no iteration is shorter (`floor`, 0: none; the wait counts in the
+/// compute, as the host time does, so the exposed communication stays what
+/// it was). The one GPU pays the whole model's step and loads its own batch.
+struct StepOverheads {
+  SimTime step = 0;
+  SimTime sync = 0;
+  SimTime floor = 0;
+  SimTime alone_step = 0;
+  SimTime alone_floor = 0;
+
+  /// An iteration of `engine` nanoseconds, with these.
+  SimTime apply(SimTime engine) const { return std::max(engine + step + sync, floor); }
+};
+
+StepOverheads step_overheads(const RunPoint& point, int zero_stage) {
   const auto describe = [] { return std::string("iteration_overhead_s + the optimizer step"); };
   const auto describe_sync = [] { return std::string("sync_overhead_s"); };
+  const auto describe_load = [] { return std::string("loading a node's batch at node_input_samples_per_s"); };
   const Cluster& cluster = point.cluster;
   const Trace& trace = point.workload.trace;
   // The step of the GPU updating the most elements (docs/schedules.md), on the slowest class.
   const double optimizer = trace_optimizer_step_s(trace, point.optimizer, zero_stage, cluster.size()) /
                            slowest_speed(cluster);
-  const SimTime step = step_ns(point.iteration_overhead_s + optimizer, describe);
-  const SimTime alone =
+  StepOverheads overheads;
+  overheads.step = step_ns(point.iteration_overhead_s + optimizer, describe);
+  overheads.alone_step =
       step_ns(point.iteration_overhead_s + trace_optimizer_step_s(trace, point.optimizer, 0, 1), describe);
-  const SimTime sync = cluster.size() > 1 ? step_ns(point.sync_overhead_s, describe_sync) : 0;
-  RunMetrics& m = evaluation.metrics;
-  for (SimTime* time : {&m.iteration, &m.mean_iteration, &m.p50_iteration, &m.p99_iteration}) *time += step + sync;
-  m.compute += step;
-  m.single_gpu += alone;
-  return evaluation;
+  overheads.sync = cluster.size() > 1 ? step_ns(point.sync_overhead_s, describe_sync) : 0;
+  if (point.node_input_samples_per_s > 0) {
+    const double batch = trace.batch_size;
+    const int on_node = std::min(cluster.gpus_per_node(), cluster.size());
+    overheads.floor = step_ns(batch * on_node / point.node_input_samples_per_s, describe_load);
+    overheads.alone_floor = step_ns(batch / point.node_input_samples_per_s, describe_load);
+  }
+  return overheads;
 }
 
-/// `evaluation` with the point's input pipeline: one node's samples take
-/// batch x GPUs on the node / rate to load, prefetched while the GPUs train,
-/// so no iteration (and no statistic of many) is shorter. The wait counts in
-/// the compute, as the host time does, so the exposed communication stays
-/// what it was; the one GPU loads its own batch alone.
-Evaluation with_input_pipeline(Evaluation evaluation, const RunPoint& point) {
-  if (point.node_input_samples_per_s == 0) return evaluation;
-  const auto describe = [] { return std::string("loading a node's batch at node_input_samples_per_s"); };
-  const double batch = point.workload.trace.batch_size;
-  const int on_node = std::min(point.cluster.gpus_per_node(), point.cluster.size());
-  const SimTime node = step_ns(batch * on_node / point.node_input_samples_per_s, describe);
-  const SimTime alone = step_ns(batch / point.node_input_samples_per_s, describe);
-  RunMetrics& m = evaluation.metrics;
-  const SimTime wait = std::max<SimTime>(0, node - m.iteration);
-  m.iteration += wait;
-  m.compute += wait;
-  for (SimTime* time : {&m.mean_iteration, &m.p50_iteration, &m.p99_iteration}) *time = std::max(*time, node);
-  m.single_gpu = std::max(m.single_gpu, alone);
-  return evaluation;
+/// `timed` with `overheads` in every iteration: each simulated iteration
+/// gets them before the statistics are taken (a floor does not commute with
+/// a mean), the nominal one too. A standalone builder's iteration is its
+/// mean, so it follows the mean.
+Evaluation with_overheads(Timed timed, const StepOverheads& overheads, bool builder) {
+  RunMetrics& m = timed.evaluation.metrics;
+  const SimTime before = m.iteration;
+  if (timed.iterations.empty()) {
+    m.iteration = m.mean_iteration = m.p50_iteration = m.p99_iteration = overheads.apply(m.iteration);
+  } else {
+    SimTime start = 0;
+    for (IterationTiming& timing : timed.iterations) {
+      const SimTime duration = overheads.apply(timing.duration());
+      timing.start = start;
+      timing.end = start += duration;
+    }
+    const IterationStats stats = iteration_stats(timed.iterations);
+    m.mean_iteration = stats.mean;
+    m.p50_iteration = stats.p50;
+    m.p99_iteration = stats.p99;
+    m.iteration = builder ? stats.mean : overheads.apply(m.iteration);
+  }
+  m.compute += m.iteration - before - overheads.sync;  // the step and the wait for the input
+  m.single_gpu = std::max(m.single_gpu + overheads.alone_step, overheads.alone_floor);
+  return std::move(timed.evaluation);
 }
 
 }  // namespace
@@ -162,7 +192,7 @@ Evaluation evaluate(const RunPoint& point, bool keep_iteration) {
 
 namespace {
 
-Evaluation evaluate_without_overheads(const RunPoint& point, Timing timing, bool keep_iteration) {
+Timed evaluate_without_overheads(const RunPoint& point, Timing timing, bool keep_iteration) {
   const Cluster& cluster = point.cluster;
   if (point.spec.builder()) {
     if (timing != Timing::engine_ranks) {
@@ -181,18 +211,18 @@ Evaluation evaluate_without_overheads(const RunPoint& point, Timing timing, bool
   if (timing != Timing::closed_form || keep_iteration) {
     iteration.replay = replay(placement.classes, point.workload.layout, iteration.plan, point.overlap);
   }
-  Evaluation evaluation{measure(point.workload, cluster, iteration), std::nullopt};
-  if (timing == Timing::engine_ranks) add_rank_statistics(point, cluster, evaluation.metrics);
-  if (keep_iteration) evaluation.iteration = std::move(iteration);
-  return evaluation;
+  Timed timed{{measure(point.workload, cluster, iteration), std::nullopt}, {}};
+  if (timing == Timing::engine_ranks) timed.iterations = add_rank_statistics(point, cluster, timed.evaluation.metrics);
+  if (keep_iteration) timed.evaluation.iteration = std::move(iteration);
+  return timed;
 }
 
 }  // namespace
 
 Evaluation evaluate_with(const RunPoint& point, Timing timing, bool keep_iteration) {
   const int stage = point.spec.builder() ? 0 : find_schedule(point.spec.name).zero_stage;
-  Evaluation evaluation = with_input_pipeline(
-      with_step_overheads(evaluate_without_overheads(point, timing, keep_iteration), point, stage), point);
+  Evaluation evaluation = with_overheads(evaluate_without_overheads(point, timing, keep_iteration),
+                                         step_overheads(point, stage), point.spec.builder() != nullptr);
   evaluation.metrics.model_state_bytes =
       trace_model_states(point.workload.trace, point.optimizer, stage, point.cluster.size()).total();
   return evaluation;
