@@ -2,6 +2,7 @@
 // communication slice per message, the exposed communication marked, all at
 // the times the simulation computed (checked by hand on a three-layer trace).
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -226,4 +227,42 @@ TEST_CASE("timeline: sharded schedules show reduce-scatters and parameter all-ga
   CHECK(in_backward);
   const SimTime compute = replay.compute_end - replay.parameter_wait + replay.forward;
   CHECK(exposed == Approx(static_cast<double>(replay.iteration_end - compute) / 1e3));
+}
+
+TEST_CASE("timeline: host time, coordination and the input wait follow the window, to the iteration's end",
+          "[timeline]") {
+  // WFBP on 4 GPUs of the three layers, with 2 ms of host time, 3 ms of
+  // coordination and an input pipeline that loads a node's batch in 50 ms:
+  // after the engine's window come 2 ms of host time, 3 ms of coordination
+  // (exposed), then the wait up to 50 ms, where the iteration ends.
+  const Workload workload(timeline_trace());
+  const ScheduleSpec spec{.name = "wfbp", .params = {}, .unit = MessageUnit::layer};
+  const auto built = spec.build();
+  const Variability none;
+  const Cluster cluster = Cluster::homogeneous(4);
+  const double rate = workload.trace.batch_size * std::min(cluster.gpus_per_node(), 4) / 0.050;
+  const RunPoint point{.workload = workload, .collective = kCost, .spec = spec, .schedule = built.get(),
+                       .cluster = cluster, .iteration_overhead_s = 2e-3, .variability = none,
+                       .node_input_samples_per_s = rate, .sync_overhead_s = 3e-3};
+  std::vector<RunOutcome> outcomes;
+  outcomes.push_back(run_outcome(point, evaluate(point, true), {workload.trace.model, "wfbp", "test", {}}));
+  const RunMetrics metrics = outcomes.front().row.metrics;
+  const IterationTrace iteration = timeline_iterations(std::move(outcomes)).front();
+  const double window_us = to_seconds(iteration.replay.iteration_end) * 1e6;
+  const json document = json::parse(format_timeline(workload, std::vector{iteration}));
+  const auto host = events_of(document, "host");
+  REQUIRE(host.size() == 1);
+  CHECK(host[0].at("ts").get<double>() == Approx(window_us));
+  CHECK(host[0].at("dur").get<double>() == Approx(2000));
+  const auto input = events_of(document, "input");
+  REQUIRE(input.size() == 1);
+  CHECK(input[0].at("ts").get<double>() == Approx(window_us + 5000));
+  CHECK(input[0].at("ts").get<double>() + input[0].at("dur").get<double>() == Approx(50000));
+  double exposed_us = 0;
+  for (const json& slice : events_of(document, "exposed")) exposed_us += slice.at("dur").get<double>();
+  CHECK(exposed_us == Approx(metrics.exposed_comm_s() * 1e6).margin(1e-6));
+  const auto end = events_of(document, "iteration");
+  REQUIRE(end.size() == 1);
+  CHECK(end[0].at("ts").get<double>() == Approx(50000));
+  CHECK(metrics.iteration == 50'000'000);
 }

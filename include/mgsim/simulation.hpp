@@ -96,9 +96,21 @@ struct RunMetrics {
 };
 
 /// One iteration on identical GPUs: the schedule's plan and the engine's timing of it.
+/// What an iteration adds after its replayed window (evaluate(),
+/// docs/config.md), in ns: the host time and optimizer step, the
+/// coordination across GPUs (sync_overhead_s), and the wait for the input
+/// pipeline, in that order.
+struct IterationOverheads {
+  SimTime step = 0;
+  SimTime sync = 0;
+  SimTime input_wait = 0;
+  SimTime total() const { return step + sync + input_wait; }
+};
+
 struct Iteration {
   Plan plan;
   Replay replay;
+  IterationOverheads overheads;  ///< none outside evaluate()
 };
 
 /// Plans and replays one iteration on `cluster` with the event engine.

@@ -52,7 +52,8 @@ std::vector<IterationTrace> timeline_iterations(std::vector<RunOutcome> outcomes
     if (!outcome.iteration) continue;
     const RunMetrics& m = outcome.row.metrics;
     iterations.push_back({fmt::format("{}, {}", counted(m.gpus, "GPU"), outcome.row.schedule), std::move(outcome.class_names),
-                          std::move(outcome.iteration->plan), std::move(outcome.iteration->replay)});
+                          std::move(outcome.iteration->plan), std::move(outcome.iteration->replay),
+                          outcome.iteration->overheads});
   }
   return iterations;
 }

@@ -145,6 +145,10 @@ Evaluation with_overheads(Timed timed, const StepOverheads& overheads, bool buil
     m.iteration = builder ? stats.mean : overheads.apply(m.iteration);
   }
   m.compute += m.iteration - before - overheads.sync;  // the step and the wait for the input
+  if (auto& nominal = timed.evaluation.iteration) {
+    const SimTime engine = nominal->replay.iteration_end;
+    nominal->overheads = {overheads.step, overheads.sync, overheads.apply(engine) - engine - overheads.step - overheads.sync};
+  }
   m.single_gpu = std::max(m.single_gpu + overheads.alone_step, overheads.alone_floor);
   return std::move(timed.evaluation);
 }
@@ -201,7 +205,7 @@ Timed evaluate_without_overheads(const RunPoint& point, Timing timing, bool keep
     return evaluate_builder(point, cluster);
   }
   const Placement placement(point.workload, cluster, point.collective);
-  Iteration iteration{point.schedule->plan(placement.problem), {}};
+  Iteration iteration{point.schedule->plan(placement.problem), {}, {}};
   if (timing == Timing::closed_form) {
     if (!closed_form_exact(placement.classes.size(), point.overlap)) {
       throw ConfigError("the closed form applies to one speed class without interference only");

@@ -43,7 +43,7 @@ Placement::Placement(const Workload& workload, const Cluster& cluster, const Col
 Iteration replay_iteration(const Workload& workload, const Collective& collective, const Schedule& schedule,
                            const Cluster& cluster, Overlap overlap) {
   const Placement placement(workload, cluster, collective);
-  Iteration iteration{schedule.plan(placement.problem), {}};
+  Iteration iteration{schedule.plan(placement.problem), {}, {}};
   iteration.replay = replay(placement.classes, workload.layout, iteration.plan, overlap);
   return iteration;
 }
@@ -55,7 +55,8 @@ double speed_sum(const Cluster& cluster) {
 }
 
 RunMetrics measure(const Workload& workload, const Cluster& cluster, const Iteration& iteration) {
-  const auto& [plan, timing] = iteration;
+  const Plan& plan = iteration.plan;
+  const Replay& timing = iteration.replay;
   const int gpus = cluster.size();
   RunMetrics metrics;
   metrics.gpus = gpus;
@@ -87,7 +88,7 @@ Replay time_plan(const Placement& placement, const TensorLayout& layout, const P
 RunMetrics simulate(const Workload& workload, const Collective& collective, const Schedule& schedule,
                     const Cluster& cluster, Overlap overlap) {
   const Placement placement(workload, cluster, collective);
-  Iteration iteration{schedule.plan(placement.problem), {}};
+  Iteration iteration{schedule.plan(placement.problem), {}, {}};
   iteration.replay = time_plan(placement, workload.layout, iteration.plan, overlap);
   return measure(workload, cluster, iteration);
 }

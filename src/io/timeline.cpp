@@ -15,6 +15,7 @@ using nlohmann::json;
 constexpr int kComputeTrack = 1;
 constexpr int kMessageTrack = 1;
 constexpr int kExposedTrack = 2;
+constexpr int kHostTrack = 3;
 
 double to_us(SimTime ns) { return static_cast<double>(ns) / 1e3; }
 
@@ -118,8 +119,20 @@ void add_communication(json& events, int pid, const Workload& workload, const It
   }
   add_parameter_waits(events, pid, replay);
   add_exposed(events, pid, replay);
+  // After the window, as the metrics add them: host time and optimizer step,
+  // coordination (exposed communication), the wait for the input.
+  const IterationOverheads& after = iteration.overheads;
+  SimTime cursor = replay.iteration_end;
+  const auto add_after = [&](SimTime length, std::string name, std::string_view category, int track) {
+    if (length <= 0) return;
+    events.push_back(slice(std::move(name), category, pid, track, cursor, cursor + length, json::object()));
+    cursor += length;
+  };
+  add_after(after.step, "host time and optimizer step", "host", kHostTrack);
+  add_after(after.sync, "coordination (sync_overhead_s)", "exposed", kExposedTrack);
+  add_after(after.input_wait, "waiting for the input pipeline", "input", kHostTrack);
   events.push_back({{"name", "iteration end"}, {"cat", "iteration"}, {"ph", "i"}, {"s", "p"}, {"pid", pid},
-                    {"tid", kExposedTrack}, {"ts", to_us(replay.iteration_end)}});
+                    {"tid", kExposedTrack}, {"ts", to_us(cursor)}});
 }
 
 }  // namespace
@@ -133,8 +146,9 @@ std::string format_timeline(const Workload& workload, std::span<const IterationT
                   {"compute"});
       add_compute(events, pid, workload, iteration.replay.compute[c]);
     }
-    add_process(events, ++pid, fmt::format("{}: communication", iteration.label),
-                {"collectives", "exposed communication"});
+    std::vector<std::string> tracks{"collectives", "exposed communication"};
+    if (iteration.overheads.step + iteration.overheads.input_wait > 0) tracks.emplace_back("host and input");
+    add_process(events, ++pid, fmt::format("{}: communication", iteration.label), tracks);
     add_communication(events, pid, workload, iteration);
   }
   json document = {{"traceEvents", std::move(events)},

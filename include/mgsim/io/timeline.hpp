@@ -5,7 +5,9 @@
 // one slice per layer's backward, and one communication process with a slice
 // per all-reduce (named by the layers it carries, bytes in args) and a track
 // marking the exposed communication: from the end of compute to the end of
-// the iteration. Times are microseconds (ts, dur), converted from the
+// the iteration; what the iteration adds after the replayed window (host
+// time and optimizer step, input wait; coordination on the exposed track)
+// follows it. Times are microseconds (ts, dur), converted from the
 // simulator's nanoseconds. Format reference: docs/sweeps.md#timelines.
 
 #include <filesystem>
@@ -25,6 +27,7 @@ struct IterationTrace {
   std::vector<std::string> class_names;  ///< per speed class, parallel to replay.compute
   Plan plan;
   Replay replay;
+  IterationOverheads overheads;  ///< after the replayed window
 };
 
 /// The iterations as one Chrome trace JSON document. Processes (pid) are
