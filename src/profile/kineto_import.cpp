@@ -88,6 +88,7 @@ class KinetoImporter {
     for (const GpuActivity& a : events_.records.activities) {
       if (!a.collective) work_by_correlation_.emplace(a.correlation, &a);
     }
+    check_steps_apart();
     for (const Span& step : events_.steps) windows_.push_back({step.start_ns, step.end_ns});
     if (windows_.empty() && events_.gpu_step_copies > 1) {
       fail(fmt::format("{} ProfilerStep# windows are marked only on the GPU's timeline (gpu_user_annotation), none "
@@ -189,6 +190,26 @@ class KinetoImporter {
 
  private:
   [[noreturn]] void fail(const std::string& what) const { throw TraceError(fmt::format("{}: {}", source_, what)); }
+
+  /// Sorts the ProfilerStep# windows by start, drops exact copies (the same
+  /// step filed twice), and refuses two that overlap: the profiler marks one
+  /// step after another, so an overlap is a damaged file, and importing it
+  /// would fold one iteration into another.
+  void check_steps_apart() {
+    std::vector<Span>& steps = events_.steps;
+    std::stable_sort(steps.begin(), steps.end(), [](const Span& a, const Span& b) { return a.start_ns < b.start_ns; });
+    const auto same = [](const Span& a, const Span& b) {
+      return a.name == b.name && a.start_ns == b.start_ns && a.end_ns == b.end_ns;
+    };
+    steps.erase(std::unique(steps.begin(), steps.end(), same), steps.end());
+    for (std::size_t i = 1; i < steps.size(); ++i) {
+      const Span &before = steps[i - 1], &after = steps[i];
+      if (after.start_ns >= before.end_ns) continue;
+      fail(fmt::format("{} ({} .. {} us) overlaps {} (from {} us): the profiler marks one step after another; "
+                       "expected disjoint ProfilerStep# windows",
+                       before.name, before.start_ns / 1e3, before.end_ns / 1e3, after.name, after.start_ns / 1e3));
+    }
+  }
 
   /// No AccumulateGrad: either no backward at all, or backward nodes without
   /// a parameter's gradient (an excerpt of a step, frozen parameters).
