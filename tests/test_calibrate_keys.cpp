@@ -248,3 +248,35 @@ TEST_CASE("calibrate --choose keeps the candidate with the smallest held-out err
   CHECK_THROWS_AS(parse_choice("collective"), ConfigError);
   CHECK_THROWS_AS(parse_choice("collective=ring,"), ConfigError);
 }
+
+TEST_CASE("calibrate fits from any start a user may write, and says what it cannot fit", "[calibrate]") {
+  // Far above the answer: the optimiser's unit is the start (3600 s), the
+  // answer 2 ms sits near 0 in it, yet it is found and is not the bound.
+  CalibrationResult fit = fit_from({"sync_overhead_s"}, {3600.0});
+  CHECK(fit.values.at(0) == Approx(2e-3).epsilon(0.01));
+  CHECK_FALSE(fit.at_bound.at(0));
+  // A denormal start counts as 0 (it moves nothing by itself).
+  fit = fit_from({"sync_overhead_s"}, {1e-300});
+  CHECK(fit.values.at(0) == Approx(2e-3).epsilon(0.01));
+  // On its upper bound (1000): the search starts inside the bounds it found.
+  fit = fit_from({"overlap.compute_slowdown"}, {1000.0});
+  CHECK(fit.values.at(0) == Approx(0.2).epsilon(0.01));
+  // A limit that binds nowhere (1e12 samples/s against 133): no measurement moves with it.
+  SweepTempDir dir;
+  write_traces(dir);
+  json config = every_key("t.json");
+  const auto measurements = dir.write_json("m.json", measurements_of(dir, config));
+  config["node_input_samples_per_s"] = 1e12;
+  const Calibration unbound =
+      Calibration::from_files(dir.write_json("base.json", config), measurements, {"node_input_samples_per_s"});
+  CHECK_THAT(identifiability_note(unbound, unbound.fit(), 0), Catch::Contains("no measurement moves"));
+  // 0 turns the input pipeline off: no search from 0 reaches a rate, so it is refused.
+  config["node_input_samples_per_s"] = 0.0;
+  const auto bound = dir.write_json("m-bound.json", measurements_of(dir, every_key("t.json"), kTracesInputBound));
+  CHECK_THROWS_WITH(Calibration::from_files(dir.write_json("base.json", config), bound, {"node_input_samples_per_s"}),
+                    Catch::Contains("node_input_samples_per_s: 0 turns this value off") &&
+                        Catch::Contains("start the fit from a value near the answer"));
+  CHECK_THROWS_WITH(
+      Calibration::from_files(dir.write_json("base.json", config), measurements, {"sync_overhead_s", "sync_overhead_s"}),
+      Catch::Contains("sync_overhead_s: given twice among the values to fit"));
+}

@@ -164,8 +164,13 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
   const Scenario base = base_scenario(base_, config_file_);
   for (const std::string& path : paths_) {
     const JsonWhere where{config_file_.string(), path, InputKind::config};
+    if (path.empty()) {
+      throw ConfigError(fmt::format("{}: expected dotted paths to fit such as network.alpha_us, got an empty one",
+                                    config_file_.string()));
+    }
+    if (std::count(paths_.begin(), paths_.end(), path) > 1) where.fail("given twice among the values to fit");
     const auto pointer = pointer_of(path);
-    if (path.empty() || !base_.contains(pointer)) where.fail("expected a number at this --fit path, got no such key");
+    if (!base_.contains(pointer)) where.fail("expected a number at this --fit path, got no such key");
     const nlohmann::json& value = base_.at(pointer);
     if (!value.is_number() || value.get<double>() < 0) where.expected("a number >= 0 at this --fit path", value);
     if (value.is_number_integer() && !takes_fractions(path)) {
@@ -230,6 +235,9 @@ ValueBounds Calibration::find_bounds(std::size_t i) const {
   bounds.lower = accepted(0.0) ? 0.0 : edge(std::numeric_limits<double>::min());
   bounds.upper = accepted(std::numeric_limits<double>::max()) ? std::numeric_limits<double>::infinity()
                                                                 : edge(std::numeric_limits<double>::max());
+  // exp(log(x)) may land a rounding off x: a start on its bound stays inside.
+  bounds.lower = std::min(bounds.lower, inside);
+  bounds.upper = std::max(bounds.upper, inside);
   return bounds;
 }
 
@@ -277,25 +285,35 @@ std::vector<double> Calibration::predict(std::span<const double> values) const {
 
 void Calibration::choose_scales(const std::vector<double>& base_prediction) {
   for (std::size_t i = 0; i < paths_.size(); ++i) {
-    scale_.push_back(initial_[i] > 0 ? initial_[i] : 1.0);
-    if (initial_[i] > 0) continue;
-    for (int exponent = -15; exponent <= 6; ++exponent) {
+    scale_.push_back(initial_[i] >= kSmallestScale ? initial_[i] : 1.0);
+    if (initial_[i] >= kSmallestScale) continue;
+    bool refused = false;  // a smaller power of ten the config reader refused
+    for (int exponent = static_cast<int>(std::log10(kSmallestScale)); exponent <= 6; ++exponent) {
       std::vector<double> values = initial_;
       values[i] = std::pow(10.0, exponent);
       std::vector<double> predicted;
       try {
         predicted = predict(values);
       } catch (const Error&) {
+        refused = true;
         continue;
       }
-      bool moved = false;
+      double moved = 0.0;  // the largest relative move of a prediction
       for (std::size_t m = 0; m < predicted.size(); ++m) {
-        moved = moved || std::abs(predicted[m] - base_prediction[m]) >= 1e-3 * base_prediction[m];
+        moved = std::max(moved, std::abs(predicted[m] - base_prediction[m]) / base_prediction[m]);
       }
-      if (moved) {
-        scale_.back() = values[i];
-        break;
+      if (moved < 1e-3) continue;
+      if (initial_[i] == 0 && refused && moved > 0.5) {
+        // A continuous value moves the predictions little at its first
+        // accepted power of ten; this one turns something on at any value
+        // above 0 (0: an input pipeline that never binds), so no search from 0 finds it.
+        JsonWhere{config_file_.string(), paths_[i], InputKind::config}.fail(fmt::format(
+            "0 turns this value off, and the smallest value the config takes ({:g}) moves a prediction by {:.0f}%: "
+            "start the fit from a value near the answer (a measured one, or a guess) instead of 0",
+            values[i], moved * 100));
       }
+      scale_.back() = values[i];
+      break;
     }
   }
 }
@@ -304,7 +322,7 @@ void Calibration::check_dependence(const std::vector<double>& base_prediction) c
   // Several factors, as a step-shaped response (a cycle time) is flat near its start.
   constexpr double kFactors[] = {1.5, 0.5, 4.0, 0.1, 16.0};
   for (std::size_t i = 0; i < paths_.size(); ++i) {
-    const double unit = initial_[i] > 0 ? initial_[i] : scale_[i];
+    const double unit = scale_[i];
     const auto moves = [&](double factor) {
       std::vector<double> values = initial_;
       values[i] = factor * unit;
@@ -460,6 +478,7 @@ std::string identifiability_note(const Calibration& calibration, const Calibrati
   if (const auto other = result.trades_off_with[i]) {
     return fmt::format("not identifiable: trades off with {}", calibration.paths()[*other]);
   }
+  if (result.flat[i]) return "not identifiable: no measurement moves when it changes by 1% here";
   if (!result.at_bound[i]) return "";
   const ValueBounds& bounds = calibration.bounds()[i];
   const bool low = std::abs(result.values[i] - bounds.lower) <= std::abs(result.values[i] - bounds.upper);
@@ -495,14 +514,28 @@ CalibrationResult Calibration::fit() const {
     }
     polish(objective, z, lower, upper);
   }
+  const double fitted = objective(z);
   for (std::size_t i = 0; i < n; ++i) {
     result.values.push_back(z[i] * scale_[i]);
-    result.at_bound.push_back(on_bound(z[i], lower[i], upper[i]));
+    // Near a bound in the optimiser's units, and no better off it: a start
+    // far above a small answer puts the answer near 0 in those units.
+    bool bound = on_bound(z[i], lower[i], upper[i]);
+    if (bound) {
+      std::vector<double> at = z;
+      at[i] = z[i] - lower[i] <= upper[i] - z[i] ? lower[i] : upper[i];
+      bound = objective(at) <= fitted * (1 + 1e-6) + 1e-15;
+    }
+    result.at_bound.push_back(bound);
   }
   result.predicted = predict(result.values);
   result.sum_squared_rel_error = squared_relative_error(result.predicted, measurements_);
-  result.trades_off_with = trade_offs(sensitivities([&](const std::vector<double>& v) { return predict(v); },
-                                                    result.values, result.at_bound, measurements_));
+  const auto columns = sensitivities([&](const std::vector<double>& v) { return predict(v); }, result.values,
+                                     result.at_bound, measurements_);
+  result.trades_off_with = trade_offs(columns);
+  for (std::size_t i = 0; i < n; ++i) {
+    result.flat.push_back(!columns[i].empty() &&
+                          std::all_of(columns[i].begin(), columns[i].end(), [](double d) { return d == 0.0; }));
+  }
   return result;
 }
 

@@ -38,7 +38,7 @@ std::vector<std::string> split_paths(const std::string& list) {
   return paths;
 }
 
-/// Refuses an empty --fit list or path (checked after the files, whose errors come first).
+/// Refuses an empty --fit list or path, before any file is read.
 void check_paths(const std::string& list, const std::vector<std::string>& paths) {
   if (paths.empty() || list.ends_with(',') || std::find(paths.begin(), paths.end(), "") != paths.end()) {
     throw ConfigError(fmt::format("--fit: expected comma-separated dotted paths such as network.alpha_us, got '{}'", list));
@@ -102,10 +102,10 @@ std::string choice_report(const ModelChoice& choice) {
 
 void calibrate(const CalibrateOptions& options) {
   const std::vector<std::string> paths = split_paths(options.fit);
+  check_paths(options.fit, paths);
   std::vector<Choice> choices;
   for (const std::string& text : options.choose) choices.push_back(parse_choice(text));
   ModelChoice choice = choose_model(options.config, options.measurements, paths, choices);
-  check_paths(options.fit, paths);
   const Candidate& chosen = choice.candidates[choice.best];
   const std::string text = (choices.empty() ? "" : choice_report(choice)) +
                            report(chosen.calibration, chosen.fit, chosen.held_out);

@@ -66,10 +66,17 @@ struct CalibrationResult {
   /// proportion with it at the fit, so the measurements pin down only a
   /// combination of the two, not each: not identifiable either.
   std::vector<std::optional<std::size_t>> trades_off_with;
+  /// Per value: no prediction moves when it changes by 1% at the fit (a
+  /// value in a flat region, e.g. a limit that binds nowhere): not identifiable.
+  std::vector<bool> flat;
   std::vector<double> predicted;  ///< per measurement, at the fitted values
   double sum_squared_rel_error = 0.0;
   int evaluations = 0;
 };
+
+/// The smallest power of ten calibrate tries as a value's unit: a start
+/// below it counts as 0.
+inline constexpr double kSmallestScale = 1e-15;
 
 class Calibration {
  public:
@@ -118,8 +125,10 @@ class Calibration {
   std::vector<double> predict_document(const nlohmann::json& document) const;
   /// Measurement `m` evaluated on `scenario` (read from `document`), as the one evaluator predicts it.
   double predict_one(const nlohmann::json& document, const Scenario& scenario, const Measurement& m) const;
-  /// The optimiser's unit of each path: its base value, or for a zero the
-  /// smallest power of ten that moves a prediction by 0.1%.
+  /// The optimiser's unit of each path: its base value, or for a zero (or a
+  /// value below kSmallestScale) the smallest power of ten that moves a
+  /// prediction by 0.1%. Refuses a start of 0 that turns the value off where
+  /// any small value moves a prediction by more than half.
   void choose_scales(const std::vector<double>& base_prediction);
   void check_dependence(const std::vector<double>& base_prediction) const;
   /// What the config reader accepts at path `i`, the other values at their start.
@@ -146,8 +155,9 @@ class Calibration {
 
 /// Why value `i` of `result` is not identifiable: "not identifiable: trades
 /// off with PATH" for one the measurements pin down only together with
-/// another, "not identifiable: at its lower bound 0" for one that ended on a
-/// bound; empty for one they pin down.
+/// another, "... no measurement moves ..." for one in a flat region, "not
+/// identifiable: at its lower bound 0" for one that ended on a bound; empty
+/// for one they pin down.
 std::string identifiability_note(const Calibration& calibration, const CalibrationResult& result, std::size_t i);
 
 }  // namespace mgsim
