@@ -173,7 +173,7 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
     if (!base_.contains(pointer)) where.fail("expected a number at this --fit path, got no such key");
     const nlohmann::json& value = base_.at(pointer);
     if (!value.is_number() || value.get<double>() < 0) where.expected("a number >= 0 at this --fit path", value);
-    if (value.is_number_integer() && !takes_fractions(path)) {
+    if (std::floor(value.get<double>()) == value.get<double>() && !takes_fractions(path)) {
       where.fail(fmt::format("expected a key that takes fractional values at this --fit path, got {}, which takes "
                              "whole numbers only: compare its values with a sweep (docs/sweeps.md) instead",
                              value.dump()));
@@ -213,7 +213,13 @@ bool Calibration::accepts(const std::string& path, double value) const {
 }
 
 bool Calibration::takes_fractions(const std::string& path) const {
-  return accepts(path, base_.at(pointer_of(path)).get<double>());  // the same number, written as a fraction
+  // A reader of whole numbers may take 4.0 for 4 but never 4.001 or 3.5;
+  // one of these is in range for any key that takes fractions.
+  const double value = base_.at(pointer_of(path)).get<double>();
+  for (const double offset : {1e-3, -1e-3, 0.5, -0.5}) {
+    if (value + offset >= 0 && accepts(path, value + offset)) return true;
+  }
+  return false;
 }
 
 ValueBounds Calibration::find_bounds(std::size_t i) const {

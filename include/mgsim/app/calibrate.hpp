@@ -135,8 +135,9 @@ class Calibration {
   ValueBounds find_bounds(std::size_t i) const;
   /// Whether the config reader accepts `value` at `path`, the other values at their start.
   bool accepts(const std::string& path, double value) const;
-  /// Whether the config reader accepts the number at `path` written as a
-  /// fraction (2.0 for 2): not for counts (servers, nvls_tree, gpus_per_node).
+  /// Whether the config reader accepts a fraction near the whole number at
+  /// `path` (4.001 or 3.5 for 4): not for counts (servers, nvls_tree,
+  /// gpus_per_node, a schedule's minibatches or slice_params).
   bool takes_fractions(const std::string& path) const;
 
   std::filesystem::path config_file_;
