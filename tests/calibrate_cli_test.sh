@@ -80,11 +80,11 @@ printf '{"measurements": [{"gpus": 2, "schedule": "wfbq", "iteration_time_s": 0.
 bad "a schedule that does not exist" "unknown.json: measurements[0].schedule: unknown schedule 'wfbq'" \
   "$MGSIM" calibrate -c base.json -m unknown.json --fit network.alpha_us -o fitted.json
 cat >measured.json <<JSON
-{"trace": "$TRACE", "gpus": [2], "collective": "measured", "curves": ["$ROOT/traces/googlenet-k80-allreduce.json"]}
+{"trace": "$TRACE", "gpus": [2], "collective": "measured", "curves": ["$ROOT/traces/googlenet-k80-allreduce.json"], "curve_scale": 1}
 JSON
 printf '{"measurements": [{"gpus": 16, "schedule": "wfbp", "iteration_time_s": 0.42}]}\n' >m16.json
 bad "a GPU count the config cannot run" "m16.json: measurements[0]: the config cannot run 16 GPUs" \
-  "$MGSIM" calibrate -c measured.json -m m16.json --fit "" -o fitted.json
+  "$MGSIM" calibrate -c measured.json -m m16.json --fit curve_scale -o fitted.json
 
 # --choose: every candidate is listed, one is chosen, the written config carries it.
 "$MGSIM" calibrate -c base.json -m m.json --fit network.beta_s_per_byte --choose collective=ring,tree \

@@ -25,6 +25,11 @@ Choice parse_choice(const std::string& text) {
     throw ConfigError(
         fmt::format("--choose: expected KEY=a,b,... such as collective=ring,tree,nccl, got '{}'", text));
   }
+  for (auto value = choice.values.begin(); value != choice.values.end(); ++value) {
+    if (std::find(choice.values.begin(), value, *value) != value) {
+      throw ConfigError(fmt::format("--choose: '{}' given twice in '{}'", *value, text));
+    }
+  }
   return choice;
 }
 
@@ -72,10 +77,40 @@ double score(const Candidate& candidate) {
   return std::sqrt(candidate.fit.sum_squared_rel_error / n);
 }
 
+/// Refuses a choice whose values all predict the same, whatever the others
+/// are (a key the runs do not read, such as a schedule the measurements
+/// name for themselves): choosing among them would pick by position alone.
+/// Candidates run the first choice slowest (settings_of).
+void check_every_choice_matters(const std::vector<Choice>& choices, const std::vector<Candidate>& candidates) {
+  std::size_t stride = candidates.size();
+  for (const Choice& choice : choices) {
+    const std::size_t values = choice.values.size();
+    stride /= values;
+    if (values < 2) continue;
+    bool moves = false;
+    for (std::size_t i = 0; i < candidates.size() && !moves; ++i) {
+      const std::size_t first = i - (i / stride % values) * stride;  // the same setting with this choice's first value
+      moves = candidates[i].fit.predicted != candidates[first].fit.predicted;
+    }
+    if (!moves) {
+      throw ConfigError(fmt::format("--choose: every value of {} predicts every measurement the same: no "
+                                    "measurement depends on {} (choose a key the runs read, such as collective)",
+                                    choice.key, choice.key));
+    }
+  }
+}
+
 }  // namespace
 
 ModelChoice choose_model(const std::filesystem::path& config, const std::filesystem::path& measurements,
                          const std::vector<std::string>& fit_paths, const std::vector<Choice>& choices) {
+  for (auto choice = choices.begin(); choice != choices.end(); ++choice) {
+    const auto same_key = [&](const Choice& other) { return other.key == choice->key; };
+    if (std::any_of(choices.begin(), choice, same_key)) {
+      throw ConfigError(fmt::format("--choose: {} given twice: give its values once ({}=a,b,...)", choice->key,
+                                    choice->key));
+    }
+  }
   ModelChoice chosen;
   for (const auto& setting : settings_of(choices)) {
     Calibration calibration = Calibration::from_files(config, measurements, fit_paths, setting);
@@ -83,6 +118,7 @@ ModelChoice choose_model(const std::filesystem::path& config, const std::filesys
     HeldOutErrors held_out = held_out_errors(calibration, fit);
     chosen.candidates.push_back({setting, std::move(calibration), std::move(fit), std::move(held_out)});
   }
+  check_every_choice_matters(choices, chosen.candidates);
   double best = std::numeric_limits<double>::infinity();
   for (std::size_t i = 0; i < chosen.candidates.size(); ++i) {
     const double s = score(chosen.candidates[i]);
