@@ -185,7 +185,14 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
         "expected at least {} (one per --fit path), got {}", counted(std::ssize(paths_), "measurement"),
         measurements_.size()));
   }
-  for (const Measurement& m : measurements_) workloads_.get(m.trace);
+  for (std::size_t i = 0; i < measurements_.size(); ++i) {
+    try {
+      workloads_.get(measurements_[i].trace);
+    } catch (const Error& error) {
+      JsonWhere{measurements_file_.string(), fmt::format("{}[{}]", rows_key_, i), InputKind::config}.fail(
+          fmt::format("its trace: {}", error.what()));
+    }
+  }
   std::vector<double> base_prediction;
   for (std::size_t i = 0; i < measurements_.size(); ++i) {
     try {

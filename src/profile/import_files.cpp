@@ -19,6 +19,7 @@
 #include "kineto_events.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/files.hpp"
+#include "mgsim/io/utf8.hpp"
 #include "text_lines.hpp"
 
 namespace mgsim::profile {
@@ -134,7 +135,7 @@ std::vector<std::int64_t> read_param_sizes(const std::filesystem::path& file) {
     if (!elements || *elements < 1 || *elements > kMaxTensorElements) {
       throw TraceError(fmt::format("{}: line {}: expected a tensor's element count in [1, {}] at the end of the line, "
                                    "got \"{}\"",
-                                   file.string(), line, kMaxTensorElements, words.back()));
+                                   file.string(), line, kMaxTensorElements, printable(words.back(), 40)));
     }
     sizes.push_back(*elements);
   }
