@@ -9,8 +9,14 @@
 namespace mgsim::zoo {
 namespace {
 
-constexpr double kMaxTflops = 1e5;      // 100 PFLOP/s per device
-constexpr double kMaxGbPerS = 1e6;      // 1 PB/s per device
+// A device's peaks lie between a gigaflop or a tenth of a GB/s (slower than
+// any GPU, so a typo such as 1e-300 is refused here, not as an absurd layer
+// time of the trace) and these.
+constexpr double kMinTflops = 1e-3;
+constexpr double kMaxTflops = 1e5;  // 100 PFLOP/s per device
+constexpr double kMinGbPerS = 0.1;
+constexpr double kMaxGbPerS = 1e6;  // 1 PB/s per device
+constexpr double kMinEfficiency = 1e-3;
 constexpr double kDefaultComputeEfficiency = 0.6;
 constexpr double kDefaultMemoryEfficiency = 0.8;
 
@@ -18,7 +24,7 @@ std::array<double, 4> read_peaks(JsonReader peaks) {
   std::array<double, 4> out{};
   for (std::size_t p = 0; p < kPrecisions.size(); ++p) {
     const std::string_view key = precision_name(kPrecisions[p]);
-    if (p == 0 || peaks.has(key)) out[p] = peaks.number(key, 0, false, kMaxTflops);
+    if (p == 0 || peaks.has(key)) out[p] = peaks.number(key, kMinTflops, true, kMaxTflops);
   }
   peaks.reject_unknown();
   return out;
@@ -37,12 +43,16 @@ GpuSpec load_gpu_spec(const std::filesystem::path& file) {
   }
   gpu.description = top.text("description");
   gpu.source = top.text("source");
+  for (const char* key : {"name", "description", "source"}) {
+    const std::string& text = document.at(key).get_ref<const std::string&>();
+    if (text.find_first_not_of(" \t\n\r") == std::string::npos) top.where().key(key).fail("expected text, got blanks");
+  }
   gpu.matrix_tflops = read_peaks(top.object("matrix_tflops"));
-  gpu.vector_tflops = top.has("vector_tflops") ? top.number("vector_tflops", 0, false, kMaxTflops) : gpu.matrix_tflops[0];
-  gpu.memory_gb_per_s = top.number("memory_gb_per_s", 0, false, kMaxGbPerS);
-  gpu.compute_efficiency = top.has("compute_efficiency") ? top.number("compute_efficiency", 0, false, 1.0)
+  gpu.vector_tflops = top.has("vector_tflops") ? top.number("vector_tflops", kMinTflops, true, kMaxTflops) : gpu.matrix_tflops[0];
+  gpu.memory_gb_per_s = top.number("memory_gb_per_s", kMinGbPerS, true, kMaxGbPerS);
+  gpu.compute_efficiency = top.has("compute_efficiency") ? top.number("compute_efficiency", kMinEfficiency, true, 1.0)
                                                          : kDefaultComputeEfficiency;
-  gpu.memory_efficiency = top.has("memory_efficiency") ? top.number("memory_efficiency", 0, false, 1.0)
+  gpu.memory_efficiency = top.has("memory_efficiency") ? top.number("memory_efficiency", kMinEfficiency, true, 1.0)
                                                        : kDefaultMemoryEfficiency;
   top.reject_unknown();
   return gpu;
