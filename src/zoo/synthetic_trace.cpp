@@ -240,12 +240,20 @@ double scale_for(SyntheticTrace& t, double target) {
 
 /// Records the figure the trace was scaled to; refuses a scale no GPU explains.
 void record_measured(SyntheticTrace& t, const MeasuredCompute& m, double target, double roofline, double factor) {
+  const std::string_view option = m.throughput_samples_per_s > 0 ? "--throughput" : "--step-time";
   if (!(factor >= 1 / kMaxMeasuredScale && factor <= kMaxMeasuredScale)) {
-    throw ConfigError(fmt::format("the measured iteration of {:g} s at batch {} puts the roofline's {:g} s at {:g} "
-                                  "times its time: expected {:g} to {:g} times (a figure of another batch, model or "
-                                  "unit?)",
-                                  target, t.trace.batch_size, roofline, factor, 1 / kMaxMeasuredScale,
+    throw ConfigError(fmt::format("{}: the measured iteration of {:g} s at batch {} puts the roofline's {:g} s at "
+                                  "{:g} times its time: expected {:g} to {:g} times (a figure of another batch, model "
+                                  "or unit?)",
+                                  option, target, t.trace.batch_size, roofline, factor, 1 / kMaxMeasuredScale,
                                   kMaxMeasuredScale));
+  }
+  if (t.optimizer_step && !(t.trace.optimizer_bytes_per_s / factor <= kMaxMemoryBytesPerS)) {
+    throw ConfigError(fmt::format("{}: the measured iteration of {:g} s at batch {} is {:g} times faster than the "
+                                  "roofline's {:g} s, which would stream the optimizer step at {:g} bytes/s: expected "
+                                  "at most {:g} (a figure of another batch, model or unit?)",
+                                  option, target, t.trace.batch_size, 1 / factor, roofline,
+                                  t.trace.optimizer_bytes_per_s / factor, kMaxMemoryBytesPerS));
   }
   t.trace.optimizer_bytes_per_s /= factor;
   nlohmann::ordered_json figure;
