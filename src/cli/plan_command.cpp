@@ -238,7 +238,7 @@ void add_plan_command(CLI::App& app) {
   auto o = std::make_shared<PlanOptions>();
   CLI::App* command = app.add_subcommand("plan", "frontier of parallelization strategies: iteration time vs memory per GPU");
   command->add_option("--model", o->model, "zoo model (see `mgsim zoo list`); without it, --trace is planned");
-  command->add_option("--gpus", o->gpus, "devices, a power of two")->required();
+  command->add_option("--gpus", o->gpus, "devices, a power of two")->required()->check(whole_in(1, 1 << 16));
   command->add_option("--batch", o->batch, "samples per GPU; the global batch is batch x gpus (default: 8, or the trace's)")
       ->check(whole_in(1, kMaxGlobalBatch));
   command->add_option("--image-size", o->image_size, "vision models: input height = width (default: the model's)")
