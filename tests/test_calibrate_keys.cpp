@@ -255,9 +255,14 @@ TEST_CASE("calibrate fits from any start a user may write, and says what it cann
   CalibrationResult fit = fit_from({"sync_overhead_s"}, {3600.0});
   CHECK(fit.values.at(0) == Approx(2e-3).epsilon(0.01));
   CHECK_FALSE(fit.at_bound.at(0));
-  // A denormal start counts as 0 (it moves nothing by itself).
+  // A denormal start counts as 0 (it moves nothing by itself), and so does
+  // one that is small but far from anything that moves a prediction.
   fit = fit_from({"sync_overhead_s"}, {1e-300});
   CHECK(fit.values.at(0) == Approx(2e-3).epsilon(0.01));
+  fit = fit_from({"sync_overhead_s"}, {1e-12});
+  CHECK(fit.values.at(0) == Approx(2e-3).epsilon(0.01));
+  fit = fit_from({"iteration_overhead_s"}, {1e-9});
+  CHECK(fit.values.at(0) == Approx(3e-3).epsilon(0.01));
   // On its upper bound (1000): the search starts inside the bounds it found.
   fit = fit_from({"overlap.compute_slowdown"}, {1000.0});
   CHECK(fit.values.at(0) == Approx(0.2).epsilon(0.01));

@@ -298,8 +298,7 @@ std::vector<double> Calibration::predict(std::span<const double> values) const {
 
 void Calibration::choose_scales(const std::vector<double>& base_prediction) {
   for (std::size_t i = 0; i < paths_.size(); ++i) {
-    scale_.push_back(initial_[i] >= kSmallestScale ? initial_[i] : 1.0);
-    if (initial_[i] >= kSmallestScale) continue;
+    scale_.push_back(initial_[i] > 0 ? initial_[i] : 1.0);
     bool refused = false;  // a smaller power of ten the config reader refused
     for (int exponent = static_cast<int>(std::log10(kSmallestScale)); exponent <= 6; ++exponent) {
       std::vector<double> values = initial_;
@@ -325,7 +324,11 @@ void Calibration::choose_scales(const std::vector<double>& base_prediction) {
             "start the fit from a value near the answer (a measured one, or a guess) instead of 0",
             values[i], moved * 100));
       }
-      scale_.back() = values[i];
+      // A start so small that 100 times it moves no prediction (1e-9 s of
+      // host time where milliseconds matter) counts as 0: from it the search
+      // would crawl. Otherwise the start is the unit (a cycle time's narrow
+      // basins want a box on the start's scale).
+      if (values[i] > kNegligibleStart * initial_[i]) scale_.back() = values[i];
       break;
     }
   }

@@ -74,8 +74,9 @@ struct CalibrationResult {
   int evaluations = 0;
 };
 
-/// The smallest power of ten calibrate tries as a value's unit: a start
-/// below it counts as 0.
+/// A start whose this-many times moves no prediction by 0.1% counts as 0.
+inline constexpr double kNegligibleStart = 100;
+/// The smallest power of ten calibrate tries as a value's unit.
 inline constexpr double kSmallestScale = 1e-15;
 
 class Calibration {
@@ -125,10 +126,11 @@ class Calibration {
   std::vector<double> predict_document(const nlohmann::json& document) const;
   /// Measurement `m` evaluated on `scenario` (read from `document`), as the one evaluator predicts it.
   double predict_one(const nlohmann::json& document, const Scenario& scenario, const Measurement& m) const;
-  /// The optimiser's unit of each path: its base value, or for a zero (or a
-  /// value below kSmallestScale) the smallest power of ten that moves a
-  /// prediction by 0.1%. Refuses a start of 0 that turns the value off where
-  /// any small value moves a prediction by more than half.
+  /// The optimiser's unit of each path: its base value, or where that is 0
+  /// or so small that kNegligibleStart times it moves no prediction, the
+  /// smallest power of ten (from kSmallestScale) that moves a prediction by
+  /// 0.1% from the base. Refuses a start of 0 that turns the value off
+  /// where any small value moves a prediction by more than half.
   void choose_scales(const std::vector<double>& base_prediction);
   void check_dependence(const std::vector<double>& base_prediction) const;
   /// What the config reader accepts at path `i`, the other values at their start.
