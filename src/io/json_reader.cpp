@@ -34,7 +34,11 @@ bool is_integer_in(const nlohmann::json& value, std::int64_t min, std::int64_t m
          value.get<double>() >= static_cast<double>(min) && value.get<double>() <= static_cast<double>(max);
 }
 
-bool is_text(const nlohmann::json& value) { return value.is_string() && !value.get_ref<const std::string&>().empty(); }
+bool is_text(const nlohmann::json& value) {
+  if (!value.is_string()) return false;
+  const std::string& text = value.get_ref<const std::string&>();
+  return !text.empty() && text.find('\0') == std::string::npos;
+}
 
 }  // namespace
 
@@ -153,6 +157,9 @@ std::int64_t read_integer(const nlohmann::json& value, const JsonWhere& where, s
 }
 
 std::string read_text(const nlohmann::json& value, const JsonWhere& where) {
+  if (value.is_string() && value.get_ref<const std::string&>().find('\0') != std::string::npos) {
+    where.fail("expected text without NUL characters (\\u0000)");
+  }
   if (!is_text(value)) where.expected("a non-empty string", value);
   return value.get<std::string>();
 }
