@@ -98,6 +98,10 @@ class KinetoImporter {
     if (windows_.empty() && !events_.operators.empty()) windows_.push_back(whole_trace());
     const std::size_t skip =
         std::min<std::size_t>(static_cast<std::size_t>(std::max(0, options.skip_steps)), windows_.size());
+    if (skip > 0 && events_.steps.empty()) {
+      fail(fmt::format("--skip-steps {}: the trace has no ProfilerStep# window to skip (it is imported whole)",
+                       options.skip_steps));
+    }
     if (skip > 0 && skip == windows_.size()) {
       fail(fmt::format("--skip-steps {} drops every one of the {} ProfilerStep# windows", options.skip_steps,
                        windows_.size()));
