@@ -12,6 +12,7 @@
 #include "mgsim/median.hpp"
 #include "mgsim/app/calibrate.hpp"
 #include "mgsim/io/json_text.hpp"
+#include "mgsim/io/utf8.hpp"
 
 namespace mgsim {
 namespace {
@@ -139,20 +140,20 @@ std::string format_table(const ValidationReport& report) {
   std::string out = fmt::format("{:<28}  {:<34}  {:<22}  {:>5}  {:<24}  {:>12}  {:>12}  {:>8}  {}\n", "case", "trace",
                                 "schedule", "gpus", "metric", "measured", "predicted", "error", "role");
   for (const ValidationRow& row : report.rows) {
-    out += fmt::format("{:<28}  {:<34}  {:<22}  {:>5}  {:<24}  {:>12.6g}  {:>12.6g}  {:>+7.1f}%  {}\n", row.case_name,
-                       row.trace, row.schedule, row.gpus, row.metric, row.measured, row.predicted, row.error() * 100,
-                       row.calibrates ? "calibrates" : "predicted");
+    out += fmt::format("{:<28}  {:<34}  {:<22}  {:>5}  {:<24}  {:>12.6g}  {:>12.6g}  {:>+7.1f}%  {}\n",
+                       printable(row.case_name), printable(row.trace), printable(row.schedule), row.gpus, row.metric,
+                       row.measured, row.predicted, row.error() * 100, row.calibrates ? "calibrates" : "predicted");
   }
   if (!report.fitted.empty()) out += "\nfitted:\n";
   for (const FittedValue& value : report.fitted) {
-    out += fmt::format("  {:<28}  {:<28}  {:.6g}{}{}\n", value.case_name, value.path, value.value,
+    out += fmt::format("  {:<28}  {:<28}  {:.6g}{}{}\n", printable(value.case_name), value.path, value.value,
                        value.identifiability.empty() ? "" : "  ", value.identifiability);
   }
   std::size_t predicted = 0;
   for (const ValidationRow& row : report.rows) predicted += row.calibrates ? 0 : 1;
   out += fmt::format("\n{:<24}  {:>9}  {:>15}  {:>12}\n", "source", "predicted", "median |error|", "max |error|");
   for (const SourceSummary& s : report.by_source()) {
-    out += fmt::format("{:<24}  {:>9}  {:>14.1f}%  {:>11.1f}%\n", s.source, s.predicted, s.median_abs_error * 100,
+    out += fmt::format("{:<24}  {:>9}  {:>14.1f}%  {:>11.1f}%\n", printable(s.source), s.predicted, s.median_abs_error * 100,
                        s.max_abs_error * 100);
   }
   out += fmt::format("\n{} predicted numbers: median |error| {:.1f}%, max |error| {:.1f}%\n", predicted,
