@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "mgsim/io/json_reader.hpp"
+#include "mgsim/zoo/calibration.hpp"  // kMinEfficiency, kMaxEfficiency: the range zoo calibrate fits in
 #include "mgsim/zoo/gpus.hpp"
 
 namespace mgsim::zoo {
@@ -16,7 +17,6 @@ constexpr double kMinTflops = 1e-3;
 constexpr double kMaxTflops = 1e5;  // 100 PFLOP/s per device
 constexpr double kMinGbPerS = 0.1;
 constexpr double kMaxGbPerS = 1e6;  // 1 PB/s per device
-constexpr double kMinEfficiency = 1e-3;
 constexpr double kDefaultComputeEfficiency = 0.6;
 constexpr double kDefaultMemoryEfficiency = 0.8;
 
@@ -50,10 +50,12 @@ GpuSpec load_gpu_spec(const std::filesystem::path& file) {
   gpu.matrix_tflops = read_peaks(top.object("matrix_tflops"));
   gpu.vector_tflops = top.has("vector_tflops") ? top.number("vector_tflops", kMinTflops, true, kMaxTflops) : gpu.matrix_tflops[0];
   gpu.memory_gb_per_s = top.number("memory_gb_per_s", kMinGbPerS, true, kMaxGbPerS);
-  gpu.compute_efficiency = top.has("compute_efficiency") ? top.number("compute_efficiency", kMinEfficiency, true, 1.0)
-                                                         : kDefaultComputeEfficiency;
-  gpu.memory_efficiency = top.has("memory_efficiency") ? top.number("memory_efficiency", kMinEfficiency, true, 1.0)
-                                                       : kDefaultMemoryEfficiency;
+  gpu.compute_efficiency = top.has("compute_efficiency")
+                               ? top.number("compute_efficiency", kMinEfficiency, true, kMaxEfficiency)
+                               : kDefaultComputeEfficiency;
+  gpu.memory_efficiency = top.has("memory_efficiency")
+                              ? top.number("memory_efficiency", kMinEfficiency, true, kMaxEfficiency)
+                              : kDefaultMemoryEfficiency;
   top.reject_unknown();
   return gpu;
 }
