@@ -104,7 +104,6 @@ struct IterationOverheads {
   SimTime step = 0;
   SimTime sync = 0;
   SimTime input_wait = 0;
-  SimTime total() const { return step + sync + input_wait; }
 };
 
 struct Iteration {

@@ -62,15 +62,10 @@ Timed evaluate_builder(const RunPoint& point, const Cluster& cluster) {
   return {{measure_iterations(point.workload, cluster, result), std::nullopt}, std::move(result.iterations)};
 }
 
-/// The per-rank statistics of the point's iterations, into `metrics`; returns the iterations.
-std::vector<IterationTiming> add_rank_statistics(const RunPoint& point, const Cluster& cluster, RunMetrics& metrics) {
+/// The point's iterations on the per-rank engine, for their statistics (with_overheads).
+std::vector<IterationTiming> rank_iterations(const RunPoint& point, const Cluster& cluster) {
   const auto builder = find_builder("data-parallel").make(context_of(point, cluster), {});
-  SimulationResult result = simulate(*builder, point.variability.seed, point.iterations);
-  metrics.mean_iteration = result.stats.mean;
-  metrics.p50_iteration = result.stats.p50;
-  metrics.p99_iteration = result.stats.p99;
-  metrics.wait = result.stats.wait;
-  return std::move(result.iterations);
+  return simulate(*builder, point.variability.seed, point.iterations).iterations;
 }
 
 /// The speed of the cluster's slowest class.
@@ -142,13 +137,13 @@ Evaluation with_overheads(Timed timed, const StepOverheads& overheads, bool buil
     m.mean_iteration = stats.mean;
     m.p50_iteration = stats.p50;
     m.p99_iteration = stats.p99;
+    m.wait = stats.wait;
     m.iteration = builder ? stats.mean : overheads.apply(m.iteration);
   }
-  m.compute += m.iteration - before - overheads.sync;  // the step and the wait for the input
-  if (auto& nominal = timed.evaluation.iteration) {
-    const SimTime engine = nominal->replay.iteration_end;
-    nominal->overheads = {overheads.step, overheads.sync, overheads.apply(engine) - engine - overheads.step - overheads.sync};
-  }
+  const SimTime input_wait = m.iteration - before - overheads.step - overheads.sync;
+  m.compute += overheads.step + input_wait;
+  // The nominal iteration (never a builder's) is the engine's window, `before`.
+  if (auto& nominal = timed.evaluation.iteration) nominal->overheads = {overheads.step, overheads.sync, input_wait};
   m.single_gpu = std::max(m.single_gpu + overheads.alone_step, overheads.alone_floor);
   return std::move(timed.evaluation);
 }
@@ -216,7 +211,7 @@ Timed evaluate_without_overheads(const RunPoint& point, Timing timing, bool keep
     iteration.replay = replay(placement.classes, point.workload.layout, iteration.plan, point.overlap);
   }
   Timed timed{{measure(point.workload, cluster, iteration), std::nullopt}, {}};
-  if (timing == Timing::engine_ranks) timed.iterations = add_rank_statistics(point, cluster, timed.evaluation.metrics);
+  if (timing == Timing::engine_ranks) timed.iterations = rank_iterations(point, cluster);
   if (keep_iteration) timed.evaluation.iteration = std::move(iteration);
   return timed;
 }

@@ -55,6 +55,8 @@ std::string describe_byte(std::string_view text, std::size_t offset) {
   return fmt::format("line {}, byte {}: 0x{:02x}", line, offset - line_start + 1, static_cast<unsigned char>(text[offset]));
 }
 
+bool is_blank(std::string_view text) { return text.find_first_not_of(" \t\r\n") == std::string_view::npos; }
+
 std::string printable(std::string_view text, std::size_t max_bytes) {
   std::string out;
   for (std::size_t at = 0; at < text.size();) {

@@ -5,6 +5,7 @@
 
 #include "mgsim/io/json_reader.hpp"
 #include "mgsim/zoo/calibration.hpp"  // kMinEfficiency, kMaxEfficiency: the range zoo calibrate fits in
+#include "mgsim/io/utf8.hpp"
 #include "mgsim/zoo/gpus.hpp"
 
 namespace mgsim::zoo {
@@ -44,8 +45,7 @@ GpuSpec load_gpu_spec(const std::filesystem::path& file) {
   gpu.description = top.text("description");
   gpu.source = top.text("source");
   for (const char* key : {"name", "description", "source"}) {
-    const std::string& text = document.at(key).get_ref<const std::string&>();
-    if (text.find_first_not_of(" \t\n\r") == std::string::npos) top.where().key(key).fail("expected text, got blanks");
+    if (is_blank(document.at(key).get_ref<const std::string&>())) top.where().key(key).fail("expected text, got blanks");
   }
   gpu.matrix_tflops = read_peaks(top.object("matrix_tflops"));
   gpu.vector_tflops = top.has("vector_tflops") ? top.number("vector_tflops", kMinTflops, true, kMaxTflops) : gpu.matrix_tflops[0];

@@ -7,6 +7,7 @@
 
 #include "mgsim/error.hpp"
 #include "mgsim/limits.hpp"
+#include "mgsim/io/utf8.hpp"
 
 namespace mgsim::zoo {
 
@@ -182,7 +183,7 @@ double measured_iteration_s(const MeasuredCompute& m, int batch) {
     throw ConfigError(fmt::format("a measured {} must be a positive finite number, got {}",
                                   given(m.step_time_s) ? "step time" : "throughput", value));
   }
-  if (m.measured_by.find_first_not_of(" \t\r\n") == std::string::npos) {
+  if (is_blank(m.measured_by)) {
     throw ConfigError("a measured figure needs its source (who measured it, where)");
   }
   const double iteration = given(m.step_time_s) ? m.step_time_s : batch / m.throughput_samples_per_s;

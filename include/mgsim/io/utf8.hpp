@@ -22,4 +22,7 @@ std::string describe_byte(std::string_view text, std::size_t offset);
 /// characters become \xNN, and text past `max_bytes` becomes "...".
 std::string printable(std::string_view text, std::size_t max_bytes = 200);
 
+/// Whether `text` holds nothing but spaces, tabs and line ends (or nothing).
+bool is_blank(std::string_view text);
+
 }  // namespace mgsim
