@@ -9,6 +9,8 @@
 #include "mgsim/error.hpp"
 #include "mgsim/io/files.hpp"
 #include "mgsim/io/trace_io.hpp"
+#include "mgsim/iteration.hpp"
+#include "mgsim/variability.hpp"
 #include "test_support.hpp"
 #include "test_sweep_support.hpp"
 
@@ -17,16 +19,6 @@ using namespace mgsim::test;
 
 namespace {
 
-
-/// `trace` with each layer's own forward time, in seconds.
-Trace with_forward(Trace trace, const std::vector<double>& forward_s) {
-  trace.forward_time_s = 0;
-  for (std::size_t l = 0; l < forward_s.size(); ++l) {
-    trace.layers[l].forward_time_s = forward_s[l];
-    trace.forward_time_s += forward_s[l];
-  }
-  return trace;
-}
 
 /// The iteration time of the model before the next forward was in the
 /// window: forward, then backward, each message FIFO in plan order as soon
@@ -160,6 +152,43 @@ TEST_CASE("P3 and ByteScheduler send the next forward's first layer first, by ha
   }
   SECTION("ByteScheduler without credit is P3 with its partition") {
     CHECK(timed("bytescheduler", {{"partition_params", 2}, {"credit_params", 0}}).iteration_end == 12 * kSecond);
+  }
+}
+
+TEST_CASE("the next forward, slowed by the messages it overlaps, counts as compute, by hand") {
+  // The P3 case above with backward 0.25, 0.5 and 1 s (forward order) and
+  // compute at half rate while a message runs (compute_slowdown 1). l3
+  // 0..1 (channel idle), l3a 1..3; l2 1..2 and l1 2..2.5 at half rate. At 3
+  // l1 is ready: l1a 3..5, l1b 5..7, l2 7..9, l3b 9..11. Forward: l1 7..9
+  // beside l2's message, l2 9..11 beside l3b, l3 11..12 alone. Compute:
+  // 2.5 s of backward and 2 + 2 + 1 s of forward; 4.5 s of the 12 exposed.
+  const LinearCost cost(0, 1);
+  const Setup setup(with_forward(make_trace({0.25, 0.5, 1}, {4, 2, 4}), {1, 1, 1}), cost, 2);
+  const auto p3 = make_schedule("p3", {{"slice_params", 2}});
+  const Replay r = replay(setup.classes, setup.workload.layout, p3->plan(setup.problem), Overlap{1.0, 0.0});
+  CHECK(r.message_end == std::vector<SimTime>{3 * kSecond, 5 * kSecond, 7 * kSecond, 9 * kSecond, 11 * kSecond});
+  CHECK(r.compute[0].forward_start == std::vector<SimTime>{7 * kSecond, 9 * kSecond, 11 * kSecond});
+  CHECK(r.compute[0].forward_end == std::vector<SimTime>{9 * kSecond, 11 * kSecond, 12 * kSecond});
+  CHECK(r.compute_end == 2 * kSecond + kSecond / 2);
+  CHECK(r.forward == 5 * kSecond);
+  CHECK(r.iteration_end == 12 * kSecond);
+  // Many iterations, the ranks in one engine stream each or swept outside
+  // the engine (RankSweep: variability without delays), every window alike.
+  Variability none;
+  none.law = "exponential";
+  none.params = {{"mean_s", 0.0}};
+  const Cluster pair = Cluster::homogeneous(2);
+  for (const char* ranks : {"streams", "folded"}) {
+    INFO(ranks);
+    BuilderParams params;
+    params.choices["ranks"] = ranks;
+    const auto builder = find_builder("data-parallel")
+                             .make({setup.workload, pair, cost, p3.get(), Overlap{1.0, 0.0}, none}, params);
+    const SimulationResult result = simulate(*builder, none.seed, 3);
+    for (const IterationTiming& it : result.iterations) {
+      CHECK(it.duration() == 12 * kSecond);
+      CHECK(it.compute_end - it.start == 7 * kSecond + kSecond / 2);
+    }
   }
 }
 

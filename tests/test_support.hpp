@@ -50,6 +50,16 @@ inline Trace make_trace(const std::vector<double>& backward_s, const std::vector
   return trace;
 }
 
+/// `trace` with each layer's own forward time, in seconds.
+inline Trace with_forward(Trace trace, const std::vector<double>& forward_s) {
+  trace.forward_time_s = 0;
+  for (std::size_t l = 0; l < forward_s.size(); ++l) {
+    trace.layers[l].forward_time_s = forward_s[l];
+    trace.forward_time_s += forward_s[l];
+  }
+  return trace;
+}
+
 /// Everything a planner and the replays need for one trace and cost, on
 /// `gpus` identical GPUs.
 struct Setup {

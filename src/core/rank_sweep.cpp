@@ -33,7 +33,8 @@ RankSweep::RankSweep(const Engine& engine, const ReplayDag& dag, const TensorLay
       c_end_(plan.size()),
       place_(chains_.speed_of_rank.size()),
       release_(place_.size()),
-      backward_end_(place_.size()) {
+      backward_end_(place_.size()),
+      forward_time_(place_.size()) {
   const std::vector<ActivityId>& messages = dag.messages();
   for (const Message& message : plan) {
     duration_.push_back(message.duration);
@@ -101,6 +102,7 @@ bool RankSweep::walk(std::size_t rank, const Segment& segment, Work limit, int l
     // this segment or, started earlier, had not ended by its start.
     const SimTime end = std::max(place.since, segment.t0 + ceil_div(place.target - segment.c0, segment.rate));
     if (end > place.since) place.c = segment.at(end);
+    if (place.next >= backward) forward_time_[rank] += end - place.since;
     place.since = end;
     place.target = -1;
     if (place.next + 1 == backward) backward_end_[rank] = end;
@@ -159,6 +161,7 @@ ReplayDag::Ends RankSweep::run(Random& random, SimTime start) {
     place_[r] = {0, release_[r], static_cast<Work>(release_[r] - origin) * kFullRate, -1};
   }
   ended_ = 0;
+  std::fill(forward_time_.begin(), forward_time_.end(), 0);
   Segment idle{origin, 0, kFullRate};
   for (std::size_t m = 0; m < duration_.size(); ++m) {
     const SimTime end = message(m, idle, start);
@@ -169,7 +172,7 @@ ReplayDag::Ends RankSweep::run(Random& random, SimTime start) {
   SimTime slowest = 0;
   for (std::size_t r = 0; r < place_.size(); ++r) {
     walk(r, idle, kNoLimit, kWholeChain);
-    const SimTime forward = chains_.nominal[static_cast<std::size_t>(chains_.speed_of_rank[r])][0];
+    const SimTime forward = forward_time_[r];
     const SimTime compute = backward_end_[r] - release_[r] + forward;
     computes += compute;
     slowest = std::max(slowest, compute);

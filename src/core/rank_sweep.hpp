@@ -87,6 +87,7 @@ class RankSweep {
   std::vector<Place> place_;         ///< per rank
   std::vector<SimTime> release_;     ///< per rank: where its backward starts
   std::vector<SimTime> backward_end_;  ///< per rank
+  std::vector<SimTime> forward_time_;  ///< per rank: what its forward computed in this window, slowed where it overlapped a message
 };
 
 }  // namespace mgsim

@@ -173,6 +173,15 @@ SimTime forward_work(const Engine& engine, const Stream& stream) {
   return work;
 }
 
+/// The time `stream`'s forward computed: each layer from its start to its
+/// end, its work slowed where it overlapped communication
+/// (overlap.compute_slowdown), the waits between layers left out.
+SimTime forward_time(const Engine& engine, const Stream& stream) {
+  SimTime time = 0;
+  for (const ActivityId id : stream.forward) time += engine.finish(id) - engine.start(id);
+  return time;
+}
+
 ComputeSpans spans_of(const Engine& engine, const Stream& stream) {
   ComputeSpans spans;
   for (ActivityId id : stream.layer_first) spans.layer_start.push_back(engine.start(id));
@@ -333,11 +342,11 @@ SimTime ReplayDag::gated_wait(const Engine& engine, const Stream& stream) const 
 
 ReplayDag::Ends ReplayDag::ends(const Engine& engine) const {
   Ends ends;
-  // Each class's compute: its backward (from its start) plus its forward's
-  // work (the work a builder may have set), whatever the forward waited for.
+  // Each class's compute: its backward (from its start) plus its forward,
+  // both as slowed by overlapping communication, less what they waited for.
   std::vector<SimTime> compute;
   for (const Stream& stream : streams_) {
-    const SimTime forward = forward_work(engine, stream);
+    const SimTime forward = forward_time(engine, stream);
     const SimTime waited = gated_wait(engine, stream);
     compute.push_back(engine.finish(stream.last) - engine.start(stream.layer_first.front()) - waited + forward);
     if (engine.finish(stream.last) > ends.compute_end || compute.size() == 1) ends.parameter_wait = waited;
