@@ -16,7 +16,7 @@ seconds=${1:-60}
 jobs=${2:-2}
 shift $(( $# > 2 ? 2 : $# ))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(config trace curve kineto nccl_tests osu chakra run sweep)
+[ ${#targets[@]} -gt 0 ] || targets=(config trace curve kineto nccl_tests osu chakra gpu_spec run sweep validate)
 
 # A unity build (MGSIM_UNITY_BUILD, as scripts/run-default.sh's): a batch of
 # sources per compiler run, and it keeps that build compiling.
@@ -44,11 +44,13 @@ seeds_of() {
     chakra) ls tests/data/chakra/*.et tests/data/bad/chakra/*.et ;;
     run) ls configs/googlenet-*.json tests/data/bad/*/config-* ;;
     sweep) ls configs/sweep-*.json tests/data/bad/resume/sweep.json ;;
+    gpu_spec) ls tests/data/gpu-spec-*.json ;;
+    validate) ls validation/*.json ;;
   esac 2>/dev/null
 }
 
 dictionary_of() {
-  case "$1" in run | sweep | config) echo "-dict=fuzz/config.dict" ;; esac
+  case "$1" in run | sweep | config | validate) echo "-dict=fuzz/config.dict" ;; esac
 }
 
 run_one() {

@@ -3,12 +3,12 @@
 # everything again with clang, AddressSanitizer, UndefinedBehaviorSanitizer and
 # libFuzzer's coverage, runs the whole suite there (any report fails; that
 # suite includes the whole bad-input suite, ctest bad_inputs, run against the
-# sanitized mgsim), and fuzzes every parser and the structure-aware run and
-# sweep targets for 30 s, two targets at a time, in that same tree
+# sanitized mgsim), and fuzzes every parser and the structure-aware run,
+# sweep and validate targets for 20 s each, two targets at a time, in that same tree
 # (scripts/fuzz.sh --suite, docs/fuzzing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-bash scripts/build.sh
+bash scripts/build.sh -DMGSIM_UNITY_BUILD=ON  # a batch of sources per compiler run: the fastest build from scratch
 (cd build && ctest --output-on-failure -j"$(nproc)")
 bash scripts/fuzz.sh --suite 20 2
