@@ -10,7 +10,7 @@
 using namespace mgsim;
 using namespace mgsim::test;
 
-TEST_CASE("speed shares take their ranks first and the rest run at speed 1") {
+TEST_CASE("speed shares take their ranks first, rounded by largest remainders, and the rest run at speed 1") {
   const SpeedShare shares[] = {{0.2, 0.5}};
   const Cluster cluster = Cluster::with_shares(10, 2, shares);
   REQUIRE(cluster.size() == 10);
@@ -28,6 +28,22 @@ TEST_CASE("speed shares take their ranks first and the rest run at speed 1") {
   CHECK(full.class_count() == 2);
   CHECK(full.class_size(0) == 6);
   CHECK(full.class_size(1) == 4);
+  // Thirds of 4 GPUs: 4/3 each, 1 + 1 + 1 and the largest remainder (a tie:
+  // the first share) one more; no rank is left at speed 1. Of 2 GPUs: 1 + 1.
+  const SpeedShare thirds[] = {{1.0 / 3, 2.0}, {1.0 / 3, 3.0}, {1.0 / 3, 4.0}};
+  const Cluster four = Cluster::with_shares(4, 1, thirds);
+  REQUIRE(four.class_count() == 3);
+  CHECK(four.class_size(0) == 2);
+  CHECK(four.class_size(1) == 1);
+  CHECK(four.class_size(2) == 1);
+  CHECK(four.speed(2) == 4.0);
+  const Cluster two = Cluster::with_shares(2, 1, thirds);
+  REQUIRE(two.class_count() == 2);
+  CHECK(two.speed(0) == 2.0);
+  CHECK(two.speed(1) == 3.0);
+  // 0.33 each: 1.32 ranks each and 0.04 for the rest, whose remainder is the smallest.
+  const SpeedShare almost[] = {{0.33, 2.0}, {0.33, 3.0}, {0.33, 4.0}};
+  CHECK(Cluster::with_shares(4, 1, almost).class_count() == 3);
 }
 
 TEST_CASE("two ranks of different speed classes: messages wait for the slower one") {

@@ -11,6 +11,7 @@
 #include "mgsim/rate_model.hpp"
 #include "mgsim/replay.hpp"
 #include "mgsim/schedule.hpp"
+#include "mgsim/simulation.hpp"
 #include "test_support.hpp"
 
 using namespace mgsim;
@@ -169,6 +170,24 @@ TEST_CASE("interference on a two-layer trace, each slowdown checked by hand") {
     CHECK(r.compute_end == 9000);
     CHECK(r.iteration_end == 11000);
   }
+}
+
+TEST_CASE("the breakdown counts each activity as long as it ran beside the other, by hand") {
+  // The two layers above. Communication slowdown 1: message 2 runs 2-7 (5
+  // us, 3 at full speed), message 1 7-9: 7 us of communication, 6 us of
+  // compute, 3 of the 9 exposed. Both 1: message 2 2-8, message 1 9-11 (8
+  // us), compute 0-9, 2 us exposed.
+  const LinearCost cost(1e-6, 1e-7);
+  const Workload workload(make_trace({4e-6, 2e-6}, {10, 20}));
+  const auto wfbp = make_schedule("wfbp", {});
+  const RunMetrics comm_slowed = simulate(workload, cost, *wfbp, 2, Overlap{0.0, 1.0});
+  CHECK(comm_slowed.comm_busy == 7000);
+  CHECK(comm_slowed.compute == 6000);
+  CHECK(comm_slowed.iteration == 9000);
+  const RunMetrics both = simulate(workload, cost, *wfbp, 2, Overlap{1.0, 1.0});
+  CHECK(both.comm_busy == 8000);
+  CHECK(both.compute == 9000);
+  CHECK(both.iteration == 11000);
 }
 
 TEST_CASE("zero slowdowns give exactly the ideal replay") {

@@ -21,9 +21,10 @@ class Cluster {
  public:
   /// `gpus` identical ranks.
   static Cluster homogeneous(int gpus, int gpus_per_node = 1);
-  /// `gpus` ranks: the shares take llround(fraction x gpus) ranks each (as
-  /// many as are left, if fewer), from rank 0 in the order given; the
-  /// remaining ranks run at speed 1.
+  /// `gpus` ranks, from rank 0 in the order given: each share fraction x
+  /// gpus of them, rounded by largest remainders so that the shares and the
+  /// rest of the cluster (1 - the fractions' sum, at speed 1) add up to
+  /// `gpus`; fractions adding up to 1 leave no rank at speed 1.
   static Cluster with_shares(int gpus, int gpus_per_node, std::span<const SpeedShare> shares);
   /// Rank r belongs to class `rank_class[r]`, whose speed is `speeds[c]`.
   Cluster(std::vector<double> speeds, std::vector<int> rank_class, int gpus_per_node = 1);

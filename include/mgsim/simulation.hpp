@@ -45,7 +45,7 @@ struct RunMetrics {
   /// The GPUs' summed speed: their compute in GPUs of the trace (`gpus` when
   /// every GPU runs at speed 1), the capacity that efficiency is measured against.
   double speed_sum = 0.0;
-  SimTime comm_busy = 0;   ///< sum of message durations
+  SimTime comm_busy = 0;   ///< sum of message durations, each as long as it ran (slowed under overlap.comm_slowdown)
   SimTime selection = 0;   ///< top-k selection compute per GPU (sparse schedules), inside `compute`
   int messages = 0;
   std::int64_t bytes = 0;       ///< gradient bytes communicated per GPU (the dense equivalent)

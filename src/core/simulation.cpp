@@ -71,8 +71,10 @@ RunMetrics measure(const Workload& workload, const Cluster& cluster, const Itera
   metrics.mean_iteration = metrics.p50_iteration = metrics.p99_iteration = timing.iteration_end;
   metrics.wait = timing.wait;
   metrics.messages = static_cast<int>(plan.size());
-  for (const Message& message : plan) {
-    metrics.comm_busy += message.duration;
+  // Each message as long as it ran: slowed beside compute under overlap.comm_slowdown.
+  for (std::size_t m = 0; m < plan.size(); ++m) {
+    const Message& message = plan[m];
+    metrics.comm_busy += timing.message_end[m] - timing.message_start[m];
     metrics.selection += message.selection;
     if (message.kind != CollectiveKind::param_allgather) metrics.bytes += message.bytes;
     metrics.sent_bytes += message.sent_bytes;

@@ -31,7 +31,7 @@ constexpr std::array kColumns{
     MetricColumn{"exposed_comm_s", "communication not hidden by compute: t_iter - compute, seconds",
                  [](const RunMetrics& m) { return MetricValue{m.exposed_comm_s()}; }, "{:.9f}",
                  {"exposed (ms)", 12, "{:>12.3f}", 1e3}},
-    MetricColumn{"comm_s", "sum of all message durations, seconds",
+    MetricColumn{"comm_s", "sum of all message durations, each as long as it ran, seconds",
                  [](const RunMetrics& m) { return MetricValue{m.comm_s()}; }, "{:.9f}", {}},
     MetricColumn{"selection_s", "top-k selection compute (sparse schedules; 0 for dense), seconds",
                  [](const RunMetrics& m) { return MetricValue{m.selection_s()}; }, "{:.9f}",
