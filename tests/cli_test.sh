@@ -306,6 +306,17 @@ else
   fail "(h) mgsim --version prints one line 'mgsim X.Y.Z...'" "exit $rc: $(cat version.out version.err)"
 fi
 
+# stdout first: a full disk there leaves the run's timeline unwritten; with
+# -o naming a file, --timeline - is the timeline on stdout.
+rc=0
+"$MGSIM" run -c ideal.json --timeline full-tl.json >/dev/full 2>full.err || rc=$?
+"$MGSIM" run -c ideal.json --format csv -o dash.csv --timeline - >dash-tl.json
+if [[ $rc == 2 && ! -e full-tl.json && ! -e ./- && -s dash.csv ]] && grep -q '"traceEvents"' dash-tl.json; then
+  pass "(h) run writes stdout before its timeline file; --timeline - is stdout"
+else
+  fail "(h) run writes stdout before its timeline file; --timeline - is stdout" "exit $rc: $(cat full.err)"
+fi
+
 # Every subcommand, nested ones included, as listed under "Subcommands:" in its parent's --help.
 subcommands_of() {  # subcommands_of WORDS...: the subcommands `mgsim WORDS... --help` lists
   "$MGSIM" "$@" --help | awk '/^[A-Za-z].*:$/ { section = $0; next } section == "Subcommands:" && /^  [^ -]/ { print $1 }'

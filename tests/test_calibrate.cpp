@@ -3,6 +3,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <memory>
+
 #include "test_data.hpp"
 
 #include "mgsim/error.hpp"
@@ -102,6 +105,22 @@ TEST_CASE("Calibrate writes the base config with the fitted values in place") {
   CHECK(written == expected);
 }
 
+TEST_CASE("Calibrate's written config keeps every relative input reachable from its own folder") {
+  // tests/data/graphs/config-petersen.json names its trace and a graph file
+  // (dpsgd's and matcha's topology) relative to its folder; written into
+  // tests/, both are rewritten.
+  const std::filesystem::path config = kTestData + "graphs/config-petersen.json";
+  SweepTempDir dir;
+  const auto measurements = dir.write_json("m.json", {{"measurements", {time_row("mgwfbp", 10, 0.5)}}});
+  const Calibration calibration = Calibration::from_files(config, measurements, {"network.alpha_us"});
+  const auto out = std::filesystem::path(MGSIM_SOURCE_DIR) / "tests" / "out.json";
+  const nlohmann::json written = nlohmann::json::parse(calibration.config_text(std::vector<double>{33.0}, out));
+  CHECK(written["trace"] == "../traces/googlenet-k80.json");
+  CHECK(written["schedules"][1]["topology"] == "data/graphs/petersen.txt");
+  CHECK(written["schedules"][2]["topology"] == "data/graphs/petersen.txt");
+  CHECK(written["network"]["alpha_us"] == 33.0);
+}
+
 TEST_CASE("Calibrate refuses fits it cannot answer, naming file and key") {
   SweepTempDir dir;
   const nlohmann::json schedules = {"wfbp", {{"name", "ddp"}, {"bucket_cap_mb", 25.0}}};
@@ -130,6 +149,36 @@ TEST_CASE("Calibrate refuses fits it cannot answer, naming file and key") {
         {{{"gpus", 4}, {"schedule", "wfbp"}, {"iteration_time_s", 1.0}, {"throughput_samples_per_s", 5.0}}}}});
   CHECK_THROWS_WITH(fits(both, {"network.alpha_us"}),
                     Contains("both.json: measurements[0]: expected exactly one of iteration_time_s"));
+}
+
+TEST_CASE("Calibrate's work is bounded: every fit of a calibration spends one budget, refused with a WorkError") {
+  // Each prediction is charged its estimate_steps (0: the closed form), its
+  // layers and kStepsPerPrediction, before it runs.
+  SweepTempDir dir;
+  const auto config = dir.write_json("base.json", ring_config(20.0, 5e-10, {"wfbp"}));
+  const auto measurements = dir.write_json(
+      "m.json", {{"measurements", {time_row("wfbp", 2, 0.3), time_row("wfbp", 4, 0.32), time_row("wfbp", 8, 0.35)}}});
+  const double per_prediction =
+      static_cast<double>(Workload(load_trace(kGoogleNetTrace)).layout.layer_count()) + kStepsPerPrediction;
+  // Less than one prediction: refused before any runs.
+  auto tiny = std::make_shared<WorkBudget>(per_prediction / 2);
+  CHECK_THROWS_AS(Calibration::from_files(config, measurements, {"network.alpha_us"}, {}, tiny), WorkError);
+  CHECK_THROWS_WITH(Calibration::from_files(config, measurements, {"network.alpha_us"}, {}, tiny),
+                    Catch::Contains("past --max-work"));
+  // What building and fitting spend, whole predictions, then that budget
+  // and ten predictions more: the same fit passes, its held-out fits (three
+  // more fits) are refused, not reported as "n/a".
+  auto ample = std::make_shared<WorkBudget>(kDefaultMaxWork);
+  const CalibrationResult fit = Calibration::from_files(config, measurements, {"network.alpha_us"}, {}, ample).fit();
+  const double spent = ample->spent();
+  CHECK(std::fmod(spent, per_prediction) == 0.0);
+  auto tight = std::make_shared<WorkBudget>(spent + 10 * per_prediction);
+  const Calibration calibration = Calibration::from_files(config, measurements, {"network.alpha_us"}, {}, tight);
+  CHECK(calibration.fit().values == fit.values);
+  CHECK_THROWS_AS(calibration.leave_one_out(fit.values), WorkError);
+  // A budget too small for the fit: the search stops and says so.
+  auto short_of_fit = std::make_shared<WorkBudget>(spent - 10 * per_prediction);
+  CHECK_THROWS_AS(Calibration::from_files(config, measurements, {"network.alpha_us"}, {}, short_of_fit).fit(), WorkError);
 }
 
 TEST_CASE("Calibrate refuses a measurement at a GPU count the config's curves do not have") {

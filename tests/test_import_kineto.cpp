@@ -403,6 +403,21 @@ TEST_CASE("import: a trace without steps whose gradients repeat is said to hold 
   for (const std::string& w : import(one).warnings) CHECK_THAT(w, !Catch::Contains("times over"));
 }
 
+TEST_CASE("import: a step window whose gradients repeat is said to hold several backward passes", "[import]") {
+  // ProfilerStep#1 stretched over both backward passes (1000-4000 us) and #2
+  // dropped: one window of 8 gradients, the 4 sizes twice (accumulation).
+  nlohmann::json one_window = without([](const std::string& name) { return name == "ProfilerStep#2"; });
+  for (nlohmann::json& e : one_window["traceEvents"]) {
+    if (e.value("name", "") == "ProfilerStep#1") e["dur"] = 3000;
+  }
+  const ImportedTrace merged = import(one_window);
+  CHECK(std::count_if(merged.warnings.begin(), merged.warnings.end(), [](const std::string& w) {
+          return w.find("window's 8 gradients are the same 4 sizes 2 times over: if it holds 2 backward passes") !=
+                 std::string::npos;
+        }) == 1);
+  for (const std::string& w : import(sample()).warnings) CHECK_THAT(w, !Catch::Contains("times over"));
+}
+
 TEST_CASE("import: malformed kineto traces are refused", "[import]") {
   CHECK_THROWS_WITH(import(nlohmann::json{{"events", 1}}), Catch::Contains("expected a Chrome trace"));
   CHECK_THROWS_WITH(import(nlohmann::json{{"traceEvents", nlohmann::json::array({1})}}),

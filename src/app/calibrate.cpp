@@ -1,6 +1,7 @@
 #include "mgsim/app/calibrate.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -19,6 +20,8 @@
 #include "mgsim/app/run_grid.hpp"
 #include "mgsim/io/scenario.hpp"
 #include "mgsim/io/trace_io.hpp"
+#include "mgsim/io/utf8.hpp"
+#include "mgsim/iteration.hpp"
 
 namespace mgsim {
 namespace {
@@ -30,10 +33,39 @@ nlohmann::json::json_pointer pointer_of(const std::string& path) {
   while (from <= path.size()) {
     const std::size_t dot = std::min(path.find('.', from), path.size());
     pointer += '/';
-    pointer.append(path, from, dot - from);
+    for (const char c : std::string_view(path).substr(from, dot - from)) {  // JSON pointer escapes: "a/b" is one key
+      pointer += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+    }
     from = dot + 1;
   }
   return nlohmann::json::json_pointer(pointer);
+}
+
+/// Whether `document` has a value at `pointer` (an array index past any
+/// number, "99999999999999999999", is none).
+bool holds(const nlohmann::json& document, const nlohmann::json::json_pointer& pointer) {
+  try {
+    return document.contains(pointer);
+  } catch (const nlohmann::json::exception&) {
+    return false;
+  }
+}
+
+/// Refuses a --choose key that is not a text value of `document` (read from
+/// `file`) nor a new key of one of its objects: an array index past its
+/// end, a key below a number or a text.
+void check_text_key(const nlohmann::json& document, const std::string& path, const std::filesystem::path& file) {
+  const nlohmann::json::json_pointer pointer = pointer_of(path);
+  const JsonWhere where{file.string(), path, InputKind::config};
+  constexpr std::string_view kWanted = "a text value that --choose can set (such as collective or message_unit)";
+  if (holds(document, pointer)) {
+    if (!document.at(pointer).is_string()) where.expected(kWanted, document.at(pointer));
+    return;
+  }
+  const nlohmann::json::json_pointer parent = pointer.parent_pointer();
+  if (!holds(document, parent) || !document.at(parent).is_object()) {
+    where.fail(fmt::format("expected {}, got no such key", kWanted));
+  }
 }
 
 /// The scenario a calibration predicts with: one trace, node size, collective and network.
@@ -44,14 +76,22 @@ Scenario base_scenario(const nlohmann::json& document, const std::filesystem::pa
 }
 
 /// The index of the base config's schedule entry named `name`, or -1.
-int config_schedule_index(const nlohmann::json& config, const std::string& name) {
+int config_schedule_index(const nlohmann::json& config, const std::string& name, const JsonWhere& where) {
   if (!config.contains("schedules") || !config["schedules"].is_array()) return -1;
   const nlohmann::json& schedules = config["schedules"];
+  std::vector<std::size_t> named;  // entries of that name with parameters
   for (std::size_t i = 0; i < schedules.size(); ++i) {
     const nlohmann::json& entry = schedules[i];
-    if (entry == name || (entry.is_object() && entry.value("name", "") == name)) return static_cast<int>(i);
+    if (entry == name) return static_cast<int>(i);  // the very entry: the schedule at its defaults
+    if (entry.is_object() && entry.value("name", "") == name) named.push_back(i);
   }
-  return -1;
+  const auto differs = [&](std::size_t i) { return schedules[i] != schedules[named.front()]; };
+  if (std::any_of(named.begin(), named.end(), differs)) {  // the same entry twice is one schedule
+    where.fail(fmt::format("'{}' names {} different entries of the config's schedules ({}): give the row the entry it ran "
+                           "(an object with its parameters)",
+                           printable(name), named.size(), fmt::join(named, ", ")));
+  }
+  return named.empty() ? -1 : static_cast<int>(named.front());
 }
 
 }  // namespace
@@ -78,10 +118,15 @@ std::vector<Measurement> read_measurements(const nlohmann::json& rows, const Jso
     JsonReader in(rows[i], at);
     Measurement m;
     m.trace = in.has("trace") ? folder / in.text("trace") : base_trace;
+    if (m.trace == "-") {  // each held-out fit reads the traces again
+      (in.has("trace") ? at.key("trace") : at).fail(
+          "its trace is standard input, which can be read once: expected a trace file");
+    }
     m.gpus = static_cast<int>(in.integer("gpus", 1, kMaxGpus));
     if (in.has("source")) m.source = in.text("source");
     const nlohmann::json& schedule = in.required("schedule");
-    m.config_schedule = schedule.is_string() ? config_schedule_index(base_config, schedule.get<std::string>()) : -1;
+    m.config_schedule =
+        schedule.is_string() ? config_schedule_index(base_config, schedule.get<std::string>(), at.key("schedule")) : -1;
     m.schedule = schedule;
     std::vector<std::filesystem::path> inputs;
     m.schedule_label = read_schedule(schedule, at.key("schedule"), folder, inputs).label();
@@ -135,32 +180,59 @@ std::vector<Measurement> load_measurements(const std::filesystem::path& file, co
 
 }  // namespace
 
+void WorkBudget::spend(double steps) {
+  if (!exhausted_ && spent_ + steps <= max_steps_) {
+    spent_ += steps;
+    return;
+  }
+  if (!exhausted_) refused_ = steps;
+  exhausted_ = true;
+  fail();
+}
+
+void WorkBudget::check() const {
+  if (exhausted_) fail();
+}
+
+void WorkBudget::fail() const {
+  throw WorkError(fmt::format("the calibration has simulated about {:.2g} steps and its next prediction takes {:.2g}, "
+                              "past --max-work {:.2g} (every fit together, the held-out ones and each --choose "
+                              "candidate included): give a larger --max-work, or fewer measurements, GPUs, "
+                              "iterations or layers",
+                              spent_, refused_, max_steps_));
+}
+
 Calibration Calibration::from_files(const std::filesystem::path& config, const std::filesystem::path& measurements,
                                     std::vector<std::string> fit_paths,
-                                    const std::vector<std::pair<std::string, std::string>>& setting) {
+                                    const std::vector<std::pair<std::string, std::string>>& setting,
+                                    std::shared_ptr<WorkBudget> budget) {
   // Read once ("-" is standard input), parsed twice: checked, and in key order for the fitted copy.
   std::string text = read_input_file(config, InputKind::config);
   nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(text, nullptr, false);
   nlohmann::json document = parse_json_text(std::move(text), config.string(), InputKind::config);
   for (const auto& [path, value] : setting) {
+    check_text_key(document, path, config);
     document[pointer_of(path)] = value;
     ordered[nlohmann::ordered_json::json_pointer(pointer_of(path).to_string())] = value;
   }
   const std::filesystem::path base_trace = base_scenario(document, config).traces.front();
   std::vector<Measurement> rows = load_measurements(measurements, document, base_trace);
-  return Calibration(config, std::move(ordered), measurements, "measurements", std::move(rows), std::move(fit_paths));
+  return Calibration(config, std::move(ordered), measurements, "measurements", std::move(rows), std::move(fit_paths),
+                     std::move(budget));
 }
 
 Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ordered_json config,
                          const std::filesystem::path& rows_file, std::string rows_key,
-                         std::vector<Measurement> measurements, std::vector<std::string> fit_paths)
+                         std::vector<Measurement> measurements, std::vector<std::string> fit_paths,
+                         std::shared_ptr<WorkBudget> budget)
     : config_file_(config_file),
       measurements_file_(rows_file),
       rows_key_(std::move(rows_key)),
       ordered_base_(std::move(config)),
       base_(ordered_base_),
       paths_(std::move(fit_paths)),
-      measurements_(std::move(measurements)) {
+      measurements_(std::move(measurements)),
+      budget_(budget ? std::move(budget) : std::make_shared<WorkBudget>(kDefaultMaxWork)) {
   const Scenario base = base_scenario(base_, config_file_);
   for (const std::string& path : paths_) {
     const JsonWhere where{config_file_.string(), path, InputKind::config};
@@ -170,7 +242,7 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
     }
     if (std::count(paths_.begin(), paths_.end(), path) > 1) where.fail("given twice among the values to fit");
     const auto pointer = pointer_of(path);
-    if (!base_.contains(pointer)) where.fail("expected a number at this --fit path, got no such key");
+    if (!holds(base_, pointer)) where.fail("expected a number at this --fit path, got no such key");
     const nlohmann::json& value = base_.at(pointer);
     if (!value.is_number() || value.get<double>() < 0) where.expected("a number >= 0 at this --fit path", value);
     if (std::floor(value.get<double>()) == value.get<double>() && !takes_fractions(path)) {
@@ -189,6 +261,9 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
     try {
       workloads_.get(measurements_[i].trace);
     } catch (const Error& error) {
+      if (measurements_[i].trace == base.traces.front()) {  // the row runs the config's trace
+        JsonWhere{config_file_.string(), "trace", InputKind::config}.fail(error.what());
+      }
       JsonWhere{measurements_file_.string(), fmt::format("{}[{}]", rows_key_, i), InputKind::config}.fail(
           fmt::format("its trace: {}", error.what()));
     }
@@ -197,6 +272,8 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
   for (std::size_t i = 0; i < measurements_.size(); ++i) {
     try {
       base_prediction.push_back(predict_one(base_, base, measurements_[i]));
+    } catch (const WorkError&) {
+      throw;
     } catch (const Error& error) {
       JsonWhere{measurements_file_.string(), fmt::format("{}[{}]", rows_key_, i), InputKind::config}.fail(
           fmt::format("the config cannot run {} GPUs with schedule '{}': {}", measurements_[i].gpus,
@@ -273,7 +350,10 @@ double Calibration::predict_one(const nlohmann::json& document, const Scenario& 
   point.collectives = collectives_of(scenario, m);
   point.schedules = {read_schedule(entry, where, std::filesystem::path(where.file).parent_path(), point.inputs)};
   point.schedules.front().unit = scenario.message_unit;
-  const RunMetrics metrics = RunGrid(std::move(point), workloads_).row(0).metrics;
+  const RunGrid grid(std::move(point), workloads_);
+  budget_->spend(grid.estimate_steps(0) + static_cast<double>(grid.workload(0).layout.layer_count()) +
+                 kStepsPerPrediction);
+  const RunMetrics metrics = grid.row(0).metrics;
   switch (m.metric) {
     case MeasuredMetric::throughput:
       return metrics.mean_throughput();
@@ -306,6 +386,8 @@ void Calibration::choose_scales(const std::vector<double>& base_prediction) {
       std::vector<double> predicted;
       try {
         predicted = predict(values);
+      } catch (const WorkError&) {
+        throw;
       } catch (const Error&) {
         refused = true;
         continue;
@@ -344,6 +426,8 @@ void Calibration::check_dependence(const std::vector<double>& base_prediction) c
       values[i] = factor * unit;
       try {
         return predict(values) != base_prediction;
+      } catch (const WorkError&) {
+        throw;
       } catch (const Error&) {
         return true;  // the value matters: some measurement cannot run with it
       }
@@ -463,6 +547,8 @@ std::vector<std::vector<double>> sensitivities(const std::function<std::vector<d
       for (std::size_t m = 0; m < measured.size(); ++m) {
         columns[i].push_back((above[m] - below[m]) / (2 * kSensitivityStep * measured[m].value));
       }
+    } catch (const WorkError&) {
+      throw;
     } catch (const Error&) {
       columns[i].clear();
     }
@@ -510,6 +596,8 @@ CalibrationResult Calibration::fit() const {
     for (std::size_t i = 0; i < n; ++i) values[i] = z[i] * scale_[i];
     try {
       return squared_relative_error(predict(values), measurements_);
+    } catch (const WorkError&) {
+      throw nlopt::forced_stop();  // NLopt stops and rethrows it; fit() reports the budget
     } catch (const Error&) {
       return std::numeric_limits<double>::max();
     }
@@ -523,25 +611,30 @@ CalibrationResult Calibration::fit() const {
     box[i] = std::max(lower[i], std::min(upper[i], kDirectReach * std::max(z[i], 1.0)));
     open_box = open_box && box[i] > lower[i];
   }
-  if (n > 0) {
-    if (open_box) {
-      std::vector<double> global = direct_search(objective, lower, box);
-      if (objective(global) < objective(z)) z = std::move(global);
+  try {  // the objective stops NLopt (and itself) with forced_stop once the budget is spent
+    if (n > 0) {
+      if (open_box) {
+        std::vector<double> global = direct_search(objective, lower, box);
+        if (objective(global) < objective(z)) z = std::move(global);
+      }
+      polish(objective, z, lower, upper);
     }
-    polish(objective, z, lower, upper);
-  }
-  const double fitted = objective(z);
-  for (std::size_t i = 0; i < n; ++i) {
-    result.values.push_back(z[i] * scale_[i]);
-    // Near a bound in the optimiser's units, and no better off it: a start
-    // far above a small answer puts the answer near 0 in those units.
-    bool bound = on_bound(z[i], lower[i], upper[i]);
-    if (bound) {
-      std::vector<double> at = z;
-      at[i] = z[i] - lower[i] <= upper[i] - z[i] ? lower[i] : upper[i];
-      bound = objective(at) <= fitted * (1 + 1e-6) + 1e-15;
+    const double fitted = objective(z);
+    for (std::size_t i = 0; i < n; ++i) {
+      result.values.push_back(z[i] * scale_[i]);
+      // Near a bound in the optimiser's units, and no better off it: a start
+      // far above a small answer puts the answer near 0 in those units.
+      bool bound = on_bound(z[i], lower[i], upper[i]);
+      if (bound) {
+        std::vector<double> at = z;
+        at[i] = z[i] - lower[i] <= upper[i] - z[i] ? lower[i] : upper[i];
+        bound = objective(at) <= fitted * (1 + 1e-6) + 1e-15;
+      }
+      result.at_bound.push_back(bound);
     }
-    result.at_bound.push_back(bound);
+  } catch (const nlopt::forced_stop&) {
+    budget_->check();
+    throw;
   }
   result.predicted = predict(result.values);
   result.sum_squared_rel_error = squared_relative_error(result.predicted, measurements_);
@@ -563,7 +656,8 @@ std::vector<std::optional<double>> Calibration::leave_one_out(std::span<const do
     std::vector<Measurement> others = measurements_;
     others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
     try {
-      const Calibration without(config_file_, started, measurements_file_, rows_key_, std::move(others), paths_);
+      const Calibration without(config_file_, started, measurements_file_, rows_key_, std::move(others), paths_,
+                                budget_);
       const nlohmann::json document = with_values(without.fit().values);
       predicted.push_back(predict_one(document, base_scenario(document, config_file_), measurements_[i]));
     } catch (const ConfigError&) {
@@ -589,7 +683,16 @@ std::string Calibration::config_text(std::span<const double> values, const std::
     }
     if (document.contains("schedules")) {
       for (nlohmann::ordered_json& entry : document["schedules"]) {
-        if (entry.is_object() && entry.contains("selection_curve")) moved(entry["selection_curve"]);
+        if (!entry.is_object()) continue;
+        if (entry.contains("selection_curve")) moved(entry["selection_curve"]);
+        if (!entry.contains("name") || !entry["name"].is_string()) continue;
+        const ScheduleChoice choice = find_schedule_or_builder(entry["name"].get<std::string>());
+        if (choice.builder == nullptr) continue;
+        for (const ChoiceSpec& spec : choice.builder->choices) {  // a graph file instead of a named topology
+          if (!spec.file_allowed || !entry.contains(spec.name) || !entry[spec.name].is_string()) continue;
+          const std::string given = entry[spec.name].get<std::string>();
+          if (std::find(spec.choices.begin(), spec.choices.end(), given) == spec.choices.end()) moved(entry[spec.name]);
+        }
       }
     }
   }

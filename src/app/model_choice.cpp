@@ -103,7 +103,8 @@ void check_every_choice_matters(const std::vector<Choice>& choices, const std::v
 }  // namespace
 
 ModelChoice choose_model(const std::filesystem::path& config, const std::filesystem::path& measurements,
-                         const std::vector<std::string>& fit_paths, const std::vector<Choice>& choices) {
+                         const std::vector<std::string>& fit_paths, const std::vector<Choice>& choices,
+                         double max_work) {
   for (auto choice = choices.begin(); choice != choices.end(); ++choice) {
     const auto same_key = [&](const Choice& other) { return other.key == choice->key; };
     if (std::any_of(choices.begin(), choice, same_key)) {
@@ -112,8 +113,9 @@ ModelChoice choose_model(const std::filesystem::path& config, const std::filesys
     }
   }
   ModelChoice chosen;
+  const auto budget = std::make_shared<WorkBudget>(max_work);
   for (const auto& setting : settings_of(choices)) {
-    Calibration calibration = Calibration::from_files(config, measurements, fit_paths, setting);
+    Calibration calibration = Calibration::from_files(config, measurements, fit_paths, setting, budget);
     CalibrationResult fit = calibration.fit();
     HeldOutErrors held_out = held_out_errors(calibration, fit);
     chosen.candidates.push_back({setting, std::move(calibration), std::move(fit), std::move(held_out)});

@@ -47,7 +47,7 @@ void add_rows(const std::filesystem::path& file, const std::vector<Measurement>&
   }
 }
 
-void validate_case(const std::filesystem::path& file, ValidationReport& report) {
+void validate_case(const std::filesystem::path& file, double max_work, ValidationReport& report) {
   const nlohmann::json document = parse_json_file(file, InputKind::config);
   JsonReader top(document, {file.string(), "", InputKind::config});
   if (top.required("format") != "mgsim-validation") {
@@ -76,13 +76,14 @@ void validate_case(const std::filesystem::path& file, ValidationReport& report) 
   check_sources(top, predicting, top.where().key("predict"));
   top.reject_unknown();
 
-  const Calibration calibration(file, config, file, "calibrate", calibrating, paths);
+  const auto budget = std::make_shared<WorkBudget>(max_work);
+  const Calibration calibration(file, config, file, "calibrate", calibrating, paths, budget);
   const CalibrationResult fit = calibration.fit();
   add_rows(file, calibrating, fit.predicted, true, report);
   for (std::size_t i = 0; i < paths.size(); ++i)
     report.fitted.push_back(
         {file.filename().string(), paths[i], fit.values[i], identifiability_note(calibration, fit, i)});
-  const Calibration prediction(file, calibration.with_values(fit.values), file, "predict", predicting, {});
+  const Calibration prediction(file, calibration.with_values(fit.values), file, "predict", predicting, {}, budget);
   add_rows(file, predicting, prediction.predict({}), false, report);
 }
 
@@ -117,11 +118,13 @@ std::vector<SourceSummary> ValidationReport::by_source() const {
   return summaries;
 }
 
-ValidationReport validate(const std::filesystem::path& path) {
+ValidationReport validate(const std::filesystem::path& path, double max_work) {
   std::vector<std::filesystem::path> files;
   if (std::filesystem::is_directory(path)) {
+    // Every *.json entry, whatever it is: reading a folder, a device or a
+    // broken link is refused with its name, never skipped without a word.
     for (const auto& entry : std::filesystem::directory_iterator(path)) {
-      if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
+      if (entry.path().extension() == ".json") files.push_back(entry.path());
     }
     std::sort(files.begin(), files.end());
     if (files.empty())
@@ -130,7 +133,7 @@ ValidationReport validate(const std::filesystem::path& path) {
     files.push_back(path);
   }
   ValidationReport report;
-  for (const std::filesystem::path& file : files) validate_case(file, report);
+  for (const std::filesystem::path& file : files) validate_case(file, max_work, report);
   return report;
 }
 

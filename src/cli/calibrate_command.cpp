@@ -28,6 +28,7 @@ struct CalibrateOptions {
   std::string fit;
   std::string output;
   std::vector<std::string> choose;
+  double max_work = kDefaultMaxWork;
 };
 
 /// "a.b,c.d": the dotted paths of --fit.
@@ -103,9 +104,15 @@ std::string choice_report(const ModelChoice& choice) {
 void calibrate(const CalibrateOptions& options) {
   const std::vector<std::string> paths = split_paths(options.fit);
   check_paths(options.fit, paths);
+  if (options.config == "-" && options.measurements == "-") {
+    throw ConfigError("-c - and -m -: standard input can be read once: give one of them as a file");
+  }
+  if (!options.choose.empty() && (options.config == "-" || options.measurements == "-")) {
+    throw ConfigError("--choose reads -c and -m once per candidate: give them as files, not standard input");
+  }
   std::vector<Choice> choices;
   for (const std::string& text : options.choose) choices.push_back(parse_choice(text));
-  ModelChoice choice = choose_model(options.config, options.measurements, paths, choices);
+  ModelChoice choice = choose_model(options.config, options.measurements, paths, choices, options.max_work);
   const Candidate& chosen = choice.candidates[choice.best];
   const std::string text = (choices.empty() ? "" : choice_report(choice)) +
                            report(chosen.calibration, chosen.fit, chosen.held_out);
@@ -114,10 +121,8 @@ void calibrate(const CalibrateOptions& options) {
     std::fputs(text.c_str(), stderr);
     return;
   }
-  if (!options.output.empty()) {
-    write_file_atomically(options.output, chosen.calibration.config_text(chosen.fit.values, options.output));
-  }
-  write_stdout(text);
+  if (options.output.empty()) return write_stdout(text);
+  emit_all({{text, kStdout}, {chosen.calibration.config_text(chosen.fit.values, options.output), options.output}});
 }
 
 }  // namespace
@@ -142,6 +147,11 @@ void add_calibrate_command(CLI::App& app) {
                       "one with the smallest held-out error; repeat for more keys (every combination is fitted)");
   command->add_option("-o,--output", options->output, "write the config with the fitted values to this file (-: stdout, the report then on stderr)")
       ->check(output_name());
+  command
+      ->add_option("--max-work", options->max_work,
+                   "most steps the calibration may simulate, every fit together (held-out ones, --choose candidates)")
+      ->capture_default_str()
+      ->check(finite_in(1, 1e15, true));
   add_examples(command, {"mgsim calibrate -c base.json -m measured.json --fit network.alpha_us,network.beta_s_per_byte -o fitted.json",
                          "mgsim calibrate -c base.json -m measured.json --fit network.beta_s_per_byte --choose collective=ring,tree,double-binary-tree"});
   command->callback([options] { calibrate(*options); });

@@ -22,6 +22,17 @@ inline constexpr std::string_view kStdout = "-";
 /// whole or not at all; refuses an `output` that is a file the command read (check_output).
 void emit(std::string_view text, const std::string& output);
 
+/// A command's text and where it goes: a file, or stdout when "" or "-".
+struct Output {
+  std::string_view text;
+  std::string_view output;
+};
+
+/// Writes each text to its output after check_output of every file: stdout's
+/// first, then the files (each whole or not at all), so that a failing
+/// stdout leaves every file as it was.
+void emit_all(std::initializer_list<Output> outputs);
+
 /// check_output of each named output ("" or "-": stdout, nothing to check),
 /// so that a command with several outputs refuses before writing any; and
 /// refuses two of them that name the same file (by any path), or "-" twice.

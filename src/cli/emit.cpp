@@ -27,11 +27,17 @@ void finish_stdout() {
   if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) stdout_failed();
 }
 
-void emit(std::string_view text, const std::string& output) {
-  if (output.empty() || output == kStdout) {
-    write_stdout(text);
-  } else {
-    write_file_atomically(output, text);
+void emit(std::string_view text, const std::string& output) { emit_all({{text, output}}); }
+
+void emit_all(std::initializer_list<Output> outputs) {
+  for (const Output& out : outputs) {
+    if (!out.output.empty() && out.output != kStdout) check_output(std::string(out.output));
+  }
+  for (const Output& out : outputs) {
+    if (out.output.empty() || out.output == kStdout) write_stdout(out.text);
+  }
+  for (const Output& out : outputs) {
+    if (!out.output.empty() && out.output != kStdout) write_file_atomically(std::string(out.output), out.text);
   }
 }
 

@@ -89,15 +89,14 @@ void fit(const FitOptions& options) {
     for (nlohmann::ordered_json& fitted : results) stamp_report(fitted);
     report = json_text(results.size() == 1 ? results.front() : results, 1) + "\n";
   }
-  check_outputs({options.output, options.curve_output});
-  if (!options.curve_output.empty()) {
-    const nlohmann::json provenance = {
-        {"kind", "synthetic"},
-        {"derived_from", options.curves.front()},
-        {"method", "mgsim fit: a + b*M per size range (breakpoints by BIC), evaluated at the measured sizes"}};
-    write_file_atomically(options.curve_output, format_curve_json(result.fitted, provenance, curve.collective));
-  }
-  emit(report, options.output);
+  const std::string_view output = options.output.empty() ? kStdout : std::string_view(options.output);
+  check_outputs({output, options.curve_output});
+  if (options.curve_output.empty()) return emit(report, options.output);
+  const nlohmann::json provenance = {
+      {"kind", "synthetic"},
+      {"derived_from", options.curves.front()},
+      {"method", "mgsim fit: a + b*M per size range (breakpoints by BIC), evaluated at the measured sizes"}};
+  emit_all({{report, output}, {format_curve_json(result.fitted, provenance, curve.collective), options.curve_output}});
 }
 
 }  // namespace

@@ -54,11 +54,14 @@ void run(const RunOptions& options) {
   ProgressBar progress(0, grid.size(), std::chrono::seconds(1));  // on a terminal, after a second
   std::vector<RunOutcome> outcomes = execute_runs(grid, [&](std::size_t done) { progress.update(done); });
   const std::string report = format_report(rows_of(outcomes), format, table);
-  check_outputs({options.output, options.timeline});
-  if (!options.timeline.empty()) {
-    write_file_atomically(options.timeline, format_timeline(grid.workload(0), timeline_iterations(std::move(outcomes))));
+  const std::string_view output = options.output.empty() ? kStdout : std::string_view(options.output);
+  if (options.timeline == kStdout && output == kStdout) {
+    throw OutputError("--timeline -: the report goes to standard output already: give it a file with -o");
   }
-  emit(report, options.output);
+  check_outputs({output, options.timeline});
+  if (options.timeline.empty()) return emit(report, options.output);
+  const std::string timeline = format_timeline(grid.workload(0), timeline_iterations(std::move(outcomes)));
+  emit_all({{report, output}, {timeline, options.timeline}});
 }
 
 }  // namespace
@@ -72,7 +75,7 @@ void add_run_command(CLI::App& app) {
   command->add_option("-f,--format", options->format, "table, csv or json")->capture_default_str();
   command->add_option("-o,--output", options->output, "file to write instead of stdout (-: stdout)")
       ->check(output_name());
-  command->add_option("--timeline", options->timeline, "also write the simulated iterations as a Chrome trace (Perfetto)")
+  command->add_option("--timeline", options->timeline, "also write the simulated iterations as a Chrome trace (Perfetto; -: stdout, with -o naming a file)")
       ->check(output_name());
   command
       ->add_option("--columns", options->columns,

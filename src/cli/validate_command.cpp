@@ -14,6 +14,7 @@ struct ValidateOptions {
   std::string path = "validation";
   std::string format = "table";
   std::string output;
+  double max_work = kDefaultMaxWork;
 };
 
 }  // namespace
@@ -31,11 +32,16 @@ void add_validate_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("-o,--output", options->output, "write the report to this file instead of stdout (-: stdout)")
       ->check(output_name());
+  command
+      ->add_option("--max-work", options->max_work,
+                   "most steps each case's calibration and predictions may simulate, every fit together")
+      ->capture_default_str()
+      ->check(finite_in(1, 1e15, true));
   add_examples(command, {"mgsim validate", "mgsim validate validation/dgx1-v100-resnet50.json -o report.txt",
                          "mgsim validate --format csv -o validation.csv"});
   command->callback([options] {
     const ReportFormat format = parse_report_format(options->format);
-    emit(format_validation(validate(shipped_or_given(options->path)), format),
+    emit(format_validation(validate(shipped_or_given(options->path), options->max_work), format),
          options->output);  // the default path is not transformed
   });
 }

@@ -2,6 +2,7 @@
 // prints one model's operators, `trace` writes a roofline-synthetic trace,
 // `calibrate` fits a GPU entry's efficiencies to a measured trace.
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -12,6 +13,8 @@
 #include "commands.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/trace_io.hpp"
+#include "mgsim/io/utf8.hpp"
+#include "mgsim/limits.hpp"
 #include "mgsim/zoo/calibration.hpp"
 #include "mgsim/zoo/models.hpp"
 #include "mgsim/zoo/synthetic.hpp"
@@ -60,9 +63,9 @@ void add_roofline_options(CLI::App* command, RooflineArgs& r) {
                                           "(docs/models.md#gpu-spec-files)");
   gpu->excludes(spec);
   command->add_option("--compute-efficiency", r.compute_efficiency, "fraction of peak FLOP/s (default: the GPU entry's)")
-      ->check(finite_in(0, 1, false));
+      ->check(finite_in(kMinEfficiency, kMaxEfficiency, true));
   command->add_option("--memory-efficiency", r.memory_efficiency, "fraction of peak bandwidth (default: the GPU entry's)")
-      ->check(finite_in(0, 1, false));
+      ->check(finite_in(kMinEfficiency, kMaxEfficiency, true));
   command->add_option("--backward-factor", r.backward_factor, "backward time / forward time per operator")
       ->capture_default_str()
       ->check(finite_in(0, 100, true));
@@ -116,7 +119,7 @@ void add_measured_options(CLI::App* command, MeasuredCompute& m) {
                                 ->check(finite_in(0, 1e12, false));
   CLI::Option* step = command->add_option("--step-time", m.step_time_s,
                                           "scale the trace to this measured 1-GPU iteration (forward + backward), s")
-                          ->check(finite_in(0, 1e6, false));
+                          ->check(finite_in(0, kMaxStepSeconds, false));
   CLI::Option* by = command->add_option("--measured-by", m.measured_by,
                                         "who measured the figure and where (paper table, repository file and commit)");
   throughput->excludes(step);
@@ -220,6 +223,15 @@ void trace(const ModelArgs& a, const RooflineArgs& r, const MeasuredCompute& mea
   if (a.image_size > 0) t.provenance["image_size"] = a.image_size;
   if (a.seq_len > 0) t.provenance["seq_len"] = a.seq_len;
   t.provenance["command"] = "mgsim zoo trace";
+  for (const Layer& layer : t.trace.layers) {  // before the reader's check, which cannot say why
+    const double slowest = std::max(layer.backward_time_s, layer.forward_time_s);
+    if (!(slowest <= kMaxStepSeconds)) {
+      throw ConfigError(fmt::format("the trace of {} at batch {} (not written): layer {} would take {:g} s, expected "
+                                    "at most {:g} s a layer: give a smaller batch, a faster GPU or higher efficiencies (--gpu, "
+                                    "--gpu-spec, --compute-efficiency, --memory-efficiency)",
+                                    a.model, a.batch, printable(layer.name), slowest, kMaxStepSeconds));
+    }
+  }
   const std::string text = format_trace_json(t.trace, t.provenance);
   // Never write a trace mgsim would refuse to read (a layer past an hour, a total past a year).
   parse_trace(text, fmt::format("the trace of {} at batch {} (not written)", a.model, a.batch));

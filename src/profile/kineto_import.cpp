@@ -33,6 +33,7 @@
 #include "kineto_module_index.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/trace_io.hpp"
+#include "mgsim/io/utf8.hpp"
 #include "mgsim/limits.hpp"
 #include "mgsim/median.hpp"
 #include "mgsim/profile/importers.hpp"
@@ -140,7 +141,7 @@ class KinetoImporter {
       }
       if (params_.empty()) {
         describe_parameters(nodes, grads);
-        if (events_.steps.empty()) warn_if_repeated();
+        warn_if_repeated();
       }
       if (grads.size() != params_.size()) {
         warnings_.push_back(fmt::format("iteration {} accumulates {} gradients, the first one {}: skipped", iteration,
@@ -273,13 +274,19 @@ class KinetoImporter {
   /// operator that starts in it (one per optimizer), the longer of its CPU
   /// span (a step bound by its launches) and the span from the first to the
   /// last GPU work launched inside it on its thread (a step bound by the
-  /// GPU), summed; nothing when the window has none.
+  /// GPU), summed; nothing when the window has none. One whose CPU span ends
+  /// past the window is refused.
   std::optional<double> optimizer_step_in(std::int64_t from, std::int64_t to) const {
     std::optional<double> total;
     const std::vector<Span>& ops = events_.operators;  // by start
     auto op = std::lower_bound(ops.begin(), ops.end(), from, [](const Span& o, std::int64_t t) { return o.start_ns < t; });
     for (; op != ops.end() && op->start_ns <= to; ++op) {
       if (!op->name.starts_with(kOptimizerStep)) continue;
+      if (op->end_ns > to) {
+        fail(fmt::format("an \"{}\" operator starting at {} ns ends {} ns past its ProfilerStep# window: expected "
+                         "a step's optimizer inside the step (a damaged file?)",
+                         printable(op->name), op->start_ns, op->end_ns - to));
+      }
       std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = std::numeric_limits<std::int64_t>::min();
       for (const auto& [start, end] : work_of(launches_in(op->start_ns, op->end_ns, op->thread))) {
         first = std::min(first, start);
@@ -448,9 +455,10 @@ class KinetoImporter {
     check_layer_count();
   }
 
-  /// Without step windows the whole trace is one iteration; a gradient list
-  /// that is the same sizes k >= 2 times over is likely k iterations read as
-  /// one (or a model of k identical blocks): said, not refused.
+  /// A gradient list that is the same sizes k >= 2 times over is likely k
+  /// backward passes read as one iteration (without step windows, k
+  /// iterations; in a window, k accumulated micro-batches or a missed
+  /// prof.step()), or a model of k identical blocks: said, not refused.
   void warn_if_repeated() {
     const std::size_t n = params_.size();
     for (std::size_t period = 1; period <= n / 2; ++period) {
@@ -458,10 +466,17 @@ class KinetoImporter {
       bool repeats = true;
       for (std::size_t i = period; i < n && repeats; ++i) repeats = params_[i].elements == params_[i - period].elements;
       if (!repeats) continue;
-      warnings_.push_back(fmt::format("the trace has no ProfilerStep# window and its {} gradients are the same {} "
-                                      "sizes {} times over: if it holds {} iterations they were read as one (mark "
-                                      "the steps with prof.step())",
-                                      n, period, n / period, n / period));
+      if (events_.steps.empty()) {
+        warnings_.push_back(fmt::format("the trace has no ProfilerStep# window and its {} gradients are the same {} "
+                                        "sizes {} times over: if it holds {} iterations they were read as one (mark "
+                                        "the steps with prof.step())",
+                                        n, period, n / period, n / period));
+      } else {
+        warnings_.push_back(fmt::format("the first ProfilerStep# window's {} gradients are the same {} sizes {} times "
+                                        "over: if it holds {} backward passes (gradient accumulation, or a missed "
+                                        "prof.step()) they were read as one, with {} times the sizes and time",
+                                        n, period, n / period, n / period, n / period));
+      }
       return;
     }
   }

@@ -188,6 +188,10 @@ double measured_iteration_s(const MeasuredCompute& m, int batch) {
   }
   const double iteration = given(m.step_time_s) ? m.step_time_s : batch / m.throughput_samples_per_s;
   if (!(iteration <= kMaxStepSeconds)) {
+    if (given(m.step_time_s)) {
+      throw ConfigError(fmt::format("a measured step time of {:g} s: expected at most {:g} s", iteration,
+                                    kMaxStepSeconds));
+    }
     throw ConfigError(fmt::format("a measured throughput of {:g} samples/s makes an iteration of {:g} s at batch {}: "
                                   "expected at most {:g} s",
                                   m.throughput_samples_per_s, iteration, batch, kMaxStepSeconds));

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "mgsim/app/run_grid.hpp"
+#include "mgsim/error.hpp"
 #include "mgsim/io/scenario.hpp"
 
 namespace mgsim {
@@ -74,6 +75,39 @@ struct CalibrationResult {
   int evaluations = 0;
 };
 
+/// Steps charged for one prediction besides its simulation
+/// (estimate_steps): reading the config with the candidate values, planning
+/// and timing the iteration, about 5 us for a small trace at 10 M steps/s.
+inline constexpr double kStepsPerPrediction = 50;
+
+/// The work a calibration may do, all its fits together (the global search,
+/// the polish, the held-out fits, every candidate of --choose): `run`'s
+/// --max-work, spent prediction by prediction, each charged its
+/// estimate_steps, its layers and kStepsPerPrediction before it runs.
+class WorkBudget {
+ public:
+  explicit WorkBudget(double max_steps) : max_steps_(max_steps) {}
+  /// Charges `steps`; throws WorkError when that would pass the budget (nothing is charged then).
+  void spend(double steps);
+  bool exhausted() const { return exhausted_; }
+  double spent() const { return spent_; }
+  /// Throws WorkError when a charge was refused (one NLopt stopped on).
+  void check() const;
+
+ private:
+  [[noreturn]] void fail() const;
+  double max_steps_;
+  double spent_ = 0.0;
+  bool exhausted_ = false;
+  double refused_ = 0.0;  ///< the charge refused
+};
+
+/// A calibration past its WorkBudget: not a bad config, so no fit catches it.
+class WorkError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// A start whose this-many times moves no prediction by 0.1% counts as 0.
 inline constexpr double kNegligibleStart = 100;
 /// The smallest power of ten calibrate tries as a value's unit.
@@ -88,13 +122,17 @@ class Calibration {
   /// when perturbed. Throws ConfigError naming file and key. `setting`
   /// replaces text values of the config first (dotted path, value: a
   /// candidate of --choose).
+  /// Every prediction is charged to `budget` (shared with the held-out
+  /// fits; a fresh kDefaultMaxWork one when null).
   static Calibration from_files(const std::filesystem::path& config, const std::filesystem::path& measurements,
                                 std::vector<std::string> fit_paths,
-                                const std::vector<std::pair<std::string, std::string>>& setting = {});
+                                const std::vector<std::pair<std::string, std::string>>& setting = {},
+                                std::shared_ptr<WorkBudget> budget = nullptr);
   /// The same from a config document read from `config_file` (for messages
   /// and relative paths) and rows read from key `rows_key` of `rows_file`.
   Calibration(const std::filesystem::path& config_file, nlohmann::ordered_json config, const std::filesystem::path& rows_file,
-              std::string rows_key, std::vector<Measurement> measurements, std::vector<std::string> fit_paths);
+              std::string rows_key, std::vector<Measurement> measurements, std::vector<std::string> fit_paths,
+              std::shared_ptr<WorkBudget> budget = nullptr);
 
   /// Predicted value of every measurement with `values` at the fit paths.
   std::vector<double> predict(std::span<const double> values) const;
@@ -154,6 +192,7 @@ class Calibration {
   std::vector<Measurement> measurements_;
   /// Every measurement's trace, loaded when the calibration is built (so predict() only reads it).
   mutable WorkloadCache workloads_;
+  std::shared_ptr<WorkBudget> budget_;
 };
 
 /// Why value `i` of `result` is not identifiable: "not identifiable: trades

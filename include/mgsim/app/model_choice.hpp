@@ -51,7 +51,9 @@ struct ModelChoice {
   std::vector<Candidate> candidates;
   std::size_t best = 0;
 };
+/// Every candidate's fits share one WorkBudget of `max_work` steps.
 ModelChoice choose_model(const std::filesystem::path& config, const std::filesystem::path& measurements,
-                         const std::vector<std::string>& fit_paths, const std::vector<Choice>& choices);
+                         const std::vector<std::string>& fit_paths, const std::vector<Choice>& choices,
+                         double max_work = kDefaultMaxWork);
 
 }  // namespace mgsim

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "mgsim/app/run_grid.hpp"
 #include "mgsim/io/report.hpp"
 
 namespace mgsim {
@@ -58,8 +59,9 @@ struct ValidationReport {
 };
 
 /// Runs every case file (`*.json`, in name order) of `path`, or the one file
-/// `path` names. Throws ConfigError naming file and key on a bad case.
-ValidationReport validate(const std::filesystem::path& path);
+/// `path` names, each case's calibration and predictions within a WorkBudget
+/// of `max_work` steps. Throws ConfigError naming file and key on a bad case.
+ValidationReport validate(const std::filesystem::path& path, double max_work = kDefaultMaxWork);
 
 /// The report as `format` says (docs/output-format.md): the table is the
 /// rows (predicted vs measured), the fitted values, and the median and max
