@@ -166,7 +166,8 @@ void add_import_chakra(CLI::App& import_command) {
   chakra->add_option("file", options->input, "an .et file, or the PREFIX of PREFIX.<rank>.et (reads rank 0)")->required();
   chakra->add_option("-o,--output", options->output, "the mgsim file to write (default or -: stdout)")
       ->check(output_name());
-  chakra->add_option("--model", options->model, "model name (default: the file name; an mgsim export keeps its own)");
+  chakra->add_option("--model", options->model, "model name (default: the file name; an mgsim export keeps its own)")
+      ->check(name_text("a model name"));
   chakra->add_option("--batch", options->batch_size, "samples per GPU per iteration (default 1; an mgsim export keeps its own)")
       ->check(whole_in(1, 1 << 30));
   add_examples(chakra, {"mgsim import chakra workload -o workload.json  # the prefix of workload.0.et ...: reads rank 0",

@@ -55,6 +55,10 @@ CLI::Validator finite_in(double min, double max, bool min_inclusive);
 /// Range calls 8.5 "not in range" and reads 010 as 8).
 CLI::Validator whole_in(long long min, long long max);
 
+/// A name option's check (a model, a GPU, a file to read): `what`, neither
+/// empty (which would read as "not given") nor holding control characters.
+CLI::Validator name_text(std::string_view what);
+
 /// An output option's check: a file name or "-", never an empty name (which
 /// would otherwise read as "not given": standard output).
 CLI::Validator output_name();

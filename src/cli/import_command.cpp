@@ -126,8 +126,17 @@ void import_kineto_ranks(const ImportOptions& options, const profile::KinetoOpti
   const auto out = [&](const profile::RankTrace& r) {
     return (std::filesystem::path(options.output) / fmt::format("rank-{}.json", r.rank)).string();
   };
+  std::error_code error;
+  if (std::filesystem::equivalent(options.output, options.input, error)) {
+    throw OutputError(fmt::format("-o {}: is the folder of traces read: write the per-rank traces to another one",
+                                  options.output));
+  }
+  if (std::filesystem::exists(options.output, error) && !std::filesystem::is_directory(options.output, error)) {
+    throw OutputError(fmt::format("-o {}: expected a folder for the per-rank traces, got a file", options.output));
+  }
   for (const profile::RankTrace& r : ranks) check_outputs({out(r)});  // none written unless all may be
-  std::filesystem::create_directories(options.output);
+  std::filesystem::create_directories(options.output, error);
+  if (error) throw OutputError(fmt::format("-o {}: cannot create the folder: {}", options.output, error.message()));
   std::vector<double> backward;
   for (const profile::RankTrace& r : ranks) {
     write_kineto(r.imported, r.file.string(), out(r));
@@ -200,7 +209,7 @@ void add_import_command(CLI::App& app) {
 
   CLI::App* kineto =
       add_source(*command, "kineto", "PyTorch profiler Chrome trace (.json or .json.gz) -> trace", *options);
-  kineto->add_option("--model", options->model, "model name for the trace")->required();
+  kineto->add_option("--model", options->model, "model name for the trace")->required()->check(name_text("a model name"));
   kineto->add_option("--batch", options->batch_size, "samples per GPU per iteration")
       ->required()
       ->check(whole_in(1, 1 << 30));

@@ -9,6 +9,7 @@
 #include <exception>
 #include <iostream>
 #include <string_view>
+#include <system_error>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -109,6 +110,12 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& error) {
     if (error.get_exit_code() == 0) return help_or_version(app, error);
     return fail(fmt::format("{} (mgsim --help lists the commands and options)", error.what()));
+  } catch (const std::system_error& error) {  // fmt::print's failed write: stdout, as write_stdout says it
+    const std::string_view what = error.what();
+    if (what.starts_with("cannot write to file")) {
+      return fail(fmt::format("standard output: cannot write: {}", error.code().message()));
+    }
+    return fail(error.what());
   } catch (const std::exception& error) {  // mgsim::Error, and anything a library let escape
     return fail(error.what());
   } catch (...) {

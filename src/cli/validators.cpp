@@ -1,11 +1,13 @@
 // Checks of flag values and help text shared by the subcommands.
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "mgsim/io/utf8.hpp"
 
 namespace mgsim::cli {
 
@@ -45,6 +47,20 @@ CLI::Validator output_name() {
         return text.empty() ? "expected a file name, or - for standard output, got an empty name" : "";
       },
       "FILE");
+}
+
+CLI::Validator name_text(std::string_view what) {
+  return CLI::Validator(
+      [what = std::string(what)](const std::string& text) -> std::string {
+        if (text.empty()) return fmt::format("expected {}, got an empty value", what);
+        const auto control = [](unsigned char c) { return c < 0x20 || c == 0x7f; };
+        if (std::any_of(text.begin(), text.end(), control)) {
+          return fmt::format("expected {} without control characters (a newline, a tab), got '{}'", what,
+                             printable(text));
+        }
+        return "";
+      },
+      "NAME");
 }
 
 }  // namespace mgsim::cli

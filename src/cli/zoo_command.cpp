@@ -58,9 +58,11 @@ void add_model_options(CLI::App* command, ModelArgs& a) {
 }
 
 void add_roofline_options(CLI::App* command, RooflineArgs& r) {
-  CLI::Option* gpu = command->add_option("--gpu", r.gpu, "GPU catalogue entry (see `mgsim zoo list`)");
+  CLI::Option* gpu = command->add_option("--gpu", r.gpu, "GPU catalogue entry (see `mgsim zoo list`)")
+                         ->check(name_text("a GPU name"));
   CLI::Option* spec = command->add_option("--gpu-spec", r.gpu_spec, "GPU spec file for a card the catalogue lacks "
-                                          "(docs/models.md#gpu-spec-files)");
+                                          "(docs/models.md#gpu-spec-files)")
+                          ->check(name_text("a GPU spec file"));
   gpu->excludes(spec);
   command->add_option("--compute-efficiency", r.compute_efficiency, "fraction of peak FLOP/s (default: the GPU entry's)")
       ->check(finite_in(kMinEfficiency, kMaxEfficiency, true));
@@ -131,10 +133,16 @@ ModelGraph build(const ModelArgs& a, int batch) {
   return build_model(a.model, {batch, a.image_size, a.seq_len, a.aux_heads, precision_bytes(parse_precision(a.precision))});
 }
 
-/// The GPU of --gpu or --gpu-spec (exactly one).
-GpuSpec gpu_of(const RooflineArgs& r) {
+/// The GPU of --gpu or --gpu-spec (exactly one), refused unless it has a peak at `precision`.
+GpuSpec gpu_of(const RooflineArgs& r, Precision precision) {
   if (r.gpu.empty() == r.gpu_spec.empty()) throw ConfigError("give a GPU: --gpu NAME or --gpu-spec FILE");
-  return r.gpu.empty() ? load_gpu_spec(r.gpu_spec) : find_gpu(r.gpu);
+  GpuSpec gpu = r.gpu.empty() ? load_gpu_spec(r.gpu_spec) : find_gpu(r.gpu);
+  if (!r.gpu_spec.empty() && gpu.matrix_tflops[static_cast<std::size_t>(precision)] <= 0) {
+    throw ConfigError(fmt::format("{}: matrix_tflops.{}: missing, and --precision {} needs it", r.gpu_spec,
+                                  precision_name(precision), precision_name(precision)));
+  }
+  gpu.peak_tflops(precision);  // the catalogue's message for a catalogue GPU
+  return gpu;
 }
 
 RooflineSettings settings_of(const RooflineArgs& r, const GpuSpec& gpu) {
@@ -187,9 +195,8 @@ void trace(const ModelArgs& a, const RooflineArgs& r, const MeasuredCompute& mea
            const SecondFigure& second, const std::string& output) {
   const std::pair<int, double>& bound = second.at;
   const PerPass term = second.fits == "overhead" ? PerPass::overhead : PerPass::launch;
-  const GpuSpec gpu = gpu_of(r);
   const Precision precision = parse_precision(a.precision);
-  gpu.peak_tflops(precision);  // refuse an unsupported precision before building
+  const GpuSpec gpu = gpu_of(r, precision);  // before building
   const RooflineSettings settings = settings_of(r, gpu);
   SyntheticTrace t = synthesize_trace(build(a, a.batch), gpu, precision, settings);
   const bool scaled = measured.throughput_samples_per_s != 0 || measured.step_time_s != 0 || !measured.measured_by.empty();
@@ -241,8 +248,8 @@ void trace(const ModelArgs& a, const RooflineArgs& r, const MeasuredCompute& mea
 void calibrate_trace(ModelArgs a, const RooflineArgs& r, const std::string& trace_file, const CalibrationOptions& options) {
   const Trace measured = load_trace(trace_file);
   if (a.model.empty()) a.model = measured.model;
-  const GpuSpec gpu = gpu_of(r);
   const Precision precision = parse_precision(a.precision);
+  const GpuSpec gpu = gpu_of(r, precision);
   const ModelGraph graph = build(a, measured.batch_size);
   const CalibrationResult result = calibrate(measured, graph, gpu, precision, settings_of(r, gpu), options);
   fmt::print("{}", format_calibration(result));

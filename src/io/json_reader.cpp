@@ -30,8 +30,14 @@ bool is_number_from(const nlohmann::json& value, double min, bool min_inclusive,
 }
 
 bool is_integer_in(const nlohmann::json& value, std::int64_t min, std::int64_t max) {
-  return (value.is_number_integer() || value.is_number_unsigned()) && !value.is_number_float() &&
-         value.get<double>() >= static_cast<double>(min) && value.get<double>() <= static_cast<double>(max);
+  // Compared as integers: as doubles 2^53 + 1 passes for 2^53.
+  if (value.is_number_unsigned()) {
+    const std::uint64_t n = value.get<std::uint64_t>();
+    return max >= 0 && n <= static_cast<std::uint64_t>(max) && (min <= 0 || n >= static_cast<std::uint64_t>(min));
+  }
+  if (!value.is_number_integer()) return false;
+  const std::int64_t n = value.get<std::int64_t>();
+  return n >= min && n <= max;
 }
 
 bool is_text(const nlohmann::json& value) {

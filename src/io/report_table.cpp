@@ -18,6 +18,7 @@
 #include "metric_columns.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/report.hpp"
+#include "mgsim/io/utf8.hpp"
 
 namespace mgsim {
 namespace {
@@ -176,7 +177,7 @@ std::string format_table(const std::vector<RunRow>& rows, const TableOptions& op
   const Layout shape =
       layout(rows, options.all_columns, width + (options.baseline.empty() ? 0 : 2 + static_cast<std::size_t>(speedup_width)));
   const std::vector<std::string> speedup = speedups(rows, options.baseline, speedup_width);
-  std::string out = fmt::format("model {}, collective {}, message unit {}\n{}\n", rows.front().model,
+  std::string out = fmt::format("model {}, collective {}, message unit {}\n{}\n", printable(rows.front().model),
                                 rows.front().collective, to_string(rows.front().unit), shape.notes);
   out += table_line(shape, "schedule", width, fmt::format("{:>{}}", speedup_header, speedup_width),
                     [](const MetricColumn& column) {

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -298,6 +299,7 @@ class NcclTestsReader {
     const std::optional<double> seconds = latency_seconds(words[c.time[group]]);
     if (!seconds) fail(line, fmt::format("expected {}, got \"{}\"", latency_range(), words[c.time[group]]));
     if (*size == 0) return std::nullopt;
+    check_time(c, words, line, group, *size, *seconds);
     check_collective(c, words, line, *size, gpus);
     std::int64_t bytes = *size;
     if (options_.collective == CurveCollective::allgather) {
@@ -307,6 +309,21 @@ class NcclTestsReader {
       bytes = *size / gpus;
     }
     return CurveSample{gpus, bytes, *seconds, std::nullopt};
+  }
+
+  /// The row's time must give its own algbw (size / time in GB/s, printed
+  /// to two decimals): a time that does not is a damaged row.
+  void check_time(const Columns& c, const std::vector<std::string_view>& words, int line, std::size_t group,
+                  std::int64_t size, double seconds) const {
+    if (c.algbw.size() <= group) return;
+    const std::optional<double> algbw = to_double(words[c.algbw[group]]);
+    if (!algbw) return;
+    const double implied = static_cast<double>(size) / seconds * 1e-9;
+    if (std::abs(*algbw - implied) > 0.02 * std::max(*algbw, implied) + 0.006) {
+      fail(line, fmt::format("time {} us moves {} B at {:.3g} GB/s, but the row's algbw is {}: the time or the "
+                             "algbw is damaged",
+                             words[c.time[group]], size, implied, words[c.algbw[group]]));
+    }
   }
 
   /// The row's own numbers must fit the collective and the rank count:

@@ -49,7 +49,9 @@ class OsuReader {
     std::string text;
     for (int line = 1; std::getline(in, text); ++line) {
       const std::string_view view = trim(text);
-      const bool is_row = !view.empty() && view.front() >= '0' && view.front() <= '9';
+      // A row starts with its size; a sign before it is a damaged row, not the table's end.
+      const std::string_view number = !view.empty() && (view.front() == '-' || view.front() == '+') ? view.substr(1) : view;
+      const bool is_row = !number.empty() && number.front() >= '0' && number.front() <= '9';
       if (ended_ != 0) {
         if (is_row || (view.starts_with('#') && trim(view.substr(1)).starts_with("OSU "))) {
           fail(line, fmt::format("the table ended at line {}: one table per file (split the log)", ended_));
@@ -167,6 +169,11 @@ class OsuReader {
     if (min_ && max_) {
       const std::optional<double> lo = latency_seconds(words[*min_]), hi = latency_seconds(words[*max_]);
       if (!lo || !hi || *lo > *hi) fail(line, fmt::format("expected min latency <= max latency, each {}", latency_range()));
+      // The average over the ranks lies between their min and max (to the 0.01 us printed).
+      if (*avg < *lo - 1e-8 || *avg > *hi + 1e-8) {
+        fail(line, fmt::format("the average latency {} us lies outside min {} and max {} us: a damaged row",
+                               words[*avg_], words[*min_], words[*max_]));
+      }
       sample.spread_s = *hi - *lo;
     }
     points_.push_back(sample);

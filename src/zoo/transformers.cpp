@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "mgsim/error.hpp"
 #include "model_families.hpp"
 
 namespace mgsim::zoo {
@@ -118,6 +119,10 @@ ModelGraph make_gpt2_xl(const ModelOptions& o) { return make_gpt2_model({"gpt2-x
 ModelGraph make_vit_b16(const ModelOptions& o) {
   constexpr std::int64_t kWidth = 768, kPatch = 16;
   constexpr int kLayers = 12, kHeads = 12;
+  if (o.image_size % kPatch != 0) {  // torchvision's vit_b_16 refuses it too
+    throw ConfigError(fmt::format("model vit-b16: image size must be a multiple of its {}-pixel patch, got {}", kPatch,
+                                  o.image_size));
+  }
   GraphBuilder b("vit-b16", o.batch_size, o.dtype_bytes);
   const Tensor patches = b.conv2d("conv_proj", image_input(b, o), conv_spec(kWidth, kPatch, kPatch));
   const std::int64_t tokens = patches.shape[2] * patches.shape[3];
