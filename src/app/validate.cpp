@@ -26,8 +26,8 @@ void check_sources(JsonReader& top, const std::vector<Measurement>& rows, const 
   if (!sources.is_object() || sources.empty()) where.expected("an object of source id -> provenance", sources);
   for (const auto& [id, source] : sources.items()) {
     JsonReader in(source, where.key(id));
-    for (const char* key : kSourceKeys) in.text(key);
-    if (in.has("note")) in.text("note");
+    for (const char* key : kSourceKeys) in.prose(key);
+    if (in.has("note")) in.prose("note");
     in.reject_unknown();
   }
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -54,7 +54,7 @@ void validate_case(const std::filesystem::path& file, double max_work, Validatio
     top.where().key("format").expected("\"mgsim-validation\"", top.required("format"));
   }
   top.integer("version", 1, 1);
-  top.text("description");
+  top.prose("description");
   const nlohmann::json& config = top.required("config");
   const Scenario scenario = read_scenario(config, file);
   require_one_of_each(scenario, "mgsim validate");

@@ -93,6 +93,7 @@ void check_builder_spec(ScheduleSpec& spec, const BuilderInfo& info, const JsonW
 ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, const std::filesystem::path& folder,
                            std::vector<std::filesystem::path>& inputs) {
   ScheduleSpec spec;
+  if (!value.is_string() && !value.is_object()) where.expected("a schedule name or an object with \"name\"", value);
   if (value.is_string()) {
     spec.name = read_text(value, where);
   } else {

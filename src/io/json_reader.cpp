@@ -104,6 +104,12 @@ std::string JsonReader::text(std::string_view key) {
   return is_text(value) ? value.get<std::string>() : read_text(value, where_.key(key));
 }
 
+std::string JsonReader::prose(std::string_view key) {
+  std::string value = text(key);
+  if (is_blank(value)) where_.key(key).fail("expected text, got blanks");
+  return value;
+}
+
 double JsonReader::number(std::string_view key, double min, bool min_inclusive, double max) {
   const nlohmann::json& value = required(key);
   return is_number_from(value, min, min_inclusive, max) ? value.get<double>()

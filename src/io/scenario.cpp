@@ -233,6 +233,7 @@ std::vector<SpeedShare> read_speed_classes(JsonReader& top) {
 
 CollectiveSpec read_collective(const nlohmann::json& value, const JsonWhere& where) {
   CollectiveSpec spec;
+  if (!value.is_string() && !value.is_object()) where.expected("a collective name or an object with \"name\"", value);
   spec.name = value.is_string() ? read_text(value, where) : JsonReader(value, where).text("name");
   const CollectiveInfo& info = where.reporting([&]() -> const CollectiveInfo& { return find_collective(spec.name); });
   if (value.is_object()) {

@@ -5,7 +5,6 @@
 
 #include "mgsim/io/json_reader.hpp"
 #include "mgsim/zoo/calibration.hpp"  // kMinEfficiency, kMaxEfficiency: the range zoo calibrate fits in
-#include "mgsim/io/utf8.hpp"
 #include "mgsim/zoo/gpus.hpp"
 
 namespace mgsim::zoo {
@@ -37,16 +36,13 @@ GpuSpec load_gpu_spec(const std::filesystem::path& file) {
   const nlohmann::json document = parse_json_file(file, InputKind::config);
   JsonReader top(document, {file.string(), "", InputKind::config});
   GpuSpec gpu;
-  gpu.name = top.text("name");
+  gpu.name = top.prose("name");
   const auto& catalogue = gpu_catalogue();
   if (std::any_of(catalogue.begin(), catalogue.end(), [&](const GpuSpec& g) { return g.name == gpu.name; })) {
     top.where().key("name").fail("'" + gpu.name + "' is a catalogue entry: give the file's card another name");
   }
-  gpu.description = top.text("description");
-  gpu.source = top.text("source");
-  for (const char* key : {"name", "description", "source"}) {
-    if (is_blank(document.at(key).get_ref<const std::string&>())) top.where().key(key).fail("expected text, got blanks");
-  }
+  gpu.description = top.prose("description");
+  gpu.source = top.prose("source");
   gpu.matrix_tflops = read_peaks(top.object("matrix_tflops"));
   gpu.vector_tflops = top.has("vector_tflops") ? top.number("vector_tflops", kMinTflops, true, kMaxTflops) : gpu.matrix_tflops[0];
   gpu.memory_gb_per_s = top.number("memory_gb_per_s", kMinGbPerS, true, kMaxGbPerS);

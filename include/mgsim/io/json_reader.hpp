@@ -64,6 +64,7 @@ class JsonReader {
   const nlohmann::json& required(std::string_view key);
 
   std::string text(std::string_view key);  ///< non-empty string
+  std::string prose(std::string_view key);  ///< text that is not all blanks (a description, a source)
   /// A finite number above `min` (or equal, when `min_inclusive`) and at most `max`.
   double number(std::string_view key, double min, bool min_inclusive,
                 double max = std::numeric_limits<double>::infinity());
