@@ -347,11 +347,13 @@ class KinetoImporter {
     }
   }
 
+  /// The nodes starting in [from, to]: nodes_ are by start (found in the
+  /// operators' order), so a window costs its own nodes, not all of them.
   std::vector<const Node*> nodes_between(std::int64_t from, std::int64_t to) const {
     std::vector<const Node*> nodes;
-    for (const Node& node : nodes_) {
-      if (node.evaluate->start_ns >= from && node.evaluate->start_ns <= to) nodes.push_back(&node);
-    }
+    auto node = std::lower_bound(nodes_.begin(), nodes_.end(), from,
+                                 [](const Node& n, std::int64_t t) { return n.evaluate->start_ns < t; });
+    for (; node != nodes_.end() && node->evaluate->start_ns <= to; ++node) nodes.push_back(&*node);
     return nodes;
   }
 
