@@ -181,17 +181,16 @@ std::vector<Measurement> load_measurements(const std::filesystem::path& file, co
 }  // namespace
 
 void WorkBudget::spend(double steps) {
-  if (!exhausted_ && spent_ + steps <= max_steps_) {
+  if (!refused_ && spent_ + steps <= max_steps_) {
     spent_ += steps;
     return;
   }
-  if (!exhausted_) refused_ = steps;
-  exhausted_ = true;
+  if (!refused_) refused_ = steps;
   fail();
 }
 
 void WorkBudget::check() const {
-  if (exhausted_) fail();
+  if (refused_) fail();
 }
 
 void WorkBudget::fail() const {
@@ -199,7 +198,7 @@ void WorkBudget::fail() const {
                               "past --max-work {:.2g} (every fit together, the held-out ones and each --choose "
                               "candidate included): give a larger --max-work, or fewer measurements, GPUs, "
                               "iterations or layers",
-                              spent_, refused_, max_steps_));
+                              spent_, *refused_, max_steps_));
 }
 
 Calibration Calibration::from_files(const std::filesystem::path& config, const std::filesystem::path& measurements,

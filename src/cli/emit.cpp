@@ -30,14 +30,15 @@ void finish_stdout() {
 void emit(std::string_view text, const std::string& output) { emit_all({{text, output}}); }
 
 void emit_all(std::initializer_list<Output> outputs) {
+  const auto on_stdout = [](const Output& out) { return out.output.empty() || out.output == kStdout; };
   for (const Output& out : outputs) {
-    if (!out.output.empty() && out.output != kStdout) check_output(std::string(out.output));
+    if (!on_stdout(out)) check_output(std::string(out.output));
   }
   for (const Output& out : outputs) {
-    if (out.output.empty() || out.output == kStdout) write_stdout(out.text);
+    if (on_stdout(out)) write_stdout(out.text);
   }
   for (const Output& out : outputs) {
-    if (!out.output.empty() && out.output != kStdout) write_file_atomically(std::string(out.output), out.text);
+    if (!on_stdout(out)) write_file_atomically(std::string(out.output), out.text);
   }
 }
 

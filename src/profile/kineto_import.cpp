@@ -468,17 +468,15 @@ class KinetoImporter {
       bool repeats = true;
       for (std::size_t i = period; i < n && repeats; ++i) repeats = params_[i].elements == params_[i - period].elements;
       if (!repeats) continue;
-      if (events_.steps.empty()) {
-        warnings_.push_back(fmt::format("the trace has no ProfilerStep# window and its {} gradients are the same {} "
-                                        "sizes {} times over: if it holds {} iterations they were read as one (mark "
-                                        "the steps with prof.step())",
-                                        n, period, n / period, n / period));
-      } else {
-        warnings_.push_back(fmt::format("the first ProfilerStep# window's {} gradients are the same {} sizes {} times "
-                                        "over: if it holds {} backward passes (gradient accumulation, or a missed "
-                                        "prof.step()) they were read as one, with {} times the sizes and time",
-                                        n, period, n / period, n / period, n / period));
-      }
+      const std::size_t k = n / period;
+      const bool windows = !events_.steps.empty();
+      warnings_.push_back(fmt::format(
+          "{} {} gradients are the same {} sizes {} times over: if it holds {} {}",
+          windows ? "the first ProfilerStep# window's" : "the trace has no ProfilerStep# window and its", n, period, k,
+          k,
+          windows ? fmt::format("backward passes (gradient accumulation, or a missed prof.step()) they were read as "
+                                "one, with {} times the sizes and time", k)
+                  : "iterations they were read as one (mark the steps with prof.step())"));
       return;
     }
   }

@@ -89,7 +89,6 @@ class WorkBudget {
   explicit WorkBudget(double max_steps) : max_steps_(max_steps) {}
   /// Charges `steps`; throws WorkError when that would pass the budget (nothing is charged then).
   void spend(double steps);
-  bool exhausted() const { return exhausted_; }
   double spent() const { return spent_; }
   /// Throws WorkError when a charge was refused (one NLopt stopped on).
   void check() const;
@@ -98,8 +97,7 @@ class WorkBudget {
   [[noreturn]] void fail() const;
   double max_steps_;
   double spent_ = 0.0;
-  bool exhausted_ = false;
-  double refused_ = 0.0;  ///< the charge refused
+  std::optional<double> refused_;  ///< the charge refused, once one was
 };
 
 /// A calibration past its WorkBudget: not a bad config, so no fit catches it.
