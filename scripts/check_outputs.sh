@@ -3,7 +3,9 @@
 # goldens in tests/golden/<config>/. A run config is checked in every report
 # format (table, csv, json) and with --timeline (the Chrome trace and the
 # table printed beside it); a sweep config by its CSV. mgsim's version in them
-# is replaced by VERSION (normalize_version).
+# is replaced by VERSION (normalize_version). The Chrome traces are kept
+# gzipped (timeline.json.gz, up to 2 MiB of JSON each) and compared unzipped,
+# so a difference shows as text.
 #   usage: check_outputs.sh <path-to-mgsim>            compare (CTest: golden_outputs)
 #          check_outputs.sh <path-to-mgsim> --update   rewrite the goldens (only for an intended change)
 set -euo pipefail
@@ -56,8 +58,13 @@ for config in "$ROOT"/configs/*.json; do
     rm -rf "${GOLDEN:?}/$name"
     mkdir -p "$GOLDEN"
     cp -r "$WORK/$name" "$GOLDEN/$name"
+    find "$GOLDEN/$name" -name timeline.json -exec gzip -n -9 {} +
     echo "updated: tests/golden/$name"
-  elif diff -r "$GOLDEN/$name" "$WORK/$name" >"$WORK/$name.diff" 2>&1; then
+    continue
+  fi
+  [[ ! -d $GOLDEN/$name ]] || cp -r "$GOLDEN/$name" "$WORK/golden-$name"
+  find "$WORK/golden-$name" -name '*.gz' -exec gunzip {} +
+  if diff -r "$WORK/golden-$name" "$WORK/$name" >"$WORK/$name.diff" 2>&1; then
     echo "PASS: $name"
   else
     echo "FAIL: $name differs from tests/golden/$name:"
