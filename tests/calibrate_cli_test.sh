@@ -54,6 +54,19 @@ if "$MGSIM" calibrate --config base.json --measurements m.json --fit network.alp
 else
   fail "calibrate -o - prints the fitted config on stdout, the report on stderr" "$(head -c 300 stderr.txt)"
 fi
+# Measurements no value within the bounds reaches (a throughput a million times what 8 K80s train, as if
+# its unit were wrong): the report says the fit misses them; a fit that reaches its rows says nothing.
+cat >unreachable.json <<'JSON'
+{"measurements": [{"gpus": 4, "schedule": "wfbp", "throughput_samples_per_s": 1e9},
+                  {"gpus": 8, "schedule": "single", "iteration_time_s": 0.47}]}
+JSON
+unreachable=$("$MGSIM" calibrate --config base.json --measurements unreachable.json --fit network.beta_s_per_byte 2>&1)
+if [[ $unreachable == *"warning: the fit misses 1 of 2 measurements by more than 50% (#0 by -100.00%)"* ]] &&
+   ! grep -q warning report.txt; then
+  pass "calibrate warns of measurements its fit misses by more than half, and only of those"
+else
+  fail "calibrate warns of measurements its fit misses by more than half, and only of those" "$unreachable"
+fi
 if "$MGSIM" calibrate --config - --measurements m.json --fit network.alpha_us,network.beta_s_per_byte \
      -o stdin-fitted.json <base.json >/dev/null 2>&1 && cmp -s stdin-fitted.json fitted.json; then
   pass "calibrate --config - reads the config from stdin once and fits as from the file"

@@ -51,6 +51,30 @@ std::string percent(std::optional<double> predicted, double measured) {
   return predicted ? fmt::format("{:+.2f}%", (*predicted - measured) / measured * 100) : "n/a";
 }
 
+/// A residual past this is no fit: the fitted keys cannot reach the measurement within their bounds.
+constexpr double kMissedResidual = 0.5;
+
+/// A warning line when the fit itself misses measurements by more than kMissedResidual, else "".
+std::string missed_note(const Calibration& calibration, const CalibrationResult& result) {
+  std::size_t missed = 0;
+  std::size_t worst = 0;
+  double worst_residual = 0;
+  for (std::size_t m = 0; m < calibration.measurements().size(); ++m) {
+    const double measured = calibration.measurements()[m].value;
+    const double residual = (result.predicted[m] - measured) / measured;
+    if (std::abs(residual) > kMissedResidual) ++missed;
+    if (std::abs(residual) > std::abs(worst_residual)) {
+      worst = m;
+      worst_residual = residual;
+    }
+  }
+  if (missed == 0) return "";
+  return fmt::format("warning: the fit misses {} of {} measurements by more than {:g}% (#{} by {:+.2f}%): no values of "
+                     "the fitted keys within their bounds reach them; check those measurements (a throughput counts "
+                     "every GPU's samples, times are in seconds) or fit other keys\n",
+                     missed, calibration.measurements().size(), kMissedResidual * 100, worst, worst_residual * 100);
+}
+
 std::string report(const Calibration& calibration, const CalibrationResult& result, const HeldOutErrors& held_out) {
   std::size_t width = 4;
   for (const std::string& path : calibration.paths()) width = std::max(width, path.size());
@@ -76,7 +100,7 @@ std::string report(const Calibration& calibration, const CalibrationResult& resu
     out += fmt::format("held-out |error|: median {:.2f}%, max {:.2f}% over {} of {} measurements\n",
                        held_out.median * 100, held_out.max * 100, held_out.count, held_out.predicted.size());
   }
-  return out;
+  return out + missed_note(calibration, result);
 }
 
 /// "collective=nccl, message_unit=layer".
