@@ -375,6 +375,16 @@ std::vector<double> Calibration::predict(std::span<const double> values) const {
   return predict_document(with_values(values));
 }
 
+std::optional<std::vector<double>> Calibration::predict_if_runs(std::span<const double> values) const {
+  try {
+    return predict(values);
+  } catch (const WorkError&) {
+    throw;
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
 void Calibration::choose_scales(const std::vector<double>& base_prediction) {
   for (std::size_t i = 0; i < paths_.size(); ++i) {
     scale_.push_back(initial_[i] > 0 ? initial_[i] : 1.0);
@@ -382,15 +392,12 @@ void Calibration::choose_scales(const std::vector<double>& base_prediction) {
     for (int exponent = static_cast<int>(std::log10(kSmallestScale)); exponent <= 6; ++exponent) {
       std::vector<double> values = initial_;
       values[i] = std::pow(10.0, exponent);
-      std::vector<double> predicted;
-      try {
-        predicted = predict(values);
-      } catch (const WorkError&) {
-        throw;
-      } catch (const Error&) {
+      const std::optional<std::vector<double>> runs = predict_if_runs(values);
+      if (!runs) {
         refused = true;
         continue;
       }
+      const std::vector<double>& predicted = *runs;
       double moved = 0.0;  // the largest relative move of a prediction
       for (std::size_t m = 0; m < predicted.size(); ++m) {
         moved = std::max(moved, std::abs(predicted[m] - base_prediction[m]) / base_prediction[m]);
@@ -423,13 +430,8 @@ void Calibration::check_dependence(const std::vector<double>& base_prediction) c
     const auto moves = [&](double factor) {
       std::vector<double> values = initial_;
       values[i] = factor * unit;
-      try {
-        return predict(values) != base_prediction;
-      } catch (const WorkError&) {
-        throw;
-      } catch (const Error&) {
-        return true;  // the value matters: some measurement cannot run with it
-      }
+      const std::optional<std::vector<double>> predicted = predict_if_runs(values);
+      return !predicted || *predicted != base_prediction;  // refused: the value matters, some measurement cannot run
     };
     if (std::none_of(std::begin(kFactors), std::end(kFactors), moves)) {
       JsonWhere{config_file_.string(), paths_[i], InputKind::config}.fail(fmt::format(
@@ -532,8 +534,10 @@ constexpr double kTradeOffCosine = 1 - 1e-4;
 /// Per value: how a relative change of it moves each prediction, relative to
 /// its measurement (central differences); empty for a value on a bound or
 /// where a step leaves what the config reader accepts.
-std::vector<std::vector<double>> sensitivities(const std::function<std::vector<double>(const std::vector<double>&)>& predict,
-                                               const std::vector<double>& values, const std::vector<bool>& at_bound,
+using Predictor = std::function<std::optional<std::vector<double>>(const std::vector<double>&)>;
+
+std::vector<std::vector<double>> sensitivities(const Predictor& predict, const std::vector<double>& values,
+                                               const std::vector<bool>& at_bound,
                                                const std::vector<Measurement>& measured) {
   std::vector<std::vector<double>> columns(values.size());
   for (std::size_t i = 0; i < values.size(); ++i) {
@@ -541,15 +545,10 @@ std::vector<std::vector<double>> sensitivities(const std::function<std::vector<d
     std::vector<double> up = values, down = values;
     up[i] *= 1 + kSensitivityStep;
     down[i] *= 1 - kSensitivityStep;
-    try {
-      const std::vector<double> above = predict(up), below = predict(down);
-      for (std::size_t m = 0; m < measured.size(); ++m) {
-        columns[i].push_back((above[m] - below[m]) / (2 * kSensitivityStep * measured[m].value));
-      }
-    } catch (const WorkError&) {
-      throw;
-    } catch (const Error&) {
-      columns[i].clear();
+    const std::optional<std::vector<double>> above = predict(up), below = predict(down);
+    if (!above || !below) continue;
+    for (std::size_t m = 0; m < measured.size(); ++m) {
+      columns[i].push_back(((*above)[m] - (*below)[m]) / (2 * kSensitivityStep * measured[m].value));
     }
   }
   return columns;
@@ -637,7 +636,7 @@ CalibrationResult Calibration::fit() const {
   }
   result.predicted = predict(result.values);
   result.sum_squared_rel_error = squared_relative_error(result.predicted, measurements_);
-  const auto columns = sensitivities([&](const std::vector<double>& v) { return predict(v); }, result.values,
+  const auto columns = sensitivities([&](const std::vector<double>& v) { return predict_if_runs(v); }, result.values,
                                      result.at_bound, measurements_);
   result.trades_off_with = trade_offs(columns);
   for (std::size_t i = 0; i < n; ++i) {

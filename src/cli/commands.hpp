@@ -33,9 +33,11 @@ struct Output {
 /// stdout leaves every file as it was.
 void emit_all(std::initializer_list<Output> outputs);
 
-/// check_output of each named output ("" or "-": stdout, nothing to check),
-/// so that a command with several outputs refuses before writing any; and
-/// refuses two of them that name the same file (by any path), or "-" twice.
+/// check_output of each output file, so that a command with several outputs
+/// refuses before writing any; and refuses two of them that name the same
+/// file (by any path), or "-" (stdout) twice. Unlike emit's, an empty output
+/// here is one the user did not ask for, and is skipped: a caller whose
+/// empty output means stdout passes "-" for it.
 void check_outputs(std::initializer_list<std::string_view> outputs);
 
 /// Writes `text` to stdout and flushes it; throws OutputError when it fails (a full disk, a closed pipe).

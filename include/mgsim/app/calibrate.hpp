@@ -134,6 +134,9 @@ class Calibration {
 
   /// Predicted value of every measurement with `values` at the fit paths.
   std::vector<double> predict(std::span<const double> values) const;
+  /// The same, or none where the config refuses `values` (an Error); the
+  /// work budget's WorkError still propagates, as no value can avoid it.
+  std::optional<std::vector<double>> predict_if_runs(std::span<const double> values) const;
   /// The fitted values, starting from the base config's: a global search
   /// (NLopt DIRECT-L over each value's lower bound to the smaller of its upper
   /// bound and 16 x its start, so step-shaped responses such as Horovod's
