@@ -6,8 +6,10 @@
 # left in build-fuzz/findings/. docs/fuzzing.md.
 #   bash scripts/fuzz.sh [--suite] [SECONDS=60] [JOBS=2] [TARGET...]
 # --suite (what CI runs, scripts/test.sh): the same sanitized tree first builds
-# everything, the mgsim binary and the tests included, and runs the whole test
-# suite under ASan/UBSan (any report fails), so one sanitized build serves both.
+# everything, the mgsim binary and the tests included, and runs the test suite
+# under ASan/UBSan (any report fails), so one sanitized build serves both. Left
+# to the unsanitized suite: the layering probes (they only compile) and four
+# replays of hundreds of runs through paths smaller tests take (SANITIZED_SKIP).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 suite=0
@@ -20,15 +22,18 @@ targets=("$@")
 
 # A unity build (MGSIM_UNITY_BUILD, as scripts/run-default.sh's): a batch of
 # sources per compiler run, and it keeps that build compiling.
-cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
+# Line tables are all a sanitizer report's stack needs, and a fraction of -g's build time.
+cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" \
   -DMGSIM_BUILD_FUZZERS=ON -DMGSIM_UNITY_BUILD=ON \
   -DMGSIM_BUILD_TESTS=$( [ $suite = 1 ] && echo ON || echo OFF ) -DMGSIM_BUILD_BENCHMARKS=OFF \
   -DMGSIM_BUILD_PROFILER=OFF >/dev/null
 if [ $suite = 1 ]; then
   cmake --build build-fuzz -j"$(nproc)"
-  # The layering tests only compile probes, which the unsanitized suite does too.
+  # Every documented command, every validation case and two replays of the shipped set and of 500 random
+  # scenarios: minutes under ASan, and run unsanitized by scripts/test.sh.
+  SANITIZED_SKIP='^layering_|^doc_commands$|^validation_scripts$|500 random scenarios|shipped validation set does not regress'
   (cd build-fuzz && ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    ctest --output-on-failure -j"$(nproc)" -E '^layering_')
+    ctest --output-on-failure -j"$(nproc)" -E "$SANITIZED_SKIP")
 else
   cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]/#/fuzz_}"
 fi
