@@ -300,7 +300,7 @@ class NcclTestsReader {
     if (!seconds) fail(line, fmt::format("expected {}, got \"{}\"", latency_range(), words[c.time[group]]));
     if (*size == 0) return std::nullopt;
     check_time(c, words, line, group, *size, *seconds);
-    check_collective(c, words, line, *size, gpus);
+    check_collective(c, words, line, group, *size, gpus);
     std::int64_t bytes = *size;
     if (options_.collective == CurveCollective::allgather) {
       if (*size % gpus != 0) {
@@ -329,11 +329,10 @@ class NcclTestsReader {
   /// The row's own numbers must fit the collective and the rank count:
   /// count x type size = size (all-reduce) or size / ranks (all-gather,
   /// reduce-scatter), and busbw / algbw = bus_bandwidth's factor.
-  void check_collective(const Columns& c, const std::vector<std::string_view>& words, int line, std::int64_t size,
-                        int gpus) const {
+  void check_collective(const Columns& c, const std::vector<std::string_view>& words, int line, std::size_t group,
+                        std::int64_t size, int gpus) const {
     const std::string_view binary = binary_of(options_.collective);
     if (c.elements && c.type) check_count(words[*c.elements], words[*c.type], line, size, gpus);
-    const std::size_t group = options_.columns == NcclTestsColumns::in_place ? 1 : 0;
     if (c.algbw.size() <= group || c.busbw.size() <= group) return;
     const std::optional<double> algbw = to_double(words[c.algbw[group]]);
     const std::optional<double> busbw = to_double(words[c.busbw[group]]);
