@@ -54,6 +54,15 @@ if "$MGSIM" calibrate --config base.json --measurements m.json --fit network.alp
 else
   fail "calibrate -o - prints the fitted config on stdout, the report on stderr" "$(head -c 300 stderr.txt)"
 fi
+# A config whose trace is a list of one (as a sweep's) is written to another folder with the list rewritten.
+sed 's#"trace": "[^"]*"#"trace": ["'"$TRACE"'"]#' base.json >list.json
+mkdir -p elsewhere
+if "$MGSIM" calibrate --config list.json --measurements m.json --fit network.beta_s_per_byte -o elsewhere/f.json \
+     >/dev/null 2>&1 && "$MGSIM" run -c elsewhere/f.json >/dev/null 2>&1; then
+  pass "calibrate -o elsewhere writes a config whose trace list still runs"
+else
+  fail "calibrate -o elsewhere writes a config whose trace list still runs"
+fi
 # Measurements no value within the bounds reaches (a throughput a million times what 8 K80s train, as if
 # its unit were wrong): the report says the fit misses them; a fit that reaches its rows says nothing.
 cat >unreachable.json <<'JSON'
@@ -136,6 +145,11 @@ fi
 run_ok "fit in-situ observations" "$MGSIM" fit "$TRACE"
 out=$("$MGSIM" fit "$ROOT/traces/googlenet-k80-allreduce.json" --insitu "$TRACE" 2>&1)
 if [[ $out == *"In situ"* ]]; then pass "fit --insitu prints the comparison"; else fail "fit --insitu prints the comparison" "$out"; fi
+if [[ $("$MGSIM" fit "$ROOT/traces/googlenet-k80-allreduce.json" --insitu - <"$TRACE" 2>&1) == "${out//"($TRACE)"/(-)}" ]]; then
+  pass "fit --insitu - reads the trace from stdin once, as from the file"
+else
+  fail "fit --insitu - reads the trace from stdin once, as from the file"
+fi
 run_ok "run the in-situ config" "$MGSIM" run -c "$ROOT/configs/googlenet-k80-insitu.json"
 
 # The shipped validation set.

@@ -147,6 +147,9 @@ std::vector<Measurement> read_measurements(const nlohmann::json& rows, const Jso
     if (given != 1) {
       at.fail("expected exactly one of iteration_time_s, throughput_samples_per_s and comm_time_s");
     }
+    if (m.metric == MeasuredMetric::comm_time && m.gpus == 1) {
+      at.key("comm_time_s").fail("one GPU communicates nothing: expected a communication time of 2 GPUs or more");
+    }
     in.reject_unknown();
     measurements.push_back(std::move(m));
   }
@@ -675,7 +678,11 @@ std::string Calibration::config_text(std::span<const double> values, const std::
     if (given.is_relative()) path = std::filesystem::relative(from / given, to).generic_string();
   };
   if (from != to) {
-    moved(document.at("trace"));
+    if (document.at("trace").is_array()) {  // a list of one trace, as a sweep's
+      for (nlohmann::ordered_json& trace : document["trace"]) moved(trace);
+    } else {
+      moved(document["trace"]);
+    }
     if (document.contains("curves")) {
       for (nlohmann::ordered_json& curve : document["curves"]) moved(curve);
     }

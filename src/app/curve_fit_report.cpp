@@ -212,8 +212,9 @@ std::vector<profile::SizeSample> samples_at(const std::vector<CurvePoint>& point
 /// what the micro-benchmark curve prices the same messages at, and the
 /// a + b*M line of each.
 ordered_json compare_insitu(const std::vector<CurvePoint>& bench, const std::filesystem::path& trace_file) {
-  const std::vector<CurvePoint> observed = load_trace(trace_file).insitu_allreduce;
-  const std::vector<CurvePoint> insitu = load_curve(trace_file);
+  const Trace trace = load_trace(trace_file);  // once: it may be standard input
+  const std::vector<CurvePoint> insitu = insitu_curve(trace, trace_file);
+  const std::vector<CurvePoint>& observed = trace.insitu_allreduce;
   CollectiveSettings settings;
   settings.curve = bench;
   settings.curve_source = "micro-benchmark curve";

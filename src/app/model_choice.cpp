@@ -53,6 +53,9 @@ HeldOutErrors held_out_errors(const Calibration& calibration, const CalibrationR
 
 namespace {
 
+/// Most candidates --choose fits: far more than any budget of --max-work lets run.
+constexpr std::size_t kMaxChoiceCombinations = 1000;
+
 /// Every combination of the choices' values, the first choice varying slowest.
 std::vector<std::vector<std::pair<std::string, std::string>>> settings_of(const std::vector<Choice>& choices) {
   std::vector<std::vector<std::pair<std::string, std::string>>> settings{{}};
@@ -110,6 +113,15 @@ ModelChoice choose_model(const std::filesystem::path& config, const std::filesys
     if (std::any_of(choices.begin(), choice, same_key)) {
       throw ConfigError(fmt::format("--choose: {} given twice: give its values once ({}=a,b,...)", choice->key,
                                     choice->key));
+    }
+  }
+  std::size_t combinations = 1;  // checked before they are made: each is a whole calibration
+  for (const Choice& choice : choices) {
+    combinations *= choice.values.size();
+    if (combinations > kMaxChoiceCombinations) {
+      throw ConfigError(fmt::format("--choose: more than {} combinations of values, each a whole calibration: "
+                                    "choose among fewer",
+                                    kMaxChoiceCombinations));
     }
   }
   ModelChoice chosen;

@@ -124,7 +124,12 @@ ValidationReport validate(const std::filesystem::path& path, double max_work) {
     // Every *.json entry, whatever it is: reading a folder, a device or a
     // broken link is refused with its name, never skipped without a word.
     for (const auto& entry : std::filesystem::directory_iterator(path)) {
-      if (entry.path().extension() == ".json") files.push_back(entry.path());
+      if (entry.path().extension() != ".json") continue;
+      const std::string name = entry.path().filename().string();
+      if (find_invalid_utf8(name)) {  // the report names each case by its file, in UTF-8 as every argument
+        throw ConfigError(fmt::format("{}: case file '{}': expected a UTF-8 file name", path.string(), printable(name)));
+      }
+      files.push_back(entry.path());
     }
     std::sort(files.begin(), files.end());
     if (files.empty())

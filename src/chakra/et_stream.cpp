@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/stubs/logging.h>
 
 #include "mgsim/error.hpp"
 
@@ -38,6 +39,7 @@ void read_record(CodedInputStream& in, std::size_t total, google::protobuf::Mess
                                  size, left, at));
   }
   const CodedInputStream::Limit limit = in.PushLimit(static_cast<int>(size));
+  const google::protobuf::LogSilencer quiet;  // a bad record is this error's one line, not also protobuf's log line
   if (!message.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage()) {
     throw TraceError(fmt::format("{}: not a valid {} message", what, message.GetTypeName()));
   }

@@ -18,6 +18,7 @@
 #include "mgsim/error.hpp"
 #include "mgsim/io/files.hpp"
 #include "mgsim/io/report.hpp"
+#include "mgsim/io/utf8.hpp"
 
 namespace mgsim::cli {
 namespace {
@@ -91,7 +92,7 @@ std::string report(const Calibration& calibration, const CalibrationResult& resu
     const Measurement& measured = calibration.measurements()[m];
     const double residual = (result.predicted[m] - measured.value) / measured.value;
     out += fmt::format("{:>4}  {:>6}  {:<24}  {:<24}  {:>14.6g}  {:>14.6g}  {:>+8.2f}%  {:>9}\n", m, measured.gpus,
-                       measured.schedule_label, metric_key(measured.metric), measured.value, result.predicted[m],
+                       printable(measured.schedule_label), metric_key(measured.metric), measured.value, result.predicted[m],
                        residual * 100, percent(held_out.predicted[m], measured.value));
   }
   out += "\nresidual: the fit's error on a measurement it was fitted to; held out: the error predicting it with the\n"

@@ -30,7 +30,7 @@ struct ExportOptions {
 };
 
 /// The config's schedule named `name` (its label, or its name when one schedule has it).
-const ScheduleSpec& pick_schedule(const Scenario& config, const ExportOptions& options) {
+const ScheduleSpec& find_schedule_named(const Scenario& config, const ExportOptions& options) {
   const ScheduleSpec* found = nullptr;
   std::string known;
   for (const ScheduleSpec& spec : config.schedules) {
@@ -44,10 +44,16 @@ const ScheduleSpec& pick_schedule(const Scenario& config, const ExportOptions& o
   if (!found) {
     throw ConfigError(fmt::format("--schedule {}: not a schedule of {} (it has: {})", options.schedule, options.config, known));
   }
-  if (found->builder()) {
+  return *found;
+}
+
+/// find_schedule_named, refusing an iteration builder (nbsgd, dpsgd, matcha: no plan of collectives).
+const ScheduleSpec& pick_schedule(const Scenario& config, const ExportOptions& options) {
+  const ScheduleSpec& spec = find_schedule_named(config, options);
+  if (spec.builder()) {
     throw ConfigError(fmt::format("--schedule {}: an iteration builder has no plan of collectives to export", options.schedule));
   }
-  return *found;
+  return spec;
 }
 
 /// The plan of `spec` on `gpus` GPUs of `scenario`, as the one evaluator makes it.
@@ -79,9 +85,11 @@ void export_chakra(const ExportOptions& options) {
   const std::string bytes = chakra::export_rank(workload, plan, label);
   std::vector<std::filesystem::path> files;
   for (int rank = 0; rank < options.gpus; ++rank) files.emplace_back(fmt::format("{}.{}.et", options.prefix, rank));
-  for (const std::filesystem::path& file : files) check_output(file);  // every one before writing any
   const std::filesystem::path folder = std::filesystem::path(options.prefix).parent_path();
-  if (!folder.empty()) std::filesystem::create_directories(folder);  // "-o et/googlenet" makes et/
+  std::error_code error;
+  if (!folder.empty()) std::filesystem::create_directories(folder, error);  // "-o et/googlenet" makes et/
+  if (error) throw OutputError(fmt::format("-o {}: cannot create the folder {}: {}", options.prefix, folder.string(), error.message()));
+  for (const std::filesystem::path& file : files) check_output(file);  // every one before writing any
   for (const std::filesystem::path& file : files) write_file_atomically(file, bytes);
   fmt::print("wrote {}.{{0..{}}}.et: {} {} on {}, {}, {}, {} bytes each\n", options.prefix, options.gpus - 1,
              workload.trace.model, spec.label(), counted(options.gpus, "GPU"),

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -62,6 +63,8 @@ void fit(const FitOptions& options) {
   if (options.curves.size() > 1 && (!options.insitu.empty() || !options.curve_output.empty())) {
     throw ConfigError("--insitu and --curve-out take one curve; give one file");
   }
+  const auto from_stdin = std::count(options.curves.begin(), options.curves.end(), "-") + (options.insitu == "-");
+  if (from_stdin > 1) throw ConfigError("standard input (-) can be read once: give the other inputs as files");
   std::string report;
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   CurveFitReport result;

@@ -134,9 +134,9 @@ void import_kineto_ranks(const ImportOptions& options, const profile::KinetoOpti
   if (std::filesystem::exists(options.output, error) && !std::filesystem::is_directory(options.output, error)) {
     throw OutputError(fmt::format("-o {}: expected a folder for the per-rank traces, got a file", options.output));
   }
-  for (const profile::RankTrace& r : ranks) check_outputs({out(r)});  // none written unless all may be
   std::filesystem::create_directories(options.output, error);
   if (error) throw OutputError(fmt::format("-o {}: cannot create the folder: {}", options.output, error.message()));
+  for (const profile::RankTrace& r : ranks) check_outputs({out(r)});  // none written unless all may be
   std::vector<double> backward;
   for (const profile::RankTrace& r : ranks) {
     write_kineto(r.imported, r.file.string(), out(r));

@@ -222,6 +222,10 @@ Evaluation evaluate_with(const RunPoint& point, Timing timing, bool keep_iterati
   const int stage = point.spec.builder() ? 0 : find_schedule(point.spec.name).zero_stage;
   Evaluation evaluation = with_overheads(evaluate_without_overheads(point, timing, keep_iteration),
                                          step_overheads(point, stage), point.spec.builder() != nullptr);
+  if (evaluation.metrics.iteration <= 0 || evaluation.metrics.single_gpu <= 0) {  // a throughput would be infinite
+    throw ConfigError("an iteration takes under a nanosecond, the simulator's unit of time: the trace's compute at "
+                      "its speed is too small to time (give its times in seconds, or a slower speed)");
+  }
   evaluation.metrics.model_state_bytes =
       trace_model_states(point.workload.trace, point.optimizer, stage, point.cluster.size()).total();
   return evaluation;

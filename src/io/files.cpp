@@ -199,7 +199,14 @@ void check_output(const std::filesystem::path& output) {
 std::filesystem::path output_target(const std::filesystem::path& file) {
   std::error_code error;
   const auto link = std::filesystem::symlink_status(file, error);
-  if (error || !std::filesystem::exists(link)) return file;
+  if (error || !std::filesystem::exists(link)) {
+    // A new file: its folder must be there, so a command with several outputs refuses before writing any.
+    const std::filesystem::path folder = file.parent_path().empty() ? "." : file.parent_path();
+    struct stat info {};
+    const int why = ::stat(folder.c_str(), &info) != 0 ? errno : S_ISDIR(info.st_mode) ? 0 : ENOTDIR;
+    if (why != 0) throw OutputError(fmt::format("{}: cannot write: {}", file.string(), std::strerror(why)));
+    return file;
+  }
   std::filesystem::path target = file;
   if (std::filesystem::is_symlink(link)) {
     target = std::filesystem::canonical(file, error);

@@ -180,18 +180,19 @@ Trace parse_trace(std::string text, const std::string& source) {
   return trace;
 }
 
-CurveFile load_curve_file(const std::filesystem::path& file) {
-  const nlohmann::json document = parse_json_file(file, InputKind::curve);
-  if (const auto format = document.is_object() ? document.find("format") : document.end();
-      format != document.end() && *format == "mgsim-trace") {
-    const Trace trace = load_trace(file);
-    if (trace.insitu_allreduce.empty()) {
-      JsonWhere{file.string(), "insitu_allreduce", InputKind::curve}.fail(
-          "expected in-situ all-reduce observations in a trace used as a curve, got none");
-    }
-    return {CurveCollective::allreduce, mean_per_size(trace.insitu_allreduce), nullptr};
+std::vector<CurvePoint> insitu_curve(const Trace& trace, const std::filesystem::path& file) {
+  if (trace.insitu_allreduce.empty()) {
+    JsonWhere{file.string(), "insitu_allreduce", InputKind::curve}.fail(
+        "expected in-situ all-reduce observations in a trace used as a curve, got none");
   }
-  JsonReader top(document, {file.string(), "", InputKind::curve});
+  return mean_per_size(trace.insitu_allreduce);
+}
+
+namespace {
+
+/// A curve file's document (format "mgsim-curve") read from `source`.
+CurveFile read_curve(const nlohmann::json& document, const std::string& source) {
+  JsonReader top(document, {source, "", InputKind::curve});
   read_header(top, "mgsim-curve");
   CurveFile curve;
   const std::string collective = top.text("collective");
@@ -212,6 +213,21 @@ CurveFile load_curve_file(const std::filesystem::path& file) {
   top.reject_unknown();
   curve.provenance = document.at("provenance");
   return curve;
+}
+
+/// What a file's writer names in a message when the file it made would not
+/// load (an importer's number past a reader's bound, a NaN written as null).
+constexpr const char* kToWrite = "the file to write";
+
+}  // namespace
+
+CurveFile load_curve_file(const std::filesystem::path& file) {
+  const nlohmann::json document = parse_json_file(file, InputKind::curve);
+  if (const auto format = document.is_object() ? document.find("format") : document.end();
+      format != document.end() && *format == "mgsim-trace") {
+    return {CurveCollective::allreduce, insitu_curve(load_trace(file), file), nullptr};
+  }
+  return read_curve(document, file.string());
 }
 
 std::vector<CurvePoint> load_curve(const std::filesystem::path& file) {
@@ -270,7 +286,9 @@ std::string format_trace_json(const Trace& trace, const nlohmann::ordered_json& 
       out["insitu_allreduce"].push_back({{"gpus", p.gpus}, {"bytes", p.bytes}, {"seconds", p.seconds}});
     }
   }
-  return json_text(out, 1) + "\n";
+  std::string text = json_text(out, 1) + "\n";
+  parse_trace(text, kToWrite);  // nothing is written that mgsim would not read back
+  return text;
 }
 
 std::string format_curve_json(std::vector<CurveSample> points, const nlohmann::ordered_json& provenance,
@@ -291,7 +309,9 @@ std::string format_curve_json(std::vector<CurveSample> points, const nlohmann::o
     if (p.spread_s) point["spread_s"] = *p.spread_s;
     out["points"].push_back(std::move(point));
   }
-  return json_text(out, 1) + "\n";
+  std::string text = json_text(out, 1) + "\n";
+  read_curve(parse_json_text(text, kToWrite, InputKind::curve), kToWrite);  // nothing mgsim would not read back
+  return text;
 }
 
 }  // namespace mgsim

@@ -266,6 +266,12 @@ class NcclTestsReader {
   void log_line(std::string_view body, int line) {
     const std::vector<std::string_view> words = split_words(body);
     Section& s = sections_.back();
+    if (!all_digits(words[0]) && s.columns && words.size() == s.columns->count &&
+        words[0].find_first_of("0123456789") != std::string_view::npos) {
+      // A row of the table (its column count, a number-like first word) whose size is not a whole number of
+      // bytes, such as 16.0, 0x20 or 8e0: refused, never dropped as if it were a log line.
+      fail(line, fmt::format("expected a size in whole bytes as the row's first column, got \"{}\"", words[0]));
+    }
     if (!all_digits(words[0])) {
       for (std::size_t i = 0; i + 1 < words.size(); ++i) {
         const std::optional<std::int64_t> n = words[i] == "nranks" ? to_int(words[i + 1]) : std::nullopt;
@@ -311,15 +317,24 @@ class NcclTestsReader {
     return CurveSample{gpus, bytes, *seconds, std::nullopt};
   }
 
+  /// A row's algbw or busbw in GB/s: a finite number >= 0, else the row is
+  /// damaged (a bandwidth that is not a number would skip the checks below).
+  double bandwidth(std::string_view word, std::string_view column, int line) const {
+    const std::optional<double> value = to_double(word);
+    if (!value || !std::isfinite(*value) || *value < 0) {
+      fail(line, fmt::format("expected {} in GB/s, a number >= 0, got \"{}\"", column, word));
+    }
+    return *value;
+  }
+
   /// The row's time must give its own algbw (size / time in GB/s, printed
   /// to two decimals): a time that does not is a damaged row.
   void check_time(const Columns& c, const std::vector<std::string_view>& words, int line, std::size_t group,
                   std::int64_t size, double seconds) const {
     if (c.algbw.size() <= group) return;
-    const std::optional<double> algbw = to_double(words[c.algbw[group]]);
-    if (!algbw) return;
+    const double algbw = bandwidth(words[c.algbw[group]], "algbw", line);
     const double implied = static_cast<double>(size) / seconds * 1e-9;
-    if (std::abs(*algbw - implied) > 0.02 * std::max(*algbw, implied) + 0.006) {
+    if (std::abs(algbw - implied) > 0.02 * std::max(algbw, implied) + 0.006) {
       fail(line, fmt::format("time {} us moves {} B at {:.3g} GB/s, but the row's algbw is {}: the time or the "
                              "algbw is damaged",
                              words[c.time[group]], size, implied, words[c.algbw[group]]));
@@ -334,15 +349,15 @@ class NcclTestsReader {
     const std::string_view binary = binary_of(options_.collective);
     if (c.elements && c.type) check_count(words[*c.elements], words[*c.type], line, size, gpus);
     if (c.algbw.size() <= group || c.busbw.size() <= group) return;
-    const std::optional<double> algbw = to_double(words[c.algbw[group]]);
-    const std::optional<double> busbw = to_double(words[c.busbw[group]]);
-    if (!algbw || !busbw || *algbw < 1.0) return;  // two decimals: too few digits below 1 GB/s
+    const double algbw = bandwidth(words[c.algbw[group]], "algbw", line);
+    const double busbw = bandwidth(words[c.busbw[group]], "busbw", line);
+    if (algbw < 1.0) return;  // two decimals: too few digits below 1 GB/s
     const double factor = bus_bandwidth(options_.collective, 1.0, 1.0, gpus) /
                           (options_.collective == CurveCollective::allgather ? gpus : 1.0);
-    if (std::abs(*busbw / *algbw - factor) > 0.02 * factor + 0.011 / *algbw) {
+    if (std::abs(busbw / algbw - factor) > 0.02 * factor + 0.011 / algbw) {
       fail(line, fmt::format("busbw / algbw is {:.3f}, but {} over {} ranks gives {:.3f}: wrong rank count or "
                              "collective (--gpus, --collective)",
-                             *busbw / *algbw, binary, gpus, factor));
+                             busbw / algbw, binary, gpus, factor));
     }
   }
 
@@ -383,6 +398,9 @@ class NcclTestsReader {
     } else {
       fail(0, "no rank count: no \"nranks\", no device list (\"#  Rank 0 ... device ...\"), no \"# nThread .. nGpus "
               "..\" header: give --gpus");
+    }
+    if (found.first > kMaxGpus) {
+      fail(0, fmt::format("{} ranks (from {}): expected at most {}", found.first, found.second, kMaxGpus));
     }
     if (found.first < 2) {
       fail(0, fmt::format("{} rank (from {}): a collective curve needs at least 2", found.first, found.second));

@@ -38,6 +38,11 @@ struct CurveFile {
   nlohmann::json provenance;  ///< the curve file's, as written (null for a trace's in-situ observations)
 };
 
+/// The in-situ all-reduce observations of `trace` (read from `file`) as a
+/// curve: the mean of each (gpus, bytes), sizes ascending; refused (naming
+/// the file) where the trace has none.
+std::vector<CurvePoint> insitu_curve(const Trace& trace, const std::filesystem::path& file);
+
 /// Points of a curve file of any collective, in file order; or, for a trace
 /// file, its in-situ all-reduce observations as a curve: the mean of each
 /// (gpus, bytes), sizes ascending.
@@ -52,7 +57,9 @@ std::vector<SelectionPoint> load_selection_curve(const std::filesystem::path& fi
 
 /// A trace file, grad_ready_s and insitu_allreduce included, with `provenance` (an object with
 /// "kind", kept in its key order) saying where the numbers came from.
-/// Throws OutputError when provenance has no "kind".
+/// Throws OutputError when provenance has no "kind", and the reader's error
+/// (naming "the file to write" and the key) when load_trace would refuse the
+/// text: no writer makes a trace that mgsim cannot read back.
 std::string format_trace_json(const Trace& trace, const nlohmann::ordered_json& provenance);
 
 /// One measured collective latency with its spread over repetitions.
@@ -64,7 +71,8 @@ struct CurveSample {
 };
 
 /// A curve file of `collective`, points sorted by (gpus, bytes).
-/// Throws OutputError when provenance has no "kind".
+/// Throws OutputError when provenance has no "kind", and the reader's error
+/// when load_curve_file would refuse the text.
 std::string format_curve_json(std::vector<CurveSample> points, const nlohmann::ordered_json& provenance,
                               CurveCollective collective = CurveCollective::allreduce);
 
