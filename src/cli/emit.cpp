@@ -1,6 +1,10 @@
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -43,9 +47,18 @@ void emit_all(std::initializer_list<Output> outputs) {
 }
 
 void check_outputs(std::initializer_list<std::string_view> outputs) {
+  // Standard output redirected to a file that another output names would lose one of them: refused.
+  struct stat terminal {};
+  const bool stdout_file = std::find(outputs.begin(), outputs.end(), kStdout) != outputs.end() &&
+                           ::fstat(STDOUT_FILENO, &terminal) == 0 && S_ISREG(terminal.st_mode);
   std::vector<std::pair<std::string_view, std::filesystem::path>> seen;  // each output and the file it replaces
   for (const std::string_view output : outputs) {
     if (output.empty()) continue;
+    struct stat info {};
+    if (stdout_file && output != kStdout && ::stat(std::string(output).c_str(), &info) == 0 &&
+        info.st_dev == terminal.st_dev && info.st_ino == terminal.st_ino) {
+      throw OutputError(fmt::format("{} is the file standard output goes to: give each output its own", output));
+    }
     std::filesystem::path file = output == kStdout ? std::filesystem::path() : std::filesystem::path(output);
     if (!file.empty()) {
       check_output(file);

@@ -76,7 +76,8 @@ Descriptor open_input(const std::filesystem::path& file, InputKind kind) {
     fail(fmt::format("expected a regular file (or - for standard input), got {}", file_type(info.st_mode)));
   }
   if (!standard_input && ::fcntl(in.get(), F_SETFL, 0) != 0) fail(fmt::format("cannot read: {}", std::strerror(errno)));
-  if (ReadSet* set = current_read_set.load(); set != nullptr && !standard_input) {
+  // Standard input redirected from a file is an input too: no output of the run may replace that file.
+  if (ReadSet* set = current_read_set.load(); set != nullptr && (!standard_input || S_ISREG(info.st_mode))) {
     set->add_input(file, static_cast<std::uint64_t>(info.st_dev), static_cast<std::uint64_t>(info.st_ino));
   }
   return in;
@@ -160,7 +161,7 @@ ReadSet::Identity ReadSet::identity_of(const std::filesystem::path& file) {
 }
 
 void ReadSet::add_input(const std::filesystem::path& file, std::uint64_t device, std::uint64_t inode) {
-  Identity input = identity_of(file);
+  Identity input = file == "-" ? Identity{"standard input", {}} : identity_of(file);  // stdin: by inode alone
   input.device = device;  // the file opened, even if the name was replaced since
   input.inode = inode;
   input.exists = true;
