@@ -54,7 +54,7 @@ bool any_schedule(const std::vector<ScheduleSpec>& specs, bool ScheduleInfo::*fl
 void check_work(double steps, double max_steps) {
   if (steps <= max_steps) return;
   throw ConfigError(fmt::format("the runs take about {:.2g} steps (ranks x iterations simulated rank by rank, omgs "
-                                "plans quadratic in the layers), past --max-work {:.2g} (about {:.0f} s at 10 M steps/s "
+                                "plans quadratic in the layers, a timeline's layers), past --max-work {:.2g} (about {:.0f} s at 10 M steps/s "
                                 "or more): give --max-work {:.2g} to run them anyway, or fewer iterations, GPUs or "
                                 "layers",
                                 steps, max_steps, max_steps / 1e7, steps));
