@@ -83,6 +83,11 @@ void export_chakra(const ExportOptions& options) {
                   spec.label()),
       provenance_of(config.traces.front())};
   const std::string bytes = chakra::export_rank(workload, plan, label);
+  if (options.prefix == "-" || std::filesystem::path(options.prefix).filename().empty()) {
+    throw OutputError(fmt::format("-o {}: expected a file prefix such as et/googlenet (it writes PREFIX.0.et ..; "
+                                  "no standard output, no bare folder)",
+                                  options.prefix));
+  }
   std::vector<std::filesystem::path> files;
   for (int rank = 0; rank < options.gpus; ++rank) files.emplace_back(fmt::format("{}.{}.et", options.prefix, rank));
   const std::filesystem::path folder = std::filesystem::path(options.prefix).parent_path();

@@ -154,6 +154,9 @@ void import_kineto(const ImportOptions& options) {
   if (!options.zoo_model.empty() && !options.param_sizes.empty()) {
     throw ConfigError("--zoo and --param-sizes both give the parameter sizes: give one");
   }
+  if (options.input == "-" && options.param_sizes == "-") {
+    throw ConfigError("the trace and --param-sizes are both standard input, which can be read once: give one as a file");
+  }
   if (!options.zoo_model.empty()) {
     const zoo::ModelGraph model = zoo::build_model(options.zoo_model, {});
     parse.param_elements = model.tensor_sizes();
@@ -194,8 +197,10 @@ void add_import_command(CLI::App& app) {
       ->capture_default_str();
   nccl->add_option("--gpus", options->gpus, "ranks (default: NCCL's nranks, the '# Rank' lines, the header)")
       ->check(whole_in(2, 1 << 20));
-  nccl->add_option("--type", options->data_type, "keep only rows of this data type (e.g. float)");
-  nccl->add_option("--redop", options->reduction, "keep only rows of this reduction (e.g. sum)");
+  nccl->add_option("--type", options->data_type, "keep only rows of this data type (e.g. float)")
+      ->check(name_text("a data type"));
+  nccl->add_option("--redop", options->reduction, "keep only rows of this reduction (e.g. sum)")
+      ->check(name_text("a reduction"));
   add_examples(nccl, {"mgsim import nccl-tests all_reduce_perf.txt -o curve.json",
                       "mgsim import nccl-tests all_reduce_perf.txt --in-place --type float -o - | mgsim fit -"});
   nccl->callback([options] { import_nccl_tests(*options); });
@@ -216,10 +221,12 @@ void add_import_command(CLI::App& app) {
   kineto->add_option("--skip-steps", options->skip_steps, "ProfilerStep windows to drop first (warm-up)")
       ->check(whole_in(0, 1 << 20));
   kineto->add_option("--zoo", options->zoo_model,
-                     "a trace without record_shapes: take the parameter sizes from this zoo model");
+                     "a trace without record_shapes: take the parameter sizes from this zoo model")
+      ->check(name_text("a zoo model"));
   kineto->add_option("--param-sizes", options->param_sizes,
                      "a trace without record_shapes: a file of parameter element counts, one tensor per line in "
-                     "state_dict order");
+                     "state_dict order")
+      ->check(name_text("a file"));
   kineto->add_option("--optimizer", options->optimizer,
                      "sgd, momentum or adam: the optimizer whose bytes turn a measured Optimizer.step into the "
                      "trace's optimizer_bytes_per_s (a run config naming the same one times the step as measured)")

@@ -52,7 +52,7 @@ CLI::Validator output_name() {
 CLI::Validator name_text(std::string_view what) {
   return CLI::Validator(
       [what = std::string(what)](const std::string& text) -> std::string {
-        if (text.empty()) return fmt::format("expected {}, got an empty value", what);
+        if (is_blank(text)) return fmt::format("expected {}, got {}", what, text.empty() ? "an empty value" : "blanks");
         const auto control = [](unsigned char c) { return c < 0x20 || c == 0x7f; };
         if (std::any_of(text.begin(), text.end(), control)) {
           return fmt::format("expected {} without control characters (a newline, a tab), got '{}'", what,

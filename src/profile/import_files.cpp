@@ -100,7 +100,7 @@ ImportedTrace import_kineto_file(const std::filesystem::path& file, const Kineto
   if (listed == document.end() || !listed->is_array()) {
     return import_kineto(document, file.string(), options);  // a bare event list, or no events at all (refused there)
   }
-  return kineto::import_events(std::move(events).take(), kineto::top_level_facts(document), file.string(), options);
+  return kineto::import_events(std::move(events).take(), kineto::top_level_facts(document, file.string()), file.string(), options);
 }
 
 std::vector<RankTrace> import_kineto_folder(const std::filesystem::path& folder, const KinetoOptions& options) {

@@ -74,8 +74,9 @@ class EventCollector {
 /// Reads the events of a whole document; throws TraceError naming `source` and the event.
 Events read_events(const nlohmann::json& document, const std::string& source);
 
-/// What the trace says about where it ran (Kineto writes these at the top).
-nlohmann::json top_level_facts(const nlohmann::json& document);
+/// What the trace says about where it ran (Kineto writes these at the top);
+/// a distributedInfo rank or world_size that is not a whole number is refused.
+nlohmann::json top_level_facts(const nlohmann::json& document, const std::string& source);
 
 /// The import of events already read, with the document's top-level facts.
 ImportedTrace import_events(Events events, const nlohmann::json& facts, const std::string& source,

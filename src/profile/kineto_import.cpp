@@ -690,7 +690,7 @@ class KinetoImporter {
 
 namespace kineto {
 
-nlohmann::json top_level_facts(const nlohmann::json& document) {
+nlohmann::json top_level_facts(const nlohmann::json& document, const std::string& source) {
   nlohmann::json facts = nlohmann::json::object();
   if (!document.is_object()) return facts;
   for (const char* key : {"schemaVersion", "cupti_version", "cuda_runtime_version", "cuda_driver_version"}) {
@@ -700,7 +700,12 @@ nlohmann::json top_level_facts(const nlohmann::json& document) {
   if (distributed != document.end() && distributed->is_object()) {
     for (const char* key : {"rank", "world_size"}) {
       const auto value = distributed->find(key);
-      if (value != distributed->end() && value->is_number_integer()) facts[key] = *value;
+      if (value == distributed->end()) continue;
+      if (!value->is_number_integer()) {  // a rank "1" read as none would put the file in another rank's place
+        throw TraceError(fmt::format("{}: distributedInfo.{}: expected a whole number, got {}", source, key,
+                                     printable(value->dump())));
+      }
+      facts[key] = *value;
     }
   }
   // "computeProperties" before PyTorch 1.10, "deviceProperties" since.
@@ -731,7 +736,7 @@ ImportedTrace import_events(Events events, const nlohmann::json& facts, const st
 }  // namespace kineto
 
 ImportedTrace import_kineto(const nlohmann::json& document, const std::string& source, const KinetoOptions& options) {
-  return kineto::import_events(kineto::read_events(document, source), kineto::top_level_facts(document), source,
+  return kineto::import_events(kineto::read_events(document, source), kineto::top_level_facts(document, source), source,
                                options);
 }
 
