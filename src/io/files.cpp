@@ -76,6 +76,9 @@ Descriptor open_input(const std::filesystem::path& file, InputKind kind) {
     fail(fmt::format("expected a regular file (or - for standard input), got {}", file_type(info.st_mode)));
   }
   if (!standard_input && ::fcntl(in.get(), F_SETFL, 0) != 0) fail(fmt::format("cannot read: {}", std::strerror(errno)));
+  if (S_ISREG(info.st_mode) && static_cast<std::uint64_t>(info.st_size) > kMaxInputBytes) {  // refused unread
+    fail(fmt::format("expected at most {} bytes (1 GiB), got {}", kMaxInputBytes, info.st_size));
+  }
   // Standard input redirected from a file is an input too: no output of the run may replace that file.
   if (ReadSet* set = current_read_set.load(); set != nullptr && (!standard_input || S_ISREG(info.st_mode))) {
     set->add_input(file, static_cast<std::uint64_t>(info.st_dev), static_cast<std::uint64_t>(info.st_ino));
