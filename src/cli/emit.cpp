@@ -21,6 +21,17 @@ namespace {
   throw OutputError(fmt::format("standard output: cannot write: {}", std::strerror(errno)));
 }
 
+/// Refuses `output`, a file, when it is the regular file standard output is
+/// redirected to while text goes there too: one of the two would be lost.
+void check_not_stdout_file(std::string_view output) {
+  struct stat terminal {}, info {};
+  if (::fstat(STDOUT_FILENO, &terminal) == 0 && S_ISREG(terminal.st_mode) &&
+      ::stat(std::string(output).c_str(), &info) == 0 && info.st_dev == terminal.st_dev &&
+      info.st_ino == terminal.st_ino) {
+    throw OutputError(fmt::format("{} is the file standard output goes to: give each output its own", output));
+  }
+}
+
 }  // namespace
 
 void write_stdout(std::string_view text) {
@@ -35,8 +46,11 @@ void emit(std::string_view text, const std::string& output) { emit_all({{text, o
 
 void emit_all(std::initializer_list<Output> outputs) {
   const auto on_stdout = [](const Output& out) { return out.output.empty() || out.output == kStdout; };
+  const bool to_stdout = std::any_of(outputs.begin(), outputs.end(), on_stdout);
   for (const Output& out : outputs) {
-    if (!on_stdout(out)) check_output(std::string(out.output));
+    if (on_stdout(out)) continue;
+    if (to_stdout) check_not_stdout_file(out.output);
+    check_output(std::string(out.output));
   }
   for (const Output& out : outputs) {
     if (on_stdout(out)) write_stdout(out.text);
@@ -47,18 +61,11 @@ void emit_all(std::initializer_list<Output> outputs) {
 }
 
 void check_outputs(std::initializer_list<std::string_view> outputs) {
-  // Standard output redirected to a file that another output names would lose one of them: refused.
-  struct stat terminal {};
-  const bool stdout_file = std::find(outputs.begin(), outputs.end(), kStdout) != outputs.end() &&
-                           ::fstat(STDOUT_FILENO, &terminal) == 0 && S_ISREG(terminal.st_mode);
+  const bool to_stdout = std::find(outputs.begin(), outputs.end(), kStdout) != outputs.end();
   std::vector<std::pair<std::string_view, std::filesystem::path>> seen;  // each output and the file it replaces
   for (const std::string_view output : outputs) {
     if (output.empty()) continue;
-    struct stat info {};
-    if (stdout_file && output != kStdout && ::stat(std::string(output).c_str(), &info) == 0 &&
-        info.st_dev == terminal.st_dev && info.st_ino == terminal.st_ino) {
-      throw OutputError(fmt::format("{} is the file standard output goes to: give each output its own", output));
-    }
+    if (to_stdout && output != kStdout) check_not_stdout_file(output);
     std::filesystem::path file = output == kStdout ? std::filesystem::path() : std::filesystem::path(output);
     if (!file.empty()) {
       check_output(file);
