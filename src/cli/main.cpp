@@ -75,14 +75,27 @@ void check_arguments(int argc, char** argv) {
   }
 }
 
-/// Refuses a first argument that names no subcommand, suggesting the nearest
-/// (CLI11 would only say that a subcommand is required).
+/// Refuses a word that names no subcommand where one is expected (mgsim
+/// WORD, mgsim import WORD), suggesting the nearest (CLI11 would only say
+/// that a subcommand is required).
 void check_subcommand(int argc, char** argv, const CLI::App& app) {
-  if (argc < 2 || argv[1][0] == '-') return;
-  std::vector<std::string> names;
-  for (const CLI::App* command : app.get_subcommands({})) names.push_back(command->get_name());
-  if (std::find(names.begin(), names.end(), argv[1]) != names.end()) return;
-  throw mgsim::ConfigError(fmt::format("{} (mgsim --help lists them)", mgsim::unknown_name("command", argv[1], names)));
+  const CLI::App* level = &app;
+  std::string path = "mgsim";
+  for (int i = 1; i < argc && argv[i][0] != '-'; ++i) {
+    std::vector<std::string> names;
+    const CLI::App* next = nullptr;
+    for (const CLI::App* command : level->get_subcommands({})) {
+      names.push_back(command->get_name());
+      if (command->get_name() == argv[i]) next = command;
+    }
+    if (names.empty()) return;  // a command's own arguments
+    if (next == nullptr) {
+      throw mgsim::ConfigError(
+          fmt::format("{} ({} --help lists them)", mgsim::unknown_name("command", argv[i], names), path));
+    }
+    path += " " + next->get_name();
+    level = next;
+  }
 }
 
 /// Prints --help or --version; a failed write to stdout (a full disk) is an error, not success.
