@@ -548,9 +548,20 @@ class KinetoImporter {
     const std::string type = types != args->end() && types->is_array() && !types->empty() && (*types)[0].is_string()
                                  ? (*types)[0].get<std::string>()
                                  : std::string("float");
-    param.dtype_bytes = type == "double"                                                                         ? 8
-                        : (type.find("Half") != std::string::npos || type.find("BFloat16") != std::string::npos) ? 2
-                                                                                                                 : 4;
+    const auto holds = [&](std::string_view part) { return type.find(part) != std::string::npos; };
+    if (type.empty() || type == "float") {
+      param.dtype_bytes = 4;
+    } else if (type == "double") {
+      param.dtype_bytes = 8;
+    } else if (holds("Half") || holds("BFloat16")) {
+      param.dtype_bytes = 2;
+    } else if (holds("Float8")) {
+      param.dtype_bytes = 1;
+    } else {  // never a guess: a gradient's bytes price its every message
+      fail(fmt::format("AccumulateGrad \"Input type\": expected a floating-point type (float, double, c10::Half, "
+                       "c10::BFloat16, c10::Float8_*), got '{}'",
+                       printable(type)));
+    }
     return param;
   }
 
