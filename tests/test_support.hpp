@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "mgsim/app/run_grid.hpp"
 #include "mgsim/collective.hpp"
@@ -107,7 +108,7 @@ inline Trace random_trace(std::mt19937_64& rng, int max_layers, bool ready_offse
   trace.forward_time_s = time(rng);
   const int n = layers(rng);
   for (int l = 0; l < n; ++l) {
-    Layer layer{"l" + std::to_string(l), {}, 4, unit(rng) < 0.1 ? 0.0 : time(rng), {}};
+    Layer layer{fmt::format("l{}", l), {}, 4, unit(rng) < 0.1 ? 0.0 : time(rng), {}};
     const int k = tensors(rng);
     for (int t = 0; t < k; ++t) layer.params.push_back(unit(rng) < 0.3 ? elements(rng) / 1000 + 1 : elements(rng));
     if (ready_offsets) {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "mgsim/error.hpp"
@@ -309,7 +310,7 @@ TEST_CASE("zoo: calibration recovers the efficiencies a synthetic trace was made
 
   SECTION("and the per-operator overhead when asked, matching layers by order when names differ") {
     SyntheticTrace with_overhead = synthesize_trace(graph, k80, Precision::fp32, {0.3, 0.5, 2.0, 5e-5});
-    for (std::size_t i = 0; i < with_overhead.trace.layers.size(); ++i) with_overhead.trace.layers[i].name = "L" + std::to_string(i);
+    for (std::size_t i = 0; i < with_overhead.trace.layers.size(); ++i) with_overhead.trace.layers[i].name = fmt::format("L{}", i);
     const CalibrationResult o = calibrate(with_overhead.trace, graph, k80, Precision::fp32,
                                           RooflineSettings::defaults_for(k80), {true, false});
     CHECK(o.matched_by == "order");
