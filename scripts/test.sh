@@ -5,11 +5,11 @@
 # includes the whole bad-input suite, ctest bad_inputs, run against the
 # sanitized mgsim; scripts/fuzz.sh says which replays it leaves to the run
 # above), and fuzzes every parser and the structure-aware run, sweep and
-# validate targets for 15 s each, two targets at a time, in that same tree
+# validate targets for 10 s each, two targets at a time, in that same tree
 # (scripts/fuzz.sh --suite, docs/fuzzing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh -DMGSIM_UNITY_BUILD=ON  # a batch of sources per compiler run: the fastest build from scratch
 (cd build && ctest --output-on-failure -j"$(nproc)")
-bash scripts/fuzz.sh --suite 15 2
+bash scripts/fuzz.sh --suite 10 2
