@@ -22,6 +22,7 @@
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/io/utf8.hpp"
 #include "mgsim/iteration.hpp"
+#include "mgsim/relative_error.hpp"
 
 namespace mgsim {
 namespace {
@@ -119,8 +120,8 @@ std::vector<Measurement> read_measurements(const nlohmann::json& rows, const Jso
     Measurement m;
     m.trace = in.has("trace") ? folder / in.text("trace") : base_trace;
     if (m.trace == "-") {  // each held-out fit reads the traces again
-      (in.has("trace") ? at.key("trace") : at).fail(
-          "its trace is standard input, which can be read once: expected a trace file");
+      if (in.has("trace")) at.key("trace").fail("standard input can be read once: expected a trace file");
+      at.fail("its trace is the config's \"trace\", standard input, which can be read once: give the config a trace file");
     }
     m.gpus = static_cast<int>(in.integer("gpus", 1, kMaxGpus));
     if (in.has("source")) m.source = in.text("source");
@@ -450,7 +451,7 @@ namespace {
 double squared_relative_error(const std::vector<double>& predicted, const std::vector<Measurement>& measured) {
   double sum = 0.0;
   for (std::size_t m = 0; m < measured.size(); ++m) {
-    const double relative = (predicted[m] - measured[m].value) / measured[m].value;
+    const double relative = relative_error(predicted[m], measured[m].value);
     sum += relative * relative;
   }
   return sum;

@@ -9,6 +9,7 @@
 
 #include "mgsim/error.hpp"
 #include "mgsim/median.hpp"
+#include "mgsim/relative_error.hpp"
 
 namespace mgsim {
 
@@ -39,7 +40,7 @@ HeldOutErrors held_out_errors(const Calibration& calibration, const CalibrationR
   std::vector<double> relative;
   for (std::size_t m = 0; m < errors.predicted.size(); ++m) {
     const double measured = calibration.measurements()[m].value;
-    if (errors.predicted[m]) relative.push_back(std::abs(*errors.predicted[m] - measured) / measured);
+    if (errors.predicted[m]) relative.push_back(std::abs(relative_error(*errors.predicted[m], measured)));
   }
   errors.count = static_cast<int>(relative.size());
   if (relative.empty()) return errors;

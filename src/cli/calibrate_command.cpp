@@ -19,6 +19,7 @@
 #include "mgsim/io/files.hpp"
 #include "mgsim/io/report.hpp"
 #include "mgsim/io/utf8.hpp"
+#include "mgsim/relative_error.hpp"
 
 namespace mgsim::cli {
 namespace {
@@ -49,7 +50,7 @@ void check_paths(const std::string& list, const std::vector<std::string>& paths)
 
 /// "+1.23%", or "n/a" for a measurement the others cannot cross-validate.
 std::string percent(std::optional<double> predicted, double measured) {
-  return predicted ? fmt::format("{:+.2f}%", (*predicted - measured) / measured * 100) : "n/a";
+  return predicted ? fmt::format("{:+.2f}%", relative_error(*predicted, measured) * 100) : "n/a";
 }
 
 /// A residual past this is no fit: the fitted keys cannot reach the measurement within their bounds.
@@ -62,7 +63,7 @@ std::string missed_note(const Calibration& calibration, const CalibrationResult&
   double worst_residual = 0;
   for (std::size_t m = 0; m < calibration.measurements().size(); ++m) {
     const double measured = calibration.measurements()[m].value;
-    const double residual = (result.predicted[m] - measured) / measured;
+    const double residual = relative_error(result.predicted[m], measured);
     if (std::abs(residual) > kMissedResidual) ++missed;
     if (std::abs(residual) > std::abs(worst_residual)) {
       worst = m;
@@ -90,7 +91,7 @@ std::string report(const Calibration& calibration, const CalibrationResult& resu
                      "metric", "measured", "predicted", "residual", "held out");
   for (std::size_t m = 0; m < calibration.measurements().size(); ++m) {
     const Measurement& measured = calibration.measurements()[m];
-    const double residual = (result.predicted[m] - measured.value) / measured.value;
+    const double residual = relative_error(result.predicted[m], measured.value);
     out += fmt::format("{:>4}  {:>6}  {:<24}  {:<24}  {:>14.6g}  {:>14.6g}  {:>+8.2f}%  {:>9}\n", m, measured.gpus,
                        printable(measured.schedule_label), metric_key(measured.metric), measured.value, result.predicted[m],
                        residual * 100, percent(held_out.predicted[m], measured.value));

@@ -40,6 +40,14 @@ Launches index_launches(const RecordSet& records, AttributionNotes& notes) {
   for (const LaunchCall& call : records.launches) {
     const auto found = work.find(call.correlation);
     if (found == work.end()) continue;
+    // The GPU clock is converted to the CPU's: work cannot start before the call that launched it.
+    for (const GpuActivity* a : found->second) {
+      if (a->start_ns < call.start_ns) {
+        throw TraceError(fmt::format("the GPU work of correlation {} starts at {} ns, before its launch at {} ns: "
+                                     "a damaged trace or clocks that disagree",
+                                     call.correlation, a->start_ns, call.start_ns));
+      }
+    }
     const bool collective = std::any_of(found->second.begin(), found->second.end(),
                                         [](const GpuActivity* a) { return a->collective; });
     (collective ? launches.collective : launches.compute).push_back({&call, std::move(found->second)});

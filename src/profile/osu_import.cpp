@@ -106,6 +106,13 @@ class OsuReader {
     if (text.starts_with("OSU ")) {
       const std::vector<std::string_view> words = split_words(text);
       const std::string_view operation = words.size() > 2 ? words[2] : std::string_view();
+      // "Latency Test", then at most a version ("v7.1"): a bandwidth or
+      // non-blocking test prints other figures under the same columns.
+      const bool latency_test = words.size() >= 5 && words.size() <= 6 && words[3] == "Latency" && words[4] == "Test" &&
+                                (words.size() == 5 || words[5].starts_with('v'));
+      if (!latency_test) {
+        fail(line, fmt::format("\"{}\" is not an OSU latency test (\"# OSU <library> <collective> Latency Test [vX]\")", text));
+      }
       if (operation == "Allreduce") {
         collective_ = CurveCollective::allreduce;
       } else if (operation == "Allgather") {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "mgsim/error.hpp"
+#include "mgsim/relative_error.hpp"
 
 namespace mgsim::zoo {
 namespace {
@@ -180,7 +181,7 @@ CalibrationResult calibrate(const Trace& measured, const ModelGraph& graph, cons
 
 std::string format_calibration(const CalibrationResult& r) {
   const auto pct = [](double predicted, double measured) {
-    return measured > 0 ? fmt::format("{:+.1f}%", 100 * (predicted - measured) / measured) : std::string("n/a");
+    return measured > 0 ? fmt::format("{:+.1f}%", 100 * relative_error(predicted, measured)) : std::string("n/a");
   };
   std::string out = fmt::format("calibration: model {}, gpu {}, precision {}, {} layers matched by {}, compared with {}\n\n",
                                 r.model, r.gpu, precision_name(r.precision), r.layers.size(), r.matched_by,

@@ -12,6 +12,7 @@
 
 #include "mgsim/app/run_grid.hpp"
 #include "mgsim/io/report.hpp"
+#include "mgsim/relative_error.hpp"
 
 namespace mgsim {
 
@@ -27,7 +28,7 @@ struct ValidationRow {
   double measured = 0.0;
   double predicted = 0.0;
   /// (predicted - measured) / measured.
-  double error() const { return (predicted - measured) / measured; }
+  double error() const { return relative_error(predicted, measured); }
 };
 
 /// A fitted value of a case.
