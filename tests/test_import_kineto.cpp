@@ -19,6 +19,7 @@
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/model_memory.hpp"
 #include "mgsim/profile/import_files.hpp"
+#include "mgsim/zoo/models.hpp"
 #include "test_data.hpp"
 
 namespace {
@@ -757,6 +758,29 @@ TEST_CASE("import: a PyTorch 2.11 step on an H200 gives ResNet-50's tensors, its
   CHECK(std::count_if(imported.warnings.begin(), imported.warnings.end(), [](const std::string& w) {
           return w.find("the GPU was busy 66% of the median step") != std::string::npos;
         }) == 1);
+}
+
+TEST_CASE("import: --zoo on a trace with recorded shapes checks the sizes as a whole, not tensor by tensor",
+          "[import]") {
+  // torchvision's ResNet-50 records fc.weight's gradient (2048 x 1000) before
+  // fc.bias's (1000), the reverse of the zoo's state_dict order read from the
+  // end: the same model, refused while the check went tensor by tensor.
+  const std::vector<std::int64_t> zoo_sizes = mgsim::zoo::build_model("resnet50", {}).tensor_sizes();
+  KinetoOptions options{"resnet50", 64, 0, zoo_sizes, "zoo model resnet50"};
+  const ImportedTrace with_list = import_kineto_file(kH200, options);
+  const ImportedTrace recorded = import_kineto_file(kH200, {"resnet50", 64, 0, {}, {}});
+  REQUIRE(with_list.trace.layers.size() == recorded.trace.layers.size());
+  for (std::size_t i = 0; i < recorded.trace.layers.size(); ++i) {
+    CHECK(with_list.trace.layers[i].params == recorded.trace.layers[i].params);
+  }
+  // A 10-class head (2048 x 10 and 10) has the tensor count, not the sizes.
+  std::vector<std::int64_t> cifar = zoo_sizes;
+  cifar[cifar.size() - 2] = 20'480;
+  cifar.back() = 10;
+  options.param_elements = cifar;
+  CHECK_THROWS_WITH(import_kineto_file(kH200, options),
+                    Catch::Contains("zoo model resnet50 disagrees with the trace's recorded shapes: tensors of 10 "
+                                    "elements: 0 in the trace, 1 in zoo model resnet50"));
 }
 
 }  // namespace

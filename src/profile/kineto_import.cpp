@@ -447,11 +447,12 @@ class KinetoImporter {
     std::vector<ParamInfo> found;
     for (std::size_t i = 0, k = 0; i < nodes.size(); ++i) {
       if (!nodes[i]->accumulate()) continue;
-      ParamInfo param = given.empty() ? shape_of(*grads[k]) : given_size(*grads[k], k);
+      ParamInfo param = given.empty() ? shape_of(*grads[k]) : recorded_or_given(*grads[k], k);
       param.layer = layer_of(nodes, i);
       param.name = fmt::format("{}[{}]", param.layer, k++);
       found.push_back(param);
     }
+    if (!given.empty()) check_given_sizes(grads);
     // Forward (framework) order is the reverse of the order gradients arrive.
     params_.assign(found.rbegin(), found.rend());
     check_layer_count();
@@ -481,27 +482,44 @@ class KinetoImporter {
     }
   }
 
-  /// The k-th gradient to arrive, sized by the given list; refused when the
-  /// trace recorded its shape and that disagrees.
-  ParamInfo given_size(const Node& node, std::size_t k) {
+  /// The k-th gradient to arrive: its recorded shape where the trace has
+  /// one (exact, and in the order the gradients arrive), else the k-th
+  /// tensor from the end of the given list.
+  ParamInfo recorded_or_given(const Node& node, std::size_t k) {
+    if (const std::optional<ParamInfo> recorded = recorded_shape(node)) return *recorded;
     const std::vector<std::int64_t>& given = options_.param_elements;
-    ParamInfo param;
-    param.elements = given[given.size() - 1 - k];
-    param.dtype_bytes = 4;
-    const std::optional<ParamInfo> recorded = recorded_shape(node);
-    if (!recorded && k == 0) {
+    if (k == 0) {
       warnings_.push_back(fmt::format("parameter sizes from {}, by position: the trace records no shapes to check "
                                       "them against (a variant of another input size or width, e.g. a CIFAR VGG, "
                                       "has the same tensor count and other sizes; record_shapes=True records them)",
                                       options_.param_source));
     }
-    if (recorded && recorded->elements != param.elements) {
-      fail(fmt::format("{} disagrees with the trace's recorded shapes: gradient {} to arrive has {} elements in the "
-                       "trace, {} in {} (the same tensor count, another model?); the trace has its shapes: drop the "
-                       "option, or name the model that ran",
-                       options_.param_source, k + 1, recorded->elements, param.elements, options_.param_source));
-    }
+    ParamInfo param;
+    param.elements = given[given.size() - 1 - k];
+    param.dtype_bytes = 4;
     return param;
+  }
+
+  /// The given list must hold the sizes the trace recorded: as a whole, not
+  /// tensor by tensor, since the order within a layer may differ (a
+  /// module's weight and bias arrive in either order); another model of the
+  /// same tensor count is refused.
+  void check_given_sizes(const std::vector<const Node*>& grads) const {
+    const std::vector<std::int64_t>& given = options_.param_elements;
+    std::map<std::int64_t, std::pair<int, int>> counts;  // elements -> (in the trace, in the list)
+    for (std::size_t k = 0; k < grads.size(); ++k) {
+      const std::optional<ParamInfo> recorded = recorded_shape(*grads[k]);
+      if (!recorded) continue;
+      ++counts[recorded->elements].first;
+      ++counts[given[given.size() - 1 - k]].second;
+    }
+    for (const auto& [elements, count] : counts) {
+      if (count.first == count.second) continue;
+      fail(fmt::format("{} disagrees with the trace's recorded shapes: tensors of {} elements: {} in the trace, {} "
+                       "in {} (the same tensor count, another model?); the trace has its shapes: drop the option, or "
+                       "name the model that ran",
+                       options_.param_source, elements, count.first, count.second, options_.param_source));
+    }
   }
 
   /// A warning when the gradients fall into another number of layers than the given model has.
