@@ -1,5 +1,5 @@
 // `mgsim calibrate` on a synthetic truth: a config that sets every scenario
-// key (trace, gpus, gpus_per_node, collective, network intra and inter,
+// key (trace, gpus, gpus_per_node, collective, network intra, inter and fabric,
 // message_unit, overlap, speed_classes, message_overhead_s,
 // iteration_overhead_s, sync_overhead_s, node_input_samples_per_s,
 // optimizer (the traces time its step), variability, iterations, schedules
@@ -67,7 +67,8 @@ json every_key(const std::string& trace) {
           {"collective", "hierarchical"},
           {"network",
            {{"intra", {{"alpha_us", 5}, {"beta_s_per_byte", 2e-11}}},
-            {"inter", {{"alpha_us", 30}, {"beta_s_per_byte", 1e-10}}}}},
+            {"inter", {{"alpha_us", 30}, {"beta_s_per_byte", 1e-10}}},
+            {"fabric_s_per_byte", 3e-11}}},  // binds at 8 nodes, not at 2
           {"message_unit", "tensor"},
           {"overlap", {{"compute_slowdown", 0.2}, {"comm_slowdown", 0.1}}},
           {"speed_classes", {{{"fraction", 0.25}, {"speed", 0.8}}}},
@@ -121,6 +122,7 @@ TEST_CASE("calibrate recovers each numeric key of a config that sets every key, 
   const json truth = every_key("t.json");
   for (const std::string key :
        {"network.intra.beta_s_per_byte", "network.inter.alpha_us", "network.inter.beta_s_per_byte",
+        "network.fabric_s_per_byte",
         "overlap.compute_slowdown", "overlap.comm_slowdown", "speed_classes.0.speed", "message_overhead_s",
         "iteration_overhead_s", "sync_overhead_s", "node_input_samples_per_s", "variability.mean_s", "schedules.1.cycle_time_ms"}) {
     const double value = truth[at(key)].get<double>();

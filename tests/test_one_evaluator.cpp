@@ -112,6 +112,7 @@ std::filesystem::path random_scenario(std::mt19937_64& rng, const SweepTempDir& 
     const json intra = {{"alpha_us", uniform(rng, 0, 20)}, {"beta_s_per_byte", uniform(rng, 1e-11, 1e-9)}};
     const json inter = {{"alpha_us", uniform(rng, 0, 50)}, {"beta_s_per_byte", uniform(rng, 1e-10, 1e-8)}};
     config["network"] = coin(rng, 0.5) ? json{{"intra", intra}, {"inter", inter}} : inter;
+    if (coin(rng, 0.3)) config["network"]["fabric_s_per_byte"] = uniform(rng, 1e-11, 1e-9);
   }
   if (coin(rng, 0.5)) config["message_unit"] = pick(rng, std::vector<std::string>{"tensor", "layer"});
   if (coin(rng, 0.3)) config["overlap"] = {{"compute_slowdown", uniform(rng, 0, 0.5)}, {"comm_slowdown", uniform(rng, 0, 0.5)}};
@@ -287,6 +288,78 @@ TEST_CASE("message_overhead_s lengthens every message by its value (two layers, 
   config["message_overhead_s"] = 5e-4;
   const SimTime with = first_row(dir, config, cache).iteration;
   CHECK(with - plain == 500'000);
+}
+
+TEST_CASE("network.fabric_s_per_byte: an exchange among N nodes lasts at least its bytes between nodes at the "
+          "fabric's rate (two layers, by hand)",
+          "[evaluator]") {
+  // Two layers of 1000 one-byte elements, 1 ms of backward each; ring on 4
+  // GPUs, one a node, alpha 0, beta 1 us/byte: a layer's all-reduce is
+  // 2 (3/4) 1000 us = 1.5 ms, WFBP [1, 2.5] and [2.5, 4] ms. A fabric of
+  // 1 us/byte carries 2 (N-1) M = 6000 bytes of each in 6 ms: [1, 7] and
+  // [7, 13] ms; single's 2000 bytes at 2 ms: 12 ms, ends at 14 ms.
+  SweepTempDir dir;
+  dir.write_json("t.json", trace_json(make_trace({0.001, 0.001}, {1000, 1000})));
+  json config = {{"trace", "t.json"},
+                 {"gpus", {4}},
+                 {"network", {{"alpha_us", 0}, {"beta_s_per_byte", 1e-6}, {"fabric_s_per_byte", 1e-6}}},
+                 {"schedules", {"wfbp", "single"}}};
+  WorkloadCache cache;
+  const RunGrid grid(load_scenario(dir.write_json("c.json", config)), cache);
+  CHECK(grid.row(0).metrics.iteration == 13'000'000);
+  CHECK(grid.row(1).metrics.iteration == 14'000'000);
+  // A fabric that carries 6000 bytes in 0.6 ms binds nowhere: 4 ms.
+  config["network"]["fabric_s_per_byte"] = 1e-7;
+  CHECK(first_row(dir, config, cache).iteration == 4'000'000);
+  // Two GPUs a node, two nodes: 2 (2-1) 1000 bytes cross, 2 ms a message
+  // (the links' 1.5 ms is less): [1, 3] and [3, 5] ms.
+  config["network"]["fabric_s_per_byte"] = 1e-6;
+  config["gpus_per_node"] = 2;
+  CHECK(first_row(dir, config, cache).iteration == 5'000'000);
+  // One node of four: nothing crosses, 4 ms.
+  config["gpus_per_node"] = 4;
+  CHECK(first_row(dir, config, cache).iteration == 4'000'000);
+  // Two-level networks take it beside intra and inter.
+  config["gpus_per_node"] = 1;
+  config["network"] = {{"intra", {{"alpha_us", 0}, {"beta_s_per_byte", 1e-6}}},
+                       {"inter", {{"alpha_us", 0}, {"beta_s_per_byte", 1e-6}}},
+                       {"fabric_s_per_byte", 1e-6}};
+  CHECK(first_row(dir, config, cache).iteration == 13'000'000);
+  // D-PSGD on 2 GPUs, one a node: one exchange of the 2000-byte model a
+  // round, 2 ms on the link; both ways across the fabric, 4000 bytes: 4 ms.
+  config["gpus"] = {2};
+  config["network"] = {{"alpha_us", 0}, {"beta_s_per_byte", 1e-6}};
+  config["schedules"] = json::array({json{{"name", "dpsgd"}, {"barrier", true}}});
+  config["iterations"] = 1;
+  const SimTime plain = first_row(dir, config, cache).iteration;
+  config["network"]["fabric_s_per_byte"] = 1e-6;
+  CHECK(first_row(dir, config, cache).iteration - plain == 2'000'000);
+  config["network"]["fabric_s_per_byte"] = -1e-6;
+  CHECK_THROWS_WITH(load_scenario(dir.write_json("c.json", config)), Catch::Contains("network.fabric_s_per_byte"));
+}
+
+TEST_CASE("a shared fabric bounds all-gathers and reduce-scatters by their bytes between nodes (by hand)",
+          "[collective]") {
+  // Ring on 4 GPUs, one a node, beta 1 us/byte: an all-gather of 1000 bytes a
+  // rank is 3 ms, a reduce-scatter of 4000 bytes 3 ms. Across a fabric of
+  // 1 us/byte, each of the 3 other nodes receives the 4000 bytes of the
+  // all-gather it lacks, 12000 bytes, 12 ms; a reduce-scatter sends (N-1) M,
+  // 12 ms. Inside one node nothing crosses and the line stays a line.
+  CollectiveSettings settings;
+  settings.network.inter = settings.network.intra = {0.0, 1e-6, 0.0};
+  const std::unique_ptr<Collective> plain = find_collective("ring").make(settings);
+  CHECK(plain->allgather_seconds(1000, 4) == Approx(3e-3));
+  CHECK(plain->reduce_scatter_seconds(4000, 4) == Approx(3e-3));
+  settings.network.fabric_s_per_byte = 1e-6;
+  const std::unique_ptr<Collective> shared = find_collective("ring").make(settings);
+  CHECK(shared->allgather_seconds(1000, 4) == Approx(12e-3));
+  CHECK(shared->reduce_scatter_seconds(4000, 4) == Approx(12e-3));
+  CHECK(shared->allreduce_seconds(1000, 4) == Approx(6e-3));
+  CHECK_FALSE(shared->allreduce_affine(4));
+  settings.gpus_per_node = 4;
+  const std::unique_ptr<Collective> one_node = find_collective("ring").make(settings);
+  CHECK(one_node->allgather_seconds(1000, 4) == Approx(3e-3));
+  CHECK(one_node->allreduce_affine(4));
 }
 
 TEST_CASE("iteration_overhead_s adds its host time to every iteration, overlapping nothing (two layers, by hand)",

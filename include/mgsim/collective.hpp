@@ -32,6 +32,12 @@ struct Link {
 struct Network {
   Link intra;  ///< between GPUs of one node
   Link inter;  ///< between nodes
+  /// Seconds per byte of the fabric between nodes as a whole, shared by every
+  /// node's traffic (SimGrid's cluster backbone): 1 / the bytes a second it
+  /// carries in all. An exchange among N nodes moves at least so many bytes
+  /// across it (all-reduce 2(N-1) M), so it lasts at least that many bytes
+  /// times this (docs/collectives.md, "A shared fabric"); 0: no limit.
+  double fabric_s_per_byte = 0.0;
 };
 
 /// One measured collective latency (of the operation its curve names).
@@ -129,7 +135,9 @@ struct CollectiveInfo {
   bool needs_curve;  ///< true when the model is built from measured points
   std::unique_ptr<Collective> (*make_model)(const CollectiveSettings&);
   std::span<const CollectiveParam> params = {};  ///< what a config may give it, by name
-  /// The model built from `settings`, every message `settings.message_overhead_s` longer.
+  /// The model built from `settings`: on the network's shared fabric when it
+  /// has one (each exchange at least its bytes between nodes at the fabric's
+  /// rate), then every message `settings.message_overhead_s` longer.
   std::unique_ptr<Collective> make(const CollectiveSettings& settings) const;
 };
 

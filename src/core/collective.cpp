@@ -96,10 +96,44 @@ class WithMessageOverhead final : public Collective {
   double overhead_;
 };
 
+/// A model whose exchanges share the fabric between nodes: each lasts at
+/// least the bytes that any algorithm must move between N nodes times the
+/// fabric's seconds per byte. An all-reduce of M is a reduce-scatter, after
+/// which every node holds the sums of its ranks' shares, and an all-gather of
+/// them: (N-1) M bytes cross for each, 2(N-1) M in all, what ring and NCCL's
+/// rings move (docs/collectives.md, "A shared fabric").
+class OnSharedFabric final : public Collective {
+ public:
+  OnSharedFabric(std::unique_ptr<Collective> model, double s_per_byte, int gpus_per_node)
+      : model_(std::move(model)), s_per_byte_(s_per_byte), gpus_per_node_(gpus_per_node) {}
+  double allreduce_seconds(double bytes, int gpus) const override {
+    return std::max(model_->allreduce_seconds(bytes, gpus), 2 * (nodes(gpus) - 1) * bytes * s_per_byte_);
+  }
+  double allgather_seconds(double bytes_per_rank, int gpus) const override {
+    return std::max(model_->allgather_seconds(bytes_per_rank, gpus), (nodes(gpus) - 1) * gpus * bytes_per_rank * s_per_byte_);
+  }
+  double reduce_scatter_seconds(double bytes, int gpus) const override {
+    return std::max(model_->reduce_scatter_seconds(bytes, gpus), (nodes(gpus) - 1) * bytes * s_per_byte_);
+  }
+  /// Within one node nothing crosses the fabric; across nodes the floor bends the line.
+  bool allreduce_affine(int gpus) const override { return nodes(gpus) == 1 && model_->allreduce_affine(gpus); }
+
+ private:
+  double nodes(int gpus) const { return static_cast<double>((gpus + gpus_per_node_ - 1) / gpus_per_node_); }
+
+  std::unique_ptr<Collective> model_;
+  double s_per_byte_;
+  int gpus_per_node_;
+};
+
 }  // namespace
 
 std::unique_ptr<Collective> CollectiveInfo::make(const CollectiveSettings& settings) const {
   std::unique_ptr<Collective> model = make_model(settings);
+  if (settings.network.fabric_s_per_byte > 0.0) {
+    model = std::make_unique<OnSharedFabric>(std::move(model), settings.network.fabric_s_per_byte,
+                                             settings.gpus_per_node);
+  }
   if (settings.message_overhead_s == 0.0) return model;
   return std::make_unique<WithMessageOverhead>(std::move(model), settings.message_overhead_s);
 }

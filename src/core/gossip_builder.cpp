@@ -21,11 +21,19 @@ GossipBuilder::GossipBuilder(const BuildContext& context, const Graph& graph, Go
   const auto bytes = static_cast<double>(total_gradient_bytes(context.workload.trace));
   const Network network = context.network.value();
   for (const auto& matching : matchings_) {
+    // A matching's exchanges run together: those between nodes share the
+    // fabric, each pair sending the model both ways across it.
+    const auto across = static_cast<double>(std::count_if(matching.begin(), matching.end(), [&](const auto& edge) {
+      return context.cluster.node_of(edge.first) != context.cluster.node_of(edge.second);
+    }));
+    const double fabric_s = 2 * across * bytes * network.fabric_s_per_byte;
     auto& times = exchange_time_.emplace_back();
     for (const auto& edge : matching) {
       const int a = edge.first, b = edge.second;  // named copies: clang 14 cannot capture structured bindings
-      const Link& link = context.cluster.node_of(a) == context.cluster.node_of(b) ? network.intra : network.inter;
-      times.push_back(step_ns(link.alpha_s + link.beta_s_per_byte * bytes + context.message_overhead_s,
+      const bool inside = context.cluster.node_of(a) == context.cluster.node_of(b);
+      const Link& link = inside ? network.intra : network.inter;
+      const double transfer = link.beta_s_per_byte * bytes;
+      times.push_back(step_ns(link.alpha_s + (inside ? transfer : std::max(transfer, fabric_s)) + context.message_overhead_s,
                               [&] { return fmt::format("the model exchange between ranks {} and {}", a, b); }));
     }
   }

@@ -6,7 +6,10 @@
 // per matching per round from the one Random (a seed every rank shares).
 // An exchange is one point-to-point transfer each way at once, alpha + beta
 // x model bytes on the link joining the two ranks (intra-node or inter-node),
-// and a rank does one exchange at a time. With a barrier every rank starts a
+// and a rank does one exchange at a time. On a network with a shared fabric,
+// an exchange between nodes lasts at least the bytes of its matching's
+// exchanges between nodes (the model both ways each) at the fabric's rate,
+// as if they ran together. With a barrier every rank starts a
 // round when the last one has ended the previous; without, each starts as
 // soon as its own exchanges have ended. With a delay law, each rank's compute
 // gets one delay per round, drawn rank by rank before MATCHA's activations.

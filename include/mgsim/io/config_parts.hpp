@@ -25,8 +25,8 @@ Link read_link(JsonReader in);
 Overlap read_overlap(JsonReader in);
 
 /// Either one flat link {alpha_us, beta_s_per_byte, gamma_s_per_byte} or two
-/// levels {"intra": {...}, "inter": {...}}. Keys already asked for on `in`
-/// (e.g. a label) are accepted.
+/// levels {"intra": {...}, "inter": {...}}, either with an optional
+/// "fabric_s_per_byte". Keys already asked for on `in` (e.g. a label) are accepted.
 Network read_network(JsonReader in);
 
 /// One collective entry without arrays: a name, or {"name": ..., <parameter>:
