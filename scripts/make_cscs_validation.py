@@ -25,7 +25,11 @@ peers inside a p2.8xlarge, 10 Gb Ethernet between p2.8xlarge instances, PCIe 3.0
 into Piz Daint's Aries NIC (its host interface); fitted on the named rows: the seconds
 of coordination an iteration on more than one GPU adds (sync_overhead_s). EC2 rates a
 p2.xlarge's network only as "High", no figure: that case fits its link bandwidth
-(network.beta_s_per_byte) instead.
+(network.beta_s_per_byte) instead. On one GPU a node (Piz Daint, p2.xlarge) the
+throughput falls below linear at 64 and 128 nodes, where every node's traffic shares
+the fabric between them (Aries' global links, EC2's network): those cases also fit
+the fabric's seconds per byte (network.fabric_s_per_byte, docs/collectives.md "A
+shared fabric") at 64 GPUs and predict 128 with it.
 
 Usage (repository root, after building): python3 scripts/make_cscs_validation.py [--mgsim build/src/mgsim]
 """
@@ -49,7 +53,7 @@ CASES = {
               (3, 4, 523.38, "distributed_replicated"), (2, 8, 1018.18, "parameter_server"),
               (4, 16, 2001.00, "parameter_server"), (12, 32, 3840.35, "parameter_server"),
               (40, 64, 7118.31, "parameter_server"), (116, 128, 9219.70, "parameter_server")],
-        links=(lib.PCIE3_X16, None), rated="PCIe 3.0 x16 into the Aries NIC", calibrating=[2], collective=None),
+        links=(lib.PCIE3_X16, None), rated="PCIe 3.0 x16 into the Aries NIC", calibrating=[2, 64], collective=None),
     "cscs-aws-p2-xlarge": dict(
         gpu="k80", per_node=1, table="tab:peak-perf-p2 ('Parameters achieving peak performance on p2.xlarge systems')",
         hardware="Amazon EC2 p2.xlarge instances: one K80 GPU (half a K80 board) each, local SSD",
@@ -57,7 +61,8 @@ CASES = {
               (4, 4, 114.57, "distributed_replicated"), (8, 8, 228.41, "distributed_replicated"),
               (12, 16, 431.64, "distributed_replicated"), (32, 32, 825.64, "parameter_server"),
               (64, 64, 996.32, "parameter_server"), (128, 128, 1077.59, "parameter_server")],
-        network={"alpha_us": 0, "beta_s_per_byte": 1e-9}, fit=["network.beta_s_per_byte"], calibrating=[2],
+        network={"alpha_us": 0, "beta_s_per_byte": 1e-9, "fabric_s_per_byte": 0},
+        fit=["network.beta_s_per_byte", "network.fabric_s_per_byte"], calibrating=[2, 64],
         collective=None),
     "cscs-aws-p2-8xlarge": dict(
         gpu="k80", per_node=8,
@@ -88,8 +93,11 @@ def make_case(mgsim, name, spec):
     if "links" in spec:
         config.update({"network": lib.links(*spec["links"]), "sync_overhead_s": 0})
         fit = [lib.SYNC_FIT]
+        if 64 in spec["calibrating"]:
+            config["network"]["fabric_s_per_byte"] = 0
+            fit.append("network.fabric_s_per_byte")
         how = "links at their rated bandwidths (%s: %s), %s" % (
-            spec["rated"], ", ".join(lib.gbytes(b) for b in spec["links"][::-1] if b is not None), lib.SYNC_FIT)
+            spec["rated"], ", ".join(lib.gbytes(b) for b in spec["links"][::-1] if b is not None), " and ".join(fit))
     else:
         config["network"] = spec["network"]
         fit = spec["fit"]

@@ -181,7 +181,7 @@ TEST_CASE("The shipped validation set does not regress past its recorded median 
   const ValidationReport report = validate(MGSIM_SOURCE_DIR "/validation");
   std::size_t predicted = 0;
   for (const ValidationRow& r : report.rows) predicted += r.calibrates ? 0 : 1;
-  CHECK(predicted >= 352);
-  constexpr double kRecordedMedian = 0.0435;  // 4.3% over 352 predictions: docs/fidelity.md
+  CHECK(predicted >= 350);
+  constexpr double kRecordedMedian = 0.0415;  // 4.1% over 350 predictions: docs/fidelity.md
   CHECK(report.median_abs_error() <= kRecordedMedian);
 }
