@@ -296,17 +296,24 @@ class NcclTestsReader {
     return true;
   }
 
-  /// One row as a curve point; nothing for a row of 0 bytes.
+  /// One row as a curve point from its column `group` (out-of-place or
+  /// in-place); nothing for a row of 0 bytes. Both groups are checked: a
+  /// damaged column the curve does not take is a damaged row all the same.
   std::optional<CurveSample> row(const Columns& c, const std::vector<std::string_view>& words, int line,
                                  std::size_t group, int gpus) const {
-    check_validation(c, words, group, line);
     const std::optional<std::int64_t> size = message_bytes(words[c.size]);
     if (!size) fail(line, fmt::format("expected a size in [0, {}] bytes, got \"{}\"", kMaxMessageBytes, words[c.size]));
-    const std::optional<double> seconds = latency_seconds(words[c.time[group]]);
-    if (!seconds) fail(line, fmt::format("expected {}, got \"{}\"", latency_range(), words[c.time[group]]));
+    std::optional<double> seconds;
+    for (std::size_t g = 0; g < c.time.size(); ++g) {
+      check_validation(c, words, g, line);
+      const std::optional<double> time = latency_seconds(words[c.time[g]]);
+      if (!time) fail(line, fmt::format("expected {}, got \"{}\"", latency_range(), words[c.time[g]]));
+      if (*size == 0) continue;
+      check_time(c, words, line, g, *size, *time);
+      check_collective(c, words, line, g, *size, gpus);
+      if (g == group) seconds = time;
+    }
     if (*size == 0) return std::nullopt;
-    check_time(c, words, line, group, *size, *seconds);
-    check_collective(c, words, line, group, *size, gpus);
     std::int64_t bytes = *size;
     if (options_.collective == CurveCollective::allgather) {
       if (*size % gpus != 0) {
