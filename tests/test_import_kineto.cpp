@@ -349,6 +349,25 @@ TEST_CASE("import: kineto warm-up steps can be skipped", "[import]") {
   CHECK(imported.provenance["statistics"]["iterations"] == 1);
 }
 
+TEST_CASE("import: a step whose recorded gradient sizes differ from the first step's is skipped, said", "[import]") {
+  // Step 2's first gradient to arrive (Linear_1's bias, [4]) recorded as [5]:
+  // another model's step, or two runs in one file. Step 1 alone: Linear_0
+  // ends at 108 us, so it runs 108 - 60 = 48 us.
+  nlohmann::json document = sample();
+  for (auto& e : document["traceEvents"]) {
+    if (e.value("ts", 0.0) == 3234 && e.value("name", "") == "torch::autograd::AccumulateGrad") {
+      e["args"]["Input Dims"] = {{5}};
+    }
+  }
+  const ImportedTrace imported = import(document);
+  CHECK(imported.provenance["statistics"]["iterations"] == 1);
+  CHECK(imported.trace.layers[0].backward_time_s == Approx(48e-6));
+  CHECK(std::count_if(imported.warnings.begin(), imported.warnings.end(), [](const std::string& w) {
+          return w.find("iteration 1 accumulates gradients of other sizes than the first (gradient 1 to arrive has 5 "
+                        "elements, 4 in the first): skipped") != std::string::npos;
+        }) == 1);
+}
+
 TEST_CASE("import: kineto without module events names layers after their backward node", "[import]") {
   nlohmann::json document = sample();
   auto& events = document["traceEvents"];

@@ -148,6 +148,12 @@ class KinetoImporter {
                                         grads.size(), params_.size()));
         continue;
       }
+      if (const std::string other = other_sizes(grads); !other.empty()) {
+        warnings_.push_back(fmt::format("iteration {} accumulates gradients of other sizes than the first ({}): "
+                                        "skipped",
+                                        iteration, other));
+        continue;
+      }
       add_markers(records, iteration++, from, to, nodes, grads);
       steps.push_back(static_cast<double>(to - from) * 1e-9);
       busy.push_back(static_cast<double>(gpu_busy_in(from, to)) / static_cast<double>(to - from));
@@ -520,6 +526,20 @@ class KinetoImporter {
                        "name the model that ran",
                        options_.param_source, elements, count.first, count.second, options_.param_source));
     }
+  }
+
+  /// Where a step's recorded gradient sizes differ from the first step's
+  /// (another model, or steps of several runs in one file): the first that
+  /// does, in words; "" when none does.
+  std::string other_sizes(const std::vector<const Node*>& grads) const {
+    for (std::size_t k = 0; k < grads.size(); ++k) {
+      const std::optional<ParamInfo> recorded = recorded_shape(*grads[k]);
+      const std::int64_t first = params_[params_.size() - 1 - k].elements;
+      if (recorded && recorded->elements != first) {
+        return fmt::format("gradient {} to arrive has {} elements, {} in the first", k + 1, recorded->elements, first);
+      }
+    }
+    return "";
   }
 
   /// A warning when the gradients fall into another number of layers than the given model has.
