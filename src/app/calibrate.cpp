@@ -245,7 +245,7 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
     }
     if (std::count(paths_.begin(), paths_.end(), path) > 1) where.fail("given twice among the values to fit");
     const auto pointer = pointer_of(path);
-    if (!holds(base_, pointer)) where.fail("expected a number at this --fit path, got no such key");
+    if (!holds(base_, pointer)) where.fail("expected a number at this --fit path, got no such key: give it in the config, with the value to start from (0 for a term that is off)");
     const nlohmann::json& value = base_.at(pointer);
     if (!value.is_number() || value.get<double>() < 0) where.expected("a number >= 0 at this --fit path", value);
     if (std::floor(value.get<double>()) == value.get<double>() && !takes_fractions(path)) {
