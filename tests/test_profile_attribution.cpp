@@ -128,7 +128,7 @@ TEST_CASE("profile: other threads' work and the marker thread's stream decide no
   r.grad(0, 210);
   // The autograd thread then launches on stream 7 (ends 300) and on a side
   // stream 9 (ends 260, launched last): p1 follows the stream of the last launch.
-  r.work(kAutograd, 220, 7, 200, 300);
+  r.work(kAutograd, 220, 7, 225, 300);
   r.work(kAutograd, 230, 9, 240, 260);
   r.grad(1, 240);
   AttributionNotes notes;
@@ -138,6 +138,19 @@ TEST_CASE("profile: other threads' work and the marker thread's stream decide no
   CHECK(timings[0].ready_ns[0] == 80);
   // p1: last launch before 240 is at 230 on stream 9; its latest end there is 260: 140.
   CHECK(timings[0].ready_ns[1] == 140);
+}
+
+TEST_CASE("profile: GPU work that starts before the call that launched it is refused", "[profile]") {
+  // Launched at 110, started at 105: the clocks disagree or the records are damaged.
+  Records r;
+  r.iteration(0, 0, 100, 1000);
+  r.work(kMain, 5, 7, 10, 90);
+  r.work(kAutograd, 110, 7, 105, 200);
+  r.grad(0, 210);
+  AttributionNotes notes;
+  CHECK_THROWS_WITH(attribute_iterations(r.set, 1, notes),
+                    Catch::Contains("starts at 105 ns, before its launch at 110 ns: a damaged trace or clocks that "
+                                    "disagree"));
 }
 
 TEST_CASE("profile: a missing marker leaves its parameter out of that iteration only", "[profile]") {
