@@ -58,11 +58,25 @@ void OmgsCompletions::fit_line(const Inputs& in) {
   per_kept_ = all > 1 ? std::max(0.0, static_cast<double>(in.costs.exchange(whole) - in.costs.exchange_of_kept(1)) /
                                           static_cast<double>(all - 1))
                       : 0.0;
-  startup_ = kUnreachable;
-  for (int k = 0; k < n; ++k) {
-    in.for_each_group(k, [&](const omgs::PricedGroup& group) {
-      startup_ = std::min(startup_, static_cast<double>(group.exchange) - per_kept_ * in.costs.kept(group.group));
-    });
+  double least_per_kept = kUnreachable;  // the least exchange per kept element of any group
+  const auto least_startup = [&] {
+    double least = kUnreachable;
+    for (int k = 0; k < n; ++k) {
+      in.for_each_group(k, [&](const omgs::PricedGroup& group) {
+        const double kept = in.costs.kept(group.group);
+        least = std::min(least, static_cast<double>(group.exchange) - per_kept_ * kept);
+        if (kept > 0) least_per_kept = std::min(least_per_kept, static_cast<double>(group.exchange) / kept);
+      });
+    }
+    return least;
+  };
+  startup_ = least_startup();
+  if (startup_ < 0) {
+    // An exchange convex in the kept elements (a shared fabric's floor: the
+    // larger of two lines) lies under its chord: the line then takes the
+    // least slope that no group's exchange falls under, so that A >= 0.
+    per_kept_ = least_per_kept * (1 - 1e-9);
+    startup_ = least_startup();
   }
   startup_ = startup_ == kUnreachable ? 0.0 : std::max(0.0, startup_ - 1.0);
 }
