@@ -135,9 +135,16 @@ TEST_CASE("plan: pure data parallelism costs what the simulator's single-message
   // The same model and cluster both ways: ResNet-50, 4 samples per GPU on 8 GPUs,
   // ring over the INFOCOM'19 10 GbE constants. The simulator replays the
   // roofline trace at the per-GPU batch: t_f + sum t_b + T(all gradient bytes).
+  // On a shared fabric the one message of 102 MB lasts at least 2 x 7 x
+  // 102 MB x the fabric's seconds per byte: 0.14 s at 1e-10, under ring's
+  // 0.40 s; 1.43 s at 1e-9, the floor. The plan prices the fused message
+  // whole (a red team found it adding each operator's share of it, the
+  // start-ups lost where the floor binds).
+  const auto fabric = GENERATE(0.0, 1e-10, 1e-9);
   constexpr int kGpus = 8, kPerGpu = 4;
   CollectiveSettings cs;
   cs.network.inter = cs.network.intra = {45.25e-6, 9.93e-10, 2.5e-9};
+  cs.network.fabric_s_per_byte = fabric;
   const auto ring = find_collective("ring").make(cs);
   const zoo::GpuSpec& gpu = zoo::find_gpu("v100");
   const CostSettings s = settings_for(kGpus, Optimizer::sgd);
@@ -151,6 +158,7 @@ TEST_CASE("plan: pure data parallelism costs what the simulator's single-message
   const RunMetrics run = simulate(workload, *ring, *make_schedule("single", {}), kGpus);
   // Each side rounds its times to whole ns separately: the plan 4 times per
   // operator at most, the simulator once per layer and twice more.
+  INFO("fabric " << fabric);
   CHECK(std::llabs(dp.time - run.iteration) <= static_cast<SimTime>(2 * m.op_count()));
 
   SECTION("and the frontier holds it or a point that dominates it") {

@@ -1,8 +1,8 @@
 #include "mgsim/plan/cost_model.hpp"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -137,7 +137,9 @@ void CostModel::build_op(OpId v) {
   OpTable& table = ops_[v];
   table.strategies = enumerate(graph_->op(v), graph_->batch_size(), settings_);
   for (const Strategy& s : table.strategies) {
-    table.costs.push_back(strategy_cost(v, s));
+    const auto [cost, gradient_bytes] = strategy_cost(v, s);
+    table.costs.push_back(cost);
+    table.gradient_bytes.push_back(gradient_bytes);
     const bool owns = graph_->op(v).param_count() > 0;
     table.gradient_groups.push_back(owns ? s.batch : 1);
   }
@@ -155,7 +157,11 @@ SimTime CostModel::synchronisation(double bytes, int group) const {
   return allreduce(bytes, group) + (settings_.zero_stage == 3 ? allgather(bytes, group) : 0);
 }
 
-Cost CostModel::strategy_cost(OpId v, const Strategy& s) const {
+SimTime CostModel::synchronisation_increment(double bytes, int group) const {
+  return bytes > 0 ? synchronisation(bytes, group) - synchronisation(0.0, group) : 0;
+}
+
+std::pair<Cost, double> CostModel::strategy_cost(OpId v, const Strategy& s) const {
   const Operator& op = graph_->op(v);
   const std::int64_t dtype = graph_->dtype_bytes();
   const Operator shard = shard_of(op, s, dtype);
@@ -183,14 +189,14 @@ Cost CostModel::strategy_cost(OpId v, const Strategy& s) const {
   }
   const double param_bytes = static_cast<double>(param_elements * dtype);
   const ModelStateSettings states{static_cast<int>(dtype), settings_.optimizer, settings_.zero_stage, s.batch};
-  if (param_bytes > 0) cost.time += synchronisation(param_bytes, s.batch) - synchronisation(0.0, s.batch);
+  cost.time += synchronisation_increment(param_bytes, s.batch);
   if (settings_.optimizer_bytes_per_s > 0) {  // the step of this device's parameter shard, over its replicas
     cost.time += to_ns(optimizer_step_bytes(param_shards, static_cast<int>(dtype), settings_.optimizer,
                                             settings_.zero_stage, s.batch) /
                        settings_.optimizer_bytes_per_s);
   }
   cost.memory = model_states(param_shards, states).total() + (op.kind == OpKind::view ? 0 : out_shard);
-  return cost;
+  return {cost, param_bytes};
 }
 
 SimTime CostModel::relayout(std::int64_t bytes, Layout from, Layout to) const {
@@ -209,21 +215,20 @@ SimTime CostModel::edge_time(OpId producer, std::size_t i, OpId consumer, std::s
   return relayout(bytes, ops_[producer].strategies[i].output(), consumed_layout(graph_->op(consumer).kind, ops_[consumer].strategies[j]));
 }
 
-int CostModel::gradient_group(OpId op, std::size_t i) const { return ops_[op].gradient_groups[i]; }
-
-SimTime CostModel::gradient_startup(int group) const { return synchronisation(0.0, group); }
-
 Cost CostModel::evaluate(const std::vector<std::size_t>& assignment) const {
   Cost total;
-  std::set<int> groups;
+  std::map<int, double> group_bytes;  // the fused message of each gradient group size
   for (OpId v = 0; v < ops_.size(); ++v) {
-    const Cost& c = op_cost(v, assignment[v]);
-    total.time += c.time;
-    total.memory += c.memory;
-    groups.insert(gradient_group(v, assignment[v]));
+    const std::size_t i = assignment[v];
+    const OpTable& table = ops_[v];
+    const int group = table.gradient_groups[i];
+    // The operator's own cost less its share of the fused message, priced whole below.
+    total.time += table.costs[i].time - synchronisation_increment(table.gradient_bytes[i], group);
+    total.memory += table.costs[i].memory;
+    group_bytes[group] += table.gradient_bytes[i];
     for (const OpId u : graph_->inputs(v)) total.time += edge_time(u, assignment[u], v, assignment[v]);
   }
-  for (const int g : groups) total.time += gradient_startup(g);
+  for (const auto& [group, bytes] : group_bytes) total.time += synchronisation(bytes, group);
   return total;
 }
 

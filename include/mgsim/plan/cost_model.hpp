@@ -8,6 +8,7 @@
 // docs/plan.md ("Cost model").
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "mgsim/collective.hpp"
@@ -71,16 +72,12 @@ class CostModel {
   /// Re-layout time, forward and backward, of the tensor `producer` hands to
   /// `consumer`, under their strategies i and j.
   SimTime edge_time(zoo::OpId producer, std::size_t i, zoo::OpId consumer, std::size_t j) const;
-  /// Replica-group size of an operator's gradient all-reduce (its batch
-  /// split); 1 when it owns no parameters or needs none.
-  int gradient_group(zoo::OpId op, std::size_t i) const;
-  /// Start-up time T_g(0) of one fused gradient all-reduce over g devices,
-  /// plus that of one fused parameter all-gather under ZeRO stage 3.
-  SimTime gradient_startup(int group) const;
-
   /// Total of a complete assignment (a strategy index per operator): all
-  /// operator and edge costs plus one start-up per gradient group size used
-  /// (gradients of a group size travel as one fused message).
+  /// operator and edge costs, each operator's gradient share replaced by one
+  /// fused message per gradient group size, priced at its total bytes: the
+  /// shares T_g(M) - T_g(0) the search ranks by add up to it, less the
+  /// start-ups, only for a collective affine in M (not `nccl`'s protocols
+  /// or a shared fabric's floor), so every reported total comes from here.
   Cost evaluate(const std::vector<std::size_t>& assignment) const;
   /// The strategy index of pure data parallelism (every operator split
   /// devices ways along its batch) per operator; throws ConfigError when the
@@ -92,16 +89,20 @@ class CostModel {
     std::vector<Strategy> strategies;
     std::vector<Cost> costs;
     std::vector<int> gradient_groups;
+    std::vector<double> gradient_bytes;  ///< of its parameter shards, 0 for none
   };
 
   SimTime relayout(std::int64_t bytes, Layout from, Layout to) const;
   void build_op(zoo::OpId op);
-  Cost strategy_cost(zoo::OpId op, const Strategy& s) const;
+  /// The operator's cost under `s` and the bytes of its gradients.
+  std::pair<Cost, double> strategy_cost(zoo::OpId op, const Strategy& s) const;
   SimTime allreduce(double bytes, int group) const;
   SimTime allgather(double bytes, int group) const;
   /// Gradient all-reduce, and under ZeRO stage 3 the extra parameter
   /// all-gather, of `bytes` of parameters over `group` replicas.
   SimTime synchronisation(double bytes, int group) const;
+  /// synchronisation(bytes) - synchronisation(0): an operator's share of the fused message; 0 without bytes.
+  SimTime synchronisation_increment(double bytes, int group) const;
 
   const zoo::ModelGraph* graph_;
   const zoo::GpuSpec* gpu_;
