@@ -220,10 +220,16 @@ void plan_command(const PlanOptions& o, const CLI::App& command) {
   // A trace's layers are timed by the trace: the GPU entry only checks the roofline settings, unused.
   SearchOptions options;
   options.frontier_bound = static_cast<std::size_t>(o.frontier_bound);
-  const StagedSearch search = search_zero_stages(problem.graph, zoo::find_gpu(trace ? "h100" : o.gpu), *collective,
-                                                 problem.settings, stages, options);
   const std::string where = fmt::format("{} ({}, {} per node)", cluster.source, cluster.collective,
                                         counted(cluster.settings.gpus_per_node, "GPU"));
+  const StagedSearch search = [&] {
+    try {
+      return search_zero_stages(problem.graph, zoo::find_gpu(trace ? "h100" : o.gpu), *collective, problem.settings,
+                                stages, options);
+    } catch (const ConfigError& e) {  // a message past an hour: say on which cluster
+      throw ConfigError(fmt::format("{}: {}", where, e.what()));
+    }
+  }();
   const PlanReport report{&search, problem.gpu, where, problem.timing, limit};
   switch (format) {
     case ReportFormat::csv: return emit(format_plan_csv(report), o.output);

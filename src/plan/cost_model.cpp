@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "mgsim/error.hpp"
+#include "mgsim/limits.hpp"
 
 namespace mgsim::plan {
 namespace {
@@ -146,11 +147,18 @@ void CostModel::build_op(OpId v) {
 }
 
 SimTime CostModel::allreduce(double bytes, int group) const {
-  return group <= 1 ? 0 : to_ns(collective_->allreduce_seconds(bytes, group));
+  if (group <= 1) return 0;
+  return step_ns(collective_->allreduce_seconds(bytes, group),
+                 [&] { return fmt::format("an all-reduce of {} bytes over {} devices", bytes, group); });
 }
 
 SimTime CostModel::allgather(double bytes, int group) const {
-  return group <= 1 ? 0 : to_ns(collective_->allgather_seconds(bytes / group, group));
+  return group <= 1 ? 0 : allgather_pieces(bytes / group, group);
+}
+
+SimTime CostModel::allgather_pieces(double piece, int group) const {
+  return step_ns(collective_->allgather_seconds(piece, group),
+                 [&] { return fmt::format("an all-gather of {} bytes from each of {} devices", piece, group); });
 }
 
 SimTime CostModel::synchronisation(double bytes, int group) const {
@@ -204,8 +212,7 @@ SimTime CostModel::relayout(std::int64_t bytes, Layout from, Layout to) const {
     if (b.batch % a.batch == 0 && b.feature % a.feature == 0) return 0;  // a local slice
     const int batch = std::max(a.batch, b.batch), feature = std::max(a.feature, b.feature);
     const int group = batch / b.batch * (feature / b.feature);
-    const double piece = static_cast<double>(bytes) / (static_cast<double>(batch) * feature);
-    return to_ns(collective_->allgather_seconds(piece, group));
+    return allgather_pieces(static_cast<double>(bytes) / (static_cast<double>(batch) * feature), group);
   };
   return one_way(from, to) + one_way(to, from);
 }

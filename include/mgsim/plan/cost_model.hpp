@@ -98,6 +98,9 @@ class CostModel {
   std::pair<Cost, double> strategy_cost(zoo::OpId op, const Strategy& s) const;
   SimTime allreduce(double bytes, int group) const;
   SimTime allgather(double bytes, int group) const;
+  /// An all-gather of `piece` bytes from each of `group` devices. Like
+  /// allreduce, refuses a message past an hour (limits.md), as `run` does.
+  SimTime allgather_pieces(double piece, int group) const;
   /// Gradient all-reduce, and under ZeRO stage 3 the extra parameter
   /// all-gather, of `bytes` of parameters over `group` replicas.
   SimTime synchronisation(double bytes, int group) const;
