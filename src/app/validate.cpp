@@ -56,7 +56,7 @@ void validate_case(const std::filesystem::path& file, double max_work, Validatio
   top.integer("version", 1, 1);
   top.prose("description");
   const nlohmann::json& config = top.required("config");
-  const Scenario scenario = read_scenario(config, file);
+  const Scenario scenario = read_scenario(config, file, "config");
   require_one_of_each(scenario, "mgsim validate");
   const std::filesystem::path base_trace = scenario.traces.front();
   std::vector<std::string> paths;

@@ -273,8 +273,8 @@ Scenario load_scenario(const std::filesystem::path& file) {
   return read_scenario(parse_json_file(file, InputKind::config), file);
 }
 
-Scenario read_scenario(const nlohmann::json& document, const std::filesystem::path& file) {
-  JsonReader top(document, {file.string(), "", InputKind::config});
+Scenario read_scenario(const nlohmann::json& document, const std::filesystem::path& file, std::string_view at) {
+  JsonReader top(document, {file.string(), std::string(at), InputKind::config});
   Scenario scenario;
   scenario.file = file;
   if (top.has("description")) top.text("description");

@@ -75,8 +75,10 @@ std::vector<int> default_gpus();
 /// CurveError) naming the file and the key.
 Scenario load_scenario(const std::filesystem::path& file);
 
-/// A scenario already parsed from `file`.
-Scenario read_scenario(const nlohmann::json& document, const std::filesystem::path& file);
+/// A scenario already parsed from `file`, found there at the dotted path
+/// `at` (a validation case's "config"; empty: the whole file), which its
+/// errors name before the key.
+Scenario read_scenario(const nlohmann::json& document, const std::filesystem::path& file, std::string_view at = "");
 
 /// Fails naming the first key of trace, gpus_per_node, collective and
 /// network that holds more than one value: `command` runs one of each.
