@@ -2,12 +2,14 @@
 // output -> curve of that collective (the title says which). Read through its
 // column header ("# Size  Avg Latency(us)" and, with -f, "Min Latency(us)
 // Max Latency(us) Iterations"); the table ends at the first line that is not
-// a row (a blank line, the shell's "real 0m3s", a prompt), and what follows
-// is not read. OSU does not print the rank count: it comes from --gpus, or
+// a row (a blank line, the shell's "real 0m3s", a prompt; a line of numbers
+// under a size that is none, "nan", is a damaged row), and what follows is
+// not read. OSU does not print the rank count: it comes from --gpus, or
 // from a "N," prefix on every row (as in the B-Caffe logs shipped with mgsim).
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "mgsim/error.hpp"
@@ -51,7 +53,7 @@ class OsuReader {
       const std::string_view view = trim(text);
       // A row starts with its size; a sign before it is a damaged row, not the table's end.
       const std::string_view number = !view.empty() && (view.front() == '-' || view.front() == '+') ? view.substr(1) : view;
-      const bool is_row = !number.empty() && number.front() >= '0' && number.front() <= '9';
+      const bool is_row = (!number.empty() && number.front() >= '0' && number.front() <= '9') || damaged_row(view);
       if (ended_ != 0) {
         if (is_row || (view.starts_with('#') && trim(view.substr(1)).starts_with("OSU "))) {
           fail(line, fmt::format("the table ended at line {}: one table per file (split the log)", ended_));
@@ -101,9 +103,24 @@ class OsuReader {
  private:
   [[noreturn]] void fail(int line, const std::string& what) const { fail_at(source_, line, what); }
 
+  /// A line of the header's width whose first word is no size ("nan",
+  /// "N/A") but whose others are numbers: a damaged row, not the table's
+  /// end nor a line before it.
+  bool damaged_row(std::string_view text) const {
+    if (!size_column_) return false;
+    const std::vector<std::string_view> words = split_words(text);
+    return words.size() == columns_ && std::all_of(words.begin() + 1, words.end(), [](std::string_view word) {
+             return to_double(word).has_value();
+           });
+  }
+
   void comment(std::string_view body, int line) {
     const std::string_view text = trim(body);
     if (text.starts_with("OSU ")) {
+      if (title_line_ != 0) {
+        fail(line, fmt::format("a second title, after line {}'s: one table per file (split the log)", title_line_));
+      }
+      title_line_ = line;
       const std::vector<std::string_view> words = split_words(text);
       const std::string_view operation = words.size() > 2 ? words[2] : std::string_view();
       // "Latency Test", then at most a version ("v7.1"): a bandwidth or
@@ -133,11 +150,13 @@ class OsuReader {
     avg_.reset();
     min_.reset();
     max_.reset();
+    iterations_.reset();
     for (std::size_t i = 0; i < columns.size(); ++i) {
       if (columns[i] == "Size") size_column_ = i;
       if (columns[i] == "Avg Latency(us)") avg_ = i;
       if (columns[i] == "Min Latency(us)") min_ = i;
       if (columns[i] == "Max Latency(us)") max_ = i;
+      if (columns[i] == "Iterations") iterations_ = i;
     }
     if (!avg_) fail(line, "the column header has no \"Avg Latency(us)\"");
   }
@@ -172,6 +191,12 @@ class OsuReader {
       fail(line, fmt::format("size {} already given on line {}", *bytes, seen->second));
     }
     first_line_[*bytes] = line;
+    if (iterations_) {
+      const std::optional<std::int64_t> iterations = to_int(words[*iterations_]);
+      if (!iterations || *iterations < 1) {
+        fail(line, fmt::format("expected Iterations, a whole number >= 1, got \"{}\"", words[*iterations_]));
+      }
+    }
     CurveSample sample{0, *bytes, *avg, std::nullopt};
     if (min_ && max_) {
       const std::optional<double> lo = latency_seconds(words[*min_]), hi = latency_seconds(words[*max_]);
@@ -192,7 +217,8 @@ class OsuReader {
   CurveCollective collective_ = CurveCollective::allreduce;
   int ended_ = 0;  ///< the line that ended the table, 0 while it goes on
   std::size_t columns_ = 0;
-  std::optional<std::size_t> size_column_, avg_, min_, max_;
+  std::optional<std::size_t> size_column_, avg_, min_, max_, iterations_;
+  int title_line_ = 0;
   int prefix_gpus_ = 0;
   std::map<std::int64_t, int> first_line_;
   std::vector<CurveSample> points_;
