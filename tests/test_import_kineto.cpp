@@ -362,9 +362,19 @@ TEST_CASE("import: a step whose recorded gradient sizes differ from the first st
   const ImportedTrace imported = import(document);
   CHECK(imported.provenance["statistics"]["iterations"] == 1);
   CHECK(imported.trace.layers[0].backward_time_s == Approx(48e-6));
+  // The same step with the gradient's shape but another type, or no shape at all: skipped too.
+  for (const nlohmann::json& args : {nlohmann::json{{"Input Dims", {{4}}}, {"Input type", {"double"}}},
+                                     nlohmann::json{{"Input Dims", nlohmann::json::array()}}}) {
+    nlohmann::json changed = sample();
+    for (auto& e : changed["traceEvents"]) {
+      if (e.value("ts", 0.0) == 3234 && e.value("name", "") == "torch::autograd::AccumulateGrad") e["args"] = args;
+    }
+    INFO(args.dump());
+    CHECK(import(changed).provenance["statistics"]["iterations"] == 1);
+  }
   CHECK(std::count_if(imported.warnings.begin(), imported.warnings.end(), [](const std::string& w) {
-          return w.find("iteration 1 accumulates gradients of other sizes than the first (gradient 1 to arrive has 5 "
-                        "elements, 4 in the first): skipped") != std::string::npos;
+          return w.find("ProfilerStep#2 accumulates gradients unlike the first step's (gradient 1 to arrive has 5 "
+                        "elements of 4 bytes, 4 of 4 in the first): skipped") != std::string::npos;
         }) == 1);
 }
 

@@ -108,6 +108,7 @@ class KinetoImporter {
                        windows_.size()));
     }
     windows_.erase(windows_.begin(), windows_.begin() + static_cast<std::ptrdiff_t>(skip));
+    skipped_ = skip;
   }
 
   // The indexes point into events_: never copied or moved.
@@ -125,7 +126,8 @@ class KinetoImporter {
     RecordSet records = events_.records;
     int iteration = 0;
     std::vector<double> steps, optimizer_steps, busy;
-    for (const auto& [from, to] : windows_) {
+    for (std::size_t w = 0; w < windows_.size(); ++w) {
+      const auto [from, to] = windows_[w];
       if (to <= from) {
         warnings_.push_back(fmt::format("a step window at {} ns lasts 0 ns: skipped", from));
         continue;
@@ -144,14 +146,13 @@ class KinetoImporter {
         warn_if_repeated();
       }
       if (grads.size() != params_.size()) {
-        warnings_.push_back(fmt::format("iteration {} accumulates {} gradients, the first one {}: skipped", iteration,
+        warnings_.push_back(fmt::format("{} accumulates {} gradients, the first step {}: skipped", window_name(w),
                                         grads.size(), params_.size()));
         continue;
       }
       if (const std::string other = other_sizes(grads); !other.empty()) {
-        warnings_.push_back(fmt::format("iteration {} accumulates gradients of other sizes than the first ({}): "
-                                        "skipped",
-                                        iteration, other));
+        warnings_.push_back(
+            fmt::format("{} accumulates gradients unlike the first step's ({}): skipped", window_name(w), other));
         continue;
       }
       add_markers(records, iteration++, from, to, nodes, grads);
@@ -450,6 +451,7 @@ class KinetoImporter {
       fail(fmt::format("the first step accumulates {} gradients, but {} lists {} parameter tensors", grads.size(),
                        options_.param_source, given.size()));
     }
+    first_recorded_ = !grads.empty() && recorded_shape(*grads.front()).has_value();
     std::vector<ParamInfo> found;
     for (std::size_t i = 0, k = 0; i < nodes.size(); ++i) {
       if (!nodes[i]->accumulate()) continue;
@@ -528,18 +530,29 @@ class KinetoImporter {
     }
   }
 
-  /// Where a step's recorded gradient sizes differ from the first step's
-  /// (another model, or steps of several runs in one file): the first that
+  /// Where a step's recorded gradients differ from the first step's in
+  /// size or type, or lack the record the first step had (another model,
+  /// steps of several runs in one file, a damaged event): the first that
   /// does, in words; "" when none does.
   std::string other_sizes(const std::vector<const Node*>& grads) const {
     for (std::size_t k = 0; k < grads.size(); ++k) {
       const std::optional<ParamInfo> recorded = recorded_shape(*grads[k]);
-      const std::int64_t first = params_[params_.size() - 1 - k].elements;
-      if (recorded && recorded->elements != first) {
-        return fmt::format("gradient {} to arrive has {} elements, {} in the first", k + 1, recorded->elements, first);
+      const ParamInfo& first = params_[params_.size() - 1 - k];
+      if (!recorded) {
+        if (first_recorded_) return fmt::format("gradient {} to arrive has no recorded shape", k + 1);
+        continue;
+      }
+      if (recorded->elements != first.elements || recorded->dtype_bytes != first.dtype_bytes) {
+        return fmt::format("gradient {} to arrive has {} elements of {} bytes, {} of {} in the first", k + 1,
+                           recorded->elements, recorded->dtype_bytes, first.elements, first.dtype_bytes);
       }
     }
     return "";
+  }
+
+  /// "ProfilerStep#N" of the w-th window imported, or "the trace" without windows.
+  std::string window_name(std::size_t w) const {
+    return events_.steps.empty() ? std::string("the trace") : events_.steps[w + skipped_].name;
   }
 
   /// A warning when the gradients fall into another number of layers than the given model has.
@@ -730,6 +743,8 @@ class KinetoImporter {
   std::map<const Span*, std::string> layer_of_call_;  ///< top-level forward operator -> its layer
   std::vector<int> outer_call_;                       ///< per operator: see find_outer_calls()
   std::vector<std::pair<std::int64_t, std::int64_t>> windows_;
+  std::size_t skipped_ = 0;  ///< windows dropped by --skip-steps
+  bool first_recorded_ = false;  ///< the first step's gradients have recorded shapes
   std::vector<ParamInfo> params_;
   std::vector<std::string> warnings_;
   int unmapped_ = 0;
