@@ -412,6 +412,16 @@ else
     "$(head -c 300 export.err)"
 fi
 
+# A config with a shared fabric: the plan was chosen with it, a replay times the messages on its own network.
+python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["network"]["fabric_s_per_byte"] = 1e-9; json.dump(c, open(sys.argv[2], "w"))' \
+  ideal.json fabric.json
+if "$MGSIM" export chakra -c fabric.json --gpus 2 --schedule wfbp -o et/fabric >export.out 2>export.err &&
+   [[ -s et/fabric.0.et ]] && grep -q "the shared fabric (network.fabric_s_per_byte) is not in a Chakra ET" export.err; then
+  pass "export chakra: warns that the shared fabric is not in the files"
+else
+  fail "export chakra: warns that the shared fabric is not in the files" "$(head -c 300 export.err)"
+fi
+
 # ---- the table: informative columns, --columns all, --baseline ---------------------------------------------------
 
 RING=$ROOT/configs/googlenet-k80-ring.json

@@ -116,6 +116,10 @@ void export_chakra(const ExportOptions& options) {
     std::fprintf(stderr, "mgsim: warning: the input pipeline (node_input_samples_per_s) is not in a Chakra ET: a "
                          "replay leaves it out, mgsim run waits for it\n");
   }
+  if (!config.networks.empty() && config.networks.front().network.fabric_s_per_byte > 0) {
+    std::fprintf(stderr, "mgsim: warning: the shared fabric (network.fabric_s_per_byte) is not in a Chakra ET: the "
+                         "plan's messages were chosen with it, a replay times them on its own network\n");
+  }
 }
 
 struct ChakraImportOptions {
