@@ -362,6 +362,32 @@ TEST_CASE("a shared fabric bounds all-gathers and reduce-scatters by their bytes
   CHECK(one_node->allreduce_affine(4));
 }
 
+TEST_CASE("optimal leaves out a merge past an hour where its layers fit (two layers, by hand)", "[evaluator]") {
+  // Two layers of 2,000,000 one-byte elements, 1 ms of backward each; ring on
+  // 2 GPUs, alpha 0, beta 1 ms/byte: a layer's all-reduce takes 2000 s, both
+  // merged 4000 s, past the hour a message may take. WFBP sends layer 2 in
+  // [0.001, 2000.001] s and layer 1 in [2000.001, 4000.001] s; optimal, which
+  // once refused the run for pricing the merge, plans the same. `single`
+  // sends the merge and is refused, naming it.
+  SweepTempDir dir;
+  dir.write_json("t.json", trace_json(make_trace({0.001, 0.001}, {2'000'000, 2'000'000})));
+  json config = {{"trace", "t.json"},
+                 {"gpus", {2}},
+                 {"network", {{"alpha_us", 0}, {"beta_s_per_byte", 1e-3}}},
+                 {"schedules", {"wfbp", "optimal"}}};
+  WorkloadCache cache;
+  const RunGrid grid(load_scenario(dir.write_json("c.json", config)), cache);
+  CHECK(grid.row(0).metrics.iteration == 4'000'001'000'000);
+  CHECK(grid.row(1).metrics.iteration == 4'000'001'000'000);
+  // The same through the scan a shared fabric forces (one GPU a node: 2 x 1 x M x 1e-4 s/byte binds nowhere).
+  config["network"]["fabric_s_per_byte"] = 1e-4;
+  const RunGrid shared(load_scenario(dir.write_json("c.json", config)), cache);
+  CHECK(shared.row(1).metrics.iteration == 4'000'001'000'000);
+  config["schedules"] = {"single"};
+  CHECK_THROWS_WITH(first_row(dir, config, cache),
+                    Catch::Contains("an all-reduce of 4000000 bytes on 2 GPUs takes 4000 s"));
+}
+
 TEST_CASE("iteration_overhead_s adds its host time to every iteration, overlapping nothing (two layers, by hand)",
           "[evaluator]") {
   // The two layers above (1 ms of backward each, 1 ms messages, WFBP on 2

@@ -155,7 +155,11 @@ int ceil_log2(int p);
 class CommCost {
  public:
   CommCost(const Collective& collective, int gpus);
+  /// All-reduce of `bytes`; throws ConfigError past an hour (limits.md).
   SimTime operator()(std::int64_t bytes) const;
+  /// The same, or nothing past an hour: a candidate message a planner may
+  /// leave out, where another plan needs none so long.
+  std::optional<SimTime> within_limit(std::int64_t bytes) const;
   /// All-gather of `bytes_per_rank` from every GPU (the sparse exchange).
   SimTime allgather(std::int64_t bytes_per_rank) const;
   /// Reduce-scatter of `bytes` (Collective::reduce_scatter_seconds).

@@ -237,4 +237,11 @@ SimTime CommCost::operator()(std::int64_t bytes) const {
                  [&] { return fmt::format("an all-reduce of {} bytes on {} GPUs", bytes, gpus_); });
 }
 
+std::optional<SimTime> CommCost::within_limit(std::int64_t bytes) const {
+  if (gpus_ > 1 && collective_->allreduce_seconds(static_cast<double>(bytes), gpus_) > kMaxStepSeconds) {
+    return std::nullopt;
+  }
+  return (*this)(bytes);
+}
+
 }  // namespace mgsim

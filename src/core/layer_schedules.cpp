@@ -128,10 +128,13 @@ class Optimal : public Schedule {
     for (int u = 0; u < n; ++u) {
       prefix.push_back(prefix.back() + problem.bytes_of(problem.layer_begin(u), problem.layer_begin(u + 1)));
     }
+    // The affine search prices candidates up to the whole model's bytes: it
+    // runs where those take at most an hour (limits.md), the scan elsewhere.
     const std::optional<CommCost::Line> line = problem.cost.line_ns();
-    const std::vector<int> cut = line && std::is_sorted(ready.begin(), ready.end())
-                                     ? affine_cuts(problem, ready, prefix, *line)
-                                     : scanned_cuts(problem, ready, prefix);
+    const std::vector<int> cut =
+        line && std::is_sorted(ready.begin(), ready.end()) && problem.cost.within_limit(prefix.back())
+            ? affine_cuts(problem, ready, prefix, *line)
+            : scanned_cuts(problem, ready, prefix);
     std::vector<int> group_end;
     for (int k = n; k > 0; k = cut[static_cast<std::size_t>(k)]) group_end.insert(group_end.begin(), k);
     return plan_from_layer_groups(problem, group_end);
@@ -139,6 +142,8 @@ class Optimal : public Schedule {
 
  private:
   /// Every start g of every group: O(L^2) prices, for any cost function.
+  /// A group whose message would take more than an hour is no candidate;
+  /// where a layer alone takes that long, no plan runs, and its price says so.
   static std::vector<int> scanned_cuts(const CommProblem& problem, const std::vector<SimTime>& ready,
                                        const std::vector<std::int64_t>& prefix) {
     const int n = problem.layer_count();
@@ -149,12 +154,17 @@ class Optimal : public Schedule {
       SimTime group_ready = 0;
       for (int g = k - 1; g >= 0; --g) {
         group_ready = std::max(group_ready, ready[g]);
-        const SimTime end = std::max(best[g], group_ready) + problem.cost(prefix[k] - prefix[g]);
+        const std::optional<SimTime> cost = problem.cost.within_limit(prefix[k] - prefix[g]);
+        if (!cost) continue;
+        const SimTime end = std::max(best[g], group_ready) + *cost;
         if (end < best[k]) {
           best[k] = end;
           cut[k] = g;
         }
       }
+      // No group ending at layer k is within an hour, the layer alone
+      // included: pricing it throws the error that names it.
+      if (best[k] == std::numeric_limits<SimTime>::max()) problem.cost(prefix[k] - prefix[k - 1]);
     }
     return cut;
   }
