@@ -180,6 +180,9 @@ class CommCost {
   int gpus() const { return gpus_; }
 
  private:
+  /// An all-reduce of `bytes` priced `seconds`, in ns; throws past an hour.
+  SimTime step_of(std::int64_t bytes, double seconds) const;
+
   const Collective* collective_;
   int gpus_;
   SimTime startup_;

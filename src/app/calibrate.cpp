@@ -121,7 +121,8 @@ std::vector<Measurement> read_measurements(const nlohmann::json& rows, const Jso
     m.trace = in.has("trace") ? folder / in.text("trace") : base_trace;
     if (m.trace == "-") {  // each held-out fit reads the traces again
       if (in.has("trace")) at.key("trace").fail("standard input can be read once: expected a trace file");
-      at.fail("its trace is the config's \"trace\", standard input, which can be read once: give the config a trace file");
+      at.fail("its trace is the config's \"trace\", standard input, which can be read once: give the config a trace "
+              "file");
     }
     m.gpus = static_cast<int>(in.integer("gpus", 1, kMaxGpus));
     if (in.has("source")) m.source = in.text("source");
@@ -245,7 +246,10 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
     }
     if (std::count(paths_.begin(), paths_.end(), path) > 1) where.fail("given twice among the values to fit");
     const auto pointer = pointer_of(path);
-    if (!holds(base_, pointer)) where.fail("expected a number at this --fit path, got no such key: give it in the config, with the value to start from (0 for a term that is off)");
+    if (!holds(base_, pointer)) {
+      where.fail("expected a number at this --fit path, got no such key: give it in the config, with the value to "
+                 "start from (0 for a term that is off)");
+    }
     const nlohmann::json& value = base_.at(pointer);
     if (!value.is_number() || value.get<double>() < 0) where.expected("a number >= 0 at this --fit path", value);
     if (std::floor(value.get<double>()) == value.get<double>() && !takes_fractions(path)) {

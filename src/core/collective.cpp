@@ -110,7 +110,8 @@ class OnSharedFabric final : public Collective {
     return std::max(model_->allreduce_seconds(bytes, gpus), 2 * (nodes(gpus) - 1) * bytes * s_per_byte_);
   }
   double allgather_seconds(double bytes_per_rank, int gpus) const override {
-    return std::max(model_->allgather_seconds(bytes_per_rank, gpus), (nodes(gpus) - 1) * gpus * bytes_per_rank * s_per_byte_);
+    return std::max(model_->allgather_seconds(bytes_per_rank, gpus),
+                    (nodes(gpus) - 1) * gpus * bytes_per_rank * s_per_byte_);
   }
   double reduce_scatter_seconds(double bytes, int gpus) const override {
     return std::max(model_->reduce_scatter_seconds(bytes, gpus), (nodes(gpus) - 1) * bytes * s_per_byte_);
@@ -233,15 +234,18 @@ std::optional<CommCost::Line> CommCost::line_ns() const {
 
 SimTime CommCost::operator()(std::int64_t bytes) const {
   if (gpus_ <= 1) return 0;
-  return step_ns(collective_->allreduce_seconds(static_cast<double>(bytes), gpus_),
-                 [&] { return fmt::format("an all-reduce of {} bytes on {} GPUs", bytes, gpus_); });
+  return step_of(bytes, collective_->allreduce_seconds(static_cast<double>(bytes), gpus_));
 }
 
 std::optional<SimTime> CommCost::within_limit(std::int64_t bytes) const {
-  if (gpus_ > 1 && collective_->allreduce_seconds(static_cast<double>(bytes), gpus_) > kMaxStepSeconds) {
-    return std::nullopt;
-  }
-  return (*this)(bytes);
+  if (gpus_ <= 1) return 0;
+  const double seconds = collective_->allreduce_seconds(static_cast<double>(bytes), gpus_);  // priced once
+  if (seconds > kMaxStepSeconds) return std::nullopt;
+  return step_of(bytes, seconds);
+}
+
+SimTime CommCost::step_of(std::int64_t bytes, double seconds) const {
+  return step_ns(seconds, [&] { return fmt::format("an all-reduce of {} bytes on {} GPUs", bytes, gpus_); });
 }
 
 }  // namespace mgsim

@@ -33,8 +33,10 @@ GossipBuilder::GossipBuilder(const BuildContext& context, const Graph& graph, Go
       const bool inside = context.cluster.node_of(a) == context.cluster.node_of(b);
       const Link& link = inside ? network.intra : network.inter;
       const double transfer = link.beta_s_per_byte * bytes;
-      times.push_back(step_ns(link.alpha_s + (inside ? transfer : std::max(transfer, fabric_s)) + context.message_overhead_s,
-                              [&] { return fmt::format("the model exchange between ranks {} and {}", a, b); }));
+      const double seconds =
+          link.alpha_s + (inside ? transfer : std::max(transfer, fabric_s)) + context.message_overhead_s;
+      times.push_back(
+          step_ns(seconds, [&] { return fmt::format("the model exchange between ranks {} and {}", a, b); }));
     }
   }
 }

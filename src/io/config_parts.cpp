@@ -40,7 +40,8 @@ Overlap read_overlap(JsonReader in) {
 }
 
 Network read_network(JsonReader in) {
-  const double fabric = in.has("fabric_s_per_byte") ? in.number("fabric_s_per_byte", 0.0, true, kMaxSecondsPerByte) : 0.0;
+  const double fabric =
+      in.has("fabric_s_per_byte") ? in.number("fabric_s_per_byte", 0.0, true, kMaxSecondsPerByte) : 0.0;
   if (in.has("intra") || in.has("inter")) {
     Network network{read_link(in.object("intra")), read_link(in.object("inter")), fabric};
     in.reject_unknown();

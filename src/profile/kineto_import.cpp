@@ -495,7 +495,6 @@ class KinetoImporter {
   /// tensor from the end of the given list.
   ParamInfo recorded_or_given(const Node& node, std::size_t k) {
     if (const std::optional<ParamInfo> recorded = recorded_shape(node)) return *recorded;
-    const std::vector<std::int64_t>& given = options_.param_elements;
     if (k == 0) {
       warnings_.push_back(fmt::format("parameter sizes from {}, by position: the trace records no shapes to check "
                                       "them against (a variant of another input size or width, e.g. a CIFAR VGG, "
@@ -503,9 +502,15 @@ class KinetoImporter {
                                       options_.param_source));
     }
     ParamInfo param;
-    param.elements = given[given.size() - 1 - k];
+    param.elements = given_elements(k);
     param.dtype_bytes = 4;
     return param;
+  }
+
+  /// The given list's size of the k-th gradient to arrive: the k-th from its end.
+  std::int64_t given_elements(std::size_t k) const {
+    const std::vector<std::int64_t>& given = options_.param_elements;
+    return given[given.size() - 1 - k];
   }
 
   /// The given list must hold the sizes the trace recorded: as a whole, not
@@ -513,13 +518,12 @@ class KinetoImporter {
   /// module's weight and bias arrive in either order); another model of the
   /// same tensor count is refused.
   void check_given_sizes(const std::vector<const Node*>& grads) const {
-    const std::vector<std::int64_t>& given = options_.param_elements;
     std::map<std::int64_t, std::pair<int, int>> counts;  // elements -> (in the trace, in the list)
     for (std::size_t k = 0; k < grads.size(); ++k) {
       const std::optional<ParamInfo> recorded = recorded_shape(*grads[k]);
       if (!recorded) continue;
       ++counts[recorded->elements].first;
-      ++counts[given[given.size() - 1 - k]].second;
+      ++counts[given_elements(k)].second;
     }
     for (const auto& [elements, count] : counts) {
       if (count.first == count.second) continue;

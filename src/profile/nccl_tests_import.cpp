@@ -92,11 +92,14 @@ std::string_view binary_of(CurveCollective collective) {
   return "all_reduce_perf";
 }
 
-/// Bytes of one element of each nccl-tests type name.
-const std::map<std::string_view, std::int64_t, std::less<>> kTypeBytes = {
-    {"int8", 1},    {"uint8", 1},  {"char", 1},   {"f8e4m3", 1},  {"f8e5m2", 1},   {"half", 2},
-    {"float16", 2}, {"bfloat16", 2}, {"float", 4}, {"float32", 4}, {"int32", 4},  {"uint32", 4},
-    {"int", 4},     {"double", 8}, {"float64", 8}, {"int64", 8},  {"uint64", 8}};
+/// Bytes of one element of each nccl-tests type name (built on first use).
+const std::map<std::string_view, std::int64_t, std::less<>>& type_bytes() {
+  static const std::map<std::string_view, std::int64_t, std::less<>> kBytes = {
+      {"int8", 1},    {"uint8", 1},  {"char", 1},   {"f8e4m3", 1},  {"f8e5m2", 1},   {"half", 2},
+      {"float16", 2}, {"bfloat16", 2}, {"float", 4}, {"float32", 4}, {"int32", 4},  {"uint32", 4},
+      {"int", 4},     {"double", 8}, {"float64", 8}, {"int64", 8},  {"uint64", 8}};
+  return kBytes;
+}
 
 struct RawRow {
   int line = 0;
@@ -371,10 +374,10 @@ class NcclTestsReader {
 
   /// count x element size = size (all-reduce), x ranks (all-gather, reduce-scatter).
   void check_count(std::string_view count_word, std::string_view type, int line, std::int64_t size, int gpus) const {
-    const auto element = kTypeBytes.find(type);
-    if (element == kTypeBytes.end()) {
+    const auto element = type_bytes().find(type);
+    if (element == type_bytes().end()) {
       std::vector<std::string_view> names;
-      for (const auto& [name, bytes] : kTypeBytes) names.push_back(name);
+      for (const auto& [name, bytes] : type_bytes()) names.push_back(name);
       fail(line, fmt::format("expected an nccl-tests data type ({}), got \"{}\"", fmt::join(names, ", "), type));
     }
     const std::optional<std::int64_t> count = to_int(count_word);
@@ -401,7 +404,9 @@ class NcclTestsReader {
       return;
     }
     const std::optional<std::int64_t> count = to_int(word);
-    if (!count || *count < 0) fail(line, fmt::format("expected a #wrong count (a whole number >= 0), got \"{}\"", word));
+    if (!count || *count < 0) {
+      fail(line, fmt::format("expected a #wrong count (a whole number >= 0), got \"{}\"", word));
+    }
     if (*count > 0) fail(line, fmt::format("nccl-tests counted {} wrong results: this run did not validate", *count));
   }
 

@@ -128,7 +128,9 @@ class OsuReader {
       const bool latency_test = words.size() >= 5 && words.size() <= 6 && words[3] == "Latency" && words[4] == "Test" &&
                                 (words.size() == 5 || words[5].starts_with('v'));
       if (!latency_test) {
-        fail(line, fmt::format("\"{}\" is not an OSU latency test (\"# OSU <library> <collective> Latency Test [vX]\")", text));
+        fail(line, fmt::format("\"{}\" is not an OSU latency test (\"# OSU <library> <collective> Latency Test "
+                               "[vX]\")",
+                               text));
       }
       if (operation == "Allreduce") {
         collective_ = CurveCollective::allreduce;
