@@ -388,6 +388,46 @@ TEST_CASE("optimal leaves out a merge past an hour where its layers fit (two lay
                     Catch::Contains("an all-reduce of 4000000 bytes on 2 GPUs takes 4000 s"));
 }
 
+TEST_CASE("the sparse searches leave out a merge past an hour where its layers fit (two layers, by hand)",
+          "[evaluator]") {
+  // The two layers above, density 1: each GPU sends 2,000,000 values and
+  // indices of 4 bytes, 16 MB a layer; ring on 2 GPUs at 125 us/byte
+  // gathers a layer in 2000 s, both merged in 4000 s. With no selection
+  // time LAGS sends layer 2 in [0.001, 2000.001] s and layer 1 in
+  // [2000.001, 4000.001] s; omgs and omgs-rule, which once refused the run
+  // for pricing the merge, plan the same, and topk, which sends it, is
+  // refused naming it.
+  SweepTempDir dir;
+  dir.write_json("t.json", trace_json(make_trace({0.001, 0.001}, {2'000'000, 2'000'000})));
+  const auto sparse = [](const char* name, double density, double selection_s) {
+    return json{{"name", name}, {"density", density}, {"selection_s", selection_s}};
+  };
+  json config = {{"trace", "t.json"},
+                 {"gpus", {2}},
+                 {"network", {{"alpha_us", 0}, {"beta_s_per_byte", 1.25e-4}}},
+                 {"schedules", {sparse("lags", 1, 0), sparse("omgs", 1, 0), sparse("omgs-rule", 1, 0)}}};
+  WorkloadCache cache;
+  const RunGrid grid(load_scenario(dir.write_json("c.json", config)), cache);
+  for (std::size_t row = 0; row < 3; ++row) CHECK(grid.row(row).metrics.iteration == 4'000'001'000'000);
+  config["schedules"] = {sparse("topk", 1, 0)};
+  CHECK_THROWS_WITH(first_row(dir, config, cache),
+                    Catch::Contains("an all-gather of 32000000 bytes per GPU on 2 GPUs takes 4000 s"));
+  // A selection past an hour instead: s d log2 d with d = 2,000,000 a layer
+  // and s = 4.78e-5 s takes about 2001 s a layer, 4193 s for both. Density
+  // 0.5 at 1 ns/byte gathers a layer's 8 MB in 8 ms. Every plan sends each
+  // layer alone: 2 ms of backward, the two selections on the compute stream,
+  // then the last exchange.
+  config["network"]["beta_s_per_byte"] = 1e-9;
+  config["schedules"] = {sparse("lags", 0.5, 4.78e-5), sparse("omgs", 0.5, 4.78e-5), sparse("omgs-rule", 0.5, 4.78e-5)};
+  const double selection_s = 4.78e-5 * 2e6 * std::log2(2e6);
+  const RunGrid selecting(load_scenario(dir.write_json("c.json", config)), cache);
+  for (std::size_t row = 0; row < 3; ++row) {
+    CHECK(static_cast<double>(selecting.row(row).metrics.iteration) == Approx((0.002 + 2 * selection_s + 0.008) * 1e9));
+  }
+  config["schedules"] = {sparse("topk", 0.5, 4.78e-5)};
+  CHECK_THROWS_WITH(first_row(dir, config, cache), Catch::Contains("a top-k selection from 4000000 elements takes"));
+}
+
 TEST_CASE("iteration_overhead_s adds its host time to every iteration, overlapping nothing (two layers, by hand)",
           "[evaluator]") {
   // The two layers above (1 ms of backward each, 1 ms messages, WFBP on 2

@@ -162,6 +162,8 @@ class CommCost {
   std::optional<SimTime> within_limit(std::int64_t bytes) const;
   /// All-gather of `bytes_per_rank` from every GPU (the sparse exchange).
   SimTime allgather(std::int64_t bytes_per_rank) const;
+  /// The same, or nothing past an hour, as within_limit.
+  std::optional<SimTime> allgather_within_limit(std::int64_t bytes_per_rank) const;
   /// Reduce-scatter of `bytes` (Collective::reduce_scatter_seconds).
   SimTime reduce_scatter(std::int64_t bytes) const;
   /// All-gather of parameters of `bytes` in all, `bytes`/P from every GPU.
@@ -182,6 +184,8 @@ class CommCost {
  private:
   /// An all-reduce of `bytes` priced `seconds`, in ns; throws past an hour.
   SimTime step_of(std::int64_t bytes, double seconds) const;
+  /// The same for an all-gather of `bytes_per_rank` from every GPU.
+  SimTime allgather_step(std::int64_t bytes_per_rank, double seconds) const;
 
   const Collective* collective_;
   int gpus_;

@@ -206,8 +206,18 @@ double bus_bandwidth(CurveCollective collective, double bytes, double seconds, i
 
 SimTime CommCost::allgather(std::int64_t bytes_per_rank) const {
   if (gpus_ <= 1) return 0;
-  return step_ns(collective_->allgather_seconds(static_cast<double>(bytes_per_rank), gpus_),
-                 [&] { return fmt::format("an all-gather of {} bytes per GPU on {} GPUs", bytes_per_rank, gpus_); });
+  return allgather_step(bytes_per_rank, collective_->allgather_seconds(static_cast<double>(bytes_per_rank), gpus_));
+}
+
+std::optional<SimTime> CommCost::allgather_within_limit(std::int64_t bytes_per_rank) const {
+  if (gpus_ <= 1) return 0;
+  const double seconds = collective_->allgather_seconds(static_cast<double>(bytes_per_rank), gpus_);
+  if (seconds > kMaxStepSeconds) return std::nullopt;
+  return allgather_step(bytes_per_rank, seconds);
+}
+
+SimTime CommCost::allgather_step(std::int64_t bytes_per_rank, double seconds) const {
+  return step_ns(seconds, [&] { return fmt::format("an all-gather of {} bytes per GPU on {} GPUs", bytes_per_rank, gpus_); });
 }
 
 SimTime CommCost::reduce_scatter(std::int64_t bytes) const {

@@ -49,15 +49,18 @@ void OmgsCompletions::fit_line(const Inputs& in) {
   kept_after_.assign(index_of(n) + 1, 0.0);
   for (int u = n - 1; u >= 0; --u) kept_after_[index_of(u)] = kept_after_[index_of(u) + 1] + in.costs.kept(in.costs.layer(u));
   // The slope c per kept element between one kept element and all of them
-  // (both exchanges the search prices anyway), then the most A that keeps
+  // (both exchanges the search prices anyway; 0 where all of them take more
+  // than an hour), then the most A that keeps
   // A + c w at or under every group's exchange, less 1 ns for sums taken in
   // another order.
   Group whole;
   for (int u = 0; u < n; ++u) whole = SparseCosts::merge(whole, in.costs.layer(u));
   const auto all = static_cast<std::int64_t>(in.costs.kept(whole));
-  per_kept_ = all > 1 ? std::max(0.0, static_cast<double>(in.costs.exchange(whole) - in.costs.exchange_of_kept(1)) /
-                                          static_cast<double>(all - 1))
-                      : 0.0;
+  const std::optional<SimTime> whole_exchange = in.problem.cost.allgather_within_limit(in.costs.sent_bytes(whole));
+  per_kept_ = all > 1 && whole_exchange
+                  ? std::max(0.0, static_cast<double>(*whole_exchange - in.costs.exchange_of_kept(1)) /
+                                      static_cast<double>(all - 1))
+                  : 0.0;
   double least_per_kept = kUnreachable;  // the least exchange per kept element of any group
   const auto least_startup = [&] {
     double least = kUnreachable;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <tuple>
 #include <vector>
@@ -50,7 +51,8 @@ struct PricedGroup {
 };
 
 /// Calls visit(PricedGroup) for each group [k, h), h rising, that a plan
-/// ending by `limit` may hold: its exchange within the limit (an exchange
+/// ending by `limit` may hold: its selection and exchange each within an
+/// hour (SparseCosts::priced), its exchange within the limit (an exchange
 /// never shrinks with more bytes), and the end of the backward plus its
 /// selection and the floors of the other layers (`floor_before`: the least
 /// selections before each boundary) too; past that, when `monotone` (a
@@ -65,15 +67,19 @@ void for_each_group(const CommProblem& problem, const SparseCosts& costs, std::s
   for (int h = k + 1; h <= n; ++h) {
     group = SparseCosts::merge(group, costs.layer(h - 1));
     group_ready = std::max(group_ready, ready[at(h - 1)]);
-    const SimTime exchange = costs.exchange(group);
-    const SimTime selection = costs.selection(group);
-    if (exchange > limit) break;
+    const std::optional<SparseCosts::Priced> priced = costs.priced(group);
+    if (!priced) {  // past an hour: so is every larger group when selections never shrink
+      if (monotone) break;
+      continue;
+    }
+    const SimTime selection = priced->selection;
+    if (priced->exchange > limit) break;
     const SimTime outside = floor_before[at(k)] + floor_before[at(n)] - floor_before[at(h)];
     if (problem.compute_end + outside + selection > limit) {
       if (monotone) break;
       continue;
     }
-    visit(PricedGroup{h, group, selection, exchange,
+    visit(PricedGroup{h, group, selection, priced->exchange,
                       exchange_lag(group_ready, problem.layer_end[at(h - 1)], selection)});
   }
 }

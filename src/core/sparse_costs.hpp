@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,22 @@ class SparseCosts {
     return std::max<std::int64_t>(1, static_cast<std::int64_t>(kept(group))) * (settings_.value_bytes + settings_.index_bytes);
   }
   SimTime exchange(const Group& group) const { return problem_.cost.allgather(sent_bytes(group)); }
+  /// A group's selection and exchange as a search prices it: nothing when
+  /// either takes more than an hour (limits.md), a group the search leaves
+  /// out where other groupings need no step so long.
+  struct Priced {
+    SimTime selection;
+    SimTime exchange;
+  };
+  std::optional<Priced> priced(const Group& group) const {
+    const double d = static_cast<double>(group.elements);
+    if (selection_seconds(d) > kMaxStepSeconds) return std::nullopt;
+    const std::optional<SimTime> exchange = problem_.cost.allgather_within_limit(sent_bytes(group));
+    if (!exchange) return std::nullopt;
+    return Priced{selection(group), *exchange};
+  }
+  /// The selection of a group in seconds, unchecked: a bound, never a step.
+  double selection_bound_s(const Group& group) const { return selection_seconds(static_cast<double>(group.elements)); }
   /// The exchange of `elements` kept elements.
   SimTime exchange_of_kept(std::int64_t elements) const {
     return problem_.cost.allgather(elements * (settings_.value_bytes + settings_.index_bytes));

@@ -58,7 +58,8 @@ class Lags : public SparseSchedule {
 /// merge the next layer into the current group when the extra wait (its
 /// backward, plus the extra top-k cost of the merged tensor, minus the slack
 /// before the group's exchange would start) is less than the exchange time
-/// saved. Returns the group ends.
+/// saved. A merge whose selection or exchange would take more than an hour is
+/// not made. Returns the group ends.
 std::vector<int> omgs_rule_groups(const CommProblem& problem, const SparseCosts& costs) {
   const int n = problem.layer_count();
   std::vector<int> group_end;
@@ -71,12 +72,12 @@ std::vector<int> omgs_rule_groups(const CommProblem& problem, const SparseCosts&
     const SimTime exchange_start = std::max(channel_free, selection_start + selection);
     const Group& next = costs.layer(u + 1);
     const Group merged = SparseCosts::merge(group, next);
+    const std::optional<SparseCosts::Priced> priced = costs.priced(merged);
     const SimTime next_backward =
         problem.layer_end[static_cast<std::size_t>(u + 1)] - problem.layer_end[static_cast<std::size_t>(u)];
-    const SimTime wait = next_backward + costs.selection(merged) - selection - costs.selection(next) -
-                         (exchange_start - (selection_start + selection));
-    const SimTime saved = costs.exchange(group) + costs.exchange(next) - costs.exchange(merged);
-    if (wait < saved) {
+    if (priced && next_backward + priced->selection - selection - costs.selection(next) -
+                          (exchange_start - (selection_start + selection)) <
+                      costs.exchange(group) + costs.exchange(next) - priced->exchange) {  // wait < saved
       group = merged;
       continue;
     }
@@ -172,9 +173,10 @@ class Omgs : public SparseSchedule {
     for (int u = 0; u < n; ++u) ready.push_back(problem.ready_of(problem.layer_begin(u), problem.layer_begin(u + 1)));
     std::vector<int> per_layer(static_cast<std::size_t>(n));
     std::iota(per_layer.begin(), per_layer.end(), 1);
-    SimTime bound = std::numeric_limits<SimTime>::max();
-    for (const std::vector<int>& heuristic : {omgs_rule_groups(problem, costs), per_layer, std::vector<int>{n}}) {
-      bound = std::min(bound, end_of(problem, costs, ready, heuristic));
+    costs.plan(per_layer);  // a layer alone past an hour: no plan runs, and pricing it says so
+    SimTime bound = end_of(problem, costs, ready, per_layer).value();
+    for (const std::vector<int>& heuristic : {omgs_rule_groups(problem, costs), std::vector<int>{n}}) {
+      bound = std::min(bound, end_of(problem, costs, ready, heuristic).value_or(bound));
     }
     Bounds bounds = bounds_of(problem, costs, ready, bound);
     bound = greedy_end(problem, costs, ready, bounds, bound);
@@ -251,6 +253,8 @@ class Omgs : public SparseSchedule {
       for (int k = n - 1; k >= 0; --k) {
         after = SparseCosts::merge(after, costs.layer(k));
         latest = std::max({latest, problem.layer_end[static_cast<std::size_t>(k)], ready[static_cast<std::size_t>(k)]});
+        // Selections past an hour leave the bound (3) unused here (kNever).
+        if (costs.selection_bound_s(after) > kMaxStepSeconds) continue;
         const SimTime most = costs.selection(after);
         bounds.reach[static_cast<std::size_t>(k)] = latest + most + most / 1'000'000'000'000 + (n - k) + 2;
       }
@@ -349,8 +353,9 @@ class Omgs : public SparseSchedule {
       group_ready = std::max(group_ready, ready[static_cast<std::size_t>(g)]);
       const auto& from = front[static_cast<std::size_t>(g)];
       if (from.empty()) continue;  // (2) fails at the next g if here
-      const SimTime selection = costs.selection(group);
-      const SimTime exchange = costs.exchange(group);
+      const std::optional<SparseCosts::Priced> priced = costs.priced(group);
+      if (!priced) continue;  // a step past an hour: no candidate
+      const auto [selection, exchange] = *priced;
       const SimTime earliest =
           std::max(ready[static_cast<std::size_t>(k - 1)], selection > 0 ? layer_end + selection : 0);
       if (bounds.monotone && lower_bound(bounds, k, bounds.floor_before[static_cast<std::size_t>(g)] + selection,
@@ -388,9 +393,10 @@ class Omgs : public SparseSchedule {
     return best;
   }
 
-  /// The iteration end of the groups ending at `group_end`, by the search's own step.
-  static SimTime end_of(const CommProblem& problem, const SparseCosts& costs, const std::vector<SimTime>& ready,
-                        const std::vector<int>& group_end) {
+  /// The iteration end of the groups ending at `group_end`, by the search's
+  /// own step; nothing where a group takes a step past an hour.
+  static std::optional<SimTime> end_of(const CommProblem& problem, const SparseCosts& costs,
+                                       const std::vector<SimTime>& ready, const std::vector<int>& group_end) {
     State state{0, 0, -1, -1};
     int first = 0;
     for (int last : group_end) {
@@ -400,8 +406,10 @@ class Omgs : public SparseSchedule {
         group = SparseCosts::merge(group, costs.layer(u));
         group_ready = std::max(group_ready, ready[static_cast<std::size_t>(u)]);
       }
-      state = omgs::step(state, group_ready, problem.layer_end[static_cast<std::size_t>(last - 1)],
-                         costs.selection(group), costs.exchange(group), first, 0);
+      const std::optional<SparseCosts::Priced> priced = costs.priced(group);
+      if (!priced) return std::nullopt;
+      state = omgs::step(state, group_ready, problem.layer_end[static_cast<std::size_t>(last - 1)], priced->selection,
+                         priced->exchange, first, 0);
       first = last;
     }
     return end_of(state, problem.compute_end);
