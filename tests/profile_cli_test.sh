@@ -157,4 +157,21 @@ else
   fail "import kineto: given sizes are checked against the recorded shapes" "exit $rc; $(cat wrong.err)"
 fi
 
+# import kineto: a step whose GPU work outlasts it (a backward kernel of 5000 s in a 1 ms step; the median of
+# the two steps' backward is 2500 s, 2.5e8% of the step) is imported, with a warning that says the compute is longer than the step.
+python3 - "$DATA/kineto-two-linear-steps.json" <<'PY'
+import json, sys
+trace = json.load(open(sys.argv[1]))
+kernels = [e for e in trace["traceEvents"] if e.get("cat") == "kernel" and not e["name"].startswith("ncclDev")]
+kernels[10]["dur"] = 5e9  # step 1's relu_backward_kernel
+json.dump(trace, open("outlasting.json", "w"))
+PY
+"$MGSIM" import kineto outlasting.json --model m --batch 64 -o outlasting-trace.json 2>outlasting.err
+if grep -q "^mgsim: warning: the trace's compute is 2499999[0-9][0-9]% longer than the measured step: the GPU work a step launched outlasts the step" outlasting.err &&
+   ! grep -q "shorter than the measured step" outlasting.err; then
+  pass "import kineto: GPU work that outlasts its step is named as such"
+else
+  fail "import kineto: GPU work that outlasts its step is named as such" "$(cat outlasting.err)"
+fi
+
 finish

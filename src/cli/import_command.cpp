@@ -97,12 +97,18 @@ void print_step_check(const profile::ImportedTrace& imported, double backward, s
     fmt::print(out, "the rest of the step, {:.3f} ms, is host time per iteration: run config key "
                     "\"iteration_overhead_s\": {:.6g}\n", (step - modelled) * 1e3, step - modelled);
   }
-  if (std::abs(modelled - step) > 0.1 * step) {
+  if (step - modelled > 0.1 * step) {
     std::fprintf(stderr,
-                 "mgsim: warning: the trace's compute differs from the measured step by %.0f%%: the rest of the step "
+                 "mgsim: warning: the trace's compute is %.0f%% shorter than the measured step: the rest of the step "
                  "(data loading, an optimizer step it does not time, communication after the backward) is not in "
                  "the trace\n",
-                 std::abs(modelled - step) / step * 100);
+                 (step - modelled) / step * 100);
+  } else if (modelled - step > 0.1 * step) {
+    std::fprintf(stderr,
+                 "mgsim: warning: the trace's compute is %.0f%% longer than the measured step: the GPU work a step "
+                 "launched outlasts the step (a CPU that ran ahead of the GPU, or a damaged trace); a run takes the "
+                 "compute, not the step\n",
+                 (modelled - step) / step * 100);
   }
 }
 
