@@ -334,6 +334,13 @@ TEST_CASE("network.fabric_s_per_byte: an exchange among N nodes lasts at least i
   const SimTime plain = first_row(dir, config, cache).iteration;
   config["network"]["fabric_s_per_byte"] = 1e-6;
   CHECK(first_row(dir, config, cache).iteration - plain == 2'000'000);
+  // The link's latency counts in the link's time, as a collective's does:
+  // with alpha 1 ms, max(1 + 2, 4) = 4 ms against 3 ms without the fabric.
+  config["network"]["alpha_us"] = 1000;
+  config["network"]["fabric_s_per_byte"] = 0;
+  const SimTime late = first_row(dir, config, cache).iteration;
+  config["network"]["fabric_s_per_byte"] = 1e-6;
+  CHECK(first_row(dir, config, cache).iteration - late == 1'000'000);
   config["network"]["fabric_s_per_byte"] = -1e-6;
   CHECK_THROWS_WITH(load_scenario(dir.write_json("c.json", config)), Catch::Contains("network.fabric_s_per_byte"));
 }

@@ -32,9 +32,9 @@ GossipBuilder::GossipBuilder(const BuildContext& context, const Graph& graph, Go
       const int a = edge.first, b = edge.second;  // named copies: clang 14 cannot capture structured bindings
       const bool inside = context.cluster.node_of(a) == context.cluster.node_of(b);
       const Link& link = inside ? network.intra : network.inter;
-      const double transfer = link.beta_s_per_byte * bytes;
-      const double seconds =
-          link.alpha_s + (inside ? transfer : std::max(transfer, fabric_s)) + context.message_overhead_s;
+      // The link's time, or the fabric's floor between nodes, as a collective's (docs/collectives.md).
+      const double transfer = link.alpha_s + link.beta_s_per_byte * bytes;
+      const double seconds = (inside ? transfer : std::max(transfer, fabric_s)) + context.message_overhead_s;
       times.push_back(
           step_ns(seconds, [&] { return fmt::format("the model exchange between ranks {} and {}", a, b); }));
     }
