@@ -10,5 +10,7 @@ namespace mgsim::test {
 inline const std::string kTestData = std::string(MGSIM_SOURCE_DIR) + "/tests/data/";
 /// The shipped GoogleNet/K80 trace.
 inline const std::string kGoogleNetTrace = std::string(MGSIM_SOURCE_DIR) + "/traces/googlenet-k80.json";
+/// traces/, the shipped traces, with its trailing slash.
+inline const std::string kShippedTraces = std::string(MGSIM_SOURCE_DIR) + "/traces/";
 
 }  // namespace mgsim::test

@@ -496,6 +496,38 @@ std::vector<double> direct_search(const Objective& objective, const std::vector<
   return x;
 }
 
+/// Evaluations of the multistart search per value.
+constexpr int kMultistartEvaluations = 300;
+/// Evaluations of each of its local searches.
+constexpr int kMultistartLocalEvaluations = 400;
+
+/// NLopt MLSL over the box: local Subplex searches from a low-discrepancy
+/// sequence of starts (and `start`); the best point it found.
+std::vector<double> multistart_search(const Objective& objective, std::vector<double> start,
+                                      const std::vector<double>& lower, const std::vector<double>& upper) {
+  const auto n = static_cast<unsigned>(lower.size());
+  nlopt::srand(1);  // MLSL draws among its starts: the same fit on every run
+  nlopt::opt local(nlopt::LN_SBPLX, n);
+  local.set_initial_step(0.25);
+  local.set_xtol_rel(1e-6);
+  local.set_ftol_abs(1e-16);
+  local.set_maxeval(kMultistartLocalEvaluations);
+  nlopt::opt optimiser(nlopt::G_MLSL_LDS, n);
+  optimiser.set_local_optimizer(local);
+  optimiser.set_lower_bounds(lower);
+  optimiser.set_upper_bounds(upper);
+  optimiser.set_maxeval(kMultistartEvaluations * static_cast<int>(n));
+  optimiser.set_min_objective(call_objective, const_cast<Objective*>(&objective));
+  for (unsigned i = 0; i < n; ++i) start[i] = std::clamp(start[i], lower[i], upper[i]);
+  double found = 0.0;
+  try {
+    optimiser.optimize(start, found);
+  } catch (const nlopt::roundoff_limited&) {
+    // start holds the best point reached
+  }
+  return start;
+}
+
 /// Subplex within [lower, upper] from `z`, restarted from its own answer
 /// until that stops helping (it copes with the kinks of max() in the
 /// iteration time; a restart escapes a collapsed simplex). `z` ends at the
@@ -619,11 +651,21 @@ CalibrationResult Calibration::fit() const {
   }
   try {  // the objective stops NLopt (and itself) with forced_stop once the budget is spent
     if (n > 0) {
+      // Two global searches, each polished, the better kept: on a step-shaped
+      // response (a merge plan that changes with the values) each ends in
+      // minima the other escapes. One value alone takes DIRECT's alone: it
+      // divides a line finely within its budget.
+      std::vector<double> divided = z;
       if (open_box) {
         std::vector<double> global = direct_search(objective, lower, box);
-        if (objective(global) < objective(z)) z = std::move(global);
+        if (objective(global) < objective(divided)) divided = std::move(global);
       }
-      polish(objective, z, lower, upper);
+      const double divided_end = polish(objective, divided, lower, upper);
+      if (open_box && n > 1) {
+        std::vector<double> sampled = multistart_search(objective, z, lower, box);
+        if (polish(objective, sampled, lower, upper) < divided_end) divided = std::move(sampled);
+      }
+      z = std::move(divided);
     }
     const double fitted = objective(z);
     for (std::size_t i = 0; i < n; ++i) {
