@@ -332,6 +332,11 @@ TEST_CASE("bad sparse parameters are config errors") {
   CHECK_THROWS_AS(make_schedule("lags", {{"density", 1.5}}), ConfigError);
   CHECK_THROWS_AS(make_schedule("omgs", {{"selection_s", -1}}), ConfigError);
   CHECK_THROWS_AS(make_schedule("topk", {{"value_bytes", 0}}), ConfigError);
+  // Bytes are whole: 0.4 once rounded to 0-byte exchanges.
+  CHECK_THROWS_WITH(make_schedule("topk", {{"value_bytes", 0.4}}),
+                    "schedule 'topk': parameter 'value_bytes' counts bytes: expected a whole number, got 0.4");
+  CHECK_THROWS_WITH(make_schedule("omgs", {{"index_bytes", 4.5}}),
+                    "schedule 'omgs': parameter 'index_bytes' counts bytes: expected a whole number, got 4.5");
   CHECK_NOTHROW(make_schedule("omgs", {{"density", 1}, {"selection_s", 0}, {"index_bytes", 0}}));
 }
 
@@ -378,5 +383,7 @@ TEST_CASE("a measured selection curve replaces s d log2 d") {
   CHECK(selection_for(50) == to_ns(0.5e-3));
   CHECK(selection_for(100) == to_ns(1e-3));
   CHECK(selection_for(2000) == to_ns(5e-3 * 2000 * std::log2(2000.0) / (1000 * std::log2(1000.0))));
+  // One element: 1/100 of 1 ms by the curve (s d log2 d would make it free).
+  CHECK(selection_for(1) == to_ns(1e-5));
   CHECK_THROWS_AS(make_schedule("topk", {}, SparseOptions{{}, {{0, 1e-3}}}), ConfigError);
 }

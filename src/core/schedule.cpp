@@ -297,11 +297,12 @@ double param_value(const ParamValues& given, std::span<const ParamSpec> specs, s
   return found == given.end() ? spec->default_value : found->second;
 }
 
-std::int64_t whole_elements_param(std::string_view schedule, const ParamValues& given, std::string_view name) {
+std::int64_t whole_param(std::string_view schedule, const ParamValues& given, std::string_view name,
+                         std::string_view unit) {
   const double value = param_value(given, find_schedule(schedule).params, name);
   if (value != std::floor(value)) {
-    throw ConfigError(fmt::format("schedule '{}': parameter '{}' counts elements: expected a whole number, got {:g}",
-                                  schedule, name, value));
+    throw ConfigError(fmt::format("schedule '{}': parameter '{}' counts {}: expected a whole number, got {:g}",
+                                  schedule, name, unit, value));
   }
   return static_cast<std::int64_t>(value);
 }

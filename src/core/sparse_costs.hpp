@@ -122,9 +122,8 @@ class SparseCosts {
   /// Between measured sizes linear; below the first point proportional to d;
   /// above the last the d log2 d shape through the last point.
   double selection_seconds(double d) const {
-    if (d <= 1) return 0.0;
     const auto& curve = settings_.selection_curve;
-    if (curve.empty()) return settings_.selection_s * d * std::log2(d);
+    if (curve.empty()) return d <= 1 ? 0.0 : settings_.selection_s * d * std::log2(d);
     const double first = curve.front().x;
     const double last = curve.back().x;
     if (d <= first) return curve.front().y * d / first;

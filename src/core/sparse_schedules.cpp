@@ -458,8 +458,8 @@ std::unique_ptr<Schedule> make_sparse(std::string_view name, const ParamValues& 
   const auto& specs = find_schedule(name).params;
   SparseSettings settings{param_value(given, specs, "density"),
                           param_value(given, specs, "selection_s"),
-                          std::llround(param_value(given, specs, "value_bytes")),
-                          std::llround(param_value(given, specs, "index_bytes")),
+                          whole_param(name, given, "value_bytes", "bytes"),
+                          whole_param(name, given, "index_bytes", "bytes"),
                           sparse.layer_density,
                           {}};
   for (const SelectionPoint& point : sparse.selection_curve) {
