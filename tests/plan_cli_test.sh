@@ -188,6 +188,13 @@ printf '{"collective": "ring", "network": {"alpha_us": -1, "beta_s_per_byte": 1e
 expect_error "gpus not a power of two" "^mgsim: error: --gpus: expected a power of two in 1..65536, got 12" "${PLAN[@]/4/12}"
 expect_error "memory limit without a number" "--memory-limit: expected a size with a unit such as 40GiB or 80GB (1 byte .. 1 PiB), got 'lots'" "${PLAN[@]}" --memory-limit lots
 expect_error "memory limit with an unknown unit" "got '40GiBs'" "${PLAN[@]}" --memory-limit 40GiBs
+expect_error "memory limit past 1 PiB" "got '1.5PiB'" "${PLAN[@]}" --memory-limit 1.5PiB
+# The bound the message names can be written in its own unit (red team: 1PiB was refused).
+if "$MGSIM" "${PLAN[@]}" --memory-limit 1PiB -o pib.txt 2>pib.err; then
+  pass "memory limit of 1PiB, the bound the message names"
+else
+  fail "memory limit of 1PiB, the bound the message names" "$(cat pib.err)"
+fi
 expect_error "memory limit without a unit (40 bytes?)" "^mgsim: error: --memory-limit: expected a size with a unit such as 40GiB or 80GB .*: the unit is missing, got '40'$" \
   "${PLAN[@]}" --memory-limit 40
 expect_error "unknown model" "unknown model 'resnet51'" plan --model resnet51 --gpus 4

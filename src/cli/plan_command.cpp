@@ -55,8 +55,8 @@ struct PlanOptions {
 constexpr double kMaxMemoryBytes = 0x1p50;
 
 /// "40GiB", "80GB", "512MiB", "1e9B": bytes, at least one and at most
-/// kMaxMemoryBytes. The unit is required (B, KB, MB, GB, TB: powers of 1000;
-/// KiB .. TiB: of 1024): a bare "0.5" or "40" is refused, never read as bytes.
+/// kMaxMemoryBytes. The unit is required (B, KB, MB, GB, TB, PB: powers of
+/// 1000; KiB .. PiB: of 1024): a bare "0.5" or "40" is refused, never read as bytes.
 /// `flag` names the option in the error.
 std::int64_t parse_size(const std::string& text, std::string_view flag) {
   const auto bad = [&](std::string_view why) {
@@ -68,8 +68,9 @@ std::int64_t parse_size(const std::string& text, std::string_view flag) {
   if (ec != std::errc() || !std::isfinite(value) || value <= 0) throw bad("");
   const std::string unit(end, text.data() + text.size());
   if (unit.empty()) throw bad(": the unit is missing");
-  constexpr std::array<std::pair<std::string_view, double>, 9> kUnits{{{"B", 1}, {"KB", 1e3}, {"MB", 1e6},
-      {"GB", 1e9}, {"TB", 1e12}, {"KiB", 0x1p10}, {"MiB", 0x1p20}, {"GiB", 0x1p30}, {"TiB", 0x1p40}}};
+  constexpr std::array<std::pair<std::string_view, double>, 11> kUnits{{{"B", 1}, {"KB", 1e3}, {"MB", 1e6},
+      {"GB", 1e9}, {"TB", 1e12}, {"PB", 1e15}, {"KiB", 0x1p10}, {"MiB", 0x1p20}, {"GiB", 0x1p30}, {"TiB", 0x1p40},
+      {"PiB", 0x1p50}}};
   for (const auto& [name, scale] : kUnits) {
     if (unit == name && value * scale >= 1 && value * scale <= kMaxMemoryBytes) {
       return static_cast<std::int64_t>(value * scale);
