@@ -126,7 +126,7 @@ TEST_CASE("Validate summarises the predictions of each source") {
   // +10%, -4%, +2% (median 4%, max 10%), source "blog" -5%.
   const double compute = 0.102667 + 0.205334;
   const auto measured = [&](int gpus, double e) { return (compute + 2 * (gpus - 1) * 10e-6) / (1 + e); };
-  nlohmann::json rows = {row(2, measured(2, 0.10)), row(2, measured(2, -0.04)), row(4, measured(4, -0.05)),
+  nlohmann::json rows = {row(2, measured(2, 0.10)), row(3, measured(3, -0.04)), row(4, measured(4, -0.05)),
                          row(4, measured(4, 0.02))};
   rows[2]["source"] = "blog";
   nlohmann::json two = ring_case(nlohmann::json::array(), rows);

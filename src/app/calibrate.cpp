@@ -70,8 +70,8 @@ void check_text_key(const nlohmann::json& document, const std::string& path, con
 }
 
 /// The scenario a calibration predicts with: one trace, node size, collective and network.
-Scenario base_scenario(const nlohmann::json& document, const std::filesystem::path& file) {
-  Scenario scenario = read_scenario(document, file);
+Scenario base_scenario(const nlohmann::json& document, const std::filesystem::path& file, std::string_view at) {
+  Scenario scenario = read_scenario(document, file, at);
   require_one_of_each(scenario, "mgsim calibrate");
   return scenario;
 }
@@ -219,17 +219,22 @@ Calibration Calibration::from_files(const std::filesystem::path& config, const s
     document[pointer_of(path)] = value;
     ordered[nlohmann::ordered_json::json_pointer(pointer_of(path).to_string())] = value;
   }
-  const std::filesystem::path base_trace = base_scenario(document, config).traces.front();
+  const std::filesystem::path base_trace = base_scenario(document, config, "").traces.front();
   std::vector<Measurement> rows = load_measurements(measurements, document, base_trace);
-  return Calibration(config, std::move(ordered), measurements, "measurements", std::move(rows), std::move(fit_paths),
-                     std::move(budget));
+  return Calibration(config, std::move(ordered), "", measurements, "measurements", std::move(rows),
+                     std::move(fit_paths), std::move(budget));
+}
+
+JsonWhere Calibration::config_where(std::string_view key) const {
+  return JsonWhere{config_file_.string(), config_at_, InputKind::config}.key(key);
 }
 
 Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ordered_json config,
-                         const std::filesystem::path& rows_file, std::string rows_key,
+                         std::string config_at, const std::filesystem::path& rows_file, std::string rows_key,
                          std::vector<Measurement> measurements, std::vector<std::string> fit_paths,
                          std::shared_ptr<WorkBudget> budget)
     : config_file_(config_file),
+      config_at_(std::move(config_at)),
       measurements_file_(rows_file),
       rows_key_(std::move(rows_key)),
       ordered_base_(std::move(config)),
@@ -237,9 +242,9 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
       paths_(std::move(fit_paths)),
       measurements_(std::move(measurements)),
       budget_(budget ? std::move(budget) : std::make_shared<WorkBudget>(kDefaultMaxWork)) {
-  const Scenario base = base_scenario(base_, config_file_);
+  const Scenario base = base_scenario(base_, config_file_, config_at_);
   for (const std::string& path : paths_) {
-    const JsonWhere where{config_file_.string(), path, InputKind::config};
+    const JsonWhere where = config_where(path);
     if (path.empty()) {
       throw ConfigError(fmt::format("{}: expected dotted paths to fit such as network.alpha_us, got an empty one",
                                     config_file_.string()));
@@ -269,7 +274,7 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
       workloads_.get(measurements_[i].trace);
     } catch (const Error& error) {
       if (measurements_[i].trace == base.traces.front()) {  // the row runs the config's trace
-        JsonWhere{config_file_.string(), "trace", InputKind::config}.fail(error.what());
+        base.where("trace").fail(error.what());
       }
       JsonWhere{measurements_file_.string(), fmt::format("{}[{}]", rows_key_, i), InputKind::config}.fail(
           fmt::format("its trace: {}", error.what()));
@@ -373,7 +378,7 @@ double Calibration::predict_one(const nlohmann::json& document, const Scenario& 
 }
 
 std::vector<double> Calibration::predict_document(const nlohmann::json& document) const {
-  const Scenario scenario = base_scenario(document, config_file_);
+  const Scenario scenario = base_scenario(document, config_file_, config_at_);
   std::vector<double> predicted;
   for (const Measurement& m : measurements_) predicted.push_back(predict_one(document, scenario, m));
   return predicted;
@@ -415,7 +420,7 @@ void Calibration::choose_scales(const std::vector<double>& base_prediction) {
         // A continuous value moves the predictions little at its first
         // accepted power of ten; this one turns something on at any value
         // above 0 (0: an input pipeline that never binds), so no search from 0 finds it.
-        JsonWhere{config_file_.string(), paths_[i], InputKind::config}.fail(fmt::format(
+        config_where(paths_[i]).fail(fmt::format(
             "0 turns this value off, and the smallest value the config takes ({:g}) moves a prediction by {:.0f}%: "
             "start the fit from a value near the answer (a measured one, or a guess) instead of 0",
             values[i], moved * 100));
@@ -442,7 +447,7 @@ void Calibration::check_dependence(const std::vector<double>& base_prediction) c
       return !predicted || *predicted != base_prediction;  // refused: the value matters, some measurement cannot run
     };
     if (std::none_of(std::begin(kFactors), std::end(kFactors), moves)) {
-      JsonWhere{config_file_.string(), paths_[i], InputKind::config}.fail(fmt::format(
+      config_where(paths_[i]).fail(fmt::format(
           "no measurement depends on this value (changing it from {} to {} .. {} times {} moves no prediction); add "
           "a measurement that does or leave it out of --fit",
           initial_[i], kFactors[3], kFactors[4], unit));
@@ -704,10 +709,10 @@ std::vector<std::optional<double>> Calibration::leave_one_out(std::span<const do
     std::vector<Measurement> others = measurements_;
     others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
     try {
-      const Calibration without(config_file_, started, measurements_file_, rows_key_, std::move(others), paths_,
-                                budget_);
+      const Calibration without(config_file_, started, config_at_, measurements_file_, rows_key_, std::move(others),
+                                paths_, budget_);
       const nlohmann::json document = with_values(without.fit().values);
-      predicted.push_back(predict_one(document, base_scenario(document, config_file_), measurements_[i]));
+      predicted.push_back(predict_one(document, base_scenario(document, config_file_, config_at_), measurements_[i]));
     } catch (const ConfigError&) {
       predicted.emplace_back();  // the others alone cannot fit every value
     }

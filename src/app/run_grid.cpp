@@ -32,8 +32,7 @@ std::vector<GridLink> make_links(const Scenario& scenario) {
         try {
           model = info.make(scenario.collective_settings(collective, network, per_node));
         } catch (const Error& error) {
-          JsonWhere{scenario.file.string(), info.needs_curve ? "curves" : "network", InputKind::config}.fail(
-              error.what());
+          scenario.where(info.needs_curve ? "curves" : "network").fail(error.what());
         }
         links.push_back({collective.label(), label, per_node, n, std::move(model),
                          info.needs_curve ? std::nullopt : std::optional(network)});

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "mgsim/io/config_parts.hpp"
 #include "mgsim/io/json_reader.hpp"
@@ -47,6 +48,32 @@ void add_rows(const std::filesystem::path& file, const std::vector<Measurement>&
   }
 }
 
+/// Refuses a row of `rows` (at `where`) that measures the run of an earlier
+/// one from the same source (trace, GPUs, schedule with its collective,
+/// metric), or the run of any of `calibrating` (at `calibrating_where`): a
+/// repeat counts twice in the median and max, and a run the case calibrates
+/// on is no prediction. Two sources may measure one run.
+void refuse_repeated_runs(const std::vector<Measurement>& rows, const JsonWhere& where,
+                          const std::vector<Measurement>& calibrating, const JsonWhere& calibrating_where) {
+  const auto run_of = [](const Measurement& m) { return std::tie(m.trace, m.gpus, m.schedule_label, m.metric); };
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (run_of(rows[j]) == run_of(rows[i]) && rows[j].source == rows[i].source) {
+        where.index(i).fail(fmt::format("the run of {}[{}] again, from the same source (trace, GPUs, schedule and "
+                                        "metric): give each measured run once",
+                                        where.path, j));
+      }
+    }
+    for (std::size_t j = 0; j < calibrating.size(); ++j) {
+      if (run_of(calibrating[j]) == run_of(rows[i])) {
+        where.index(i).fail(fmt::format("the run of {}[{}], which the case calibrates on: a number it fits is no "
+                                        "prediction",
+                                        calibrating_where.path, j));
+      }
+    }
+  }
+}
+
 void validate_case(const std::filesystem::path& file, double max_work, ValidationReport& report) {
   const nlohmann::json document = parse_json_file(file, InputKind::config);
   JsonReader top(document, {file.string(), "", InputKind::config});
@@ -74,16 +101,23 @@ void validate_case(const std::filesystem::path& file, double max_work, Validatio
   if (predicting.empty()) top.where().key("predict").fail("expected at least one measurement to predict, got none");
   check_sources(top, calibrating, top.where().key("calibrate"));
   check_sources(top, predicting, top.where().key("predict"));
+  if (!calibrating.empty() && paths.empty()) {
+    top.where().key("calibrate").fail("rows to calibrate on, but no \"fit\": name the keys they fit, or leave "
+                                      "them out");
+  }
+  refuse_repeated_runs(calibrating, top.where().key("calibrate"), {}, top.where().key("calibrate"));
+  refuse_repeated_runs(predicting, top.where().key("predict"), calibrating, top.where().key("calibrate"));
   top.reject_unknown();
 
   const auto budget = std::make_shared<WorkBudget>(max_work);
-  const Calibration calibration(file, config, file, "calibrate", calibrating, paths, budget);
+  const Calibration calibration(file, config, "config", file, "calibrate", calibrating, paths, budget);
   const CalibrationResult fit = calibration.fit();
   add_rows(file, calibrating, fit.predicted, true, report);
   for (std::size_t i = 0; i < paths.size(); ++i)
     report.fitted.push_back(
         {file.filename().string(), paths[i], fit.values[i], identifiability_note(calibration, fit, i)});
-  const Calibration prediction(file, calibration.with_values(fit.values), file, "predict", predicting, {}, budget);
+  const Calibration prediction(file, calibration.with_values(fit.values), "config", file, "predict", predicting, {},
+                               budget);
   add_rows(file, predicting, prediction.predict({}), false, report);
 }
 

@@ -277,6 +277,7 @@ Scenario read_scenario(const nlohmann::json& document, const std::filesystem::pa
   JsonReader top(document, {file.string(), std::string(at), InputKind::config});
   Scenario scenario;
   scenario.file = file;
+  scenario.at = at;
   if (top.has("description")) top.text("description");
   read_traces(top, scenario);
   scenario.gpus = top.has("gpus") ? read_counts(top.array("gpus")) : default_gpus();
@@ -318,12 +319,17 @@ Scenario read_scenario(const nlohmann::json& document, const std::filesystem::pa
   return scenario;
 }
 
+JsonWhere Scenario::where(std::string_view key) const {
+  return JsonWhere{file.string(), at, InputKind::config}.key(key);
+}
+
 void require_one_of_each(const Scenario& scenario, std::string_view command) {
   const auto one = [&](std::string_view key, std::size_t count) {
     if (count <= 1) return;
-    JsonWhere{scenario.file.string(), std::string(key), InputKind::config}.fail(fmt::format(
-        "{} values given: '{}' takes one; a grid of them is a sweep (mgsim sweep -c {})", count, command,
-        scenario.file.string()));
+    const std::string sweep = scenario.at.empty()
+                                  ? fmt::format("a grid of them is a sweep (mgsim sweep -c {})", scenario.file.string())
+                                  : std::string("a grid of them is a sweep's");
+    scenario.where(key).fail(fmt::format("{} values given: '{}' takes one; {}", count, command, sweep));
   };
   one("trace", scenario.traces.size());
   one("gpus_per_node", scenario.gpus_per_node.size());

@@ -126,11 +126,12 @@ class Calibration {
                                 std::vector<std::string> fit_paths,
                                 const std::vector<std::pair<std::string, std::string>>& setting = {},
                                 std::shared_ptr<WorkBudget> budget = nullptr);
-  /// The same from a config document read from `config_file` (for messages
-  /// and relative paths) and rows read from key `rows_key` of `rows_file`.
-  Calibration(const std::filesystem::path& config_file, nlohmann::ordered_json config, const std::filesystem::path& rows_file,
-              std::string rows_key, std::vector<Measurement> measurements, std::vector<std::string> fit_paths,
-              std::shared_ptr<WorkBudget> budget = nullptr);
+  /// The same from a config document read from `config_file` at key
+  /// `config_at` ("" for the whole file; for messages and relative paths)
+  /// and rows read from key `rows_key` of `rows_file`.
+  Calibration(const std::filesystem::path& config_file, nlohmann::ordered_json config, std::string config_at,
+              const std::filesystem::path& rows_file, std::string rows_key, std::vector<Measurement> measurements,
+              std::vector<std::string> fit_paths, std::shared_ptr<WorkBudget> budget = nullptr);
 
   /// Predicted value of every measurement with `values` at the fit paths.
   std::vector<double> predict(std::span<const double> values) const;
@@ -181,7 +182,11 @@ class Calibration {
   /// gpus_per_node, a schedule's minibatches or slice_params).
   bool takes_fractions(const std::string& path) const;
 
+  /// A key of the config, for messages: `key` in config_file_ at config_at_.
+  JsonWhere config_where(std::string_view key) const;
+
   std::filesystem::path config_file_;
+  std::string config_at_;
   std::filesystem::path measurements_file_;
   std::string rows_key_;
   nlohmann::ordered_json ordered_base_;  ///< as written, for config_text()

@@ -26,6 +26,8 @@
 
 namespace mgsim {
 
+struct JsonWhere;
+
 /// A network of the grid with the label its rows carry.
 struct NamedNetwork {
   std::string label;  ///< the entry's "name", or "net<i>" (0-based) without one
@@ -34,6 +36,7 @@ struct NamedNetwork {
 
 struct Scenario {
   std::filesystem::path file;  ///< the config itself, for messages and relative paths
+  std::string at;              ///< where in `file` the config sits: "" (a run config), "config" (a validation case)
   /// Trace paths as written (row labels) and resolved against the config's folder.
   std::vector<std::string> trace_labels;
   std::vector<std::filesystem::path> traces;
@@ -62,6 +65,8 @@ struct Scenario {
   std::vector<std::filesystem::path> inputs;
   std::string canonical;  ///< the config document in canonical form (keys sorted, numbers exact)
 
+  /// A key of the config, for messages: `key` in `file` at `at`.
+  JsonWhere where(std::string_view key) const;
   /// What a cost model of the grid is built from: `network` (ignored by
   /// `measured`), node size, curves, message overhead and the collective's parameters.
   CollectiveSettings collective_settings(const CollectiveSpec& collective, const Network& network, int per_node) const;
