@@ -195,6 +195,9 @@ class Omgs : public SparseSchedule {
   static constexpr SimTime kNever = std::numeric_limits<SimTime>::max() / 4;
   /// The most cells of bound (6)'s table (8 bytes each): 32 MiB.
   static constexpr std::size_t kMaxCompletionCells = std::size_t{1} << 22;
+  /// The most states the exact pass keeps over all boundaries (24 bytes
+  /// each, 1.5 GiB); past it the run is refused, not left to swap.
+  static constexpr std::size_t kMaxStates = std::size_t{1} << 26;
 
   /// The weights lambda = i / kSteps, i = 0..kSteps, of bound (1): binary
   /// fractions, so that lambda x for integer nanoseconds x is exact in double.
@@ -320,6 +323,7 @@ class Omgs : public SparseSchedule {
     std::vector<Run> runs;
     std::vector<omgs::Head> heads;
     std::vector<State> staircase;
+    std::size_t held = 0;  // states kept at every boundary so far
     for (int k = 1; k <= n; ++k) {
       runs_into(problem, costs, ready, bounds, limit, front, k, runs);
       const auto bound_of = [&](const State& s) { return lower_bound(bounds, k, s.shift, s.channel_free); };
@@ -334,6 +338,14 @@ class Omgs : public SparseSchedule {
         if (bound_of(s) > limit) continue;  // (1)
         while (!kept.empty() && reach < kNever && s.shift + reach < kept.back().channel_free) kept.pop_back();  // (3)
         kept.push_back(s);
+      }
+      held += kept.size();
+      if (held > kMaxStates) {
+        throw ConfigError(fmt::format(
+            "the exact omgs search holds more than {} states ({} MiB) at layer {} of {}: its Pareto sets grow where "
+            "selection and exchange times balance; use omgs-rule (the published test) or fewer layers "
+            "(message_unit layer, docs/sparse.md)",
+            kMaxStates, kMaxStates * sizeof(State) >> 20, k, n));
       }
     }
     return front;
