@@ -54,8 +54,16 @@ void add_rows(const std::filesystem::path& file, const std::vector<Measurement>&
 /// repeat counts twice in the median and max, and a run the case calibrates
 /// on is no prediction. Two sources may measure one run.
 void refuse_repeated_runs(const std::vector<Measurement>& rows, const JsonWhere& where,
-                          const std::vector<Measurement>& calibrating, const JsonWhere& calibrating_where) {
-  const auto run_of = [](const Measurement& m) { return std::tie(m.trace, m.gpus, m.schedule_label, m.metric); };
+                          const std::vector<Measurement>& calibrating, const JsonWhere& calibrating_where,
+                          const std::string& config_collective) {
+  // The trace as a path to one file, the collective the row runs (its own or the config's).
+  const auto run_of = [&](const Measurement& m) {
+    std::error_code error;
+    const std::filesystem::path canonical = std::filesystem::weakly_canonical(m.trace, error);
+    return std::make_tuple(error ? m.trace.lexically_normal() : canonical, m.gpus,
+                           m.collective ? m.schedule_label : fmt::format("{} {}", m.schedule_label, config_collective),
+                           m.metric);
+  };
   for (std::size_t i = 0; i < rows.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       if (run_of(rows[j]) == run_of(rows[i]) && rows[j].source == rows[i].source) {
@@ -105,8 +113,9 @@ void validate_case(const std::filesystem::path& file, double max_work, Validatio
     top.where().key("calibrate").fail("rows to calibrate on, but no \"fit\": name the keys they fit, or leave "
                                       "them out");
   }
-  refuse_repeated_runs(calibrating, top.where().key("calibrate"), {}, top.where().key("calibrate"));
-  refuse_repeated_runs(predicting, top.where().key("predict"), calibrating, top.where().key("calibrate"));
+  const std::string collective = scenario.collectives.front().label();
+  refuse_repeated_runs(calibrating, top.where().key("calibrate"), {}, top.where().key("calibrate"), collective);
+  refuse_repeated_runs(predicting, top.where().key("predict"), calibrating, top.where().key("calibrate"), collective);
   top.reject_unknown();
 
   const auto budget = std::make_shared<WorkBudget>(max_work);

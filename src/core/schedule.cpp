@@ -301,7 +301,7 @@ std::int64_t whole_param(std::string_view schedule, const ParamValues& given, st
                          std::string_view unit) {
   const double value = param_value(given, find_schedule(schedule).params, name);
   if (value != std::floor(value)) {
-    throw ConfigError(fmt::format("schedule '{}': parameter '{}' counts {}: expected a whole number, got {:g}",
+    throw ConfigError(fmt::format("schedule '{}': parameter '{}' counts {}: expected a whole number, got {}",
                                   schedule, name, unit, value));
   }
   return static_cast<std::int64_t>(value);
