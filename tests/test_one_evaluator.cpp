@@ -416,7 +416,7 @@ TEST_CASE("the sparse searches leave out a merge past an hour where its layers f
   WorkloadCache cache;
   const RunGrid grid(load_scenario(dir.write_json("c.json", config)), cache);
   for (std::size_t row = 0; row < 3; ++row) CHECK(grid.row(row).metrics.iteration == 4'000'001'000'000);
-  config["schedules"] = {sparse("topk", 1, 0)};
+  config["schedules"] = json::array({sparse("topk", 1, 0)});
   CHECK_THROWS_WITH(first_row(dir, config, cache),
                     Catch::Contains("an all-gather of 32000000 bytes per GPU on 2 GPUs takes 4000 s"));
   // A selection past an hour instead: s d log2 d with d = 2,000,000 a layer
@@ -425,13 +425,14 @@ TEST_CASE("the sparse searches leave out a merge past an hour where its layers f
   // layer alone: 2 ms of backward, the two selections on the compute stream,
   // then the last exchange.
   config["network"]["beta_s_per_byte"] = 1e-9;
-  config["schedules"] = {sparse("lags", 0.5, 4.78e-5), sparse("omgs", 0.5, 4.78e-5), sparse("omgs-rule", 0.5, 4.78e-5)};
+  config["schedules"] =
+      json::array({sparse("lags", 0.5, 4.78e-5), sparse("omgs", 0.5, 4.78e-5), sparse("omgs-rule", 0.5, 4.78e-5)});
   const double selection_s = 4.78e-5 * 2e6 * std::log2(2e6);
   const RunGrid selecting(load_scenario(dir.write_json("c.json", config)), cache);
   for (std::size_t row = 0; row < 3; ++row) {
     CHECK(static_cast<double>(selecting.row(row).metrics.iteration) == Approx((0.002 + 2 * selection_s + 0.008) * 1e9));
   }
-  config["schedules"] = {sparse("topk", 0.5, 4.78e-5)};
+  config["schedules"] = json::array({sparse("topk", 0.5, 4.78e-5)});
   CHECK_THROWS_WITH(first_row(dir, config, cache), Catch::Contains("a top-k selection from 4000000 elements takes"));
 }
 

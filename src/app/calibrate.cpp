@@ -269,13 +269,15 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
         "expected at least {} (one per --fit path), got {}", counted(std::ssize(paths_), "measurement"),
         measurements_.size()));
   }
+  try {  // the config's trace, read whether or not a row runs it (no row runs standard input: read_measurements)
+    if (base.trace_labels.front() != "-") workloads_.get(base.traces.front());
+  } catch (const Error& error) {
+    base.where("trace").fail(error.what());
+  }
   for (std::size_t i = 0; i < measurements_.size(); ++i) {
     try {
       workloads_.get(measurements_[i].trace);
     } catch (const Error& error) {
-      if (measurements_[i].trace == base.traces.front()) {  // the row runs the config's trace
-        base.where("trace").fail(error.what());
-      }
       JsonWhere{measurements_file_.string(), fmt::format("{}[{}]", rows_key_, i), InputKind::config}.fail(
           fmt::format("its trace: {}", error.what()));
     }
