@@ -134,7 +134,7 @@ std::vector<Measurement> read_measurements(const nlohmann::json& rows, const Jso
     m.schedule_label = read_schedule(schedule, at.key("schedule"), folder, inputs).label();
     if (in.has("collective")) {
       m.collective = read_collective(in.required("collective"), at.key("collective"));
-      m.schedule_label = fmt::format("{} {}", m.schedule_label, m.collective->label());
+      m.schedule_label = run_label(m.schedule_label, m.collective->label());
     }
     int given = 0;
     for (const MeasuredMetric metric :

@@ -2,6 +2,9 @@
 // Reading measurement rows (calibrate, validate). Internal to src/app.
 
 #include <filesystem>
+#include <fmt/format.h>
+#include <string>
+#include <string_view>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -19,5 +22,10 @@ namespace mgsim {
 std::vector<Measurement> read_measurements(const nlohmann::json& rows, const JsonWhere& where,
                                            const std::filesystem::path& folder, const nlohmann::json& base_config,
                                            const std::filesystem::path& base_trace);
+
+/// How reports name the run of a schedule on a collective: "<schedule> <collective>".
+inline std::string run_label(std::string_view schedule, std::string_view collective) {
+  return fmt::format("{} {}", schedule, collective);
+}
 
 }  // namespace mgsim

@@ -57,23 +57,29 @@ void refuse_repeated_runs(const std::vector<Measurement>& rows, const JsonWhere&
                           const std::vector<Measurement>& calibrating, const JsonWhere& calibrating_where,
                           const std::string& config_collective) {
   // The trace as a path to one file, the collective the row runs (its own or the config's).
-  const auto run_of = [&](const Measurement& m) {
-    std::error_code error;
-    const std::filesystem::path canonical = std::filesystem::weakly_canonical(m.trace, error);
-    return std::make_tuple(error ? m.trace.lexically_normal() : canonical, m.gpus,
-                           m.collective ? m.schedule_label : fmt::format("{} {}", m.schedule_label, config_collective),
-                           m.metric);
+  using Run = std::tuple<std::filesystem::path, int, std::string, MeasuredMetric>;
+  const auto runs_of = [&](const std::vector<Measurement>& measurements) {
+    std::vector<Run> runs;
+    for (const Measurement& m : measurements) {
+      std::error_code error;
+      const std::filesystem::path canonical = std::filesystem::weakly_canonical(m.trace, error);
+      runs.emplace_back(error ? m.trace.lexically_normal() : canonical, m.gpus,
+                        m.collective ? m.schedule_label : run_label(m.schedule_label, config_collective), m.metric);
+    }
+    return runs;
   };
+  const std::vector<Run> runs = runs_of(rows);
+  const std::vector<Run> calibrated = runs_of(calibrating);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
-      if (run_of(rows[j]) == run_of(rows[i]) && rows[j].source == rows[i].source) {
+      if (runs[j] == runs[i] && rows[j].source == rows[i].source) {
         where.index(i).fail(fmt::format("the run of {}[{}] again, from the same source (trace, GPUs, schedule and "
                                         "metric): give each measured run once",
                                         where.path, j));
       }
     }
-    for (std::size_t j = 0; j < calibrating.size(); ++j) {
-      if (run_of(calibrating[j]) == run_of(rows[i])) {
+    for (std::size_t j = 0; j < calibrated.size(); ++j) {
+      if (calibrated[j] == runs[i]) {
         where.index(i).fail(fmt::format("the run of {}[{}], which the case calibrates on: a number it fits is no "
                                         "prediction",
                                         calibrating_where.path, j));

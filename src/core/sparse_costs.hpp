@@ -58,9 +58,12 @@ class SparseCosts {
   static Group merge(const Group& a, const Group& b) { return {a.elements + b.elements, a.weighted + b.weighted}; }
 
   /// t_s(d): s d log2(d), or the measured selection curve.
-  SimTime selection(const Group& group) const {
-    const double d = static_cast<double>(group.elements);
-    return step_ns(selection_seconds(d), [&] { return fmt::format("a top-k selection from {} elements", group.elements); });
+  SimTime selection(const Group& group) const { return selection_step(group, selection_seconds(group)); }
+  /// The selection, or nothing when it takes more than an hour (limits.md).
+  std::optional<SimTime> selection_within_limit(const Group& group) const {
+    const double seconds = selection_seconds(group);
+    if (seconds > kMaxStepSeconds) return std::nullopt;
+    return selection_step(group, seconds);
   }
   /// The elements a group keeps before rounding: density x elements, or the
   /// sum over its layers with per-layer densities (additive over layers).
@@ -80,14 +83,12 @@ class SparseCosts {
     SimTime exchange;
   };
   std::optional<Priced> priced(const Group& group) const {
-    const double d = static_cast<double>(group.elements);
-    if (selection_seconds(d) > kMaxStepSeconds) return std::nullopt;
+    const std::optional<SimTime> selection = selection_within_limit(group);
+    if (!selection) return std::nullopt;
     const std::optional<SimTime> exchange = problem_.cost.allgather_within_limit(sent_bytes(group));
     if (!exchange) return std::nullopt;
-    return Priced{selection(group), *exchange};
+    return Priced{*selection, *exchange};
   }
-  /// The selection of a group in seconds, unchecked: a bound, never a step.
-  double selection_bound_s(const Group& group) const { return selection_seconds(static_cast<double>(group.elements)); }
   /// The exchange of `elements` kept elements.
   SimTime exchange_of_kept(std::int64_t elements) const {
     return problem_.cost.allgather(elements * (settings_.value_bytes + settings_.index_bytes));
@@ -121,7 +122,8 @@ class SparseCosts {
  private:
   /// Between measured sizes linear; below the first point proportional to d;
   /// above the last the d log2 d shape through the last point.
-  double selection_seconds(double d) const {
+  double selection_seconds(const Group& group) const {
+    const double d = static_cast<double>(group.elements);
     const auto& curve = settings_.selection_curve;
     if (curve.empty()) return d <= 1 ? 0.0 : settings_.selection_s * d * std::log2(d);
     const double first = curve.front().x;
@@ -129,6 +131,9 @@ class SparseCosts {
     if (d <= first) return curve.front().y * d / first;
     if (d >= last) return last > 1 ? curve.back().y * (d * std::log2(d)) / (last * std::log2(last)) : curve.back().y * d / last;
     return interpolate(curve, d);
+  }
+  SimTime selection_step(const Group& group, double seconds) const {
+    return step_ns(seconds, [&] { return fmt::format("a top-k selection from {} elements", group.elements); });
   }
 
   const CommProblem& problem_;

@@ -257,8 +257,9 @@ class Omgs : public SparseSchedule {
         after = SparseCosts::merge(after, costs.layer(k));
         latest = std::max({latest, problem.layer_end[static_cast<std::size_t>(k)], ready[static_cast<std::size_t>(k)]});
         // Selections past an hour leave the bound (3) unused here (kNever).
-        if (costs.selection_bound_s(after) > kMaxStepSeconds) continue;
-        const SimTime most = costs.selection(after);
+        const std::optional<SimTime> selection = costs.selection_within_limit(after);
+        if (!selection) continue;
+        const SimTime most = *selection;
         bounds.reach[static_cast<std::size_t>(k)] = latest + most + most / 1'000'000'000'000 + (n - k) + 2;
       }
     }
