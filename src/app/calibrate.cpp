@@ -269,11 +269,8 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
         "expected at least {} (one per --fit path), got {}", counted(std::ssize(paths_), "measurement"),
         measurements_.size()));
   }
-  try {  // the config's trace, read whether or not a row runs it (no row runs standard input: read_measurements)
-    if (base.trace_labels.front() != "-") workloads_.get(base.traces.front());
-  } catch (const Error& error) {
-    base.where("trace").fail(error.what());
-  }
+  // The config's trace, read whether or not a row runs it (no row runs standard input: read_measurements).
+  if (base.trace_labels.front() != "-") base.where("trace").reading_file(InputKind::trace, [&] { workloads_.get(base.traces.front()); });
   for (std::size_t i = 0; i < measurements_.size(); ++i) {
     try {
       workloads_.get(measurements_[i].trace);

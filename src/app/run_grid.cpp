@@ -70,7 +70,10 @@ void WorkloadCache::put(const std::filesystem::path& name, Trace trace) {
 }
 
 RunGrid::RunGrid(Scenario scenario, WorkloadCache& cache) : scenario_(std::move(scenario)) {
-  for (const std::filesystem::path& trace : scenario_.traces) workloads_.push_back(&cache.get(trace));
+  for (std::size_t t = 0; t < scenario_.traces.size(); ++t) {
+    const JsonWhere where = scenario_.where(scenario_.traces.size() > 1 ? fmt::format("trace[{}]", t) : "trace");
+    workloads_.push_back(where.reading_file(InputKind::trace, [&] { return &cache.get(scenario_.traces[t]); }));
+  }
   links_ = make_links(scenario_);
   for (const ScheduleSpec& spec : scenario_.schedules) {
     schedules_.push_back(spec.builder() ? nullptr : spec.build());

@@ -112,7 +112,8 @@ ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, 
         spec.sparse.layer_density = read_layer_density(parameter, where.key(key));
       } else if (key == "selection_curve") {
         spec.selection_curve_file = (folder / read_text(parameter, where.key(key))).string();
-        spec.sparse.selection_curve = load_selection_curve(spec.selection_curve_file);
+        spec.sparse.selection_curve =
+            where.key(key).reading_file(InputKind::curve, [&] { return load_selection_curve(spec.selection_curve_file); });
         inputs.push_back(spec.selection_curve_file);
       } else {
         spec.params[key] = read_number(parameter, where.key(key), 0.0, true);

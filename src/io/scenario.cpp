@@ -134,7 +134,7 @@ void read_networks(JsonReader& top, Scenario& scenario) {
 void read_curves(JsonReader& top, Scenario& scenario) {
   for (const auto& [element, where] : top.array("curves")) {
     const std::filesystem::path curve = scenario.file.parent_path() / read_text(*element, where);
-    const CurveFile file = load_curve_file(curve);
+    const CurveFile file = where.reading_file(InputKind::curve, [&] { return load_curve_file(curve); });
     if (file.collective == CurveCollective::reducescatter) {
       where.fail(fmt::format("{} is a reduce-scatter curve: no schedule uses one; give all-reduce or all-gather curves",
                              curve.string()));

@@ -51,6 +51,17 @@ struct JsonWhere {
       fail(error.what());
     }
   }
+  /// Runs `read`, which reads the input file of kind `file_kind` named at
+  /// this key, and returns what it returns; the file's own errors are
+  /// reported after this key, as errors of that kind.
+  template <class Read>
+  decltype(auto) reading_file(InputKind file_kind, Read&& read) const {
+    try {
+      return read();
+    } catch (const Error& error) {
+      JsonWhere{file, path, file_kind}.fail(error.what());
+    }
+  }
 };
 
 class JsonReader {
