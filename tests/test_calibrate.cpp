@@ -176,6 +176,24 @@ TEST_CASE("Calibrate's work is bounded: every fit of a calibration spends one bu
   const Calibration calibration = Calibration::from_files(config, measurements, {"network.alpha_us"}, {}, tight);
   CHECK(calibration.fit().values == fit.values);
   CHECK_THROWS_AS(calibration.leave_one_out(fit.values), WorkError);
+  // Room for the fit and about two of its three held-out fits: refused once
+  // the first is done, from its cost, not after the budget is spent.
+  const double held_out_cost = [&] {
+    auto budget = std::make_shared<WorkBudget>(kDefaultMaxWork);
+    const Calibration full = Calibration::from_files(config, measurements, {"network.alpha_us"}, {}, budget);
+    full.fit();
+    const double fitted = budget->spent();
+    full.leave_one_out(fit.values);
+    return budget->spent() - fitted;
+  }();
+  auto projected = std::make_shared<WorkBudget>(spent + 0.6 * held_out_cost);
+  const Calibration short_of_held_out =
+      Calibration::from_files(config, measurements, {"network.alpha_us"}, {}, projected);
+  short_of_held_out.fit();
+  CHECK_THROWS_WITH(short_of_held_out.leave_one_out(fit.values),
+                    Catch::Contains("its 2 remaining held-out fits take about") &&
+                        Catch::Contains("(projected from the 1 done), past --max-work"));
+  CHECK(projected->spent() < spent + 0.45 * held_out_cost);
   // A budget too small for the fit: the search stops and says so.
   auto short_of_fit = std::make_shared<WorkBudget>(spent - 10 * per_prediction);
   CHECK_THROWS_AS(Calibration::from_files(config, measurements, {"network.alpha_us"}, {}, short_of_fit).fit(), WorkError);

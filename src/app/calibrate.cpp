@@ -198,6 +198,15 @@ void WorkBudget::check() const {
   if (refused_) fail();
 }
 
+void WorkBudget::project(double spent_on_done, std::size_t done, std::size_t remaining, std::string_view what) const {
+  const double more = spent_on_done / static_cast<double>(done) * static_cast<double>(remaining);
+  if (spent_ + more <= max_steps_) return;
+  throw WorkError(fmt::format("the calibration has simulated about {:.2g} steps and its {} remaining {} take about "
+                              "{:.2g} more (projected from the {} done), past --max-work {:.2g}: give a larger "
+                              "--max-work, or fewer measurements, --fit values or --choose candidates",
+                              spent_, remaining, what, more, done, max_steps_));
+}
+
 void WorkBudget::fail() const {
   throw WorkError(fmt::format("the calibration has simulated about {:.2g} steps and its next prediction takes {:.2g}, "
                               "past --max-work {:.2g} (every fit together, the held-out ones and each --choose "
@@ -704,7 +713,9 @@ std::vector<std::optional<double>> Calibration::leave_one_out(std::span<const do
   nlohmann::ordered_json started = ordered_base_;
   for (std::size_t i = 0; i < paths_.size(); ++i) started[pointer_of(paths_[i])] = start[i];
   std::vector<std::optional<double>> predicted;
+  const double before = budget_->spent();
   for (std::size_t i = 0; i < measurements_.size(); ++i) {
+    if (i > 0) budget_->project(budget_->spent() - before, i, measurements_.size() - i, "held-out fits");
     std::vector<Measurement> others = measurements_;
     others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
     try {

@@ -127,7 +127,10 @@ ModelChoice choose_model(const std::filesystem::path& config, const std::filesys
   }
   ModelChoice chosen;
   const auto budget = std::make_shared<WorkBudget>(max_work);
-  for (const auto& setting : settings_of(choices)) {
+  const std::vector<std::vector<std::pair<std::string, std::string>>> settings = settings_of(choices);
+  for (const auto& setting : settings) {
+    const std::size_t done = chosen.candidates.size();
+    if (done > 0) budget->project(budget->spent(), done, settings.size() - done, "--choose candidates");
     Calibration calibration = Calibration::from_files(config, measurements, fit_paths, setting, budget);
     CalibrationResult fit = calibration.fit();
     HeldOutErrors held_out = held_out_errors(calibration, fit);

@@ -92,6 +92,10 @@ class WorkBudget {
   double spent() const { return spent_; }
   /// Throws WorkError when a charge was refused (one NLopt stopped on).
   void check() const;
+  /// Throws WorkError now when `remaining` more of `what` (fits, say), each
+  /// costing the mean of the `done` ones that spent `spent_on_done`, would
+  /// pass the budget: refused at once, not after the budget is spent.
+  void project(double spent_on_done, std::size_t done, std::size_t remaining, std::string_view what) const;
 
  private:
   [[noreturn]] void fail() const;
