@@ -240,3 +240,21 @@ TEST_CASE("Calibrate's leave-one-out error is each measurement predicted from th
                                                   {"network.alpha_us", "network.beta_s_per_byte"});
   for (const auto& predicted : two.leave_one_out(two.fit().values)) CHECK_FALSE(predicted.has_value());
 }
+
+TEST_CASE("Calibrate's held-out fits answer the same on any number of threads") {
+  // Two values, so each fit runs the multistart search and its random starts:
+  // every fit seeds its own thread's generator, so no thread disturbs another.
+  SweepTempDir dir;
+  const auto config = dir.write_json("base.json", ring_config(20.0, 5e-10, {"wfbp"}));
+  const auto measurements = dir.write_json(
+      "m.json", {{"measurements",
+                  {time_row("wfbp", 2, 0.3), time_row("wfbp", 4, 0.32), time_row("wfbp", 8, 0.35),
+                   time_row("wfbp", 16, 0.37)}}});
+  const Calibration calibration =
+      Calibration::from_files(config, measurements, {"network.alpha_us", "network.beta_s_per_byte"});
+  const CalibrationResult fit = calibration.fit();
+  const std::vector<std::optional<double>> alone = calibration.leave_one_out(fit.values, 1);
+  REQUIRE(alone.size() == 4);
+  for (const auto& predicted : alone) CHECK(predicted.has_value());
+  CHECK(calibration.leave_one_out(fit.values, 3) == alone);
+}

@@ -18,6 +18,7 @@
 #include "mgsim/limits.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/app/run_grid.hpp"
+#include "mgsim/app/sweep_runner.hpp"
 #include "mgsim/io/scenario.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/io/utf8.hpp"
@@ -186,6 +187,7 @@ std::vector<Measurement> load_measurements(const std::filesystem::path& file, co
 }  // namespace
 
 void WorkBudget::spend(double steps) {
+  const std::lock_guard lock(mutex_);
   if (!refused_ && spent_ + steps <= max_steps_) {
     spent_ += steps;
     return;
@@ -194,17 +196,26 @@ void WorkBudget::spend(double steps) {
   fail();
 }
 
+double WorkBudget::spent() const {
+  const std::lock_guard lock(mutex_);
+  return spent_;
+}
+
 void WorkBudget::check() const {
+  const std::lock_guard lock(mutex_);
   if (refused_) fail();
 }
 
-void WorkBudget::project(double spent_on_done, std::size_t done, std::size_t remaining, std::string_view what) const {
-  const double more = spent_on_done / static_cast<double>(done) * static_cast<double>(remaining);
-  if (spent_ + more <= max_steps_) return;
+void WorkBudget::project(double before, double mean, std::size_t count, std::size_t done, std::string_view what) {
+  const std::lock_guard lock(mutex_);
+  const double total = before + mean * static_cast<double>(count);
+  if (total <= max_steps_) return;
+  const double more = std::max(0.0, total - spent_);
+  refused_ = more;
   throw WorkError(fmt::format("the calibration has simulated about {:.2g} steps and its {} remaining {} take about "
                               "{:.2g} more (projected from the {} done), past --max-work {:.2g}: give a larger "
                               "--max-work, or fewer measurements, --fit values or --choose candidates",
-                              spent_, remaining, what, more, done, max_steps_));
+                              spent_, count - done, what, more, done, max_steps_));
 }
 
 void WorkBudget::fail() const {
@@ -371,8 +382,10 @@ double Calibration::predict_one(const nlohmann::json& document, const Scenario& 
   point.schedules = {read_schedule(entry, where, std::filesystem::path(where.file).parent_path(), point.inputs)};
   point.schedules.front().unit = scenario.message_unit;
   const RunGrid grid(std::move(point), workloads_);
-  budget_->spend(grid.estimate_steps(0) + static_cast<double>(grid.workload(0).layout.layer_count()) +
-                 kStepsPerPrediction);
+  const double steps =
+      grid.estimate_steps(0) + static_cast<double>(grid.workload(0).layout.layer_count()) + kStepsPerPrediction;
+  budget_->spend(steps);
+  charged_ += steps;
   const RunMetrics metrics = grid.row(0).metrics;
   switch (m.metric) {
     case MeasuredMetric::throughput:
@@ -709,24 +722,34 @@ CalibrationResult Calibration::fit() const {
   return result;
 }
 
-std::vector<std::optional<double>> Calibration::leave_one_out(std::span<const double> start) const {
+std::vector<std::optional<double>> Calibration::leave_one_out(std::span<const double> start, int threads) const {
   nlohmann::ordered_json started = ordered_base_;
   for (std::size_t i = 0; i < paths_.size(); ++i) started[pointer_of(paths_[i])] = start[i];
-  std::vector<std::optional<double>> predicted;
-  const double before = budget_->spent();
-  for (std::size_t i = 0; i < measurements_.size(); ++i) {
-    if (i > 0) budget_->project(budget_->spent() - before, i, measurements_.size() - i, "held-out fits");
+  const std::size_t count = measurements_.size();
+  std::vector<std::optional<double>> predicted(count);
+  std::vector<double> cost(count, 0.0);  // what fit i charged; each slot written by one thread
+  const auto held_out = [&](std::size_t i) {
     std::vector<Measurement> others = measurements_;
     others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
     try {
       const Calibration without(config_file_, started, config_at_, measurements_file_, rows_key_, std::move(others),
                                 paths_, budget_);
       const nlohmann::json document = with_values(without.fit().values);
-      predicted.push_back(predict_one(document, base_scenario(document, config_file_, config_at_), measurements_[i]));
+      predicted[i] =
+          without.predict_one(document, base_scenario(document, config_file_, config_at_), measurements_[i]);
+      cost[i] = without.charged_;
     } catch (const ConfigError&) {
-      predicted.emplace_back();  // the others alone cannot fit every value
+      // the others alone cannot fit every value: no prediction
     }
-  }
+    return std::string();
+  };
+  const double before = budget_->spent();
+  double finished = 0.0;  // what the fits handed over so far charged
+  std::size_t summed = 0;
+  run_ordered(0, count, threads, held_out, [&](std::string_view, std::size_t done) {
+    for (; summed < done; ++summed) finished += cost[summed];
+    if (done < count) budget_->project(before, finished / static_cast<double>(done), count, done, "held-out fits");
+  });
   return predicted;
 }
 

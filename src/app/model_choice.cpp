@@ -34,9 +34,9 @@ Choice parse_choice(const std::string& text) {
   return choice;
 }
 
-HeldOutErrors held_out_errors(const Calibration& calibration, const CalibrationResult& fit) {
+HeldOutErrors held_out_errors(const Calibration& calibration, const CalibrationResult& fit, int threads) {
   HeldOutErrors errors;
-  errors.predicted = calibration.leave_one_out(fit.values);
+  errors.predicted = calibration.leave_one_out(fit.values, threads);
   std::vector<double> relative;
   for (std::size_t m = 0; m < errors.predicted.size(); ++m) {
     const double measured = calibration.measurements()[m].value;
@@ -108,7 +108,7 @@ void check_every_choice_matters(const std::vector<Choice>& choices, const std::v
 
 ModelChoice choose_model(const std::filesystem::path& config, const std::filesystem::path& measurements,
                          const std::vector<std::string>& fit_paths, const std::vector<Choice>& choices,
-                         double max_work) {
+                         double max_work, int threads) {
   for (auto choice = choices.begin(); choice != choices.end(); ++choice) {
     const auto same_key = [&](const Choice& other) { return other.key == choice->key; };
     if (std::any_of(choices.begin(), choice, same_key)) {
@@ -130,10 +130,10 @@ ModelChoice choose_model(const std::filesystem::path& config, const std::filesys
   const std::vector<std::vector<std::pair<std::string, std::string>>> settings = settings_of(choices);
   for (const auto& setting : settings) {
     const std::size_t done = chosen.candidates.size();
-    if (done > 0) budget->project(budget->spent(), done, settings.size() - done, "--choose candidates");
+    if (done > 0) budget->project(0.0, budget->spent() / static_cast<double>(done), settings.size(), done, "--choose candidates");
     Calibration calibration = Calibration::from_files(config, measurements, fit_paths, setting, budget);
     CalibrationResult fit = calibration.fit();
-    HeldOutErrors held_out = held_out_errors(calibration, fit);
+    HeldOutErrors held_out = held_out_errors(calibration, fit, threads);
     chosen.candidates.push_back({setting, std::move(calibration), std::move(fit), std::move(held_out)});
   }
   check_every_choice_matters(choices, chosen.candidates);

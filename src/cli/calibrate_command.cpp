@@ -31,6 +31,7 @@ struct CalibrateOptions {
   std::string output;
   std::vector<std::string> choose;
   double max_work = kDefaultMaxWork;
+  int threads = 0;  ///< not given: one per hardware thread
 };
 
 /// "a.b,c.d": the dotted paths of --fit.
@@ -138,7 +139,7 @@ void calibrate(const CalibrateOptions& options) {
   }
   std::vector<Choice> choices;
   for (const std::string& text : options.choose) choices.push_back(parse_choice(text));
-  ModelChoice choice = choose_model(options.config, options.measurements, paths, choices, options.max_work);
+  ModelChoice choice = choose_model(options.config, options.measurements, paths, choices, options.max_work, options.threads);
   const Candidate& chosen = choice.candidates[choice.best];
   const std::string text = (choices.empty() ? "" : choice_report(choice)) +
                            report(chosen.calibration, chosen.fit, chosen.held_out);
@@ -178,6 +179,11 @@ void add_calibrate_command(CLI::App& app) {
                    "most steps the calibration may simulate, every fit together (held-out ones, --choose candidates)")
       ->capture_default_str()
       ->check(finite_in(1, 1e15, true));
+  command
+      ->add_option("-j,--threads", options->threads,
+                   "threads for the held-out fits, 1..1024 (default: one per hardware thread; the answers are the same "
+                   "for any count)")
+      ->check(whole_in(1, 1024));
   add_examples(command, {"mgsim calibrate -c base.json -m measured.json --fit network.alpha_us,network.beta_s_per_byte -o fitted.json",
                          "mgsim calibrate -c base.json -m measured.json --fit network.beta_s_per_byte --choose collective=ring,tree,double-binary-tree"});
   command->callback([options] { calibrate(*options); });

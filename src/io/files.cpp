@@ -164,6 +164,12 @@ ReadSet::Identity ReadSet::identity_of(const std::filesystem::path& file) {
 }
 
 void ReadSet::add_input(const std::filesystem::path& file, std::uint64_t device, std::uint64_t inode) {
+  {
+    const std::lock_guard lock(mutex_);  // read again (each prediction of a calibration reads its curves)
+    for (const Identity& input : inputs_) {
+      if (input.device == device && input.inode == inode) return;
+    }
+  }
   Identity input = file == "-" ? Identity{"standard input", {}} : identity_of(file);  // stdin: by inode alone
   input.device = device;  // the file opened, even if the name was replaced since
   input.inode = inode;

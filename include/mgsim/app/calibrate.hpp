@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -89,16 +90,18 @@ class WorkBudget {
   explicit WorkBudget(double max_steps) : max_steps_(max_steps) {}
   /// Charges `steps`; throws WorkError when that would pass the budget (nothing is charged then).
   void spend(double steps);
-  double spent() const { return spent_; }
+  double spent() const;
   /// Throws WorkError when a charge was refused (one NLopt stopped on).
   void check() const;
-  /// Throws WorkError now when `remaining` more of `what` (fits, say), each
-  /// costing the mean of the `done` ones that spent `spent_on_done`, would
-  /// pass the budget: refused at once, not after the budget is spent.
-  void project(double spent_on_done, std::size_t done, std::size_t remaining, std::string_view what) const;
+  /// Throws WorkError now, and refuses every later charge, when `count`
+  /// pieces of work (fits, say) begun after `before` was spent, each costing
+  /// `mean` (that of the `done` ones finished), would pass the budget:
+  /// refused at once, not after the budget is spent.
+  void project(double before, double mean, std::size_t count, std::size_t done, std::string_view what);
 
  private:
   [[noreturn]] void fail() const;
+  mutable std::mutex mutex_;  ///< the held-out fits charge it from several threads
   double max_steps_;
   double spent_ = 0.0;
   std::optional<double> refused_;  ///< the charge refused, once one was
@@ -154,7 +157,9 @@ class Calibration {
   /// remaining measurements cannot fit every path (fewer than the paths, or
   /// none that a path moves). Each fit starts from `start` (the fit on all of
   /// them, which the others' optimum is near).
-  std::vector<std::optional<double>> leave_one_out(std::span<const double> start) const;
+  /// The fits run on `threads` threads (0: one per hardware thread), each
+  /// alone, so that the answers do not depend on the count.
+  std::vector<std::optional<double>> leave_one_out(std::span<const double> start, int threads = 1) const;
   /// The base config with `values` in place.
   nlohmann::json with_values(std::span<const double> values) const;
   /// The same as JSON text, keys in the base config's order; relative paths
@@ -203,6 +208,7 @@ class Calibration {
   /// Every measurement's trace, loaded when the calibration is built (so predict() only reads it).
   mutable WorkloadCache workloads_;
   std::shared_ptr<WorkBudget> budget_;
+  mutable double charged_ = 0.0;  ///< what this calibration's predictions charged to budget_
 };
 
 /// Why value `i` of `result` is not identifiable: "not identifiable: trades

@@ -32,8 +32,9 @@ struct HeldOutErrors {
   double median = 0, max = 0, rms = 0;           ///< of |relative error| over those
 };
 
-/// Leave-one-out of `calibration` started from `fit`, and its summary.
-HeldOutErrors held_out_errors(const Calibration& calibration, const CalibrationResult& fit);
+/// Leave-one-out of `calibration` started from `fit` (its fits on `threads`
+/// threads, 0: one per hardware thread), and its summary.
+HeldOutErrors held_out_errors(const Calibration& calibration, const CalibrationResult& fit, int threads);
 
 /// A fitted candidate: its key = value settings, the fit and its held-out errors.
 struct Candidate {
@@ -51,9 +52,10 @@ struct ModelChoice {
   std::vector<Candidate> candidates;
   std::size_t best = 0;
 };
-/// Every candidate's fits share one WorkBudget of `max_work` steps.
+/// Every candidate's fits share one WorkBudget of `max_work` steps; the
+/// held-out fits run on `threads` threads (0: one per hardware thread).
 ModelChoice choose_model(const std::filesystem::path& config, const std::filesystem::path& measurements,
                          const std::vector<std::string>& fit_paths, const std::vector<Choice>& choices,
-                         double max_work = kDefaultMaxWork);
+                         double max_work = kDefaultMaxWork, int threads = 1);
 
 }  // namespace mgsim

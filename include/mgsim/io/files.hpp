@@ -89,8 +89,9 @@ void check_utf8(std::string_view text, const std::string& source, InputKind kind
 /// Thread-safe: a sweep's workers may read while the main thread writes.
 class ReadSet {
  public:
-  /// Records the input `file`, opened as (device, inode); a file already
-  /// checked as an output of this command (read back to resume) is not an input.
+  /// Records the input `file`, opened as (device, inode), once however often
+  /// it is read; a file already checked as an output of this command (read
+  /// back to resume) is not an input.
   void add_input(const std::filesystem::path& file, std::uint64_t device, std::uint64_t inode);
   /// Throws OutputError when the file an output to `output` replaces is one
   /// of the inputs (same device and inode, or same canonical path), or not a
