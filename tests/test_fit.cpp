@@ -323,4 +323,17 @@ TEST_CASE("nccl: calibration recovers the bandwidth and latency a curve was made
   CHECK_THROWS_AS(calibrate_nccl({}, base), CurveError);
 }
 
+TEST_CASE("nccl: calibration reaches latencies far past its grid (a flat curve of hour-long times)", "[fit][nccl]") {
+  // 2 GPUs, one node: Ring/Simple's 2 hops of latency each; 3600 s flat is
+  // 1.8e9 us per hop and no bandwidth term, far past the grid's 3 ms (the
+  // compass search once crawled there in 250 us steps for minutes).
+  std::vector<CurvePoint> points;
+  for (int i = 2; i <= 20; ++i) points.push_back({2, std::int64_t{1} << i, 3600.0});
+  NcclParams base;
+  base.gpus_per_node = 1;
+  const NcclCalibration c = calibrate_nccl(points, base);
+  CHECK(c.max_rel_error < 1e-3);
+  CHECK(c.extra_latency_us > 1e9);
+}
+
 }  // namespace

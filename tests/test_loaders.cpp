@@ -512,7 +512,11 @@ TEST_CASE("curve loader rejects malformed curves", "[loaders][curve]") {
   }
   SECTION("seconds 0") {
     curve["points"][2]["seconds"] = 0;
-    require_curve_error(curve, {"points[2].seconds", "> 0"});
+    require_curve_error(curve, {"points[2].seconds", ">= 1e-09"});
+  }
+  SECTION("seconds 1e-300, which alone once decided a whole fit (red team)") {
+    curve["points"][2]["seconds"] = 1e-300;
+    require_curve_error(curve, {"points[2].seconds", ">= 1e-09"});
   }
   SECTION("seconds a string") {
     curve["points"][2]["seconds"] = "5e-05";

@@ -71,7 +71,7 @@ Layer read_layer(const nlohmann::json& value, const JsonWhere& where) {
 CurvePoint read_point(const nlohmann::json& value, const JsonWhere& where, int min_gpus) {
   JsonReader in(value, where);
   const CurvePoint point{static_cast<int>(in.integer("gpus", min_gpus, kIntMax)),
-                         in.integer("bytes", 1, kMaxMessageBytes), in.number("seconds", 0.0, false, kMaxStepSeconds)};
+                         in.integer("bytes", 1, kMaxMessageBytes), in.number("seconds", kMinMeasuredSeconds, true, kMaxStepSeconds)};
   if (in.has("spread_s")) in.number("spread_s", 0.0, true, kMaxStepSeconds);
   in.reject_unknown();
   return point;

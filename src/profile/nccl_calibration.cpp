@@ -3,10 +3,12 @@
 // chosen to minimise the squared relative error. The model is a minimum over
 // (algorithm, protocol), so the cost is only piecewise smooth: a coarse grid
 // (beta over 10 MB/s .. 10 TB/s, extra latency 0 .. 3 ms) finds the basin and
-// a compass search with shrinking steps refines it. Deterministic.
+// a compass search refines it, its steps doubled after a move and halved
+// after none. Deterministic.
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -52,6 +54,11 @@ Candidate grid_search(std::span<const CurvePoint> points, const NcclParams& base
   return best;
 }
 
+/// The refinement stays within 1 PB/s .. 10 B/s and an hour of latency per hop.
+constexpr double kLeastLogBeta = -15.0;
+constexpr double kMostLogBeta = -1.0;
+constexpr double kMostExtraUs = 3.6e9;
+
 Candidate refine(std::span<const CurvePoint> points, const NcclParams& base, Candidate at) {
   double step_beta = 0.05;
   double step_extra = std::max(0.05, at.extra_us * 0.1);
@@ -59,17 +66,19 @@ Candidate refine(std::span<const CurvePoint> points, const NcclParams& base, Can
     bool moved = false;
     const double tries[4][2] = {{step_beta, 0}, {-step_beta, 0}, {0, step_extra}, {0, -step_extra}};
     for (const auto& t : tries) {
-      const double extra = std::max(0.0, at.extra_us + t[1]);
-      const double cost = cost_of(points, base, at.log_beta + t[0], extra);
+      const double log_beta = std::clamp(at.log_beta + t[0], kLeastLogBeta, kMostLogBeta);
+      const double extra = std::clamp(at.extra_us + t[1], 0.0, kMostExtraUs);
+      const double cost = cost_of(points, base, log_beta, extra);
       if (cost < at.cost) {
-        at = {at.log_beta + t[0], extra, cost};
+        at = {log_beta, extra, cost};
         moved = true;
       }
     }
-    if (!moved) {
-      step_beta /= 2;
-      step_extra /= 2;
-    }
+    // A move doubles the steps (a basin far off the grid, such as seconds of
+    // latency, is reached in a few dozen moves, not millions); none halves them.
+    const double factor = moved ? 2.0 : 0.5;
+    step_beta *= factor;
+    step_extra *= factor;
   }
   return at;
 }

@@ -266,7 +266,7 @@ class NcclTestsReader {
     const std::vector<std::string_view> words = split_words(body);
     Section& s = sections_.back();
     if (!all_digits(words[0]) && s.columns && words.size() == s.columns->count &&
-        words[0].find_first_of("0123456789") != std::string_view::npos) {
+        (words[0].find_first_of("0123456789") != std::string_view::npos || not_a_number(words[0]))) {
       // A row of the table (its column count, a number-like first word) whose size is not a whole number of
       // bytes, such as 16.0, 0x20 or 8e0: refused, never dropped as if it were a log line.
       fail(line, fmt::format("expected a size in whole bytes as the row's first column, got \"{}\"", words[0]));
@@ -381,7 +381,7 @@ class NcclTestsReader {
       fail(line, fmt::format("expected an nccl-tests data type ({}), got \"{}\"", fmt::join(names, ", "), type));
     }
     const std::optional<std::int64_t> count = to_int(count_word);
-    if (!count) return;
+    if (!count) fail(line, fmt::format("expected a whole count of elements, got \"{}\"", count_word));
     const bool whole = options_.collective == CurveCollective::allreduce;
     const std::int64_t bytes = *count * element->second;
     if ((whole ? bytes : bytes * gpus) == size) return;
@@ -418,6 +418,11 @@ class NcclTestsReader {
       found = {*s.nranks, "NCCL's \"nranks\" (NCCL_DEBUG=INFO lines)"};
     } else if (!s.ranks.empty()) {
       found = {static_cast<std::int64_t>(s.ranks.size()), "the '# Rank' lines of the device list"};
+      if (*s.ranks.begin() != 0 || *s.ranks.rbegin() + 1 != found.first) {
+        fail(0, fmt::format("the '# Rank' lines list {} ranks numbered {} to {}, not 0 to {}: a rank's line is "
+                            "missing (a cut log?); give --gpus",
+                            found.first, *s.ranks.begin(), *s.ranks.rbegin(), found.first - 1));
+      }
     } else if (s.per_process) {
       found = {*s.per_process, "the header's nThread x nGpus (one process)"};
     } else {

@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <cctype>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -66,6 +67,14 @@ inline bool all_digits(std::string_view text) {
     if (c < '0' || c > '9') return false;
   }
   return true;
+}
+
+/// "inf", "-nan", "Infinity" ...: a number printed as no finite value.
+inline bool not_a_number(std::string_view text) {
+  if (!text.empty() && (text.front() == '-' || text.front() == '+')) text.remove_prefix(1);
+  std::string lower(text);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower == "inf" || lower == "infinity" || lower == "nan" || lower.starts_with("nan(");
 }
 
 inline std::string_view trim(std::string_view text) {
