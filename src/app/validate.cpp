@@ -6,6 +6,8 @@
 #include <cmath>
 #include <tuple>
 
+#include <sys/stat.h>
+
 #include "mgsim/io/config_parts.hpp"
 #include "mgsim/io/json_reader.hpp"
 #include "measurements.hpp"
@@ -56,14 +58,17 @@ void add_rows(const std::filesystem::path& file, const std::vector<Measurement>&
 void refuse_repeated_runs(const std::vector<Measurement>& rows, const JsonWhere& where,
                           const std::vector<Measurement>& calibrating, const JsonWhere& calibrating_where,
                           const std::string& config_collective) {
-  // The trace as a path to one file, the collective the row runs (its own or the config's).
-  using Run = std::tuple<std::filesystem::path, int, std::string, MeasuredMetric>;
+  // The trace as one file (its device and inode, whatever links name it;
+  // else its path), the collective the row runs (its own or the config's).
+  using Run = std::tuple<std::string, int, std::string, MeasuredMetric>;
   const auto runs_of = [&](const std::vector<Measurement>& measurements) {
     std::vector<Run> runs;
     for (const Measurement& m : measurements) {
-      std::error_code error;
-      const std::filesystem::path canonical = std::filesystem::weakly_canonical(m.trace, error);
-      runs.emplace_back(error ? m.trace.lexically_normal() : canonical, m.gpus,
+      struct stat info {};
+      const std::string file = ::stat(m.trace.c_str(), &info) == 0
+                                   ? fmt::format("{}:{}", info.st_dev, info.st_ino)
+                                   : m.trace.lexically_normal().string();
+      runs.emplace_back(file, m.gpus,
                         m.collective ? m.schedule_label : run_label(m.schedule_label, config_collective), m.metric);
     }
     return runs;
@@ -167,12 +172,31 @@ std::vector<SourceSummary> ValidationReport::by_source() const {
   return summaries;
 }
 
+/// Refuses a case that is another by another name (a link) or a copy of
+/// it: it would count every number twice.
+void refuse_repeated_cases(const std::vector<std::filesystem::path>& files) {
+  std::vector<std::string> texts;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    texts.push_back(read_input_file(files[i], InputKind::config));
+    for (std::size_t j = 0; j < i; ++j) {
+      std::error_code error;
+      if (std::filesystem::equivalent(files[i], files[j], error) || texts[i] == texts[j]) {
+        throw ConfigError(fmt::format("{}: the case {} again (a link to it or a copy): give each case once",
+                                      files[i].string(), files[j].filename().string()));
+      }
+    }
+  }
+}
+
 ValidationReport validate(const std::filesystem::path& path, double max_work) {
   std::vector<std::filesystem::path> files;
-  if (std::filesystem::is_directory(path)) {
+  std::error_code error;  // a name too long or a loop of links: read as a file below, which says so
+  if (std::filesystem::is_directory(path, error)) {
     // Every *.json entry, whatever it is: reading a folder, a device or a
     // broken link is refused with its name, never skipped without a word.
-    for (const auto& entry : std::filesystem::directory_iterator(path)) {
+    std::filesystem::directory_iterator entries(path, error);
+    if (error) throw ConfigError(fmt::format("{}: cannot list the folder: {}", path.string(), error.message()));
+    for (const auto& entry : entries) {
       if (entry.path().extension() != ".json") continue;
       const std::string name = entry.path().filename().string();
       if (find_invalid_utf8(name)) {  // the report names each case by its file, in UTF-8 as every argument
@@ -183,11 +207,18 @@ ValidationReport validate(const std::filesystem::path& path, double max_work) {
     std::sort(files.begin(), files.end());
     if (files.empty())
       throw ConfigError(fmt::format("{}: expected validation cases (*.json), got none", path.string()));
+    refuse_repeated_cases(files);
   } else {
     files.push_back(path);
   }
   ValidationReport report;
-  for (const std::filesystem::path& file : files) validate_case(file, max_work, report);
+  for (const std::filesystem::path& file : files) {
+    try {
+      validate_case(file, max_work, report);
+    } catch (const WorkError& error) {  // the budget is each case's: say which
+      throw WorkError(fmt::format("{}: {}", file.string(), error.what()));
+    }
+  }
   return report;
 }
 

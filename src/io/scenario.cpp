@@ -1,6 +1,8 @@
 #include "mgsim/io/scenario.hpp"
 
 #include <algorithm>
+#include <tuple>
+#include <map>
 #include <unordered_set>
 #include <utility>
 
@@ -132,12 +134,24 @@ void read_networks(JsonReader& top, Scenario& scenario) {
 }
 
 void read_curves(JsonReader& top, Scenario& scenario) {
-  for (const auto& [element, where] : top.array("curves")) {
+  // Which curve gave each (collective, gpus, bytes): two files may not time one point.
+  std::map<std::tuple<CurveCollective, int, std::int64_t>, std::size_t> given;
+  const std::vector<Element> curves = top.array("curves");
+  for (std::size_t c = 0; c < curves.size(); ++c) {
+    const auto& [element, where] = curves[c];
     const std::filesystem::path curve = scenario.file.parent_path() / read_text(*element, where);
     const CurveFile file = where.reading_file(InputKind::curve, [&] { return load_curve_file(curve); });
     if (file.collective == CurveCollective::reducescatter) {
       where.fail(fmt::format("{} is a reduce-scatter curve: no schedule uses one; give all-reduce or all-gather curves",
                              curve.string()));
+    }
+    for (const CurvePoint& point : file.points) {
+      const auto [first, fresh] = given.try_emplace({file.collective, point.gpus, point.bytes}, c);
+      if (!fresh) {
+        where.fail(fmt::format("{} times {} GPUs and {} bytes, which curves[{}] times too: give each point once "
+                               "(one curve per GPU count, or their points merged into one file)",
+                               curve.string(), point.gpus, point.bytes, first->second));
+      }
     }
     auto& all = file.collective == CurveCollective::allgather ? scenario.allgather_curve : scenario.curve;
     all.insert(all.end(), file.points.begin(), file.points.end());
