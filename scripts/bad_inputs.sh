@@ -52,6 +52,7 @@ if [[ $mode == update ]]; then
 elif [[ $(sed -n '/^| class |/,$p' docs/errors.md) != "$table" ]]; then
   echo "FAIL: the table in docs/errors.md is not that of tests/data/bad/cases.txt:" \
     "run bash scripts/bad_inputs.sh update build/src/mgsim"
+  diff <(sed -n '/^| class |/,$p' docs/errors.md) <(printf '%s\n' "$table") | head -6 | cut -c1-400
   failures=$((failures + 1))
 fi
 [[ $failures -eq 0 ]] && echo "bad_inputs: all cases passed" || echo "bad_inputs: $failures case(s) FAILED"

@@ -119,7 +119,7 @@ std::vector<Measurement> read_measurements(const nlohmann::json& rows, const Jso
     const JsonWhere at = where.index(i);
     JsonReader in(rows[i], at);
     Measurement m;
-    m.trace = in.has("trace") ? folder / in.text("trace") : base_trace;
+    m.trace = in.has("trace") ? read_file_name(in.required("trace"), at.key("trace"), folder, true) : base_trace;
     if (m.trace == "-") {  // each held-out fit reads the traces again
       if (in.has("trace")) at.key("trace").fail("standard input can be read once: expected a trace file");
       at.fail("its trace is the config's \"trace\", standard input, which can be read once: give the config a trace "

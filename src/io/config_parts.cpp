@@ -78,6 +78,11 @@ void check_builder_spec(ScheduleSpec& spec, const BuilderInfo& info, const JsonW
         std::find(choice.choices.begin(), choice.choices.end(), given->second) != choice.choices.end()) {
       continue;
     }
+    if (given->second == "-") {
+      where.key(given->first).fail(fmt::format("expected {} or a graph file name, got \"-\": standard input is for a "
+                                               "trace alone",
+                                               fmt::join(choice.choices, " or ")));
+    }
     try {
       spec.graph = load_graph(folder / given->second);
       inputs.push_back(folder / given->second);
@@ -111,7 +116,7 @@ ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, 
       } else if (key == "layer_density") {
         spec.sparse.layer_density = read_layer_density(parameter, where.key(key));
       } else if (key == "selection_curve") {
-        spec.selection_curve_file = (folder / read_text(parameter, where.key(key))).string();
+        spec.selection_curve_file = read_file_name(parameter, where.key(key), folder, false).string();
         spec.sparse.selection_curve =
             where.key(key).reading_file(InputKind::curve, [&] { return load_selection_curve(spec.selection_curve_file); });
         inputs.push_back(spec.selection_curve_file);

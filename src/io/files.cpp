@@ -72,6 +72,9 @@ Descriptor open_input(const std::filesystem::path& file, InputKind kind) {
   Descriptor in{standard_input ? STDIN_FILENO : ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
   struct stat info {};
   if (in.get() < 0 || ::fstat(in.get(), &info) != 0) fail(fmt::format("cannot read: {}", std::strerror(errno)));
+  if (standard_input && ::isatty(STDIN_FILENO) == 1) {  // it would wait for typing, silently
+    fail("standard input is a terminal: pipe the input in (< file), or name a file");
+  }
   if (!standard_input && !S_ISREG(info.st_mode)) {
     fail(fmt::format("expected a regular file (or - for standard input), got {}", file_type(info.st_mode)));
   }

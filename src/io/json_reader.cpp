@@ -176,4 +176,12 @@ std::string read_text(const nlohmann::json& value, const JsonWhere& where) {
   return value.get<std::string>();
 }
 
+std::filesystem::path read_file_name(const nlohmann::json& value, const JsonWhere& where,
+                                     const std::filesystem::path& folder, bool standard_input) {
+  const std::string name = read_text(value, where);
+  if (name != "-") return folder / name;
+  if (!standard_input) where.fail("expected a file name, got \"-\": standard input is for a trace alone");
+  return name;
+}
+
 }  // namespace mgsim

@@ -42,7 +42,7 @@ void read_traces(JsonReader& top, Scenario& scenario) {
   for (const auto& [element, at] : read_axis(top, "trace", "a trace file")) {
     const std::string label = read_text(*element, at);
     refuse_repeat(scenario.trace_labels, label, at);
-    scenario.traces.push_back(scenario.file.parent_path() / label);
+    scenario.traces.push_back(read_file_name(*element, at, scenario.file.parent_path(), true));
   }
 }
 
@@ -139,7 +139,7 @@ void read_curves(JsonReader& top, Scenario& scenario) {
   const std::vector<Element> curves = top.array("curves");
   for (std::size_t c = 0; c < curves.size(); ++c) {
     const auto& [element, where] = curves[c];
-    const std::filesystem::path curve = scenario.file.parent_path() / read_text(*element, where);
+    const std::filesystem::path curve = read_file_name(*element, where, scenario.file.parent_path(), false);
     const CurveFile file = where.reading_file(InputKind::curve, [&] { return load_curve_file(curve); });
     if (file.collective == CurveCollective::reducescatter) {
       where.fail(fmt::format("{} is a reduce-scatter curve: no schedule uses one; give all-reduce or all-gather curves",

@@ -102,5 +102,10 @@ double read_number(const nlohmann::json& value, const JsonWhere& where, double m
                    double max = std::numeric_limits<double>::infinity());
 std::int64_t read_integer(const nlohmann::json& value, const JsonWhere& where, std::int64_t min, std::int64_t max);
 std::string read_text(const nlohmann::json& value, const JsonWhere& where);
+/// The input file a config names at `where`, relative to `folder` (the
+/// config's): "-" is standard input wherever the config lies, and only where
+/// `standard_input` allows it (a trace, read once).
+std::filesystem::path read_file_name(const nlohmann::json& value, const JsonWhere& where,
+                                     const std::filesystem::path& folder, bool standard_input);
 
 }  // namespace mgsim
