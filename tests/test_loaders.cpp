@@ -918,6 +918,20 @@ TEST_CASE("config loader reads per-layer densities and a selection curve for spa
   CHECK(spec.sparse.selection_curve[1].elements == 100);
   CHECK(spec.sparse.selection_curve[1].seconds == 2e-5);
   CHECK(spec.label() == "lags(density=0.01,conv1=0.5,selection_curve=topk.json)");
+  // Two curves of one name in two folders are two schedules, each labelled
+  // by its path as given (the file name alone once refused them as one).
+  json other = selection_curve_file();
+  other["points"][0]["seconds"] = 3e-4;
+  dir.write("a/sel.json", selection_curve_file());
+  dir.write("b/sel.json", other);
+  config["schedules"] = json::parse(
+      R"([{"name": "topk", "selection_curve": "a/sel.json"},
+                 {"name": "topk", "selection_curve": "b/sel.json"}])");
+  const mgsim::Scenario two = load_run_config(dir.write("run.json", config));
+  REQUIRE(two.schedules.size() == 2);
+  CHECK(two.schedules[0].label() == "topk(selection_curve=a/sel.json)");
+  CHECK(two.schedules[1].label() == "topk(selection_curve=b/sel.json)");
+  CHECK(two.schedules[1].sparse.selection_curve[0].seconds == 3e-4);
 }
 
 TEST_CASE("config loader rejects bad sparse options", "[loaders][config]") {

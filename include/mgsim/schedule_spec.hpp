@@ -20,7 +20,7 @@ struct ScheduleSpec {
   ChoiceValues choices;        ///< a builder's text parameters (trigger, topology, barrier), as given
   std::optional<Graph> graph;  ///< read from the file `topology` names
   SparseOptions sparse;              ///< per-layer densities, loaded selection curve
-  std::string selection_curve_file;  ///< where `sparse.selection_curve` came from, for the label
+  std::string selection_curve_file;  ///< where `sparse.selection_curve` came from, as the config names it: the label's
   MessageUnit unit = MessageUnit::tensor;  ///< the scenario's `message_unit`
   /// "ddp" or "ddp(bucket_cap_mb=50)": unique within a scenario.
   std::string label() const;

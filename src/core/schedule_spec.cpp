@@ -1,6 +1,5 @@
 #include "mgsim/schedule_spec.hpp"
 
-#include <filesystem>
 #include <vector>
 
 #include <fmt/format.h>
@@ -16,7 +15,7 @@ std::string ScheduleSpec::label() const {
   for (const auto& [key, value] : choices) parts.push_back(fmt::format("{}={}", key, value));
   for (const auto& [layer, density] : sparse.layer_density) parts.push_back(fmt::format("{}={}", layer, density));
   if (!selection_curve_file.empty()) {
-    parts.push_back(fmt::format("selection_curve={}", std::filesystem::path(selection_curve_file).filename().string()));
+    parts.push_back(fmt::format("selection_curve={}", selection_curve_file));
   }
   return parts.empty() ? name : fmt::format("{}({})", name, fmt::join(parts, ","));
 }

@@ -116,10 +116,11 @@ ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, 
       } else if (key == "layer_density") {
         spec.sparse.layer_density = read_layer_density(parameter, where.key(key));
       } else if (key == "selection_curve") {
-        spec.selection_curve_file = read_file_name(parameter, where.key(key), folder, false).string();
+        const std::filesystem::path file = read_file_name(parameter, where.key(key), folder, false);
+        spec.selection_curve_file = parameter.get<std::string>();
         spec.sparse.selection_curve =
-            where.key(key).reading_file(InputKind::curve, [&] { return load_selection_curve(spec.selection_curve_file); });
-        inputs.push_back(spec.selection_curve_file);
+            where.key(key).reading_file(InputKind::curve, [&] { return load_selection_curve(file); });
+        inputs.push_back(file);
       } else {
         spec.params[key] = read_number(parameter, where.key(key), 0.0, true);
       }

@@ -43,6 +43,13 @@ void read_traces(JsonReader& top, Scenario& scenario) {
     const std::string label = read_text(*element, at);
     refuse_repeat(scenario.trace_labels, label, at);
     scenario.traces.push_back(read_file_name(*element, at, scenario.file.parent_path(), true));
+    for (std::size_t t = 0; t + 1 < scenario.traces.size(); ++t) {  // one file by two names: the same rows twice
+      std::error_code error;
+      if (std::filesystem::equivalent(scenario.traces[t], scenario.traces.back(), error)) {
+        at.fail(fmt::format("'{}' is '{}' again (a link to it, or another spelling): give each trace once", label,
+                            scenario.trace_labels[t]));
+      }
+    }
   }
 }
 
