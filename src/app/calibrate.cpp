@@ -726,9 +726,17 @@ std::vector<std::optional<double>> Calibration::leave_one_out(std::span<const do
   nlohmann::ordered_json started = ordered_base_;
   for (std::size_t i = 0; i < paths_.size(); ++i) started[pointer_of(paths_[i])] = start[i];
   const std::size_t count = measurements_.size();
-  std::vector<std::optional<double>> predicted(count);
-  std::vector<double> cost(count, 0.0);  // what fit i charged; each slot written by one thread
+  std::vector<std::optional<double>> predicted(count);  // each slot written by one thread
+  const double before = budget_->spent();
+  std::mutex mutex;
+  std::size_t done = 0;    // fits finished
+  double finished = 0.0;   // what they charged
   const auto held_out = [&](std::size_t i) {
+    {  // before each fit, the rest projected from those finished (on one thread: fits 0 .. i-1, the same every run)
+      const std::lock_guard lock(mutex);
+      if (done > 0) budget_->project(before, finished / static_cast<double>(done), count, done, "held-out fits");
+    }
+    double cost = 0.0;
     std::vector<Measurement> others = measurements_;
     others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
     try {
@@ -737,19 +745,16 @@ std::vector<std::optional<double>> Calibration::leave_one_out(std::span<const do
       const nlohmann::json document = with_values(without.fit().values);
       predicted[i] =
           without.predict_one(document, base_scenario(document, config_file_, config_at_), measurements_[i]);
-      cost[i] = without.charged_;
+      cost = without.charged_;
     } catch (const ConfigError&) {
       // the others alone cannot fit every value: no prediction
     }
+    const std::lock_guard lock(mutex);
+    ++done;
+    finished += cost;
     return std::string();
   };
-  const double before = budget_->spent();
-  double finished = 0.0;  // what the fits handed over so far charged
-  std::size_t summed = 0;
-  run_ordered(0, count, threads, held_out, [&](std::string_view, std::size_t done) {
-    for (; summed < done; ++summed) finished += cost[summed];
-    if (done < count) budget_->project(before, finished / static_cast<double>(done), count, done, "held-out fits");
-  });
+  run_ordered(0, count, threads, held_out, [](std::string_view, std::size_t) {});
   return predicted;
 }
 
