@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "mgsim/error.hpp"
+#include "mgsim/io/utf8.hpp"
 #include "mgsim/io/files.hpp"
 #include "mgsim/limits.hpp"
 
@@ -47,13 +48,13 @@ Graph load_graph(const std::filesystem::path& file) {
     };
     if (ranks == 0) {
       if (w.size() != 2 || w[0] != "ranks" || (ranks = rank_number(w[1], kMaxGpus + 1)) < 1) {
-        fail(fmt::format("expected \"ranks N\" with N in [1, {}] first, got '{}'", kMaxGpus, line));
+        fail(fmt::format("expected \"ranks N\" with N in [1, {}] first, got '{}'", kMaxGpus, printable(line)));
       }
       continue;
     }
     const int a = w.size() == 2 ? rank_number(w[0], ranks) : -1;
     const int b = w.size() == 2 ? rank_number(w[1], ranks) : -1;
-    if (a < 0 || b < 0) fail(fmt::format("expected an edge \"a b\" of two ranks in [0, {}], got '{}'", ranks - 1, line));
+    if (a < 0 || b < 0) fail(fmt::format("expected an edge \"a b\" of two ranks in [0, {}], got '{}'", ranks - 1, printable(line)));
     if (a == b) fail(fmt::format("rank {} linked to itself", a));
     edges.emplace_back(a, b);
   }
