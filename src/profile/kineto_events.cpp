@@ -7,8 +7,10 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <tuple>
 
 #include "mgsim/error.hpp"
+#include "mgsim/io/utf8.hpp"
 #include "mgsim/limits.hpp"
 
 namespace mgsim::profile::kineto {
@@ -118,6 +120,26 @@ void by_start(std::vector<Span>& spans) {
   std::stable_sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.start_ns < b.start_ns; });
 }
 
+/// Refuses two of `spans` that `counted` picks and that are alike in name,
+/// thread, start and end: events written twice (a gradient, a step counted
+/// twice), never two real ones. Sorted copies, so any trace costs n log n.
+void refuse_twice(const std::vector<Span>& spans, const std::function<bool(const Span&)>& counted,
+                  const std::string& source) {
+  std::vector<const Span*> picked;
+  for (const Span& span : spans) {
+    if (counted(span)) picked.push_back(&span);
+  }
+  const auto key = [](const Span* s) { return std::tie(s->start_ns, s->thread, s->end_ns, s->name); };
+  std::sort(picked.begin(), picked.end(), [&](const Span* a, const Span* b) { return key(a) < key(b); });
+  for (std::size_t i = 1; i < picked.size(); ++i) {
+    if (key(picked[i - 1]) != key(picked[i])) continue;
+    throw TraceError(fmt::format("{}: \"{}\" on thread {} from {} to {} ns appears twice: events written twice (a "
+                                 "damaged or concatenated trace)",
+                                 source, printable(picked[i]->name), picked[i]->thread, picked[i]->start_ns,
+                                 picked[i]->end_ns));
+  }
+}
+
 }  // namespace
 
 void EventCollector::add(const nlohmann::json& event, std::size_t index) {
@@ -191,6 +213,8 @@ Events EventCollector::take() && {
   by_start(events_.operators);
   by_start(events_.modules);
   by_start(events_.steps);
+  refuse_twice(events_.operators, [](const Span& s) { return s.name.ends_with(kAccumulateGrad); }, source_);
+  refuse_twice(events_.steps, [](const Span&) { return true; }, source_);
   return std::move(events_);
 }
 

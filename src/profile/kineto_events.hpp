@@ -14,6 +14,9 @@
 namespace mgsim::profile::kineto {
 
 /// A CPU-side span: an operator, a module call or a step annotation.
+/// The autograd node that accumulates one parameter's gradient.
+inline constexpr std::string_view kAccumulateGrad = "torch::autograd::AccumulateGrad";
+
 struct Span {
   std::string name;
   std::uint64_t thread = 0;

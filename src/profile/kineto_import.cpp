@@ -47,7 +47,6 @@ using kineto::Events;
 using kineto::Span;
 
 constexpr std::string_view kEvaluate = "autograd::engine::evaluate_function: ";
-constexpr std::string_view kAccumulate = "torch::autograd::AccumulateGrad";
 constexpr std::string_view kOptimizerStep = "Optimizer.step#";  // "Optimizer.step#SGD.step"
 
 /// One execution of a backward node: its evaluate_function span and the
@@ -56,12 +55,12 @@ struct Node {
   const Span* evaluate = nullptr;
   const Span* inner = nullptr;
   std::string name;
-  bool accumulate() const { return name == kAccumulate; }
+  bool accumulate() const { return name == kineto::kAccumulateGrad; }
 };
 
 /// An autograd node's own operator: "AddmmBackward", "AddmmBackward0", AccumulateGrad.
 bool is_node_name(std::string_view name) {
-  if (name == kAccumulate) return true;
+  if (name == kineto::kAccumulateGrad) return true;
   while (!name.empty() && name.back() >= '0' && name.back() <= '9') name.remove_suffix(1);
   return name.ends_with("Backward");
 }
