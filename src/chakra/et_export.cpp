@@ -160,6 +160,9 @@ std::string export_rank(const Workload& workload, const Plan& plan, const Export
   Attributes& attrs = *file.metadata.mutable_attr();
   add_string(attrs, "mgsim_model", workload.trace.model);
   add_int(attrs, "mgsim_batch_size", workload.trace.batch_size);
+  // What the import must find again: a file cut between two records decodes whole.
+  add_int(attrs, "mgsim_layers", std::ssize(workload.trace.layers));
+  add_int(attrs, "mgsim_messages", std::ssize(plan));
   add_string(attrs, "mgsim_producer", label.producer);
   add_string(attrs, "mgsim_provenance", label.provenance);
   return encode_et(file);

@@ -119,6 +119,15 @@ Imported import_mgsim(const EtFile& file, const EtGraph& graph, const std::strin
     }
   }
   if (imported.trace.layers.empty()) throw TraceError(fmt::format("{}: no node carries mgsim_layer", source));
+  const auto check_count = [&](const char* key, std::size_t found, std::string_view what_found) {
+    const std::optional<std::int64_t> exported = int_attr(meta, key, what);  // absent in exports before they were written
+    if (exported && *exported != static_cast<std::int64_t>(found)) {
+      throw TraceError(fmt::format("{}: {} {}, but the export wrote {} ({}): a cut or damaged file", source, found,
+                                   what_found, *exported, key));
+    }
+  };
+  check_count("mgsim_layers", imported.trace.layers.size(), "layers");
+  check_count("mgsim_messages", imported.messages.size(), "collectives");
   std::reverse(imported.trace.layers.begin(), imported.trace.layers.end());
   check_messages(imported, source);
   if (unmapped > 0) {
