@@ -111,6 +111,15 @@ ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, 
   if (!value.is_string()) {
     for (const auto& [key, parameter] : value.items()) {
       if (key == "name") continue;
+      const ChoiceSpec* named = nullptr;  // a builder's text parameter of this name
+      for (const ChoiceSpec& c : choice.builder ? choice.builder->choices : std::span<const ChoiceSpec>{}) {
+        if (c.name == key) named = &c;
+      }
+      if (named && !parameter.is_string() && !parameter.is_boolean()) {  // given a number: say which texts it takes
+        where.key(key).expected(fmt::format("{}{}", fmt::join(named->choices, " or "),
+                                            named->file_allowed ? " or a graph file name" : ""),
+                                parameter);
+      }
       if (choice.builder && (parameter.is_string() || parameter.is_boolean())) {
         spec.choices[key] = read_choice(parameter, where.key(key));
       } else if (key == "layer_density") {
