@@ -113,15 +113,16 @@ EOF
 "$MGSIM" sweep --config slow.json --threads 1 --output slow.csv &
 pid=$!
 for _ in $(seq 1 600); do
-  [[ -f slow.csv && $(wc -l <slow.csv) -ge 4 ]] && break
+  [[ -f slow.csv.partial && $(wc -l <slow.csv.partial) -ge 4 ]] && break
   sleep 0.01
 done
 kill -KILL "$pid" 2>/dev/null || true
 wait "$pid" 2>/dev/null || true
-killed_at=$(($(wc -l <slow.csv) - 2))
+killed_at=$(($(wc -l <slow.csv.partial) - 2))
+if [[ -e slow.csv ]]; then fail "a killed sweep writes no CSV (its rows are in slow.csv.partial)" "slow.csv exists"; fi
 rc=0
 "$MGSIM" sweep --config slow.json --resume --output slow.csv 2>slow.err || rc=$?
-if [[ $rc == 0 ]] && cmp -s slow.csv slow-full.csv; then
+if [[ $rc == 0 ]] && cmp -s slow.csv slow-full.csv && [[ ! -e slow.csv.partial ]]; then
   pass "a sweep killed after $killed_at of 40 rows, then resumed, gives the uninterrupted CSV"
 else
   fail "a killed and resumed sweep gives the uninterrupted CSV" "exit $rc, killed after $killed_at rows"

@@ -16,6 +16,7 @@
 #include "mgsim/io/report.hpp"
 #include "mgsim/io/scenario.hpp"
 #include "mgsim/version.hpp"
+#include "mgsim/app/sweep_fingerprint.hpp"
 #include "mgsim/app/sweep_runner.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "test_data.hpp"
@@ -166,61 +167,84 @@ TEST_CASE("sweep: a sweep's rows are the rows of `mgsim run` with the same setti
   }
 }
 
-TEST_CASE("sweep: the CSV file resumes after its last complete row", "[sweep]") {
+TEST_CASE("sweep: the CSV is written whole at the end; a resume continues after its last complete row", "[sweep]") {
   SweepTempDir dir;
   const auto file = dir.path() / "out.csv";
   const std::string header = "run,x\n";
+  const std::string print = "0123456789abcdef";
   const auto same = [](std::size_t k) { return std::to_string(k) + ","; };
+  dir.write("out.csv", "an older result\n");
   {
-    SweepFile out(file, header, true, same);  // resuming an absent file starts it
+    SweepFile out(file, header, print, false, same);
     CHECK(out.rows_found() == 0);
     out.append("0,a\n1,b\n2,c\n3,par");  // interrupted in the middle of row 3
   }
+  CHECK(dir.read("out.csv") == "an older result\n");  // an unfinished sweep leaves the CSV as it was
+  CHECK(dir.read("out.csv.partial.fingerprint") == "mgsim-sweep-fingerprint " + print + "\n");
   {
-    SweepFile out(file, header, true, same);
+    SweepFile out(file, header, print, true, same);
     CHECK(out.rows_found() == 3);
-    CHECK(dir.read("out.csv") == "run,x\n0,a\n1,b\n2,c\n");  // the partial line is cut off
+    CHECK(dir.read("out.csv.partial") == "run,x\n0,a\n1,b\n2,c\n");  // the unfinished line is dropped
     out.append("3,d\n");
+    out.finish();
+  }
+  CHECK(dir.read("out.csv") == "run,x\n0,a\n1,b\n2,c\n3,d\n");
+  CHECK(dir.read("out.csv.fingerprint") == "mgsim-sweep-fingerprint " + print + "\n");
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "out.csv.partial"));
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "out.csv.partial.fingerprint"));
+  {
+    SweepFile out(file, header, print, true, same);  // no partial file: the finished CSV's rows are kept
+    CHECK(out.rows_found() == 4);
+    CHECK(dir.read("out.csv.partial") == "run,x\n0,a\n1,b\n2,c\n3,d\n");
+    out.append("4,e\n");
   }
   CHECK(dir.read("out.csv") == "run,x\n0,a\n1,b\n2,c\n3,d\n");
   {
-    SweepFile out(file, header, false, same);  // not resuming: a fresh file
+    SweepFile out(file, header, print, false, same);  // not resuming: a fresh file
     CHECK(out.rows_found() == 0);
+    out.finish();
   }
   CHECK(dir.read("out.csv") == header);
 }
 
-TEST_CASE("sweep: a CSV file of another sweep is not resumed, and is left as it was", "[sweep]") {
+TEST_CASE("sweep: a CSV of another sweep is not resumed, and is left as it was", "[sweep]") {
   SweepTempDir dir;
+  const std::string print = "0123456789abcdef";
   const auto same = [](std::size_t k) { return std::to_string(k) + ","; };
-  dir.write("other.csv", "run,y\n0,a\n");
-  CHECK_THROWS_WITH(SweepFile(dir.path() / "other.csv", "run,x\n", true, same), Contains("header is not this sweep's"));
+  const auto resume = [&](const std::string& name, const std::string& text, const std::string& header,
+                          const SweepFile::RowKey& key_of) {
+    dir.write(name, text);
+    write_fingerprint(dir.path() / name, print);
+    const SweepFile file(dir.path() / name, header, print, true, key_of);
+    return file.rows_found();
+  };
+  CHECK_THROWS_WITH(resume("other.csv", "run,y\n0,a\n", "run,x\n", same), Contains("header is not this sweep's"));
   CHECK(dir.read("other.csv") == "run,y\n0,a\n");
-  dir.write("gap.csv", "run,x\n0,a\n2,c\n");
-  CHECK_THROWS_WITH(SweepFile(dir.path() / "gap.csv", "run,x\n", true, same), Contains("line 3 is not this sweep's"));
+  CHECK_THROWS_WITH(resume("gap.csv", "run,x\n0,a\n2,c\n", "run,x\n", same), Contains("line 3 is not this sweep's"));
   CHECK(dir.read("gap.csv") == "run,x\n0,a\n2,c\n");
-  dir.write("long.csv", "run,x\n0,a\n1,b\n");
   const auto one_row = [](std::size_t k) { return k < 1 ? std::to_string(k) + "," : std::string(); };
-  CHECK_THROWS_WITH(SweepFile(dir.path() / "long.csv", "run,x\n", true, one_row), Contains("more rows than"));
+  CHECK_THROWS_WITH(resume("long.csv", "run,x\n0,a\n1,b\n", "run,x\n", one_row), Contains("more rows than"));
+  // Rows of another configuration: the sidecar holds another fingerprint.
+  dir.write("changed.csv", "run,x\n0,a\n");
+  write_fingerprint(dir.path() / "changed.csv", "fedcba9876543210");
+  CHECK_THROWS_WITH(SweepFile(dir.path() / "changed.csv", "run,x\n", print, true, same),
+                    Contains("rows were computed from another configuration"));
   // A shard's rows are every n-th run: shard 2/3 holds runs 1, 4, 7.
-  dir.write("shard.csv", "run,x\n1,a\n4,b\n7,");
   const SweepShard shard{2, 3};
-  const SweepFile resumed(dir.path() / "shard.csv", "run,x\n", true,
-                          [&](std::size_t k) { return std::to_string(shard.run(k)) + ","; });
-  CHECK(resumed.rows_found() == 2);
+  CHECK(resume("shard.csv", "run,x\n1,a\n4,b\n7,", "run,x\n",
+               [&](std::size_t k) { return std::to_string(shard.run(k)) + ","; }) == 2);
   // With the version columns last, every row must carry this mgsim's version and format.
   const std::string versioned = "run,mgsim_version,format_version\n";
-  dir.write("old.csv", versioned + "0," + std::string(version()) + ",2\n1,0.0.1-gdeadbee,2\n");
-  CHECK_THROWS_WITH(SweepFile(dir.path() / "old.csv", versioned, true, same),
-                    Contains("written by another mgsim version ('0.0.1-gdeadbee,2'"));
-  dir.write("new.csv", versioned + "0," + std::string(version()) + ",2\n");
-  CHECK(SweepFile(dir.path() / "new.csv", versioned, true, same).rows_found() == 1);
+  CHECK_THROWS_WITH(
+      resume("old.csv", versioned + "0," + std::string(version()) + ",2\n1,0.0.1-gdeadbee,2\n", versioned, same),
+      Contains("written by another mgsim version ('0.0.1-gdeadbee,2'"));
+  CHECK(resume("new.csv", versioned + "0," + std::string(version()) + ",2\n", versioned, same) == 1);
 }
 
 TEST_CASE("sweep: an output folder that cannot be written fails before anything runs", "[sweep]") {
   SweepTempDir dir;
   const auto same = [](std::size_t k) { return std::to_string(k) + ","; };
-  CHECK_THROWS_AS(SweepFile(dir.path() / "missing" / "out.csv", "run\n", false, same), OutputError);
+  CHECK_THROWS_AS(SweepFile(dir.path() / "missing" / "out.csv", "run\n", "0", false, same), OutputError);
   dir.write("plain-file", "x");
-  CHECK_THROWS_WITH(SweepFile(dir.path() / "plain-file" / "out.csv", "run\n", true, same), Contains("cannot write"));
+  CHECK_THROWS_WITH(SweepFile(dir.path() / "plain-file" / "out.csv", "run\n", "0", true, same), Contains("cannot write"));
 }

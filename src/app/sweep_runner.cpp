@@ -15,10 +15,13 @@
 #include <mutex>
 #include <sstream>
 #include <thread>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "mgsim/app/sweep_fingerprint.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/report.hpp"
 #include "mgsim/io/utf8.hpp"
@@ -77,6 +80,41 @@ std::string_view version_of(std::string_view row) {
   if (format == std::string_view::npos || format == 0) return row;
   const std::size_t version = row.rfind(',', format - 1);
   return version == std::string_view::npos ? row : row.substr(version + 1);
+}
+
+/// The header and complete rows of a sweep's CSV `file`, and how many rows:
+/// ("", 0) when it holds no more than a start of the header (interrupted
+/// while writing it). Throws OutputError when a row is not the k-th row of
+/// this sweep (`key_of`), the header differs or another mgsim wrote a row.
+std::pair<std::string, std::size_t> complete_rows(const std::filesystem::path& file, const std::string& header,
+                                                  const SweepFile::RowKey& key_of) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw_output(file, fmt::format("cannot read to resume: {}", std::strerror(errno)));
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string text = buffer.str();
+  if (header.starts_with(text)) return {};
+  if (text.starts_with("# mgsim ")) refuse_other_version(file, text.substr(0, text.find('\n')));  // format 1's first line
+  if (!text.starts_with(header)) {
+    throw_output(file, "cannot resume: its header is not this sweep's (remove the file or write elsewhere)");
+  }
+  const auto header_lines = static_cast<std::size_t>(std::count(header.begin(), header.end(), '\n'));
+  const bool versioned = header.ends_with(fmt::format("{}\n", kCsvVersionColumns));  // rows end with their version
+  std::size_t rows = 0;
+  std::size_t at = header.size();
+  for (std::size_t end; (end = text.find('\n', at)) != std::string::npos; at = end + 1, ++rows) {
+    const std::string key = key_of(rows);
+    if (key.empty()) throw_output(file, "cannot resume: it holds more rows than this sweep has");
+    const std::string_view line = std::string_view(text).substr(at, end - at);
+    if (versioned && !line.ends_with(csv_version_fields())) refuse_other_version(file, version_of(line));
+    if (!line.starts_with(key)) {
+      throw_output(file, fmt::format("cannot resume: line {} is not this sweep's (it should start with \"{}\"): "
+                                     "another sweep's or shard's file?",
+                                     header_lines + rows + 1, key));
+    }
+  }
+  text.resize(at);
+  return {std::move(text), rows};
 }
 
 }  // namespace
@@ -152,62 +190,58 @@ void run_sweep(const RunGrid& sweep, SweepShard shard, std::size_t first, int th
   run_ordered(first, shard.size(sweep.size()), threads, [&](std::size_t k) { return sweep.csv_line(shard.run(k)); }, sink);
 }
 
-SweepFile::SweepFile(const std::filesystem::path& file, const std::string& header, bool resume_it,
-                     const RowKey& key_of)
-    : file_(file) {
-  std::error_code error;
-  const bool has_rows = resume_it && std::filesystem::file_size(file, error) > 0 && !error;
-  if (has_rows) rows_found_ = resume(header, key_of);
-  if (rows_found_ > 0) {
-    fd_ = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-  } else {
-    fd_ = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+SweepFile::SweepFile(const std::filesystem::path& csv, const std::string& header, const std::string& fingerprint,
+                     bool resume, const RowKey& key_of)
+    : csv_(csv), partial_(partial_file(csv)) {
+  const auto has_rows = [](const std::filesystem::path& file) {
+    std::error_code error;
+    return std::filesystem::file_size(file, error) > 0 && !error;
+  };
+  std::string kept;  // the source's header and complete rows
+  const bool from_partial = resume && has_rows(partial_);
+  if (resume && (from_partial || has_rows(csv_))) {
+    const std::filesystem::path& source = from_partial ? partial_ : csv_;
+    check_fingerprint(source, fingerprint);
+    std::tie(kept, rows_found_) = complete_rows(source, header, key_of);
   }
-  if (fd_ < 0) throw_output(file_, fmt::format("cannot write: {}", std::strerror(errno)));
+  if (rows_found_ > 0 && from_partial) {
+    if (::truncate(partial_.c_str(), static_cast<off_t>(kept.size())) != 0) {
+      throw_output(partial_, fmt::format("cannot cut the unfinished last line: {}", std::strerror(errno)));
+    }
+    fd_ = ::open(partial_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  } else {
+    fd_ = ::open(partial_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  }
+  if (fd_ < 0) throw_output(partial_, fmt::format("cannot write: {}", std::strerror(errno)));
   if (rows_found_ == 0) append(header);
+  if (rows_found_ > 0 && !from_partial) append(kept);  // the CSV's rows, continued in the partial file
+  write_fingerprint(partial_, fingerprint);
 }
 
 SweepFile::~SweepFile() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-std::size_t SweepFile::resume(const std::string& header, const RowKey& key_of) {
-  std::ifstream in(file_, std::ios::binary);
-  if (!in) throw_output(file_, fmt::format("cannot read to resume: {}", std::strerror(errno)));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  if (header.starts_with(text)) return 0;  // interrupted while writing the header: start afresh
-  if (text.starts_with("# mgsim ")) refuse_other_version(file_, text.substr(0, text.find('\n')));  // format 1's first line
-  if (!text.starts_with(header)) {
-    throw_output(file_, "cannot resume: its header is not this sweep's (remove the file or write elsewhere)");
-  }
-  const auto header_lines = static_cast<std::size_t>(std::count(header.begin(), header.end(), '\n'));
-  const bool versioned = header.ends_with(fmt::format("{}\n", kCsvVersionColumns));  // rows end with their version
-  std::size_t rows = 0;
-  std::size_t at = header.size();
-  for (std::size_t end; (end = text.find('\n', at)) != std::string::npos; at = end + 1, ++rows) {
-    const std::string key = key_of(rows);
-    if (key.empty()) throw_output(file_, "cannot resume: it holds more rows than this sweep has");
-    const std::string_view line = std::string_view(text).substr(at, end - at);
-    if (versioned && !line.ends_with(csv_version_fields())) refuse_other_version(file_, version_of(line));
-    if (!line.starts_with(key)) {
-      throw_output(file_, fmt::format("cannot resume: line {} is not this sweep's (it should start with \"{}\"): "
-                                      "another sweep's or shard's file?",
-                                      header_lines + rows + 1, key));
+std::filesystem::path SweepFile::partial_file(const std::filesystem::path& csv) { return csv.string() + ".partial"; }
+
+void SweepFile::finish() {
+  const int fd = std::exchange(fd_, -1);
+  if (::fsync(fd) != 0 || ::close(fd) != 0) throw_output(partial_, fmt::format("cannot write: {}", std::strerror(errno)));
+  // The rows first: a sidecar renamed first would vouch for the old rows.
+  const std::pair<std::filesystem::path, std::filesystem::path> renames[] = {
+      {partial_, csv_}, {fingerprint_file(partial_), fingerprint_file(csv_)}};
+  for (const auto& [from, to] : renames) {
+    if (::rename(from.c_str(), to.c_str()) != 0) {
+      throw_output(to, fmt::format("cannot replace it by {}: {}", from.string(), std::strerror(errno)));
     }
   }
-  if (at < text.size() && ::truncate(file_.c_str(), static_cast<off_t>(at)) != 0) {
-    throw_output(file_, fmt::format("cannot cut the unfinished last line: {}", std::strerror(errno)));
-  }
-  return rows;
 }
 
 void SweepFile::append(std::string_view text) {
   while (!text.empty()) {
     const ssize_t written = ::write(fd_, text.data(), text.size());
     if (written < 0 && errno == EINTR) continue;
-    if (written < 0) throw_output(file_, fmt::format("cannot write: {}", std::strerror(errno)));
+    if (written < 0) throw_output(partial_, fmt::format("cannot write: {}", std::strerror(errno)));
     text.remove_prefix(static_cast<std::size_t>(written));
   }
 }

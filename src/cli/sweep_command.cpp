@@ -1,5 +1,6 @@
 // `mgsim sweep`: every run of a grid of traces, GPU counts, networks,
-// collectives and schedules, as one CSV written while the runs finish.
+// collectives and schedules, as one CSV: on stdout while the runs finish, or
+// in a file written whole when the last one has.
 
 #include <chrono>
 #include <memory>
@@ -42,12 +43,11 @@ void sweep(SweepOptions options) {
   if (!options.output.empty()) {
     const auto key_of = [&](std::size_t k) { return k < total ? grid.key(shard.run(k)) : std::string(); };
     const std::filesystem::path csv = output_target(options.output);  // a regular file, through any link
-    check_output(csv);
-    check_output(fingerprint_file(csv));
-    const std::string fingerprint = sweep_fingerprint(grid, shard);
-    if (options.resume) check_fingerprint(csv, fingerprint);
-    file.emplace(csv, RunGrid::header(), options.resume, key_of);
-    write_fingerprint(csv, fingerprint);
+    for (const std::filesystem::path& out : {csv, SweepFile::partial_file(csv)}) {
+      check_output(out);
+      check_output(fingerprint_file(out));
+    }
+    file.emplace(csv, RunGrid::header(), sweep_fingerprint(grid, shard), options.resume, key_of);
     first = file->rows_found();
   } else {
     write_stdout(RunGrid::header());
@@ -62,6 +62,7 @@ void sweep(SweepOptions options) {
     }
     progress.update(done);
   });
+  if (file) file->finish();
 }
 
 }  // namespace
@@ -73,14 +74,14 @@ void add_sweep_command(CLI::App& app) {
   command->add_option("-c,--config", options->config, "sweep config (JSON, see docs/sweeps.md)")
       ->required()
       ->transform(shipped_data());
-  command->add_option("-o,--output", options->output, "CSV file, written as rows finish (default or -: stdout)")
+  command->add_option("-o,--output", options->output, "CSV file, written whole at the end; rows so far in FILE.partial (default or -: stdout)")
       ->check(output_name());
   command->add_option("-j,--threads", options->threads, "worker threads, 1..1024 (default: one per hardware thread)")
       ->check(whole_in(1, 1024));
   command->add_option("--max-work", options->max_work, "most steps to simulate (an estimate, checked before running)")
       ->capture_default_str()
       ->check(finite_in(1, 1e15, true));
-  command->add_flag("--resume", options->resume, "keep the complete rows already in --output and run the rest");
+  command->add_flag("--resume", options->resume, "keep the complete rows already in FILE.partial (or FILE) and run the rest");
   command->add_option("--shard", options->shard, "run only slice i of n (1 <= i <= n): every n-th run from run i-1")
       ->capture_default_str();
   add_examples(command, {"mgsim sweep -c configs/sweep-bench.json -o bench.csv",

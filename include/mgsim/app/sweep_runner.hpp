@@ -5,7 +5,7 @@
 // prefix of the full result, whatever the thread count. A shard is every
 // n-th run of the grid, so n processes on n machines split one sweep; the
 // `run` column lets their CSVs be merged back in order. SweepFile is the
-// output: written as rows arrive, and resumable after an interruption.
+// output: written whole at the end, its rows kept for a resume on the way.
 
 #include <cstddef>
 #include <filesystem>
@@ -45,33 +45,44 @@ void run_ordered(std::size_t first, std::size_t count, int threads, const RowMak
 /// Runs a shard of a sweep from its `first`-th run on, rows to `sink`.
 void run_sweep(const RunGrid& sweep, SweepShard shard, std::size_t first, int threads, const RowSink& sink);
 
-/// A sweep's CSV file, appended to as rows arrive.
+/// A sweep's CSV, written whole or not at all: rows are appended to
+/// "<csv>.partial" as they arrive, beside its fingerprint sidecar, and
+/// finish() renames both over the CSV and its sidecar. A sweep interrupted or
+/// refused part way leaves the CSV as it was and its finished rows in the
+/// partial file, which --resume continues.
 class SweepFile {
  public:
   /// What the k-th row of the file must start with (its run and grid
   /// columns), or "" when the sweep has no k-th row.
   using RowKey = std::function<std::string(std::size_t k)>;
 
-  /// Opens `file` for writing. Fresh: truncates it and writes `header`.
-  /// Resume: an absent or empty file starts fresh; otherwise the header must
-  /// match, a trailing partial line is cut off, and the k-th complete row
-  /// must start with `key_of(k)` (else the file is another sweep's). Throws
-  /// OutputError (cannot write, another sweep's file), leaving the file as it
-  /// was unless only a partial last line was cut.
-  SweepFile(const std::filesystem::path& file, const std::string& header, bool resume, const RowKey& key_of);
+  /// Opens the partial file of `csv` for writing. Fresh: truncates it and
+  /// writes `header`. Resume: the rows come from the partial file, or from
+  /// `csv` when there is none; an absent or empty one starts fresh; otherwise
+  /// its fingerprint sidecar must hold `fingerprint`, the header must match,
+  /// a trailing unfinished line is dropped, and the k-th complete row must
+  /// start with `key_of(k)` (else the file is another sweep's). Throws
+  /// OutputError (cannot write, another sweep's file), leaving the CSV as it
+  /// was.
+  SweepFile(const std::filesystem::path& csv, const std::string& header, const std::string& fingerprint, bool resume,
+            const RowKey& key_of);
   ~SweepFile();
   SweepFile(const SweepFile&) = delete;
   SweepFile& operator=(const SweepFile&) = delete;
 
-  /// Complete rows found in the file when it was opened (0 unless resumed).
+  /// "<csv>.partial": where the rows of an unfinished sweep are.
+  static std::filesystem::path partial_file(const std::filesystem::path& csv);
+  /// Complete rows found when it was opened (0 unless resumed).
   std::size_t rows_found() const { return rows_found_; }
   /// Appends `text` with one write; throws OutputError.
   void append(std::string_view text);
+  /// Every row is written: the partial file and its sidecar replace the CSV
+  /// and its sidecar. Throws OutputError.
+  void finish();
 
  private:
-  std::size_t resume(const std::string& header, const RowKey& key_of);
-
-  std::filesystem::path file_;
+  std::filesystem::path csv_;
+  std::filesystem::path partial_;
   int fd_ = -1;
   std::size_t rows_found_ = 0;
 };
