@@ -329,7 +329,7 @@ TEST_CASE("import: kineto without record_shapes takes the parameter sizes from a
   CHECK(imported.trace.layers[1].params == std::vector<std::int64_t>{64, 4});
   options.param_elements = {128, 16, 64};
   CHECK_THROWS_WITH(import_kineto(no_shapes, "trace.json", options),
-                    Catch::Contains("the first step accumulates 4 gradients, but sizes.txt lists 3 parameter tensors"));
+                    Catch::Contains("ProfilerStep#1 accumulates 4 gradients, but sizes.txt lists 3 parameter tensors"));
   CHECK_THROWS_WITH(import(no_shapes), Catch::Contains("give them with --zoo MODEL or --param-sizes FILE"));
 
   const std::filesystem::path list = std::filesystem::temp_directory_path() / "mgsim-test-sizes.txt";
@@ -349,7 +349,33 @@ TEST_CASE("import: kineto warm-up steps can be skipped", "[import]") {
   CHECK(imported.provenance["statistics"]["iterations"] == 1);
 }
 
-TEST_CASE("import: a step whose recorded gradient sizes differ from the first step's is skipped, said", "[import]") {
+TEST_CASE("import: a damaged first step does not decide the model: the gradient count most steps share does", "[import]") {
+  // ProfilerStep#1 loses its last gradient (Linear_0's weight, at 1297 us):
+  // 3 gradients against step 2's 4. On a tie the larger count is the model,
+  // so step 2 alone is imported (as with --skip-steps 1): Linear_0 ends at
+  // 112 us, 52 us after the backward's start at 60 us, and the model keeps
+  // its 212 parameters.
+  nlohmann::json document = sample();
+  auto& events = document["traceEvents"];
+  events.erase(std::remove_if(events.begin(), events.end(),
+                              [](const nlohmann::json& e) {
+                                const double ts = e.value("ts", 0.0);
+                                return ts == 1296 || ts == 1297;
+                              }),
+               events.end());
+  const ImportedTrace imported = import(document);
+  CHECK(imported.provenance["statistics"]["iterations"] == 1);
+  std::int64_t total = 0;
+  for (const Layer& layer : imported.trace.layers) {
+    for (const std::int64_t p : layer.params) total += p;
+  }
+  CHECK(total == 212);
+  CHECK(imported.trace.layers[0].backward_time_s == Approx(52e-6));
+  CHECK(std::count(imported.warnings.begin(), imported.warnings.end(),
+                   "ProfilerStep#1 accumulates 3 gradients, ProfilerStep#2 4: skipped") == 1);
+}
+
+TEST_CASE("import: a step whose recorded gradient sizes differ from the reference step's is skipped, said", "[import]") {
   // Step 2's first gradient to arrive (Linear_1's bias, [4]) recorded as [5]:
   // another model's step, or two runs in one file. Step 1 alone: Linear_0
   // ends at 108 us, so it runs 108 - 60 = 48 us.
@@ -373,8 +399,8 @@ TEST_CASE("import: a step whose recorded gradient sizes differ from the first st
     CHECK(import(changed).provenance["statistics"]["iterations"] == 1);
   }
   CHECK(std::count_if(imported.warnings.begin(), imported.warnings.end(), [](const std::string& w) {
-          return w.find("ProfilerStep#2 accumulates gradients unlike the first step's (gradient 1 to arrive has 5 "
-                        "elements of 4 bytes, 4 of 4 in the first): skipped") != std::string::npos;
+          return w.find("ProfilerStep#2 accumulates gradients unlike ProfilerStep#1's (gradient 1 to arrive has 5 "
+                        "elements of 4 bytes, 4 of 4 in ProfilerStep#1): skipped") != std::string::npos;
         }) == 1);
 }
 
@@ -391,6 +417,27 @@ TEST_CASE("import: kineto without module events names layers after their backwar
   CHECK(imported.trace.layers[1].name == "AddmmBackward0#4");
   CHECK(imported.trace.layers[1].params == std::vector<std::int64_t>{64, 4});
   CHECK(imported.provenance["layers_from"] == "backward node names (no nn.Module events)");
+}
+
+TEST_CASE("import: a gradient outside every module event is named as without module events", "[import]") {
+  // Linear_0's module events lost: its weight's gradient comes through
+  // TBackward0 (aten::t), its bias's through AddmmBackward0 (aten::addmm),
+  // both inside one aten::linear. Named as without module events, they are
+  // one layer after the AddmmBackward0 (sequence number 1), not a layer
+  // "TBackward0#0" of a weight alone.
+  nlohmann::json document = sample();
+  auto& events = document["traceEvents"];
+  events.erase(std::remove_if(events.begin(), events.end(),
+                              [](const nlohmann::json& e) { return e.value("name", "") == "nn.Module: Linear_0"; }),
+               events.end());
+  const ImportedTrace imported = import(document);
+  REQUIRE(imported.trace.layers.size() == 2);
+  CHECK(imported.trace.layers[0].name == "AddmmBackward0#1");
+  CHECK(imported.trace.layers[0].params == std::vector<std::int64_t>{128, 16});
+  CHECK(imported.trace.layers[1].name == "Linear_1");
+  CHECK(std::count_if(imported.warnings.begin(), imported.warnings.end(), [](const std::string& w) {
+          return w.starts_with("2 gradients could not be traced to an nn.Module");
+        }) == 1);
 }
 
 TEST_CASE("import: kineto half-precision gradients are 2 bytes", "[import]") {
@@ -442,7 +489,7 @@ TEST_CASE("import: a step window whose gradients repeat is said to hold several 
   }
   const ImportedTrace merged = import(one_window);
   CHECK(std::count_if(merged.warnings.begin(), merged.warnings.end(), [](const std::string& w) {
-          return w.find("window's 8 gradients are the same 4 sizes 2 times over: if it holds 2 backward passes") !=
+          return w.find("ProfilerStep#1's 8 gradients are the same 4 sizes 2 times over: if it holds 2 backward passes") !=
                  std::string::npos;
         }) == 1);
   for (const std::string& w : import(sample()).warnings) CHECK_THAT(w, !Catch::Contains("times over"));

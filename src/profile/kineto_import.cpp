@@ -125,6 +125,12 @@ class KinetoImporter {
     RecordSet records = events_.records;
     int iteration = 0;
     std::vector<double> steps, optimizer_steps, busy;
+    const std::optional<std::size_t> reference = reference_window();
+    if (reference) {
+      const std::vector<const Node*> nodes = nodes_between(windows_[*reference].first, windows_[*reference].second);
+      describe_parameters(*reference, nodes, gradients(nodes));
+      warn_if_repeated(*reference);
+    }
     for (std::size_t w = 0; w < windows_.size(); ++w) {
       const auto [from, to] = windows_[w];
       if (to <= from) {
@@ -136,22 +142,15 @@ class KinetoImporter {
         warnings_.push_back(fmt::format("a step window at {} ns holds no backward pass: skipped", from));
         continue;
       }
-      std::vector<const Node*> grads;
-      for (const Node* n : nodes) {
-        if (n->accumulate()) grads.push_back(n);
-      }
-      if (params_.empty()) {
-        describe_parameters(nodes, grads);
-        warn_if_repeated();
-      }
+      const std::vector<const Node*> grads = gradients(nodes);
       if (grads.size() != params_.size()) {
-        warnings_.push_back(fmt::format("{} accumulates {} gradients, the first step {}: skipped", window_name(w),
-                                        grads.size(), params_.size()));
+        warnings_.push_back(fmt::format("{} accumulates {} gradients, {} {}: skipped", window_name(w), grads.size(),
+                                        window_name(*reference), params_.size()));
         continue;
       }
-      if (const std::string other = other_sizes(grads); !other.empty()) {
-        warnings_.push_back(
-            fmt::format("{} accumulates gradients unlike the first step's ({}): skipped", window_name(w), other));
+      if (const std::string other = other_sizes(grads, *reference); !other.empty()) {
+        warnings_.push_back(fmt::format("{} accumulates gradients unlike {}'s ({}): skipped", window_name(w),
+                                        window_name(*reference), other));
         continue;
       }
       add_markers(records, iteration++, from, to, nodes, grads);
@@ -364,14 +363,13 @@ class KinetoImporter {
   }
 
   /// The node that produced the gradient accumulated by nodes[at]: the
-  /// nearest earlier node on its thread that is not an AccumulateGrad (past
-  /// reshapes and casts when the trace has no module events), or nullptr.
-  const Node* producer(const std::vector<const Node*>& nodes, std::size_t at) const {
-    const bool use_modules = !events_.modules.empty();
+  /// nearest earlier node on its thread that is not an AccumulateGrad (nor,
+  /// `past_reshapes`, a reshape or cast), or nullptr.
+  const Node* producer(const std::vector<const Node*>& nodes, std::size_t at, bool past_reshapes) const {
     for (std::size_t i = at; i-- > 0;) {
       const Node& n = *nodes[i];
       if (n.evaluate->thread != nodes[at]->evaluate->thread || n.accumulate()) continue;
-      if (!use_modules && passes_through(n.name)) continue;
+      if (past_reshapes && passes_through(n.name)) continue;
       return &n;
     }
     return nullptr;
@@ -390,18 +388,22 @@ class KinetoImporter {
     return op != nullptr ? modules_.around(*op) : nullptr;
   }
 
-  /// The layer a gradient belongs to, from the nodes that ran before it.
+  /// The layer a gradient belongs to, from the nodes that ran before it:
+  /// the nn.Module around the forward of its producer where the trace has
+  /// module events, else (or when none is around it) named after the
+  /// producer past reshapes and casts, one layer per top-level forward call.
   std::string layer_of(const std::vector<const Node*>& nodes, std::size_t at) {
-    const Node* n = producer(nodes, at);
-    if (n == nullptr) return "unattributed";
-    const bool use_modules = !events_.modules.empty();
-    if (use_modules) {
+    if (!events_.modules.empty()) {
+      const Node* n = producer(nodes, at, false);
+      if (n == nullptr) return "unattributed";
       if (const Span* module = module_around(*n)) return module->name.substr(11);  // "nn.Module: "
       ++unmapped_;
     }
+    const Node* n = producer(nodes, at, true);
+    if (n == nullptr) return "unattributed";
     std::string name =
         n->inner != nullptr && n->inner->sequence ? fmt::format("{}#{}", n->name, *n->inner->sequence) : n->name;
-    const Span* call = use_modules ? nullptr : forward_call(*n);
+    const Span* call = forward_call(*n);
     return call != nullptr ? layer_of_call_.try_emplace(call, std::move(name)).first->second : name;
   }
 
@@ -410,7 +412,7 @@ class KinetoImporter {
   /// created the producing node, else that operator itself; nullptr when
   /// the node cannot be traced to the forward.
   const Span* forward_of(const std::vector<const Node*>& nodes, std::size_t at) {
-    const Node* n = producer(nodes, at);
+    const Node* n = producer(nodes, at, events_.modules.empty());
     if (n == nullptr) return nullptr;
     if (const Span* module = module_around(*n)) return module;
     if (const Span* call = forward_call(*n)) return call;
@@ -444,13 +446,44 @@ class KinetoImporter {
     }
   }
 
-  void describe_parameters(const std::vector<const Node*>& nodes, const std::vector<const Node*>& grads) {
+  /// The AccumulateGrad nodes among `nodes`, in order.
+  static std::vector<const Node*> gradients(const std::vector<const Node*>& nodes) {
+    std::vector<const Node*> grads;
+    std::copy_if(nodes.begin(), nodes.end(), std::back_inserter(grads), [](const Node* n) { return n->accumulate(); });
+    return grads;
+  }
+
+  /// The window whose gradients describe the model: the first of those
+  /// accumulating the gradient count most windows share (the larger count
+  /// on a tie), so that a step cut by the start of the profile, or a
+  /// damaged one, does not decide the model; nullopt when no window holds a
+  /// backward pass.
+  std::optional<std::size_t> reference_window() const {
+    std::map<std::size_t, int> windows_of;  // gradient count -> windows
+    std::vector<std::optional<std::size_t>> counts(windows_.size());
+    for (std::size_t w = 0; w < windows_.size(); ++w) {
+      const auto [from, to] = windows_[w];
+      if (to <= from) continue;
+      const std::vector<const Node*> nodes = nodes_between(from, to);
+      if (nodes.empty()) continue;
+      counts[w] = gradients(nodes).size();
+      ++windows_of[*counts[w]];
+    }
+    if (windows_of.empty()) return std::nullopt;
+    const auto common = std::max_element(windows_of.begin(), windows_of.end(), [](const auto& a, const auto& b) {
+      return std::pair(a.second, a.first) < std::pair(b.second, b.first);
+    });
+    return static_cast<std::size_t>(std::find(counts.begin(), counts.end(), common->first) - counts.begin());
+  }
+
+  void describe_parameters(std::size_t window, const std::vector<const Node*>& nodes,
+                           const std::vector<const Node*>& grads) {
     const std::vector<std::int64_t>& given = options_.param_elements;
     if (!given.empty() && given.size() != grads.size()) {
-      fail(fmt::format("the first step accumulates {} gradients, but {} lists {} parameter tensors", grads.size(),
-                       options_.param_source, given.size()));
+      fail(fmt::format("{} accumulates {} gradients, but {} lists {} parameter tensors", window_name(window),
+                       grads.size(), options_.param_source, given.size()));
     }
-    first_recorded_ = !grads.empty() && recorded_shape(*grads.front()).has_value();
+    reference_recorded_ = !grads.empty() && recorded_shape(*grads.front()).has_value();
     std::vector<ParamInfo> found;
     for (std::size_t i = 0, k = 0; i < nodes.size(); ++i) {
       if (!nodes[i]->accumulate()) continue;
@@ -469,7 +502,7 @@ class KinetoImporter {
   /// backward passes read as one iteration (without step windows, k
   /// iterations; in a window, k accumulated micro-batches or a missed
   /// prof.step()), or a model of k identical blocks: said, not refused.
-  void warn_if_repeated() {
+  void warn_if_repeated(std::size_t window) {
     const std::size_t n = params_.size();
     for (std::size_t period = 1; period <= n / 2; ++period) {
       if (n % period != 0) continue;
@@ -480,7 +513,7 @@ class KinetoImporter {
       const bool windows = !events_.steps.empty();
       warnings_.push_back(fmt::format(
           "{} {} gradients are the same {} sizes {} times over: if it holds {} {}",
-          windows ? "the first ProfilerStep# window's" : "the trace has no ProfilerStep# window and its", n, period, k,
+          windows ? window_name(window) + "'s" : "the trace has no ProfilerStep# window and its", n, period, k,
           k,
           windows ? fmt::format("backward passes (gradient accumulation, or a missed prof.step()) they were read as "
                                 "one, with {} times the sizes and time", k)
@@ -533,21 +566,22 @@ class KinetoImporter {
     }
   }
 
-  /// Where a step's recorded gradients differ from the first step's in
-  /// size or type, or lack the record the first step had (another model,
-  /// steps of several runs in one file, a damaged event): the first that
-  /// does, in words; "" when none does.
-  std::string other_sizes(const std::vector<const Node*>& grads) const {
+  /// Where a step's recorded gradients differ from the reference window's
+  /// in size or type, or lack the record it had (another model, steps of
+  /// several runs in one file, a damaged event): the first that does, in
+  /// words; "" when none does.
+  std::string other_sizes(const std::vector<const Node*>& grads, std::size_t reference) const {
     for (std::size_t k = 0; k < grads.size(); ++k) {
       const std::optional<ParamInfo> recorded = recorded_shape(*grads[k]);
-      const ParamInfo& first = params_[params_.size() - 1 - k];
+      const ParamInfo& model = params_[params_.size() - 1 - k];
       if (!recorded) {
-        if (first_recorded_) return fmt::format("gradient {} to arrive has no recorded shape", k + 1);
+        if (reference_recorded_) return fmt::format("gradient {} to arrive has no recorded shape", k + 1);
         continue;
       }
-      if (recorded->elements != first.elements || recorded->dtype_bytes != first.dtype_bytes) {
-        return fmt::format("gradient {} to arrive has {} elements of {} bytes, {} of {} in the first", k + 1,
-                           recorded->elements, recorded->dtype_bytes, first.elements, first.dtype_bytes);
+      if (recorded->elements != model.elements || recorded->dtype_bytes != model.dtype_bytes) {
+        return fmt::format("gradient {} to arrive has {} elements of {} bytes, {} of {} in {}", k + 1,
+                           recorded->elements, recorded->dtype_bytes, model.elements, model.dtype_bytes,
+                           window_name(reference));
       }
     }
     return "";
@@ -676,8 +710,8 @@ class KinetoImporter {
     }
     if (unmapped_ > 0) {
       out.warnings.push_back(
-          fmt::format("{} gradients could not be traced to an nn.Module: named after their "
-                      "backward node",
+          fmt::format("{} gradients could not be traced to an nn.Module: named after the backward node "
+                      "that produced them (past reshapes and casts), one layer per forward call",
                       unmapped_));
     }
     out.provenance = {{"kind", "measured"},
@@ -747,7 +781,7 @@ class KinetoImporter {
   std::vector<int> outer_call_;                       ///< per operator: see find_outer_calls()
   std::vector<std::pair<std::int64_t, std::int64_t>> windows_;
   std::size_t skipped_ = 0;  ///< windows dropped by --skip-steps
-  bool first_recorded_ = false;  ///< the first step's gradients have recorded shapes
+  bool reference_recorded_ = false;  ///< the reference window's gradients have recorded shapes
   std::vector<ParamInfo> params_;
   std::vector<std::string> warnings_;
   int unmapped_ = 0;
