@@ -565,6 +565,26 @@ TEST_CASE("curve_scale multiplies every time of the measured curves (two layers,
   CHECK_THROWS_AS(load_scenario(dir.write_json("c.json", config)), ConfigError);
 }
 
+TEST_CASE("a sparse schedule is not refused for an all-reduce it never makes (one layer, by hand)", "[evaluator]") {
+  // Ring on 2048 GPUs with alpha 1 s: an all-reduce takes 2 x 2047 s, past
+  // the hour a step may take; top-k's one all-gather of 1 kept value (density
+  // 0.001 of 1000 elements, 4 + 4 bytes) takes 2047 x (1 s + 8 ns), and the
+  // 1 ms backward and the selection (2.19e-10 x 1000 x log2 1000 s, 2.2 us)
+  // add about a millisecond.
+  SweepTempDir dir;
+  dir.write_json("t.json", trace_json(make_trace({0.001}, {1000})));
+  json config = {{"trace", "t.json"},
+                 {"gpus", {2048}},
+                 {"network", {{"alpha_us", 1e6}, {"beta_s_per_byte", 1e-9}}},
+                 {"schedules", {"topk"}}};
+  WorkloadCache cache;
+  const RunMetrics topk = first_row(dir, config, cache);
+  CHECK(topk.iteration > 2047'000'000'000);
+  CHECK(topk.iteration < 2047'010'000'000);
+  config["schedules"] = {"topk", "wfbp"};  // WFBP all-reduces: refused before any run
+  CHECK_THROWS_WITH(first_row(dir, config, cache), Catch::Contains("an all-reduce of 1 bytes"));
+}
+
 TEST_CASE("a single all-reduce past an in-situ curve's largest message is not priced flat (two layers, by hand)",
           "[evaluator]") {
   // The trace is its own curve: observed all-reduces of 1000 B (2 and 4 ms,

@@ -169,7 +169,7 @@ class CommCost {
   /// All-gather of parameters of `bytes` in all, `bytes`/P from every GPU.
   SimTime param_allgather(std::int64_t bytes) const;
   /// Cost of an empty message: the start-up term `a` of the MG-WFBP rule.
-  SimTime startup() const { return startup_; }
+  SimTime startup() const { return (*this)(0); }
   /// The line of a model affine at this P (Collective::allreduce_affine), in
   /// ns before rounding: (*this)(M) is llround(startup + slope * M) up to
   /// floating-point error in the model (near 1e-16 of its terms). Empty for
@@ -189,7 +189,6 @@ class CommCost {
 
   const Collective* collective_;
   int gpus_;
-  SimTime startup_;
 };
 
 }  // namespace mgsim

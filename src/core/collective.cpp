@@ -151,8 +151,7 @@ const CollectiveInfo& find_collective(std::string_view name) {
   return find_by_name<ConfigError>(collective_registry(), name, "collective");
 }
 
-CommCost::CommCost(const Collective& collective, int gpus)
-    : collective_(&collective), gpus_(gpus), startup_((*this)(0)) {}
+CommCost::CommCost(const Collective& collective, int gpus) : collective_(&collective), gpus_(gpus) {}
 
 double Collective::allgather_seconds(double, int) const {
   throw ConfigError("this collective has no all-gather model: sparse schedules and those that shard (dear, zero1, "
