@@ -2,6 +2,7 @@
 // failure keeps a clean prefix, shards split the grid into disjoint slices,
 // the sweep's rows are `mgsim run`'s rows, and the CSV file resumes.
 
+#include <atomic>
 #include <chrono>
 #include <set>
 #include <stdexcept>
@@ -92,6 +93,29 @@ TEST_CASE("sweep: a failing row stops the sweep and leaves an in-order prefix", 
                                   }),
                       "disk full");
   CHECK(calls == 1);
+}
+
+TEST_CASE("for_each_index calls each index once on any thread count, and stops at the first failure", "[sweep]") {
+  for (int threads : {1, 3, 0}) {
+    INFO("threads " << threads);
+    std::vector<std::atomic<int>> calls(100);
+    for_each_index(calls.size(), threads, [&](std::size_t k) { ++calls[k]; });
+    CHECK(std::all_of(calls.begin(), calls.end(), [](const std::atomic<int>& c) { return c == 1; }));
+  }
+  for_each_index(0, 4, [](std::size_t) { FAIL("no index to call"); });
+  // On one thread the indexes come in order: a failure at 7 leaves 8.. uncalled.
+  std::vector<std::size_t> seen;
+  REQUIRE_THROWS_WITH(for_each_index(20, 1,
+                                     [&](std::size_t k) {
+                                       seen.push_back(k);
+                                       if (k == 7) throw std::runtime_error("index 7 failed");
+                                     }),
+                      "index 7 failed");
+  CHECK(seen.size() == 8);
+  std::atomic<int> failures = 0;
+  REQUIRE_THROWS_WITH(for_each_index(1000, 4, [&](std::size_t) { throw std::runtime_error(std::to_string(++failures)); }),
+                      Catch::Matchers::Predicate<std::string>([](const std::string& what) { return !what.empty(); }));
+  CHECK(failures <= 4);  // each worker stops at its first failure, and the others take no more
 }
 
 TEST_CASE("sweep: shards are disjoint and together cover the grid", "[sweep]") {

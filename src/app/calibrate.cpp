@@ -752,9 +752,8 @@ std::vector<std::optional<double>> Calibration::leave_one_out(std::span<const do
     const std::lock_guard lock(mutex);
     ++done;
     finished += cost;
-    return std::string();
   };
-  run_ordered(0, count, threads, held_out, [](std::string_view, std::size_t) {});
+  for_each_index(count, threads, held_out);
   return predicted;
 }
 

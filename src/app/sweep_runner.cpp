@@ -186,6 +186,30 @@ void run_ordered(std::size_t first, std::size_t count, int threads, const RowMak
   if (results.failure) std::rethrow_exception(results.failure);
 }
 
+void for_each_index(std::size_t count, int threads, const std::function<void(std::size_t k)>& work) {
+  if (count == 0) return;
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::atomic<std::size_t> next{0};
+  std::mutex mutex;
+  std::exception_ptr failure;
+  const auto worker = [&] {
+    for (std::size_t k; (k = next.fetch_add(1)) < count;) {
+      try {
+        work(k);
+      } catch (...) {
+        const std::lock_guard lock(mutex);
+        if (!failure) failure = std::current_exception();
+        next = count;
+      }
+    }
+  };
+  {
+    std::vector<std::jthread> workers;
+    for (std::size_t t = 0; t < std::min<std::size_t>(static_cast<std::size_t>(threads), count); ++t) workers.emplace_back(worker);
+  }
+  if (failure) std::rethrow_exception(failure);
+}
+
 void run_sweep(const RunGrid& sweep, SweepShard shard, std::size_t first, int threads, const RowSink& sink) {
   run_ordered(first, shard.size(sweep.size()), threads, [&](std::size_t k) { return sweep.csv_line(shard.run(k)); }, sink);
 }

@@ -6,9 +6,8 @@
 #include <cmath>
 #include <tuple>
 
-#include <sys/stat.h>
-
 #include "mgsim/io/config_parts.hpp"
+#include "mgsim/io/files.hpp"
 #include "mgsim/io/json_reader.hpp"
 #include "measurements.hpp"
 #include "mgsim/error.hpp"
@@ -58,17 +57,13 @@ void add_rows(const std::filesystem::path& file, const std::vector<Measurement>&
 void refuse_repeated_runs(const std::vector<Measurement>& rows, const JsonWhere& where,
                           const std::vector<Measurement>& calibrating, const JsonWhere& calibrating_where,
                           const std::string& config_collective) {
-  // The trace as one file (its device and inode, whatever links name it;
-  // else its path), the collective the row runs (its own or the config's).
-  using Run = std::tuple<std::string, int, std::string, MeasuredMetric>;
+  // The trace as one file (whatever links name it), the collective the row
+  // runs (its own or the config's).
+  using Run = std::tuple<FileIdentity, int, std::string, MeasuredMetric>;
   const auto runs_of = [&](const std::vector<Measurement>& measurements) {
     std::vector<Run> runs;
     for (const Measurement& m : measurements) {
-      struct stat info {};
-      const std::string file = ::stat(m.trace.c_str(), &info) == 0
-                                   ? fmt::format("{}:{}", info.st_dev, info.st_ino)
-                                   : m.trace.lexically_normal().string();
-      runs.emplace_back(file, m.gpus,
+      runs.emplace_back(FileIdentity::of(m.trace), m.gpus,
                         m.collective ? m.schedule_label : run_label(m.schedule_label, config_collective), m.metric);
     }
     return runs;
@@ -93,8 +88,9 @@ void refuse_repeated_runs(const std::vector<Measurement>& rows, const JsonWhere&
   }
 }
 
-void validate_case(const std::filesystem::path& file, double max_work, ValidationReport& report) {
-  const nlohmann::json document = parse_json_file(file, InputKind::config);
+/// Calibrates and predicts the case `file`, whose content is `text`.
+void validate_case(const std::filesystem::path& file, std::string text, double max_work, ValidationReport& report) {
+  const nlohmann::json document = parse_json_text(std::move(text), file.string(), InputKind::config);
   JsonReader top(document, {file.string(), "", InputKind::config});
   if (top.required("format") != "mgsim-validation") {
     top.where().key("format").expected("\"mgsim-validation\"", top.required("format"));
@@ -153,10 +149,8 @@ std::vector<double> abs_errors(const ValidationReport& report, const std::string
 
 /// Refuses a case that is another by another name (a link) or a copy of
 /// it: it would count every number twice. A link reads as the same text.
-void refuse_repeated_cases(const std::vector<std::filesystem::path>& files) {
-  std::vector<std::string> texts;
+void refuse_repeated_cases(const std::vector<std::filesystem::path>& files, const std::vector<std::string>& texts) {
   for (std::size_t i = 0; i < files.size(); ++i) {
-    texts.push_back(read_input_file(files[i], InputKind::config));
     for (std::size_t j = 0; j < i; ++j) {
       if (texts[i] == texts[j]) {
         throw ConfigError(fmt::format("{}: the case {} again (a link to it or a copy): give each case once",
@@ -206,16 +200,18 @@ ValidationReport validate(const std::filesystem::path& path, double max_work) {
     std::sort(files.begin(), files.end());
     if (files.empty())
       throw ConfigError(fmt::format("{}: expected validation cases (*.json), got none", path.string()));
-    refuse_repeated_cases(files);
   } else {
     files.push_back(path);
   }
+  std::vector<std::string> texts;
+  for (const std::filesystem::path& file : files) texts.push_back(read_input_file(file, InputKind::config));
+  refuse_repeated_cases(files, texts);
   ValidationReport report;
-  for (const std::filesystem::path& file : files) {
+  for (std::size_t i = 0; i < files.size(); ++i) {
     try {
-      validate_case(file, max_work, report);
+      validate_case(files[i], std::move(texts[i]), max_work, report);
     } catch (const WorkError& error) {  // the budget is each case's: say which
-      throw WorkError(fmt::format("{}: {}", file.string(), error.what()));
+      throw WorkError(fmt::format("{}: {}", files[i].string(), error.what()));
     }
   }
   return report;

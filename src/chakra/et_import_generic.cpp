@@ -9,13 +9,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 
 #include "et_attributes.hpp"
 #include "et_graph.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/trace_io.hpp"
+#include "mgsim/io/utf8.hpp"
 #include "mgsim/limits.hpp"
 
 namespace mgsim::chakra {
@@ -30,9 +30,7 @@ struct Stream {
 };
 
 bool names_backward(const std::string& name) {
-  std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  return lower.find("backward") != std::string::npos;
+  return ascii_lower(name).find("backward") != std::string::npos;
 }
 
 std::string collective_name(std::int64_t type) {

@@ -132,11 +132,11 @@ void import_kineto_ranks(const ImportOptions& options, const profile::KinetoOpti
   const auto out = [&](const profile::RankTrace& r) {
     return (std::filesystem::path(options.output) / fmt::format("rank-{}.json", r.rank)).string();
   };
-  std::error_code error;
-  if (std::filesystem::equivalent(options.output, options.input, error)) {
+  if (FileIdentity::of(options.output) == FileIdentity::of(options.input)) {
     throw OutputError(fmt::format("-o {}: is the folder of traces read: write the per-rank traces to another one",
                                   options.output));
   }
+  std::error_code error;
   if (std::filesystem::exists(options.output, error) && !std::filesystem::is_directory(options.output, error)) {
     throw OutputError(fmt::format("-o {}: expected a folder for the per-rank traces, got a file", options.output));
   }

@@ -148,12 +148,8 @@ void check_utf8(std::string_view text, const std::string& source, InputKind kind
   }
 }
 
-bool ReadSet::Identity::same_file(const Identity& other) const {
-  return (exists && other.exists && device == other.device && inode == other.inode) || canonical == other.canonical;
-}
-
-ReadSet::Identity ReadSet::identity_of(const std::filesystem::path& file) {
-  Identity identity{file, file};
+FileIdentity FileIdentity::of(const std::filesystem::path& file) {
+  FileIdentity identity{file};
   std::error_code error;
   const std::filesystem::path canonical = std::filesystem::weakly_canonical(std::filesystem::absolute(file), error);
   if (!error) identity.canonical = canonical;
@@ -166,30 +162,33 @@ ReadSet::Identity ReadSet::identity_of(const std::filesystem::path& file) {
   return identity;
 }
 
+bool FileIdentity::operator==(const FileIdentity& other) const {
+  return (exists && other.exists && device == other.device && inode == other.inode) || canonical == other.canonical;
+}
+
 void ReadSet::add_input(const std::filesystem::path& file, std::uint64_t device, std::uint64_t inode) {
   {
     const std::lock_guard lock(mutex_);  // read again (each prediction of a calibration reads its curves)
     for (const Identity& input : inputs_) {
-      if (input.device == device && input.inode == inode) return;
+      if (input.file.device == device && input.file.inode == inode) return;
     }
   }
-  Identity input = file == "-" ? Identity{"standard input", {}} : identity_of(file);  // stdin: by inode alone
-  input.device = device;  // the file opened, even if the name was replaced since
-  input.inode = inode;
-  input.exists = true;
+  Identity input = file == "-" ? Identity{"standard input", {}} : Identity{file, FileIdentity::of(file)};  // stdin: by inode alone
+  input.file.device = device;  // the file opened, even if the name was replaced since
+  input.file.inode = inode;
+  input.file.exists = true;
   const std::lock_guard lock(mutex_);
   for (const Identity& output : outputs_) {
-    if (output.same_file(input)) return;
+    if (output.file == input.file) return;
   }
   inputs_.push_back(std::move(input));
 }
 
 void ReadSet::check_output(const std::filesystem::path& output) {
-  Identity identity = identity_of(output_target(output));
-  identity.name = output;
+  Identity identity{output, FileIdentity::of(output_target(output))};
   const std::lock_guard lock(mutex_);
   for (const Identity& input : inputs_) {
-    if (input.same_file(identity)) {
+    if (input.file == identity.file) {
       throw OutputError(fmt::format("{}: is an input of this run ({}): refusing to overwrite it", output.string(),
                                     input.name.string()));
     }

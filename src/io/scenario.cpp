@@ -11,6 +11,7 @@
 
 #include "mgsim/error.hpp"
 #include "mgsim/io/config_parts.hpp"
+#include "mgsim/io/files.hpp"
 #include "mgsim/io/json_reader.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/registry_lookup.hpp"
@@ -44,8 +45,7 @@ void read_traces(JsonReader& top, Scenario& scenario) {
     refuse_repeat(scenario.trace_labels, label, at);
     scenario.traces.push_back(read_file_name(*element, at, scenario.file.parent_path(), true));
     for (std::size_t t = 0; t + 1 < scenario.traces.size(); ++t) {  // one file by two names: the same rows twice
-      std::error_code error;
-      if (std::filesystem::equivalent(scenario.traces[t], scenario.traces.back(), error)) {
+      if (FileIdentity::of(scenario.traces[t]) == FileIdentity::of(scenario.traces.back())) {
         at.fail(fmt::format("'{}' is '{}' again (a link to it, or another spelling): give each trace once", label,
                             scenario.trace_labels[t]));
       }

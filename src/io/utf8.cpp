@@ -74,4 +74,12 @@ std::string printable(std::string_view text, std::size_t max_bytes) {
   return out;
 }
 
+std::string ascii_lower(std::string_view text) {
+  std::string lower(text);
+  for (char& c : lower) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return lower;
+}
+
 }  // namespace mgsim

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -22,11 +21,6 @@ constexpr double kMaxTimestampUs = 4e15;
 /// Integers above 2^53 are not exact in a double.
 constexpr double kExactDoubles = 9007199254740992.0;
 
-std::string lower(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
-
 /// Bytes of an element of a PyTorch dtype name ("Float", "BFloat16", ...), 0 when not known.
 std::int64_t dtype_bytes(const std::string& dtype) {
   static const std::map<std::string, std::int64_t, std::less<>> kBytes = {
@@ -39,7 +33,7 @@ std::int64_t dtype_bytes(const std::string& dtype) {
 /// NCCL's kernels (ncclKernel_AllReduce_..., ncclDevKernel_..., all-to-all
 /// as ncclDevKernel_SendRecv): communication, launched from the autograd
 /// thread by DDP's hooks, not compute.
-bool is_communication(const std::string& kernel) { return lower(kernel.substr(0, 4)) == "nccl"; }
+bool is_communication(const std::string& kernel) { return ascii_lower(kernel.substr(0, 4)) == "nccl"; }
 
 class EventReader {
  public:
@@ -149,7 +143,7 @@ void EventCollector::add(const nlohmann::json& event, std::size_t index) {
   const auto name_field = event.find("name");
   if (name_field == event.end() || !name_field->is_string()) in.fail("expected a string \"name\"");
   const std::string name = name_field->get<std::string>();
-  const std::string category = lower(in.text(event, "cat"));
+  const std::string category = ascii_lower(in.text(event, "cat"));
   const auto args_field = event.find("args");
   const nlohmann::json* args = args_field != event.end() && args_field->is_object() ? &*args_field : nullptr;
   const std::int64_t start = in.time_ns(event, "ts", kMaxTimestampUs);

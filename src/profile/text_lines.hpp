@@ -4,7 +4,6 @@
 
 #include <charconv>
 #include <cstdint>
-#include <cctype>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,6 +13,7 @@
 
 #include "mgsim/error.hpp"
 #include "mgsim/io/trace_io.hpp"
+#include "mgsim/io/utf8.hpp"
 #include "mgsim/limits.hpp"
 
 namespace mgsim::profile {
@@ -72,8 +72,7 @@ inline bool all_digits(std::string_view text) {
 /// "inf", "-nan", "Infinity" ...: a number printed as no finite value.
 inline bool not_a_number(std::string_view text) {
   if (!text.empty() && (text.front() == '-' || text.front() == '+')) text.remove_prefix(1);
-  std::string lower(text);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string lower = ascii_lower(text);
   return lower == "inf" || lower == "infinity" || lower == "nan" || lower.starts_with("nan(");
 }
 

@@ -42,6 +42,11 @@ using RowSink = std::function<void(std::string_view rows, std::size_t done)>;
 /// already passed to the sink stay passed.
 void run_ordered(std::size_t first, std::size_t count, int threads, const RowMaker& make, const RowSink& sink);
 
+/// Calls work(k) once for each k in [0, count), k taken in rising order by
+/// `threads` workers (0: one per hardware thread). The first exception stops
+/// the workers taking more and is rethrown once they have finished.
+void for_each_index(std::size_t count, int threads, const std::function<void(std::size_t k)>& work);
+
 /// Runs a shard of a sweep from its `first`-th run on, rows to `sink`.
 void run_sweep(const RunGrid& sweep, SweepShard shard, std::size_t first, int threads, const RowSink& sink);
 

@@ -85,6 +85,21 @@ class InputFile : public std::streambuf {
 /// Throws "<source>: line L, byte B: 0xNN: expected UTF-8 text" unless `text` is UTF-8.
 void check_utf8(std::string_view text, const std::string& source, InputKind kind);
 
+/// A file as the system knows it, to tell whether two names are one file:
+/// its device and inode where it exists (whatever link, hard link or
+/// spelling names it), else its absolute path with links resolved (a file
+/// not written yet).
+struct FileIdentity {
+  std::filesystem::path canonical;
+  std::uint64_t device = 0;
+  std::uint64_t inode = 0;
+  bool exists = false;
+
+  static FileIdentity of(const std::filesystem::path& file);
+  /// The same file: the same device and inode, or the same canonical path.
+  bool operator==(const FileIdentity& other) const;
+};
+
 /// The files one command read, against which its outputs are checked.
 /// Thread-safe: a sweep's workers may read while the main thread writes.
 class ReadSet {
@@ -100,14 +115,9 @@ class ReadSet {
 
  private:
   struct Identity {
-    std::filesystem::path name;       ///< as the command was given it
-    std::filesystem::path canonical;  ///< the absolute path, links resolved
-    std::uint64_t device = 0;
-    std::uint64_t inode = 0;
-    bool exists = false;
-    bool same_file(const Identity& other) const;
+    std::filesystem::path name;  ///< as the command was given it
+    FileIdentity file;
   };
-  static Identity identity_of(const std::filesystem::path& file);
   std::mutex mutex_;
   std::vector<Identity> inputs_;
   std::vector<Identity> outputs_;

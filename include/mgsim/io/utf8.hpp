@@ -25,4 +25,8 @@ std::string printable(std::string_view text, std::size_t max_bytes = 200);
 /// Whether `text` holds nothing but spaces, tabs and line ends (or nothing).
 bool is_blank(std::string_view text);
 
+/// `text` with A-Z lowered to a-z (other bytes as they are), to compare names
+/// whatever their case.
+std::string ascii_lower(std::string_view text);
+
 }  // namespace mgsim
