@@ -265,6 +265,34 @@ TEST_CASE("sweep: a CSV of another sweep is not resumed, and is left as it was",
   CHECK(resume("new.csv", versioned + "0," + std::string(version()) + ",2\n", versioned, same) == 1);
 }
 
+TEST_CASE("sweep: a second writer of one output, a link as its partial file, a damaged row are refused", "[sweep]") {
+  SweepTempDir dir;
+  const std::string print = "0123456789abcdef";
+  const auto same = [](std::size_t k) { return std::to_string(k) + ","; };
+  const auto file = dir.path() / "out.csv";
+  {
+    const SweepFile first(file, "run,x\n", print, false, same);
+    CHECK_THROWS_WITH(SweepFile(file, "run,x\n", print, false, same), Contains("another mgsim sweep is writing it"));
+    CHECK(dir.read("out.csv.partial") == "run,x\n");  // the refused one cut nothing
+  }
+  std::filesystem::remove(dir.path() / "out.csv.partial");
+  dir.write("elsewhere.csv", "kept\n");
+  std::filesystem::create_symlink(dir.path() / "elsewhere.csv", dir.path() / "out.csv.partial");
+  CHECK_THROWS_WITH(SweepFile(file, "run,x\n", print, false, same), Contains("is a symbolic link"));
+  CHECK(dir.read("elsewhere.csv") == "kept\n");
+  // A row with a field too many or too few, its key right: damaged, not resumed.
+  dir.write("damaged.csv", "run,x\n0,a\n1,b,extra\n");
+  write_fingerprint(dir.path() / "damaged.csv", print);
+  CHECK_THROWS_WITH(SweepFile(dir.path() / "damaged.csv", "run,x\n", print, true, same),
+                    Contains("line 3 has 3 fields, the header 2"));
+  // A quoted comma is inside one field.
+  dir.write("quoted.csv", "run,x\n0,\"a,b\"\n");
+  write_fingerprint(dir.path() / "quoted.csv", print);
+  CHECK(SweepFile(dir.path() / "quoted.csv", "run,x\n", print, true, same).rows_found() == 1);
+  // A refused resume leaves no partial file it created.
+  CHECK_FALSE(std::filesystem::exists(dir.path() / "damaged.csv.partial"));
+}
+
 TEST_CASE("sweep: an output folder that cannot be written fails before anything runs", "[sweep]") {
   SweepTempDir dir;
   const auto same = [](std::size_t k) { return std::to_string(k) + ","; };

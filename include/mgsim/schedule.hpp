@@ -90,6 +90,8 @@ std::unique_ptr<Schedule> make_schedule(std::string_view name, const ParamValues
 /// Throws ConfigError "<owner>: ..." when `given` names a parameter not in
 /// `specs` or a value outside its range. Shared by schedules and delay laws.
 void check_params(std::string_view owner, std::span<const ParamSpec> specs, const ParamValues& given);
+/// The same for the name alone: "<owner>: unknown parameter 'x' (valid: ...)".
+void check_param_name(std::string_view owner, std::span<const ParamSpec> specs, std::string_view name);
 
 /// The given value of the parameter `name` of `specs`, or its default. A
 /// name not among `specs` is a programming error (std::logic_error).

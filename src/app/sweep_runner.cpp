@@ -1,6 +1,8 @@
 #include "mgsim/app/sweep_runner.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -82,6 +84,17 @@ std::string_view version_of(std::string_view row) {
   return version == std::string_view::npos ? row : row.substr(version + 1);
 }
 
+/// The fields of a CSV line, commas inside quotes not counted.
+std::size_t csv_fields(std::string_view line) {
+  std::size_t fields = 1;
+  bool quoted = false;
+  for (const char c : line) {
+    if (c == '"') quoted = !quoted;
+    if (c == ',' && !quoted) ++fields;
+  }
+  return fields;
+}
+
 /// The header and complete rows of a sweep's CSV `file`, and how many rows:
 /// ("", 0) when it holds no more than a start of the header (interrupted
 /// while writing it). Throws OutputError when a row is not the k-th row of
@@ -99,6 +112,7 @@ std::pair<std::string, std::size_t> complete_rows(const std::filesystem::path& f
     throw_output(file, "cannot resume: its header is not this sweep's (remove the file or write elsewhere)");
   }
   const auto header_lines = static_cast<std::size_t>(std::count(header.begin(), header.end(), '\n'));
+  const std::size_t fields = csv_fields(std::string_view(header).substr(0, header.size() - 1));
   const bool versioned = header.ends_with(fmt::format("{}\n", kCsvVersionColumns));  // rows end with their version
   std::size_t rows = 0;
   std::size_t at = header.size();
@@ -106,6 +120,11 @@ std::pair<std::string, std::size_t> complete_rows(const std::filesystem::path& f
     const std::string key = key_of(rows);
     if (key.empty()) throw_output(file, "cannot resume: it holds more rows than this sweep has");
     const std::string_view line = std::string_view(text).substr(at, end - at);
+    if (const std::size_t found = csv_fields(line); found != fields) {
+      throw_output(file, fmt::format("cannot resume: line {} has {} fields, the header {}: a damaged row (remove the "
+                                     "file or write elsewhere)",
+                                     header_lines + rows + 1, found, fields));
+    }
     if (versioned && !line.ends_with(csv_version_fields())) refuse_other_version(file, version_of(line));
     if (!line.starts_with(key)) {
       throw_output(file, fmt::format("cannot resume: line {} is not this sweep's (it should start with \"{}\"): "
@@ -217,6 +236,35 @@ void run_sweep(const RunGrid& sweep, SweepShard shard, std::size_t first, int th
 SweepFile::SweepFile(const std::filesystem::path& csv, const std::string& header, const std::string& fingerprint,
                      bool resume, const RowKey& key_of)
     : csv_(csv), partial_(partial_file(csv)) {
+  for (const std::filesystem::path& own : {partial_, fingerprint_file(partial_)}) {
+    std::error_code error;
+    if (std::filesystem::is_symlink(own, error)) {
+      throw_output(own, "is a symbolic link: a sweep's working file is its own (remove the link)");
+    }
+  }
+  // Opened and locked before anything is read or cut: a second sweep to the
+  // same output is refused, not interleaved with this one.
+  bool created = false;
+  fd_ = ::open(partial_.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+  if (fd_ < 0 && errno == ENOENT) {
+    fd_ = ::open(partial_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    created = fd_ >= 0;
+  }
+  if (fd_ < 0) throw_output(partial_, fmt::format("cannot write: {}", std::strerror(errno)));
+  try {
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      throw_output(partial_, errno == EWOULDBLOCK ? "another mgsim sweep is writing it (wait for it, or write elsewhere)"
+                                                  : fmt::format("cannot lock: {}", std::strerror(errno)));
+    }
+    start(header, fingerprint, resume, key_of);
+  } catch (...) {
+    if (created) ::unlink(partial_.c_str());
+    ::close(std::exchange(fd_, -1));
+    throw;
+  }
+}
+
+void SweepFile::start(const std::string& header, const std::string& fingerprint, bool resume, const RowKey& key_of) {
   const auto has_rows = [](const std::filesystem::path& file) {
     std::error_code error;
     return std::filesystem::file_size(file, error) > 0 && !error;
@@ -229,16 +277,16 @@ SweepFile::SweepFile(const std::filesystem::path& csv, const std::string& header
     std::tie(kept, rows_found_) = complete_rows(source, header, key_of);
   }
   if (rows_found_ > 0 && from_partial) {
-    if (::truncate(partial_.c_str(), static_cast<off_t>(kept.size())) != 0) {
+    struct stat info {};
+    if (::fstat(fd_, &info) != 0 ||
+        (static_cast<std::size_t>(info.st_size) > kept.size() && ::ftruncate(fd_, static_cast<off_t>(kept.size())) != 0)) {
       throw_output(partial_, fmt::format("cannot cut the unfinished last line: {}", std::strerror(errno)));
     }
-    fd_ = ::open(partial_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (::lseek(fd_, 0, SEEK_END) < 0) throw_output(partial_, fmt::format("cannot write: {}", std::strerror(errno)));
   } else {
-    fd_ = ::open(partial_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (::ftruncate(fd_, 0) != 0) throw_output(partial_, fmt::format("cannot write: {}", std::strerror(errno)));
+    append(rows_found_ > 0 ? kept : header);  // the CSV's rows are continued in the partial file
   }
-  if (fd_ < 0) throw_output(partial_, fmt::format("cannot write: {}", std::strerror(errno)));
-  if (rows_found_ == 0) append(header);
-  if (rows_found_ > 0 && !from_partial) append(kept);  // the CSV's rows, continued in the partial file
   write_fingerprint(partial_, fingerprint);
 }
 
@@ -249,16 +297,21 @@ SweepFile::~SweepFile() {
 std::filesystem::path SweepFile::partial_file(const std::filesystem::path& csv) { return csv.string() + ".partial"; }
 
 void SweepFile::finish() {
-  const int fd = std::exchange(fd_, -1);
-  if (::fsync(fd) != 0 || ::close(fd) != 0) throw_output(partial_, fmt::format("cannot write: {}", std::strerror(errno)));
-  // The rows first: a sidecar renamed first would vouch for the old rows.
-  const std::pair<std::filesystem::path, std::filesystem::path> renames[] = {
-      {partial_, csv_}, {fingerprint_file(partial_), fingerprint_file(csv_)}};
+  if (::fsync(fd_) != 0) throw_output(partial_, fmt::format("cannot write: {}", std::strerror(errno)));
+  // The old sidecar goes first: a CSV whose sidecar is missing is not
+  // resumed, while one beside the sidecar of other rows would be.
+  const std::filesystem::path sidecar = fingerprint_file(csv_);
+  if (::unlink(sidecar.c_str()) != 0 && errno != ENOENT) {
+    throw_output(sidecar, fmt::format("cannot replace it: {}", std::strerror(errno)));
+  }
+  const std::pair<std::filesystem::path, std::filesystem::path> renames[] = {{partial_, csv_},
+                                                                             {fingerprint_file(partial_), sidecar}};
   for (const auto& [from, to] : renames) {
     if (::rename(from.c_str(), to.c_str()) != 0) {
       throw_output(to, fmt::format("cannot replace it by {}: {}", from.string(), std::strerror(errno)));
     }
   }
+  ::close(std::exchange(fd_, -1));  // the lock held until both are in place
 }
 
 void SweepFile::append(std::string_view text) {

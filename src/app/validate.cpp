@@ -1,6 +1,7 @@
 #include "mgsim/app/validate.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -32,10 +33,13 @@ void check_sources(JsonReader& top, const std::vector<Measurement>& rows, const 
     if (in.has("note")) in.prose("note");
     in.reject_unknown();
   }
+  std::vector<std::string> ids;
+  for (const auto& [id, source] : sources.items()) ids.push_back(id);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     if (!sources.contains(rows[i].source)) {
-      rows_where.index(i).key("source").fail(
-          fmt::format("expected one of the ids in \"sources\", got \"{}\"", rows[i].source));
+      rows_where.index(i).key("source").fail(fmt::format(
+          "expected one of the ids in \"sources\" ({}), got {}", fmt::join(ids, ", "),
+          rows[i].source.empty() ? std::string("none") : fmt::format("\"{}\"", printable(rows[i].source))));
     }
   }
 }

@@ -38,11 +38,27 @@ constexpr std::array kCommands{
     mgsim::cli::add_validate_command,
 };
 
-/// Longest error message printed, in bytes; the rest becomes "...".
+/// Longest error message printed, in bytes: past it, its middle becomes
+/// "...", keeping the start (the file and key) and the end (the reason),
+/// whatever a long path between them.
 constexpr std::size_t kMaxMessageBytes = 400;
+constexpr std::size_t kKeptStartBytes = 150;
+
+/// `text`, a message made printable (valid UTF-8), cut to its first `head`
+/// bytes and its last `tail` ones, at character boundaries, "..." between.
+std::string shortened(const std::string& text, std::size_t head, std::size_t tail) {
+  if (text.size() <= head + tail + 3) return text;
+  const auto continuation = [&](std::size_t at) { return (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80; };
+  while (head > 0 && continuation(head)) --head;
+  std::size_t from = text.size() - tail;
+  while (from < text.size() && continuation(from)) ++from;
+  return text.substr(0, head) + "..." + text.substr(from);
+}
 
 int fail(std::string_view message) {
-  std::fprintf(stderr, "mgsim: error: %s\n", mgsim::printable(message, kMaxMessageBytes).c_str());
+  const std::string text = shortened(mgsim::printable(message, std::string::npos), kKeptStartBytes,
+                                     kMaxMessageBytes - kKeptStartBytes - 3);
+  std::fprintf(stderr, "mgsim: error: %s\n", text.c_str());
   return mgsim::cli::kBadInput;
 }
 

@@ -31,6 +31,13 @@ struct SweepOptions {
 void sweep(SweepOptions options) {
   const SweepShard shard = SweepShard::parse(options.shard);
   if (options.output == kStdout) options.output.clear();
+  for (const std::string_view own : {".partial", ".fingerprint"}) {
+    if (options.output.ends_with(own)) {
+      throw ConfigError(fmt::format("--output: expected a CSV file name, got '{}': a name ending {} is a sweep's "
+                                    "working file",
+                                    options.output, own));
+    }
+  }
   if (options.resume && options.output.empty()) throw ConfigError("--resume: needs --output FILE to resume");
   WorkloadCache cache;
   const RunGrid grid(load_scenario(options.config), cache);  // validates everything before any output

@@ -271,15 +271,18 @@ std::unique_ptr<Schedule> make_schedule(std::string_view name, const ParamValues
   return unit == MessageUnit::tensor && info.groups_units ? per_tensor(std::move(schedule)) : std::move(schedule);
 }
 
+void check_param_name(std::string_view owner, std::span<const ParamSpec> specs, std::string_view name) {
+  if (std::any_of(specs.begin(), specs.end(), [&](const ParamSpec& p) { return p.name == name; })) return;
+  std::vector<std::string_view> names;
+  for (const ParamSpec& p : specs) names.push_back(p.name);
+  throw ConfigError(fmt::format("{}: {}", owner, unknown_name("parameter", name, names)));
+}
+
 void check_params(std::string_view owner, std::span<const ParamSpec> specs, const ParamValues& given) {
   for (const auto& [name, value] : given) {
+    check_param_name(owner, specs, name);
     const auto spec =
         std::find_if(specs.begin(), specs.end(), [&key = name](const ParamSpec& p) { return p.name == key; });
-    if (spec == specs.end()) {
-      std::vector<std::string_view> names;
-      for (const ParamSpec& p : specs) names.push_back(p.name);
-      throw ConfigError(fmt::format("{}: {}", owner, unknown_name("parameter", name, names)));
-    }
     const bool ok = std::isfinite(value) && (value > 0 || (spec->zero_allowed && value == 0)) &&
                     value <= spec->max_value;
     if (!ok) {

@@ -131,6 +131,9 @@ ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, 
             where.key(key).reading_file(InputKind::curve, [&] { return load_selection_curve(file); });
         inputs.push_back(file);
       } else {
+        if (choice.schedule && !parameter.is_number()) {  // a key it does not take is unknown whatever its value
+          where.reporting([&] { check_param_name(fmt::format("schedule '{}'", spec.name), choice.schedule->params, key); });
+        }
         spec.params[key] = read_number(parameter, where.key(key), 0.0, true);
       }
     }

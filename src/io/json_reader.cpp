@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "mgsim/counted.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/utf8.hpp"
 #include "mgsim/registry_lookup.hpp"
@@ -17,8 +18,8 @@ namespace {
 /// and objects are summarised, not dumped: a dump recurses as deep as the
 /// value nests.
 std::string show(const nlohmann::json& value) {
-  if (value.is_array()) return fmt::format("an array of {} elements", value.size());
-  if (value.is_object()) return fmt::format("an object of {} keys", value.size());
+  if (value.is_array()) return "an array of " + counted(static_cast<std::int64_t>(value.size()), "element");
+  if (value.is_object()) return "an object of " + counted(static_cast<std::int64_t>(value.size()), "key");
   return printable(value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), 40);
 }
 

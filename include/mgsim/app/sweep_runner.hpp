@@ -61,7 +61,8 @@ class SweepFile {
   /// columns), or "" when the sweep has no k-th row.
   using RowKey = std::function<std::string(std::size_t k)>;
 
-  /// Opens the partial file of `csv` for writing. Fresh: truncates it and
+  /// Opens and locks the partial file of `csv` (another sweep writing it, or
+  /// a link there, is refused). Fresh: truncates it and
   /// writes `header`. Resume: the rows come from the partial file, or from
   /// `csv` when there is none; an absent or empty one starts fresh; otherwise
   /// its fingerprint sidecar must hold `fingerprint`, the header must match,
@@ -86,6 +87,9 @@ class SweepFile {
   void finish();
 
  private:
+  /// Cuts or rewrites the opened, locked partial file and writes its sidecar.
+  void start(const std::string& header, const std::string& fingerprint, bool resume, const RowKey& key_of);
+
   std::filesystem::path csv_;
   std::filesystem::path partial_;
   int fd_ = -1;
