@@ -375,6 +375,67 @@ TEST_CASE("import: a damaged first step does not decide the model: the gradient 
                    "ProfilerStep#1 accumulates 3 gradients, ProfilerStep#2 4: skipped") == 1);
 }
 
+/// The sample with a third step: step 2's events again, 2000 us later,
+/// their correlation and external ids moved past the others.
+nlohmann::json three_steps() {
+  nlohmann::json document = sample();
+  nlohmann::json& events = document["traceEvents"];
+  const std::size_t count = events.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    const double ts = events[i].value("ts", -1.0);
+    if (ts < 3000 || ts >= 5000) continue;
+    nlohmann::json copy = events[i];
+    copy["ts"] = ts + 2000;
+    if (copy["name"] == "ProfilerStep#2") copy["name"] = "ProfilerStep#3";
+    for (const char* id : {"correlation", "External id"}) {
+      if (copy.contains("args") && copy["args"].contains(id)) copy["args"][id] = copy["args"][id].get<int>() + 100000;
+    }
+    events.push_back(copy);
+  }
+  return document;
+}
+
+TEST_CASE("import: steps without gradients do not outvote the step that has them", "[import]") {
+  // Steps 1 and 2 lose every AccumulateGrad: two steps of 0 gradients, one
+  // (step 3, step 2's events again) of 4. The model is step 3's, 212
+  // parameters; the two empty steps are skipped, said.
+  nlohmann::json document = three_steps();
+  auto& events = document["traceEvents"];
+  events.erase(std::remove_if(events.begin(), events.end(),
+                              [](const nlohmann::json& e) {
+                                return e.value("ts", 0.0) < 5000 &&
+                                       e.value("name", "").find("AccumulateGrad") != std::string::npos;
+                              }),
+               events.end());
+  const ImportedTrace imported = import(document);
+  CHECK(imported.provenance["statistics"]["iterations"] == 1);
+  std::int64_t total = 0;
+  for (const Layer& layer : imported.trace.layers) {
+    for (const std::int64_t p : layer.params) total += p;
+  }
+  CHECK(total == 212);
+  CHECK(std::count(imported.warnings.begin(), imported.warnings.end(),
+                   "ProfilerStep#1 accumulates 0 gradients, ProfilerStep#3 4: skipped") == 1);
+}
+
+TEST_CASE("import: a node's forward is the operator of its sequence number before it, not a later step's", "[import]") {
+  // Every step numbers its operators from the same sequence numbers. With
+  // step 3's Linear_1 module event lost, steps 1 and 2 still find theirs:
+  // the reference step (1) names the layer Linear_1, nothing unmapped.
+  nlohmann::json document = three_steps();
+  auto& events = document["traceEvents"];
+  events.erase(std::remove_if(events.begin(), events.end(),
+                              [](const nlohmann::json& e) {
+                                return e.value("name", "") == "nn.Module: Linear_1" && e.value("ts", 0.0) >= 5000;
+                              }),
+               events.end());
+  const ImportedTrace imported = import(document);
+  CHECK(imported.provenance["statistics"]["iterations"] == 3);
+  REQUIRE(imported.trace.layers.size() == 2);
+  CHECK(imported.trace.layers[1].name == "Linear_1");
+  for (const std::string& w : imported.warnings) CHECK_THAT(w, !Catch::Contains("could not be traced"));
+}
+
 TEST_CASE("import: a step whose recorded gradient sizes differ from the reference step's is skipped, said", "[import]") {
   // Step 2's first gradient to arrive (Linear_1's bias, [4]) recorded as [5]:
   // another model's step, or two runs in one file. Step 1 alone: Linear_0
@@ -531,7 +592,7 @@ TEST_CASE("import: a real kineto excerpt of PyTorch 1.12 or 1.13, a backward nod
   // Sizes given from elsewhere cannot stand in for gradients the step lacks.
   KinetoOptions sized{"excerpt", 1, 0, {2048 * 256}, "sizes.txt"};
   CHECK_THROWS_WITH(import_kineto_file(path, sized),
-                    Catch::Contains("accumulates 0 gradients, but sizes.txt lists 1 parameter tensors"));
+                    Catch::Contains("accumulates 0 gradients, but sizes.txt lists 1 parameter tensor"));
 }
 
 // tests/data/kineto-vgg16-t4-backward.json is real (tests/data/README.md):

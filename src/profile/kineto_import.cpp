@@ -31,6 +31,7 @@
 
 #include "kineto_events.hpp"
 #include "kineto_module_index.hpp"
+#include "mgsim/counted.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/io/utf8.hpp"
@@ -144,7 +145,8 @@ class KinetoImporter {
       }
       const std::vector<const Node*> grads = gradients(nodes);
       if (grads.size() != params_.size()) {
-        warnings_.push_back(fmt::format("{} accumulates {} gradients, {} {}: skipped", window_name(w), grads.size(),
+        warnings_.push_back(fmt::format("{} accumulates {}, {} {}: skipped", window_name(w),
+                                        counted(static_cast<std::int64_t>(grads.size()), "gradient"),
                                         window_name(*reference), params_.size()));
         continue;
       }
@@ -325,10 +327,11 @@ class KinetoImporter {
     if (nodes_.empty()) find_bare_nodes();
     for (std::size_t i = 0; i < ops.size(); ++i) {
       if (in_backward_[i] || !ops[i].sequence || *ops[i].sequence < 0 || ops[i].name.starts_with(kEvaluate)) continue;
-      // The last operator (by start) to carry a sequence number created the
-      // node: the ones before it only read the counter it then advanced
-      // (a data loader's aten::to, the aten::linear around its aten::addmm).
-      forward_by_sequence_.insert_or_assign(*ops[i].sequence, &ops[i]);
+      // The last operator (by start) before a node to carry its sequence
+      // number created it: the ones before only read the counter it then
+      // advanced (a data loader's aten::to, the aten::linear around its
+      // aten::addmm), and later steps count from the same numbers again.
+      forward_by_sequence_[*ops[i].sequence].push_back(&ops[i]);
     }
   }
 
@@ -379,7 +382,11 @@ class KinetoImporter {
   const Span* creator(const Node& node) const {
     if (node.inner == nullptr || !node.inner->sequence) return nullptr;
     const auto forward = forward_by_sequence_.find(*node.inner->sequence);
-    return forward == forward_by_sequence_.end() ? nullptr : forward->second;
+    if (forward == forward_by_sequence_.end()) return nullptr;
+    const std::vector<const Span*>& spans = forward->second;  // by start
+    const auto after = std::upper_bound(spans.begin(), spans.end(), node.evaluate->start_ns,
+                                        [](std::int64_t t, const Span* op) { return t < op->start_ns; });
+    return after == spans.begin() ? nullptr : *std::prev(after);
   }
 
   /// The innermost nn.Module around the forward operator that created a node, or nullptr.
@@ -454,34 +461,42 @@ class KinetoImporter {
   }
 
   /// The window whose gradients describe the model: the first of those
-  /// accumulating the gradient count most windows share (the larger count
-  /// on a tie), so that a step cut by the start of the profile, or a
-  /// damaged one, does not decide the model; nullopt when no window holds a
-  /// backward pass.
+  /// accumulating the gradients most windows share (their count and, where
+  /// recorded, sizes and types; on a tie the larger count), so that a step
+  /// cut by the start of the profile, or a damaged one, does not decide the
+  /// model. Windows without gradients take part only when all are so;
+  /// nullopt when no window holds a backward pass.
   std::optional<std::size_t> reference_window() const {
-    std::map<std::size_t, int> windows_of;  // gradient count -> windows
-    std::vector<std::optional<std::size_t>> counts(windows_.size());
+    using Signature = std::vector<std::pair<std::int64_t, int>>;  // per gradient: elements, bytes (-1: unrecorded)
+    std::map<Signature, std::vector<std::size_t>> windows_of;
     for (std::size_t w = 0; w < windows_.size(); ++w) {
       const auto [from, to] = windows_[w];
       if (to <= from) continue;
       const std::vector<const Node*> nodes = nodes_between(from, to);
       if (nodes.empty()) continue;
-      counts[w] = gradients(nodes).size();
-      ++windows_of[*counts[w]];
+      Signature signature;
+      for (const Node* grad : gradients(nodes)) {
+        const std::optional<ParamInfo> recorded = recorded_shape(*grad);
+        signature.emplace_back(recorded ? recorded->elements : -1, recorded ? recorded->dtype_bytes : -1);
+      }
+      windows_of[signature].push_back(w);
     }
+    if (windows_of.size() > 1) windows_of.erase(Signature{});
     if (windows_of.empty()) return std::nullopt;
     const auto common = std::max_element(windows_of.begin(), windows_of.end(), [](const auto& a, const auto& b) {
-      return std::pair(a.second, a.first) < std::pair(b.second, b.first);
+      return std::tuple(a.second.size(), a.first.size(), b.second.front()) <
+             std::tuple(b.second.size(), b.first.size(), a.second.front());
     });
-    return static_cast<std::size_t>(std::find(counts.begin(), counts.end(), common->first) - counts.begin());
+    return common->second.front();
   }
 
   void describe_parameters(std::size_t window, const std::vector<const Node*>& nodes,
                            const std::vector<const Node*>& grads) {
     const std::vector<std::int64_t>& given = options_.param_elements;
     if (!given.empty() && given.size() != grads.size()) {
-      fail(fmt::format("{} accumulates {} gradients, but {} lists {} parameter tensors", window_name(window),
-                       grads.size(), options_.param_source, given.size()));
+      fail(fmt::format("{} accumulates {}, but {} lists {}", window_name(window),
+                       counted(static_cast<std::int64_t>(grads.size()), "gradient"), options_.param_source,
+                       counted(static_cast<std::int64_t>(given.size()), "parameter tensor")));
     }
     reference_recorded_ = !grads.empty() && recorded_shape(*grads.front()).has_value();
     std::vector<ParamInfo> found;
@@ -710,9 +725,9 @@ class KinetoImporter {
     }
     if (unmapped_ > 0) {
       out.warnings.push_back(
-          fmt::format("{} gradients could not be traced to an nn.Module: named after the backward node "
-                      "that produced them (past reshapes and casts), one layer per forward call",
-                      unmapped_));
+          fmt::format("{} could not be traced to an nn.Module: named after the backward node that produced it "
+                      "(past reshapes and casts), one layer per forward call",
+                      counted(unmapped_, "gradient")));
     }
     out.provenance = {{"kind", "measured"},
                       {"tool", "PyTorch profiler (Kineto) Chrome trace"},
@@ -776,7 +791,7 @@ class KinetoImporter {
   std::vector<bool> in_backward_;
   std::vector<const LaunchCall*> launches_by_start_;  ///< events_.records.launches by start
   std::unordered_multimap<std::uint64_t, const GpuActivity*> work_by_correlation_;  ///< non-collective
-  std::map<std::int64_t, const Span*> forward_by_sequence_;
+  std::map<std::int64_t, std::vector<const Span*>> forward_by_sequence_;  ///< by start
   std::map<const Span*, std::string> layer_of_call_;  ///< top-level forward operator -> its layer
   std::vector<int> outer_call_;                       ///< per operator: see find_outer_calls()
   std::vector<std::pair<std::int64_t, std::int64_t>> windows_;
