@@ -8,6 +8,7 @@
 #include "mgsim/error.hpp"
 #include "mgsim/io/files.hpp"
 #include "mgsim/io/report.hpp"
+#include "mgsim/io/utf8.hpp"
 
 namespace mgsim {
 namespace {
@@ -33,7 +34,8 @@ std::string sweep_fingerprint(const RunGrid& grid, const SweepShard& shard) {
     const std::string bytes = read_input_file(input, InputKind::config);
     canon += fmt::format("input {}:{}\n", bytes.size(), bytes);
   }
-  return fmt::format("{:016x}", fnv1a(canon));
+  const std::string hash = fmt::format("{:016x}", fnv1a(canon));
+  return shard.count > 1 ? fmt::format("{} shard {}/{}", hash, shard.index, shard.count) : hash;
 }
 
 std::filesystem::path fingerprint_file(const std::filesystem::path& csv) { return csv.string() + ".fingerprint"; }
@@ -50,7 +52,17 @@ void check_fingerprint(const std::filesystem::path& csv, const std::string& fing
                                   "against this sweep (remove the file or write elsewhere)",
                                   csv.string(), sidecar.string()));
   }
-  if (found != fmt::format("{}{}\n", kMagic, fingerprint)) {
+  const std::string expected = fmt::format("{}{}\n", kMagic, fingerprint);
+  const auto shard_of = [](std::string_view line) {
+    const std::size_t at = line.find(" shard ");
+    return at == std::string_view::npos ? std::string("1/1") : std::string(line.substr(at + 7, line.find('\n') - at - 7));
+  };
+  if (found != expected && found.starts_with(kMagic) && shard_of(found) != shard_of(expected)) {
+    throw OutputError(fmt::format("{}: cannot resume: its rows are shard {}'s, this sweep is shard {} (--shard "
+                                  "differs): remove the file or write elsewhere",
+                                  csv.string(), printable(shard_of(found), 40), shard_of(expected)));
+  }
+  if (found != expected) {
     throw OutputError(fmt::format("{}: cannot resume: its rows were computed from another configuration (a trace, "
                                   "network, curve or schedule parameter changed; {} differs): remove the file or "
                                   "write elsewhere",

@@ -16,7 +16,8 @@
 namespace mgsim {
 
 /// 16 hex digits: a 64-bit FNV-1a hash of the scenario's canonical config,
-/// the contents of its inputs and the shard.
+/// the contents of its inputs and the shard; then " shard i/n" when sharded,
+/// so that a resume with another --shard says so.
 std::string sweep_fingerprint(const RunGrid& grid, const SweepShard& shard);
 
 /// "<csv>.fingerprint", the sidecar of a sweep's CSV.
