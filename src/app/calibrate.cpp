@@ -201,6 +201,11 @@ double WorkBudget::spent() const {
   return spent_;
 }
 
+double WorkBudget::left() const {
+  const std::lock_guard lock(mutex_);
+  return std::max(0.0, max_steps_ - spent_);
+}
+
 void WorkBudget::check() const {
   const std::lock_guard lock(mutex_);
   if (refused_) fail();
@@ -727,33 +732,44 @@ std::vector<std::optional<double>> Calibration::leave_one_out(std::span<const do
   for (std::size_t i = 0; i < paths_.size(); ++i) started[pointer_of(paths_[i])] = start[i];
   const std::size_t count = measurements_.size();
   std::vector<std::optional<double>> predicted(count);  // each slot written by one thread
-  const double before = budget_->spent();
-  std::mutex mutex;
-  std::size_t done = 0;    // fits finished
-  double finished = 0.0;   // what they charged
-  const auto held_out = [&](std::size_t i) {
-    {  // before each fit, the rest projected from those finished (on one thread: fits 0 .. i-1, the same every run)
-      const std::lock_guard lock(mutex);
-      if (done > 0) budget_->project(before, finished / static_cast<double>(done), count, done, "held-out fits");
-    }
-    double cost = 0.0;
+  // Each fit runs on a budget of its own, of what is left when they start,
+  // and is charged to the calibration's in index order once all are done:
+  // what passes --max-work, and the message when it does not, are the same
+  // on any thread count. Fit 0 runs first, alone, and the rest are
+  // projected from it before any more starts.
+  std::vector<double> cost(count, 0.0);
+  std::vector<bool> over(count, false);  // past its own budget: the rest of the calibration's
+  const auto held_out = [&](std::size_t i, double allowance) {
     std::vector<Measurement> others = measurements_;
     others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
     try {
       const Calibration without(config_file_, started, config_at_, measurements_file_, rows_key_, std::move(others),
-                                paths_, budget_);
-      const nlohmann::json document = with_values(without.fit().values);
-      predicted[i] =
-          without.predict_one(document, base_scenario(document, config_file_, config_at_), measurements_[i]);
-      cost = without.charged_;
+                                paths_, std::make_shared<WorkBudget>(allowance));
+      try {
+        const nlohmann::json document = with_values(without.fit().values);
+        predicted[i] =
+            without.predict_one(document, base_scenario(document, config_file_, config_at_), measurements_[i]);
+      } catch (const WorkError&) {
+        over[i] = true;
+      }
+      cost[i] = without.charged_;
+    } catch (const WorkError&) {  // checking the fit's paths, before it
+      over[i] = true;
     } catch (const ConfigError&) {
       // the others alone cannot fit every value: no prediction
     }
-    const std::lock_guard lock(mutex);
-    ++done;
-    finished += cost;
   };
-  for_each_index(count, threads, held_out);
+  const auto charge = [&](std::size_t i) {
+    budget_->spend(over[i] ? std::max(cost[i], budget_->left() + 1) : cost[i]);  // refused when over
+  };
+  if (count == 0) return predicted;
+  const double before = budget_->spent();
+  held_out(0, budget_->left());
+  charge(0);
+  budget_->project(before, cost[0], count, 1, "held-out fits");
+  const double allowance = budget_->left();
+  for_each_index(count - 1, threads, [&](std::size_t k) { held_out(k + 1, allowance); });
+  for (std::size_t i = 1; i < count; ++i) charge(i);
   return predicted;
 }
 

@@ -91,6 +91,8 @@ class WorkBudget {
   /// Charges `steps`; throws WorkError when that would pass the budget (nothing is charged then).
   void spend(double steps);
   double spent() const;
+  /// What may still be charged.
+  double left() const;
   /// Throws WorkError when a charge was refused (one NLopt stopped on).
   void check() const;
   /// Throws WorkError now, and refuses every later charge, when `count`
