@@ -10,6 +10,7 @@
 #include "mgsim/io/scenario.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/limits.hpp"
+#include "mgsim/registry_lookup.hpp"
 #include "mgsim/variability.hpp"
 
 namespace mgsim {
@@ -67,6 +68,16 @@ std::string read_choice(const nlohmann::json& value, const JsonWhere& where) {
   return read_text(value, where);
 }
 
+/// Refuses `key` unless the builder takes it, as a number or a text.
+void check_builder_param_name(const BuilderInfo& info, const std::string& key, const JsonWhere& where) {
+  std::vector<std::string_view> names;
+  for (const ParamSpec& p : info.params) names.push_back(p.name);
+  for (const ChoiceSpec& c : info.choices) names.push_back(c.name);
+  if (std::find(names.begin(), names.end(), key) == names.end()) {
+    where.fail(fmt::format("schedule '{}': {}", info.name, unknown_name("parameter", key, names)));
+  }
+}
+
 /// Validates a standalone builder's parameters and loads the graph its
 /// `topology` names when that is a file.
 void check_builder_spec(ScheduleSpec& spec, const BuilderInfo& info, const JsonWhere& where,
@@ -115,12 +126,14 @@ ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, 
       for (const ChoiceSpec& c : choice.builder ? choice.builder->choices : std::span<const ChoiceSpec>{}) {
         if (c.name == key) named = &c;
       }
-      if (named && !parameter.is_string() && !parameter.is_boolean()) {  // given a number: say which texts it takes
-        where.key(key).expected(fmt::format("{}{}", fmt::join(named->choices, " or "),
-                                            named->file_allowed ? " or a graph file name" : ""),
-                                parameter);
-      }
-      if (choice.builder && (parameter.is_string() || parameter.is_boolean())) {
+      if (choice.builder && !named) check_builder_param_name(*choice.builder, key, where);
+      if (named) {  // a text: say which texts it takes when given another value
+        const bool takes_boolean = std::find(named->choices.begin(), named->choices.end(), "true") != named->choices.end();
+        if (!parameter.is_string() && !(parameter.is_boolean() && takes_boolean)) {
+          where.key(key).expected(fmt::format("{}{}", fmt::join(named->choices, " or "),
+                                              named->file_allowed ? " or a graph file name" : ""),
+                                  parameter);
+        }
         spec.choices[key] = read_choice(parameter, where.key(key));
       } else if (key == "layer_density") {
         spec.sparse.layer_density = read_layer_density(parameter, where.key(key));

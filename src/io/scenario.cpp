@@ -76,6 +76,9 @@ void for_each_combination(const nlohmann::json& value, const JsonWhere& where, E
       if (key == "name" || key == "layer_density" || !parameter.is_array()) continue;  // densities: an object
       const JsonWhere at = where.key(key);
       if (key == "selection_curve") at.expected("a selection curve file name (an entry per curve to compare several)", parameter);
+      if (!parameter.empty() && parameter.front().is_string()) {
+        at.expected("a number or an array of numbers (a text parameter takes an entry per value)", parameter);
+      }
       if (parameter.empty()) at.expected("a number or a non-empty array of numbers", parameter);
       for (std::size_t j = 0; j < parameter.size(); ++j) read_number(parameter[j], at.index(j), 0.0, true);
       axes.emplace_back(key, &parameter);
