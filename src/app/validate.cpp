@@ -28,6 +28,7 @@ void check_sources(JsonReader& top, const std::vector<Measurement>& rows, const 
   const JsonWhere where = top.where().key("sources");
   if (!sources.is_object() || sources.empty()) where.expected("an object of source id -> provenance", sources);
   for (const auto& [id, source] : sources.items()) {
+    if (is_blank(id)) where.fail(fmt::format("expected source ids that are not blank, got \"{}\"", printable(id)));
     JsonReader in(source, where.key(id));
     for (const char* key : kSourceKeys) in.prose(key);
     if (in.has("note")) in.prose("note");

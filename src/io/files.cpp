@@ -150,6 +150,15 @@ void check_utf8(std::string_view text, const std::string& source, InputKind kind
 
 FileIdentity FileIdentity::of(const std::filesystem::path& file) {
   FileIdentity identity{file};
+  if (file == "-") {  // standard input: the file it is redirected from, if any
+    struct stat info {};
+    if (::fstat(STDIN_FILENO, &info) == 0 && S_ISREG(info.st_mode)) {
+      identity.device = static_cast<std::uint64_t>(info.st_dev);
+      identity.inode = static_cast<std::uint64_t>(info.st_ino);
+      identity.exists = true;
+    }
+    return identity;
+  }
   std::error_code error;
   const std::filesystem::path canonical = std::filesystem::weakly_canonical(std::filesystem::absolute(file), error);
   if (!error) identity.canonical = canonical;

@@ -95,6 +95,7 @@ struct FileIdentity {
   std::uint64_t inode = 0;
   bool exists = false;
 
+  /// `file`'s identity; "-" is standard input, by the file it is redirected from.
   static FileIdentity of(const std::filesystem::path& file);
   /// The same file: the same device and inode, or the same canonical path.
   bool operator==(const FileIdentity& other) const;
