@@ -54,6 +54,26 @@ void add_rows(const std::filesystem::path& file, const std::vector<Measurement>&
   }
 }
 
+/// The run a row measures: its trace as one file (whatever links name it),
+/// GPUs, schedule with the collective it runs (its own or the config's),
+/// metric.
+using Run = std::tuple<FileIdentity, int, std::string, MeasuredMetric>;
+Run run_of(const Measurement& m, const std::string& config_collective) {
+  return {FileIdentity::of(m.trace), m.gpus,
+          m.collective ? m.schedule_label : run_label(m.schedule_label, config_collective), m.metric};
+}
+
+/// A predicted number of a case, to find it again in another case.
+struct Prediction {
+  Run run;
+  std::string source;
+  double measured;
+  std::string where;  ///< "case.json: predict[i]"
+  bool operator==(const Prediction& other) const {
+    return run == other.run && source == other.source && measured == other.measured;
+  }
+};
+
 /// Refuses a row of `rows` (at `where`) that measures the run of an earlier
 /// one from the same source (trace, GPUs, schedule with its collective,
 /// metric), or the run of any of `calibrating` (at `calibrating_where`): a
@@ -62,15 +82,9 @@ void add_rows(const std::filesystem::path& file, const std::vector<Measurement>&
 void refuse_repeated_runs(const std::vector<Measurement>& rows, const JsonWhere& where,
                           const std::vector<Measurement>& calibrating, const JsonWhere& calibrating_where,
                           const std::string& config_collective) {
-  // The trace as one file (whatever links name it), the collective the row
-  // runs (its own or the config's).
-  using Run = std::tuple<FileIdentity, int, std::string, MeasuredMetric>;
   const auto runs_of = [&](const std::vector<Measurement>& measurements) {
     std::vector<Run> runs;
-    for (const Measurement& m : measurements) {
-      runs.emplace_back(FileIdentity::of(m.trace), m.gpus,
-                        m.collective ? m.schedule_label : run_label(m.schedule_label, config_collective), m.metric);
-    }
+    for (const Measurement& m : measurements) runs.push_back(run_of(m, config_collective));
     return runs;
   };
   const std::vector<Run> runs = runs_of(rows);
@@ -94,7 +108,8 @@ void refuse_repeated_runs(const std::vector<Measurement>& rows, const JsonWhere&
 }
 
 /// Calibrates and predicts the case `file`, whose content is `text`.
-void validate_case(const std::filesystem::path& file, std::string text, double max_work, ValidationReport& report) {
+void validate_case(const std::filesystem::path& file, std::string text, double max_work, ValidationReport& report,
+                   std::vector<Prediction>& predictions) {
   const nlohmann::json document = parse_json_text(std::move(text), file.string(), InputKind::config);
   JsonReader top(document, {file.string(), "", InputKind::config});
   if (top.required("format") != "mgsim-validation") {
@@ -129,6 +144,18 @@ void validate_case(const std::filesystem::path& file, std::string text, double m
   refuse_repeated_runs(calibrating, top.where().key("calibrate"), {}, top.where().key("calibrate"), collective);
   refuse_repeated_runs(predicting, top.where().key("predict"), calibrating, top.where().key("calibrate"), collective);
   top.reject_unknown();
+  for (std::size_t i = 0; i < predicting.size(); ++i) {
+    Prediction prediction{run_of(predicting[i], collective), predicting[i].source, predicting[i].value,
+                          fmt::format("{}: predict[{}]", file.string(), i)};
+    for (const Prediction& earlier : predictions) {
+      if (earlier == prediction) {
+        throw ConfigError(fmt::format("{}: the number {} predicts (the same run, source and measured value): counted "
+                                      "twice (a copy of that case?): give each measured number once",
+                                      prediction.where, earlier.where));
+      }
+    }
+    predictions.push_back(std::move(prediction));
+  }
 
   const auto budget = std::make_shared<WorkBudget>(max_work);
   const Calibration calibration(file, config, "config", file, "calibrate", calibrating, paths, budget);
@@ -212,9 +239,10 @@ ValidationReport validate(const std::filesystem::path& path, double max_work) {
   for (const std::filesystem::path& file : files) texts.push_back(read_input_file(file, InputKind::config));
   refuse_repeated_cases(files, texts);
   ValidationReport report;
+  std::vector<Prediction> predictions;  // of every case so far
   for (std::size_t i = 0; i < files.size(); ++i) {
     try {
-      validate_case(files[i], std::move(texts[i]), max_work, report);
+      validate_case(files[i], std::move(texts[i]), max_work, report, predictions);
     } catch (const WorkError& error) {  // the budget is each case's: say which
       throw WorkError(fmt::format("{}: {}", files[i].string(), error.what()));
     }
