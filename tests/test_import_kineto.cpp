@@ -185,6 +185,15 @@ TEST_CASE("import: a .json.gz of several gzip members reads as their joined cont
   CHECK(joined.layers[0].backward_time_s == plain.layers[0].backward_time_s);
 }
 
+/// Every parameter of every layer of `trace`.
+std::int64_t parameters(const Trace& trace) {
+  std::int64_t total = 0;
+  for (const Layer& layer : trace.layers) {
+    for (const std::int64_t p : layer.params) total += p;
+  }
+  return total;
+}
+
 /// The sample without the events `drop` selects.
 nlohmann::json without(const std::function<bool(const std::string&)>& drop) {
   nlohmann::json document = sample();
@@ -320,11 +329,7 @@ TEST_CASE("import: kineto without record_shapes takes the parameter sizes from a
   // 16x8 weight, 16 bias, 4x16 weight, 4 bias = 212 parameters.
   KinetoOptions options{"two-linear", 64, 0, {128, 16, 64, 4}, "sizes.txt"};
   const ImportedTrace imported = import_kineto(no_shapes, "trace.json", options);
-  std::int64_t total = 0;
-  for (const Layer& layer : imported.trace.layers) {
-    for (const std::int64_t p : layer.params) total += p;
-  }
-  CHECK(total == 212);
+  CHECK(parameters(imported.trace) == 212);
   CHECK(imported.trace.layers[0].params == std::vector<std::int64_t>{128, 16});
   CHECK(imported.trace.layers[1].params == std::vector<std::int64_t>{64, 4});
   options.param_elements = {128, 16, 64};
@@ -365,11 +370,7 @@ TEST_CASE("import: a damaged first step does not decide the model: the gradient 
                events.end());
   const ImportedTrace imported = import(document);
   CHECK(imported.provenance["statistics"]["iterations"] == 1);
-  std::int64_t total = 0;
-  for (const Layer& layer : imported.trace.layers) {
-    for (const std::int64_t p : layer.params) total += p;
-  }
-  CHECK(total == 212);
+  CHECK(parameters(imported.trace) == 212);
   CHECK(imported.trace.layers[0].backward_time_s == Approx(52e-6));
   CHECK(std::count(imported.warnings.begin(), imported.warnings.end(),
                    "ProfilerStep#1 accumulates 3 gradients, ProfilerStep#2 4: skipped") == 1);
@@ -409,11 +410,7 @@ TEST_CASE("import: steps without gradients do not outvote the step that has them
                events.end());
   const ImportedTrace imported = import(document);
   CHECK(imported.provenance["statistics"]["iterations"] == 1);
-  std::int64_t total = 0;
-  for (const Layer& layer : imported.trace.layers) {
-    for (const std::int64_t p : layer.params) total += p;
-  }
-  CHECK(total == 212);
+  CHECK(parameters(imported.trace) == 212);
   CHECK(std::count(imported.warnings.begin(), imported.warnings.end(),
                    "ProfilerStep#1 accumulates 0 gradients, ProfilerStep#3 4: skipped") == 1);
 }

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <system_error>
 
@@ -44,14 +46,24 @@ constexpr std::array kCommands{
 constexpr std::size_t kMaxMessageBytes = 400;
 constexpr std::size_t kKeptStartBytes = 150;
 
-/// `text`, a message made printable (valid UTF-8), cut to its first `head`
-/// bytes and its last `tail` ones, at character boundaries, "..." between.
+/// `text`, a message made printable (valid UTF-8, bytes it cannot show as
+/// "\xNN"), cut to its first `head` bytes and its last `tail` ones, at
+/// character boundaries and never inside an escape, "..." between.
 std::string shortened(const std::string& text, std::size_t head, std::size_t tail) {
   if (text.size() <= head + tail + 3) return text;
   const auto continuation = [&](std::size_t at) { return (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80; };
+  // Where the escape "\xNN" holding byte `at` starts, if one does.
+  const auto escape_start = [&](std::size_t at) -> std::optional<std::size_t> {
+    for (std::size_t back = 1; back <= 3 && back <= at; ++back) {
+      if (text.compare(at - back, 2, "\\x") == 0) return at - back;
+    }
+    return std::nullopt;
+  };
   while (head > 0 && continuation(head)) --head;
+  if (const auto escape = escape_start(head)) head = *escape;
   std::size_t from = text.size() - tail;
   while (from < text.size() && continuation(from)) ++from;
+  if (const auto escape = escape_start(from)) from = std::min(text.size(), *escape + 4);
   return text.substr(0, head) + "..." + text.substr(from);
 }
 
