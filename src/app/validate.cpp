@@ -16,6 +16,7 @@
 #include "mgsim/app/calibrate.hpp"
 #include "mgsim/io/json_text.hpp"
 #include "mgsim/io/utf8.hpp"
+#include "mgsim/iteration.hpp"
 
 namespace mgsim {
 namespace {
@@ -54,13 +55,37 @@ void add_rows(const std::filesystem::path& file, const std::vector<Measurement>&
   }
 }
 
+/// The schedule entry `entry` (of a row or a config) as one text however it
+/// is written: its name and the parameters it gives at other than their
+/// defaults, by name.
+std::string schedule_key(const nlohmann::json& entry) {
+  if (entry.is_string()) return entry.get<std::string>();
+  const std::string name = entry.at("name").get<std::string>();
+  const ScheduleChoice choice = find_schedule_or_builder(name);  // read before: a valid name
+  const std::span<const ParamSpec> params = choice.schedule ? choice.schedule->params : choice.builder->params;
+  const std::span<const ChoiceSpec> texts = choice.builder ? choice.builder->choices : std::span<const ChoiceSpec>{};
+  std::vector<std::string> given;
+  for (const auto& [key, value] : entry.items()) {
+    const auto param = std::find_if(params.begin(), params.end(), [&](const ParamSpec& p) { return p.name == key; });
+    const auto text = std::find_if(texts.begin(), texts.end(), [&](const ChoiceSpec& c) { return c.name == key; });
+    const bool at_default = (param != params.end() && value.is_number() && value.get<double>() == param->default_value) ||
+                            (text != texts.end() && value.is_string() && value.get<std::string>() == text->default_value);
+    if (key != "name" && !at_default) given.push_back(fmt::format("{}={}", key, value.dump()));
+  }
+  return given.empty() ? name : fmt::format("{}({})", name, fmt::join(given, ","));
+}
+
 /// The run a row measures: its trace as one file (whatever links name it),
-/// GPUs, schedule with the collective it runs (its own or the config's),
+/// GPUs, the schedule that runs (the config's entry of its name, when the
+/// row names one) with the collective it runs on (its own or the config's),
 /// metric.
 using Run = std::tuple<FileIdentity, int, std::string, MeasuredMetric>;
-Run run_of(const Measurement& m, const std::string& config_collective) {
+Run run_of(const Measurement& m, const nlohmann::json& config, const std::string& config_collective) {
+  const std::string schedule =
+      schedule_key(m.config_schedule >= 0 ? config.at("schedules").at(static_cast<std::size_t>(m.config_schedule))
+                                          : m.schedule);
   return {FileIdentity::of(m.trace), m.gpus,
-          m.collective ? m.schedule_label : run_label(m.schedule_label, config_collective), m.metric};
+          run_label(schedule, m.collective ? m.collective->label() : config_collective), m.metric};
 }
 
 /// A predicted number of a case, to find it again in another case.
@@ -81,10 +106,10 @@ struct Prediction {
 /// on is no prediction. Two sources may measure one run.
 void refuse_repeated_runs(const std::vector<Measurement>& rows, const JsonWhere& where,
                           const std::vector<Measurement>& calibrating, const JsonWhere& calibrating_where,
-                          const std::string& config_collective) {
+                          const nlohmann::json& config, const std::string& config_collective) {
   const auto runs_of = [&](const std::vector<Measurement>& measurements) {
     std::vector<Run> runs;
-    for (const Measurement& m : measurements) runs.push_back(run_of(m, config_collective));
+    for (const Measurement& m : measurements) runs.push_back(run_of(m, config, config_collective));
     return runs;
   };
   const std::vector<Run> runs = runs_of(rows);
@@ -141,11 +166,12 @@ void validate_case(const std::filesystem::path& file, std::string text, double m
                                       "them out");
   }
   const std::string collective = scenario.collectives.front().label();
-  refuse_repeated_runs(calibrating, top.where().key("calibrate"), {}, top.where().key("calibrate"), collective);
-  refuse_repeated_runs(predicting, top.where().key("predict"), calibrating, top.where().key("calibrate"), collective);
+  refuse_repeated_runs(calibrating, top.where().key("calibrate"), {}, top.where().key("calibrate"), config, collective);
+  refuse_repeated_runs(predicting, top.where().key("predict"), calibrating, top.where().key("calibrate"), config,
+                       collective);
   top.reject_unknown();
   for (std::size_t i = 0; i < predicting.size(); ++i) {
-    Prediction prediction{run_of(predicting[i], collective), predicting[i].source, predicting[i].value,
+    Prediction prediction{run_of(predicting[i], config, collective), predicting[i].source, predicting[i].value,
                           fmt::format("{}: predict[{}]", file.string(), i)};
     for (const Prediction& earlier : predictions) {
       if (earlier == prediction) {
