@@ -65,7 +65,9 @@ std::string schedule_key(const nlohmann::json& entry) {
   const std::span<const ParamSpec> params = choice.schedule ? choice.schedule->params : choice.builder->params;
   const std::span<const ChoiceSpec> texts = choice.builder ? choice.builder->choices : std::span<const ChoiceSpec>{};
   std::vector<std::string> given;
-  for (const auto& [key, value] : entry.items()) {
+  for (const auto& item : entry.items()) {  // not a structured binding: clang 14 cannot capture one
+    const std::string& key = item.key();
+    const nlohmann::json& value = item.value();
     const auto param = std::find_if(params.begin(), params.end(), [&](const ParamSpec& p) { return p.name == key; });
     const auto text = std::find_if(texts.begin(), texts.end(), [&](const ChoiceSpec& c) { return c.name == key; });
     const bool at_default = (param != params.end() && value.is_number() && value.get<double>() == param->default_value) ||

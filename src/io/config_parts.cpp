@@ -120,7 +120,9 @@ ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, 
   }
   const ScheduleChoice choice = where.reporting([&] { return find_schedule_or_builder(spec.name); });
   if (!value.is_string()) {
-    for (const auto& [key, parameter] : value.items()) {
+    for (const auto& item : value.items()) {  // not a structured binding: clang 14 cannot capture one
+      const std::string& key = item.key();
+      const nlohmann::json& parameter = item.value();
       if (key == "name") continue;
       const ChoiceSpec* named = nullptr;  // a builder's text parameter of this name
       for (const ChoiceSpec& c : choice.builder ? choice.builder->choices : std::span<const ChoiceSpec>{}) {
@@ -144,10 +146,14 @@ ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, 
             where.key(key).reading_file(InputKind::curve, [&] { return load_selection_curve(file); });
         inputs.push_back(file);
       } else {
-        if (choice.schedule && !parameter.is_number()) {  // a key it does not take is unknown whatever its value
-          where.reporting([&] { check_param_name(fmt::format("schedule '{}'", spec.name), choice.schedule->params, key); });
+        const std::span<const ParamSpec> params = choice.schedule ? choice.schedule->params : choice.builder->params;
+        const auto known = std::find_if(params.begin(), params.end(), [&](const ParamSpec& p) { return p.name == key; });
+        if (choice.schedule && known == params.end() && !parameter.is_number()) {  // unknown whatever its value
+          where.reporting([&] { check_param_name(fmt::format("schedule '{}'", spec.name), params, key); });
         }
-        spec.params[key] = read_number(parameter, where.key(key), 0.0, true);
+        spec.params[key] = known == params.end()  // the range the schedule checks, where it takes the key
+                               ? read_number(parameter, where.key(key), 0.0, true)
+                               : read_number(parameter, where.key(key), 0.0, known->zero_allowed, known->max_value);
       }
     }
   }
