@@ -265,7 +265,7 @@ TEST_CASE("Whether held-out fits pass --max-work, and the message when not, is t
   const auto measurements = dir.write_json(
       "m.json", {{"measurements",
                   {time_row("wfbp", 2, 0.3), time_row("wfbp", 4, 0.32), time_row("wfbp", 8, 0.35),
-                   time_row("wfbp", 16, 0.37), time_row("wfbp", 32, 0.4)}}});
+                   time_row("wfbp", 16, 0.37)}}});
   const std::vector<std::string> paths = {"network.alpha_us", "network.beta_s_per_byte"};
   // What the fits take in all, on a budget far from binding.
   const auto unbounded = std::make_shared<WorkBudget>(1e15);
@@ -274,12 +274,12 @@ TEST_CASE("Whether held-out fits pass --max-work, and the message when not, is t
   const double before = unbounded->spent();
   measured.leave_one_out(start, 1);
   const double held_out = unbounded->spent() - before;
-  // Budgets that end inside the held-out fits: each outcome the same on 1, 2 and 4 threads.
+  // Budgets that end inside the held-out fits: each outcome the same on 1 and 3 threads.
   // (The projection from the first fit may refuse a budget a little above the need: 3x passes.)
-  for (const double fraction : {0.3, 0.7, 0.95, 1.01, 3.0}) {
+  for (const double fraction : {0.5, 0.95, 3.0}) {
     INFO("budget: the fits' steps and " << fraction << " of the held-out ones");
     std::vector<std::string> outcomes;
-    for (const int threads : {1, 2, 4}) {
+    for (const int threads : {1, 3}) {
       const auto budget = std::make_shared<WorkBudget>(before + fraction * held_out);
       const Calibration calibration = Calibration::from_files(config, measurements, paths, {}, budget);
       calibration.fit();
@@ -291,7 +291,6 @@ TEST_CASE("Whether held-out fits pass --max-work, and the message when not, is t
       }
     }
     CHECK(outcomes[1] == outcomes[0]);
-    CHECK(outcomes[2] == outcomes[0]);
     if (fraction < 1) CHECK(outcomes[0] != "passed");
     if (fraction > 2) CHECK(outcomes[0] == "passed");
   }
