@@ -8,9 +8,9 @@
 # --suite (what CI runs, scripts/test.sh): the same sanitized tree first builds
 # everything, the mgsim binary and the tests included, and runs the test suite
 # under ASan/UBSan (any report fails), so one sanitized build serves both. Left
-# to the unsanitized suite: the layering probes (they only compile) and nine
-# replays and calibrations of hundreds of runs through paths smaller tests
-# take (SANITIZED_SKIP).
+# to the unsanitized suite: the layering probes (they only compile) and ten
+# replays, plans and calibrations of hundreds of runs through paths smaller
+# tests take (SANITIZED_SKIP).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 suite=0
@@ -31,12 +31,14 @@ cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Debug -
 if [ $suite = 1 ]; then
   cmake --build build-fuzz -j"$(nproc)"
   # Every documented command, every validation case, every config's golden outputs, replays of the shipped
-  # set and of 500 random scenarios, four calibrations of many keys and rows (each a multistart of
-  # two global searches) and held-out fits replayed under several budgets and thread counts: minutes
-  # under ASan, through code the smaller tests here take too, and all run unsanitized by scripts/test.sh.
+  # set and of 500 random scenarios, OMGS plans of 80 layers, four calibrations of many keys and rows (each
+  # a multistart of two global searches) and held-out fits replayed under several budgets and thread
+  # counts: minutes under ASan, through code the smaller tests here take too, and all run unsanitized by
+  # scripts/test.sh.
   SANITIZED_SKIP='^layering_|^doc_commands$|^validation_scripts$|^golden_outputs$|500 random scenarios'
   SANITIZED_SKIP+='|shipped validation set does not regress|calibrate recovers (the overlap and both|each numeric key)'
   SANITIZED_SKIP+='|calibrate leaves the minima|calibrate says which values trade off|held-out fits pass --max-work'
+  SANITIZED_SKIP+='|OMGS plans what the plain Pareto search plans on balanced traces of 80 layers'
   (cd build-fuzz && ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     ctest --output-on-failure -j"$(nproc)" -E "$SANITIZED_SKIP")
 else

@@ -180,3 +180,11 @@ TEST_CASE("sweep: a node size that does not divide a GPU count is refused before
   const auto file = write_sweep(dir, config);
   REQUIRE_THROWS_WITH(Loaded(file), Contains(file.string() + ": gpus[1]: 6 GPUs"));
 }
+
+TEST_CASE("The budget a refusal suggests, rounded up to two digits, runs what it refused") {
+  // 1.84e7 steps: to the nearest two digits 1.8e7, which --max-work would refuse again.
+  CHECK_THROWS_WITH(check_work(1.84e7, 1e7), Catch::Contains("past --max-work 1e+07") &&
+                                                 Catch::Contains("give --max-work 1.9e+07 to run them anyway"));
+  CHECK_THROWS_WITH(check_work(1.8e7, 1e7), Catch::Contains("give --max-work 1.8e+07 to run"));
+  CHECK_NOTHROW(check_work(1.9e7, 1.9e7));
+}
