@@ -613,8 +613,30 @@ TEST_CASE("config loader reads schedule objects with parameters", "[loaders][con
   CHECK(loaded.schedules[1].name == "ddp");
   CHECK(loaded.schedules[1].params == mgsim::ParamValues{{"bucket_cap_mb", 50.0}});
   CHECK(loaded.schedules[1].label() == "ddp(bucket_cap_mb=50)");
-  CHECK(loaded.schedules[2].label() == "horovod(copy_s_per_byte=0)");
+  CHECK(loaded.schedules[2].params == mgsim::ParamValues{{"copy_s_per_byte", 0.0}});
+  CHECK(loaded.schedules[2].label() == "horovod");  // 0, Horovod's default copy cost (docs/config.md), names no other run
   CHECK(loaded.schedules[3].label() == "wfbp");
+}
+
+TEST_CASE("config loader refuses a schedule given twice, once with a parameter at its default", "[loaders][config]") {
+  TempDir dir;
+  json config = valid_config();
+  // DDP's first bucket is 1 MiB by default: given as 1, it is the run of "ddp".
+  config["schedules"] = json::parse(R"(["ddp", {"name": "ddp", "first_bucket_cap_mb": 1}])");
+  const auto file = dir.write("run.json", config);
+  REQUIRE_THROWS_WITH(load_run_config(file),
+                      Catch::Contains(file.string() + ": schedules[1]: schedule 'ddp' given twice (a parameter at its "
+                                                      "default is the same run)"));
+  // A cap given, even DDP's default 25 MiB, makes the first bucket that cap too (PyTorch's rule): another run,
+  // whose label keeps the cap; the first bucket written out at the cap it follows adds nothing.
+  config["schedules"] = json::parse(R"(["ddp", {"name": "ddp", "bucket_cap_mb": 25},
+      {"name": "ddp", "bucket_cap_mb": 50, "first_bucket_cap_mb": 50}, {"name": "ddp", "bucket_cap_mb": 50,
+      "first_bucket_cap_mb": 1}])");
+  const mgsim::Scenario loaded = load_run_config(dir.write("run.json", config));
+  REQUIRE(loaded.schedules.size() == 4);
+  CHECK(loaded.schedules[1].label() == "ddp(bucket_cap_mb=25)");
+  CHECK(loaded.schedules[2].label() == "ddp(bucket_cap_mb=50)");
+  CHECK(loaded.schedules[3].label() == "ddp(bucket_cap_mb=50,first_bucket_cap_mb=1)");
 }
 
 TEST_CASE("config loader gives every dense schedule when none is named", "[loaders][config]") {

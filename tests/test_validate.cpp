@@ -185,3 +185,23 @@ TEST_CASE("The shipped validation set does not regress past its recorded median 
   constexpr double kRecordedMedian = 0.0415;  // 4.1% over 350 predictions: docs/fidelity.md
   CHECK(report.median_abs_error() <= kRecordedMedian);
 }
+
+TEST_CASE("Validate tells a DDP run with its cap written out from the default run, and a written-out default from none") {
+  // A DDP cap given, even the default 25 MiB, makes the first bucket that cap (PyTorch's rule): another run,
+  // which a case may predict beside the default one it calibrates on; the first bucket written out at its
+  // default 1 MiB is the default run itself, which it may not.
+  const double compute = 0.102667 + 0.205334;
+  const auto ddp_row = [&](const nlohmann::json& schedule) {
+    return nlohmann::json{{"gpus", 4}, {"schedule", schedule}, {"iteration_time_s", compute + 5e-3}, {"source", "paper"}};
+  };
+  SweepTempDir dir;
+  const nlohmann::json calibrate = nlohmann::json::array({row(2, compute + 2e-3), ddp_row("ddp")});
+  const auto cap = dir.write_json(
+      "cap.json", ring_case(calibrate, nlohmann::json::array({ddp_row({{"name", "ddp"}, {"bucket_cap_mb", 25}})})));
+  const ValidationReport report = validate(cap);
+  REQUIRE(report.rows.size() == 3);
+  CHECK(report.rows[2].schedule == "ddp(bucket_cap_mb=25)");
+  const auto first = dir.write_json(
+      "first.json", ring_case(calibrate, nlohmann::json::array({ddp_row({{"name", "ddp"}, {"first_bucket_cap_mb", 1}})})));
+  CHECK_THROWS_WITH(validate(first), Catch::Contains("predict[0]: the run of calibrate[1], which the case calibrates on"));
+}

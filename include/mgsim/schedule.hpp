@@ -25,13 +25,16 @@ class Schedule {
 };
 
 /// A tunable number of a schedule. Every value must be finite, > 0 (or >= 0
-/// where `zero_allowed`) and <= `max_value`.
+/// where `zero_allowed`) and <= `max_value`. Left out, it is `default_value`,
+/// or the value given to the earlier parameter `default_from` when that one
+/// is given (DDP's first bucket is its bucket cap once a cap is given).
 struct ParamSpec {
   std::string_view name;
   double default_value;
   bool zero_allowed;
   std::string_view description;
   double max_value = std::numeric_limits<double>::infinity();
+  std::string_view default_from = {};
 };
 
 /// Parameter values a user gave, by name; absent ones take their default.
@@ -93,8 +96,9 @@ void check_params(std::string_view owner, std::span<const ParamSpec> specs, cons
 /// The same for the name alone: "<owner>: unknown parameter 'x' (valid: ...)".
 void check_param_name(std::string_view owner, std::span<const ParamSpec> specs, std::string_view name);
 
-/// The given value of the parameter `name` of `specs`, or its default. A
-/// name not among `specs` is a programming error (std::logic_error).
+/// The given value of the parameter `name` of `specs`, or its default
+/// (ParamSpec::default_from). A name not among `specs` is a programming
+/// error (std::logic_error).
 double param_value(const ParamValues& given, std::span<const ParamSpec> specs, std::string_view name);
 
 }  // namespace mgsim

@@ -112,7 +112,7 @@ std::string_view metric_key(MeasuredMetric metric) {
 
 std::vector<Measurement> read_measurements(const nlohmann::json& rows, const JsonWhere& where,
                                            const std::filesystem::path& folder, const nlohmann::json& base_config,
-                                           const std::filesystem::path& base_trace) {
+                                           const JsonWhere& config_where, const std::filesystem::path& base_trace) {
   if (!rows.is_array()) where.expected("an array of measurements", rows);
   std::vector<Measurement> measurements;
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -132,7 +132,13 @@ std::vector<Measurement> read_measurements(const nlohmann::json& rows, const Jso
         schedule.is_string() ? config_schedule_index(base_config, schedule.get<std::string>(), at.key("schedule")) : -1;
     m.schedule = schedule;
     std::vector<std::filesystem::path> inputs;
-    m.schedule_label = read_schedule(schedule, at.key("schedule"), folder, inputs).label();
+    m.schedule_label =
+        m.config_schedule >= 0
+            ? read_schedule(base_config["schedules"][static_cast<std::size_t>(m.config_schedule)],
+                            config_where.key("schedules").index(static_cast<std::size_t>(m.config_schedule)),
+                            std::filesystem::path(config_where.file).parent_path(), inputs)
+                  .label()
+            : read_schedule(schedule, at.key("schedule"), folder, inputs).label();
     if (in.has("collective")) {
       m.collective = read_collective(in.required("collective"), at.key("collective"));
       m.schedule_label = run_label(m.schedule_label, m.collective->label());
@@ -174,12 +180,12 @@ std::vector<CollectiveSpec> collectives_of(const Scenario& scenario, const Measu
 }
 
 std::vector<Measurement> load_measurements(const std::filesystem::path& file, const nlohmann::json& base_config,
-                                           const std::filesystem::path& base_trace) {
+                                           const JsonWhere& config_where, const std::filesystem::path& base_trace) {
   const nlohmann::json document = parse_json_file(file, InputKind::config);
   JsonReader top(document, {file.string(), "", InputKind::config});
   const JsonWhere where = top.where().key("measurements");
-  std::vector<Measurement> measurements =
-      read_measurements(top.required("measurements"), where, file.parent_path(), base_config, base_trace);
+  std::vector<Measurement> measurements = read_measurements(top.required("measurements"), where, file.parent_path(),
+                                                            base_config, config_where, base_trace);
   top.reject_unknown();
   return measurements;
 }
@@ -245,7 +251,8 @@ Calibration Calibration::from_files(const std::filesystem::path& config, const s
     ordered[nlohmann::ordered_json::json_pointer(pointer_of(path).to_string())] = value;
   }
   const std::filesystem::path base_trace = base_scenario(document, config, "").traces.front();
-  std::vector<Measurement> rows = load_measurements(measurements, document, base_trace);
+  std::vector<Measurement> rows =
+      load_measurements(measurements, document, {config.string(), "", InputKind::config}, base_trace);
   return Calibration(config, std::move(ordered), "", measurements, "measurements", std::move(rows),
                      std::move(fit_paths), std::move(budget));
 }

@@ -55,39 +55,15 @@ void add_rows(const std::filesystem::path& file, const std::vector<Measurement>&
   }
 }
 
-/// The schedule entry `entry` (of a row or a config) as one text however it
-/// is written: its name and the parameters it gives at other than their
-/// defaults, by name.
-std::string schedule_key(const nlohmann::json& entry) {
-  if (entry.is_string()) return entry.get<std::string>();
-  const std::string name = entry.at("name").get<std::string>();
-  const ScheduleChoice choice = find_schedule_or_builder(name);  // read before: a valid name
-  const std::span<const ParamSpec> params = choice.schedule ? choice.schedule->params : choice.builder->params;
-  const std::span<const ChoiceSpec> texts = choice.builder ? choice.builder->choices : std::span<const ChoiceSpec>{};
-  std::vector<std::string> given;
-  for (const auto& item : entry.items()) {  // not a structured binding: clang 14 cannot capture one
-    const std::string& key = item.key();
-    const nlohmann::json& value = item.value();
-    const auto param = std::find_if(params.begin(), params.end(), [&](const ParamSpec& p) { return p.name == key; });
-    const auto text = std::find_if(texts.begin(), texts.end(), [&](const ChoiceSpec& c) { return c.name == key; });
-    const bool at_default = (param != params.end() && value.is_number() && value.get<double>() == param->default_value) ||
-                            (text != texts.end() && value.is_string() && value.get<std::string>() == text->default_value);
-    if (key != "name" && !at_default) given.push_back(fmt::format("{}={}", key, value.dump()));
-  }
-  return given.empty() ? name : fmt::format("{}({})", name, fmt::join(given, ","));
-}
-
 /// The run a row measures: its trace as one file (whatever links name it),
 /// GPUs, the schedule that runs (the config's entry of its name, when the
 /// row names one) with the collective it runs on (its own or the config's),
 /// metric.
 using Run = std::tuple<FileIdentity, int, std::string, MeasuredMetric>;
-Run run_of(const Measurement& m, const nlohmann::json& config, const std::string& config_collective) {
-  const std::string schedule =
-      schedule_key(m.config_schedule >= 0 ? config.at("schedules").at(static_cast<std::size_t>(m.config_schedule))
-                                          : m.schedule);
+Run run_of(const Measurement& m, const std::string& config_collective) {
+  // A row's label names its own collective, when it has one.
   return {FileIdentity::of(m.trace), m.gpus,
-          run_label(schedule, m.collective ? m.collective->label() : config_collective), m.metric};
+          m.collective ? m.schedule_label : run_label(m.schedule_label, config_collective), m.metric};
 }
 
 /// A predicted number of a case, to find it again in another case.
@@ -101,21 +77,20 @@ struct Prediction {
   }
 };
 
-/// Refuses a row of `rows` (at `where`) that measures the run of an earlier
-/// one from the same source (trace, GPUs, schedule with its collective,
-/// metric), or the run of any of `calibrating` (at `calibrating_where`): a
-/// repeat counts twice in the median and max, and a run the case calibrates
-/// on is no prediction. Two sources may measure one run.
-void refuse_repeated_runs(const std::vector<Measurement>& rows, const JsonWhere& where,
-                          const std::vector<Measurement>& calibrating, const JsonWhere& calibrating_where,
-                          const nlohmann::json& config, const std::string& config_collective) {
-  const auto runs_of = [&](const std::vector<Measurement>& measurements) {
-    std::vector<Run> runs;
-    for (const Measurement& m : measurements) runs.push_back(run_of(m, config, config_collective));
-    return runs;
-  };
-  const std::vector<Run> runs = runs_of(rows);
-  const std::vector<Run> calibrated = runs_of(calibrating);
+/// The runs of `rows`, in order.
+std::vector<Run> runs_of(const std::vector<Measurement>& rows, const std::string& config_collective) {
+  std::vector<Run> runs;
+  for (const Measurement& m : rows) runs.push_back(run_of(m, config_collective));
+  return runs;
+}
+
+/// Refuses a row of `rows` (at `where`, their runs `runs`) that measures the
+/// run of an earlier one from the same source (trace, GPUs, schedule with
+/// its collective, metric), or one of the runs `calibrated` (rows at
+/// `calibrating_where`): a repeat counts twice in the median and max, and a
+/// run the case calibrates on is no prediction. Two sources may measure one run.
+void refuse_repeated_runs(const std::vector<Measurement>& rows, const std::vector<Run>& runs, const JsonWhere& where,
+                          const std::vector<Run>& calibrated, const JsonWhere& calibrating_where) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       if (runs[j] == runs[i] && rows[j].source == rows[i].source) {
@@ -153,13 +128,14 @@ void validate_case(const std::filesystem::path& file, std::string text, double m
     for (const auto& [element, at] : top.array("fit")) paths.push_back(read_text(*element, at));
   }
   const std::filesystem::path folder = file.parent_path();
+  const JsonWhere config_where = top.where().key("config");
   std::vector<Measurement> calibrating;
   if (top.has("calibrate")) {
-    calibrating =
-        read_measurements(top.required("calibrate"), top.where().key("calibrate"), folder, config, base_trace);
+    calibrating = read_measurements(top.required("calibrate"), top.where().key("calibrate"), folder, config,
+                                    config_where, base_trace);
   }
-  std::vector<Measurement> predicting =
-      read_measurements(top.required("predict"), top.where().key("predict"), folder, config, base_trace);
+  std::vector<Measurement> predicting = read_measurements(top.required("predict"), top.where().key("predict"), folder,
+                                                          config, config_where, base_trace);
   if (predicting.empty()) top.where().key("predict").fail("expected at least one measurement to predict, got none");
   check_sources(top, calibrating, top.where().key("calibrate"));
   check_sources(top, predicting, top.where().key("predict"));
@@ -168,12 +144,13 @@ void validate_case(const std::filesystem::path& file, std::string text, double m
                                       "them out");
   }
   const std::string collective = scenario.collectives.front().label();
-  refuse_repeated_runs(calibrating, top.where().key("calibrate"), {}, top.where().key("calibrate"), config, collective);
-  refuse_repeated_runs(predicting, top.where().key("predict"), calibrating, top.where().key("calibrate"), config,
-                       collective);
+  const std::vector<Run> calibrated = runs_of(calibrating, collective);
+  const std::vector<Run> predicted = runs_of(predicting, collective);
+  refuse_repeated_runs(calibrating, calibrated, top.where().key("calibrate"), {}, top.where().key("calibrate"));
+  refuse_repeated_runs(predicting, predicted, top.where().key("predict"), calibrated, top.where().key("calibrate"));
   top.reject_unknown();
   for (std::size_t i = 0; i < predicting.size(); ++i) {
-    Prediction prediction{run_of(predicting[i], config, collective), predicting[i].source, predicting[i].value,
+    Prediction prediction{predicted[i], predicting[i].source, predicting[i].value,
                           fmt::format("{}: predict[{}]", file.string(), i)};
     for (const Prediction& earlier : predictions) {
       if (earlier == prediction) {

@@ -97,12 +97,8 @@ std::int64_t mib_to_bytes(double mib) { return std::llround(mib * kMiB); }
 
 std::unique_ptr<Schedule> make_ddp(const ParamValues& given, const SparseOptions&) {
   const auto& specs = find_schedule("ddp").params;
-  const double cap_mb = param_value(given, specs, "bucket_cap_mb");
-  const bool cap_is_default = !given.contains("bucket_cap_mb");
-  const double first_mb = given.contains("first_bucket_cap_mb") || cap_is_default
-                              ? param_value(given, specs, "first_bucket_cap_mb")
-                              : cap_mb;
-  return std::make_unique<Ddp>(mib_to_bytes(first_mb), mib_to_bytes(cap_mb));
+  return std::make_unique<Ddp>(mib_to_bytes(param_value(given, specs, "first_bucket_cap_mb")),
+                               mib_to_bytes(param_value(given, specs, "bucket_cap_mb")));
 }
 
 std::unique_ptr<Schedule> make_horovod(const ParamValues& given, const SparseOptions&) {

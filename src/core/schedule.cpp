@@ -32,7 +32,8 @@ constexpr std::array kDdpParams{
               .description =
                   "capacity of the first bucket in MiB; when left out it is 1 MiB with the default bucket_cap_mb and "
                   "equal to bucket_cap_mb otherwise",
-              .max_value = kMaxBufferMiB},
+              .max_value = kMaxBufferMiB,
+              .default_from = "bucket_cap_mb"},
 };
 
 constexpr std::array kHorovodParams{
@@ -296,8 +297,11 @@ void check_params(std::string_view owner, std::span<const ParamSpec> specs, cons
 double param_value(const ParamValues& given, std::span<const ParamSpec> specs, std::string_view name) {
   const auto spec = std::find_if(specs.begin(), specs.end(), [&](const ParamSpec& s) { return s.name == name; });
   if (spec == specs.end()) throw std::logic_error(fmt::format("no parameter '{}' in this table", name));
-  const auto found = given.find(name);
-  return found == given.end() ? spec->default_value : found->second;
+  if (const auto found = given.find(name); found != given.end()) return found->second;
+  if (const auto from = given.find(spec->default_from); !spec->default_from.empty() && from != given.end()) {
+    return from->second;
+  }
+  return spec->default_value;
 }
 
 std::int64_t whole_param(std::string_view schedule, const ParamValues& given, std::string_view name,

@@ -242,7 +242,10 @@ int read_iterations(JsonReader& top) {
 
 void check_unique_label(const ScheduleSpec& spec, std::unordered_set<std::string>& taken, const JsonWhere& where) {
   std::string label = spec.label();
-  if (taken.contains(label)) where.fail(fmt::format("schedule '{}' given twice", label));
+  if (taken.contains(label)) {
+    where.fail(fmt::format("schedule '{}' given twice{}", label,
+                           spec.params.empty() && spec.choices.empty() ? "" : " (a parameter at its default is the same run)"));
+  }
   taken.insert(std::move(label));
 }
 
