@@ -749,22 +749,18 @@ std::vector<std::optional<double>> Calibration::leave_one_out(std::span<const do
   const auto held_out = [&](std::size_t i, double allowance) {
     std::vector<Measurement> others = measurements_;
     others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
+    std::optional<Calibration> without;  // what it charged counts, however it ends
     try {
-      const Calibration without(config_file_, started, config_at_, measurements_file_, rows_key_, std::move(others),
-                                paths_, std::make_shared<WorkBudget>(allowance));
-      try {
-        const nlohmann::json document = with_values(without.fit().values);
-        predicted[i] =
-            without.predict_one(document, base_scenario(document, config_file_, config_at_), measurements_[i]);
-      } catch (const WorkError&) {
-        over[i] = true;
-      }
-      cost[i] = without.charged_;
-    } catch (const WorkError&) {  // checking the fit's paths, before it
+      without.emplace(config_file_, started, config_at_, measurements_file_, rows_key_, std::move(others), paths_,
+                      std::make_shared<WorkBudget>(allowance));
+      const nlohmann::json document = with_values(without->fit().values);
+      predicted[i] = without->predict_one(document, base_scenario(document, config_file_, config_at_), measurements_[i]);
+    } catch (const WorkError&) {
       over[i] = true;
     } catch (const ConfigError&) {
       // the others alone cannot fit every value: no prediction
     }
+    if (without) cost[i] = without->charged_;
   };
   const auto charge = [&](std::size_t i) {
     budget_->spend(over[i] ? std::max(cost[i], budget_->left() + 1) : cost[i]);  // refused when over

@@ -136,6 +136,13 @@ std::pair<std::string, std::size_t> complete_rows(const std::filesystem::path& f
   return {std::move(text), rows};
 }
 
+/// The workers for `jobs` jobs on `threads` threads (<= 0: one per hardware thread).
+int workers_for(std::size_t jobs, int threads) {
+  const std::size_t wanted =
+      threads > 0 ? static_cast<std::size_t>(threads) : std::max(1u, std::thread::hardware_concurrency());
+  return static_cast<int>(std::min(wanted, jobs));
+}
+
 }  // namespace
 
 SweepShard SweepShard::parse(std::string_view text) {
@@ -160,8 +167,7 @@ std::size_t SweepShard::size(std::size_t total) const {
 
 void run_ordered(std::size_t first, std::size_t count, int threads, const RowMaker& make, const RowSink& sink) {
   if (first >= count) return;
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  threads = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads), count - first));
+  threads = workers_for(count - first, threads);
   Results results;
   std::atomic<std::size_t> next_run{first};
   std::atomic<bool> stop{false};
@@ -207,7 +213,7 @@ void run_ordered(std::size_t first, std::size_t count, int threads, const RowMak
 
 void for_each_index(std::size_t count, int threads, const std::function<void(std::size_t k)>& work) {
   if (count == 0) return;
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = workers_for(count, threads);
   std::atomic<std::size_t> next{0};
   std::mutex mutex;
   std::exception_ptr failure;
@@ -224,7 +230,7 @@ void for_each_index(std::size_t count, int threads, const std::function<void(std
   };
   {
     std::vector<std::jthread> workers;
-    for (std::size_t t = 0; t < std::min<std::size_t>(static_cast<std::size_t>(threads), count); ++t) workers.emplace_back(worker);
+    for (int t = 0; t < threads; ++t) workers.emplace_back(worker);
   }
   if (failure) std::rethrow_exception(failure);
 }

@@ -19,8 +19,9 @@ std::string ScheduleSpec::label() const {
   // other run: left out, so that one run has one label. Dependents first: "bucket_cap_mb=25" stays, since
   // without it the first bucket would go back to 1 MiB.
   const auto same_values = [&](const ParamValues& a, const ParamValues& b) {
-    return std::all_of(numbers.begin(), numbers.end(),
-                       [&](const ParamSpec& p) { return param_value(a, numbers, p.name) == param_value(b, numbers, p.name); });
+    return std::all_of(numbers.begin(), numbers.end(), [&](const ParamSpec& p) {
+      return param_value(a, numbers, p.name) == param_value(b, numbers, p.name);
+    });
   };
   ParamValues shown = params;
   for (auto spec = numbers.rbegin(); spec != numbers.rend(); ++spec) {
