@@ -376,25 +376,32 @@ TEST_CASE("import: a damaged first step does not decide the model: the gradient 
                    "ProfilerStep#1 accumulates 3 gradients, ProfilerStep#2 4: skipped") == 1);
 }
 
-/// The sample with a third step: step 2's events again, 2000 us later,
-/// their correlation and external ids moved past the others.
-nlohmann::json three_steps() {
+/// The sample with `count` steps: steps 3 to `count` are step 2's events
+/// again, 2000 us apart, their correlation and external ids moved past the others.
+nlohmann::json steps(int count) {
   nlohmann::json document = sample();
   nlohmann::json& events = document["traceEvents"];
-  const std::size_t count = events.size();
-  for (std::size_t i = 0; i < count; ++i) {
-    const double ts = events[i].value("ts", -1.0);
-    if (ts < 3000 || ts >= 5000) continue;
-    nlohmann::json copy = events[i];
-    copy["ts"] = ts + 2000;
-    if (copy["name"] == "ProfilerStep#2") copy["name"] = "ProfilerStep#3";
-    for (const char* id : {"correlation", "External id"}) {
-      if (copy.contains("args") && copy["args"].contains(id)) copy["args"][id] = copy["args"][id].get<int>() + 100000;
+  const std::size_t given = events.size();
+  for (int step = 3; step <= count; ++step) {
+    const double shift = 2000.0 * (step - 2);
+    for (std::size_t i = 0; i < given; ++i) {
+      const double ts = events[i].value("ts", -1.0);
+      if (ts < 3000 || ts >= 5000) continue;
+      nlohmann::json copy = events[i];
+      copy["ts"] = ts + shift;
+      if (copy["name"] == "ProfilerStep#2") copy["name"] = fmt::format("ProfilerStep#{}", step);
+      for (const char* id : {"correlation", "External id"}) {
+        if (copy.contains("args") && copy["args"].contains(id)) {
+          copy["args"][id] = copy["args"][id].get<int>() + 100000 * (step - 2);
+        }
+      }
+      events.push_back(copy);
     }
-    events.push_back(copy);
   }
   return document;
 }
+
+nlohmann::json three_steps() { return steps(3); }
 
 TEST_CASE("import: steps without gradients do not outvote the step that has them", "[import]") {
   // Steps 1 and 2 lose every AccumulateGrad: two steps of 0 gradients, one
@@ -413,6 +420,29 @@ TEST_CASE("import: steps without gradients do not outvote the step that has them
   CHECK(parameters(imported.trace) == 212);
   CHECK(std::count(imported.warnings.begin(), imported.warnings.end(),
                    "ProfilerStep#1 accumulates 0 gradients, ProfilerStep#3 4: skipped") == 1);
+}
+
+TEST_CASE("import: many skipped steps are said in four lines: the first three and how many more", "[import]") {
+  // Seven steps, the first five without their AccumulateGrad events (ts < 11000: steps 1 to 5): five
+  // skipped, two imported.
+  nlohmann::json document = steps(7);
+  auto& events = document["traceEvents"];
+  events.erase(std::remove_if(events.begin(), events.end(),
+                              [](const nlohmann::json& e) {
+                                return e.value("ts", 0.0) < 11000 &&
+                                       e.value("name", "").find("AccumulateGrad") != std::string::npos;
+                              }),
+               events.end());
+  const ImportedTrace imported = import(document);
+  CHECK(imported.provenance["statistics"]["iterations"] == 2);
+  std::vector<std::string> skips;
+  for (const std::string& w : imported.warnings) {
+    if (w.find("skipped") != std::string::npos) skips.push_back(w);
+  }
+  REQUIRE(skips.size() == 4);
+  CHECK(skips[0] == "ProfilerStep#1 accumulates 0 gradients, ProfilerStep#6 4: skipped");
+  CHECK(skips[2] == "ProfilerStep#3 accumulates 0 gradients, ProfilerStep#6 4: skipped");
+  CHECK(skips[3] == "2 more step windows skipped, 5 of the 7 in all (2 imported)");
 }
 
 TEST_CASE("import: a node's forward is the operator of its sequence number before it, not a later step's", "[import]") {

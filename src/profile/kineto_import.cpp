@@ -132,26 +132,27 @@ class KinetoImporter {
       describe_parameters(*reference, nodes, gradients(nodes));
       warn_if_repeated(*reference);
     }
+    std::vector<std::string> skipped;  // why each skipped window was
     for (std::size_t w = 0; w < windows_.size(); ++w) {
       const auto [from, to] = windows_[w];
       if (to <= from) {
-        warnings_.push_back(fmt::format("a step window at {} ns lasts 0 ns: skipped", from));
+        skipped.push_back(fmt::format("a step window at {} ns lasts 0 ns: skipped", from));
         continue;
       }
       const std::vector<const Node*> nodes = nodes_between(from, to);
       if (nodes.empty()) {
-        warnings_.push_back(fmt::format("a step window at {} ns holds no backward pass: skipped", from));
+        skipped.push_back(fmt::format("a step window at {} ns holds no backward pass: skipped", from));
         continue;
       }
       const std::vector<const Node*> grads = gradients(nodes);
       if (grads.size() != params_.size()) {
-        warnings_.push_back(fmt::format("{} accumulates {}, {} {}: skipped", window_name(w),
+        skipped.push_back(fmt::format("{} accumulates {}, {} {}: skipped", window_name(w),
                                         counted(static_cast<std::int64_t>(grads.size()), "gradient"),
                                         window_name(*reference), params_.size()));
         continue;
       }
       if (const std::string other = other_sizes(grads, *reference); !other.empty()) {
-        warnings_.push_back(fmt::format("{} accumulates gradients unlike {}'s ({}): skipped", window_name(w),
+        skipped.push_back(fmt::format("{} accumulates gradients unlike {}'s ({}): skipped", window_name(w),
                                         window_name(*reference), other));
         continue;
       }
@@ -160,6 +161,7 @@ class KinetoImporter {
       busy.push_back(static_cast<double>(gpu_busy_in(from, to)) / static_cast<double>(to - from));
       if (const auto step = optimizer_step_in(from, to)) optimizer_steps.push_back(*step);
     }
+    warn_skipped(skipped, iteration);
     if (params_.empty() && !events_.steps.empty() &&
         std::any_of(nodes_.begin(), nodes_.end(), [](const Node& n) { return n.accumulate(); })) {
       fail(fmt::format("none of the {} ProfilerStep# windows imported holds a backward pass with parameter "
@@ -511,6 +513,17 @@ class KinetoImporter {
     // Forward (framework) order is the reverse of the order gradients arrive.
     params_.assign(found.rbegin(), found.rend());
     check_layer_count();
+  }
+
+  /// The first few of the reasons `skipped` windows were, each a warning,
+  /// and how many more: a long profile of warm-up steps says so in a few lines.
+  void warn_skipped(const std::vector<std::string>& skipped, int imported) {
+    constexpr std::size_t kShown = 3;
+    for (std::size_t i = 0; i < std::min(skipped.size(), kShown); ++i) warnings_.push_back(skipped[i]);
+    if (skipped.size() > kShown) {
+      warnings_.push_back(fmt::format("{} more step windows skipped, {} of the {} in all ({} imported)",
+                                      skipped.size() - kShown, skipped.size(), windows_.size(), imported));
+    }
   }
 
   /// A gradient list that is the same sizes k >= 2 times over is likely k
