@@ -9,7 +9,14 @@
 # (scripts/fuzz.sh --suite, docs/fuzzing.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+start=$SECONDS
+phase() { echo "== test.sh: $1 ($((SECONDS - start)) s in)"; }  # where CI's minutes go
+phase "installing dependencies"
 bash scripts/install-deps.sh
+phase "building (Release)"
 bash scripts/build.sh -DMGSIM_UNITY_BUILD=ON  # a batch of sources per compiler run: the fastest build from scratch
+phase "testing (Release)"
 (cd build && ctest --output-on-failure -j"$(nproc)")
+phase "building, testing and fuzzing under ASan/UBSan"
 bash scripts/fuzz.sh --suite 10 2
+phase "done"
