@@ -305,7 +305,7 @@ TEST_CASE("a run config names the builders like schedules, with text, boolean an
   CHECK(config.schedules[1].graph->edges().size() == 15);
   CHECK(config.schedules[3].label() == "nbsgd(k=10,trigger=kth)");
   WorkloadCache cache;
-  const std::vector<RunOutcome> outcomes = execute_runs(RunGrid(config, cache));
+  const std::vector<RunOutcome> outcomes = execute_runs(RunGrid(config, cache), KeepIterations::yes);
   REQUIRE(outcomes.size() == 4);
   // MATCHA with budget 1 on the file's graph is D-PSGD on it, through the whole run path.
   CHECK(outcomes[2].row.metrics.iteration == outcomes[1].row.metrics.iteration);

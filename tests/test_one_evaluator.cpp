@@ -194,7 +194,7 @@ TEST_CASE("one evaluator: run, sweep, calibrate and advise agree on 500 random s
     WorkloadCache run_cache;
     Scenario scenario = load_scenario(file);
     require_one_of_each(scenario, "mgsim run");
-    const std::vector<RunRow> rows = rows_of(execute_runs(RunGrid(scenario, run_cache)));
+    const std::vector<RunRow> rows = rows_of(execute_runs(RunGrid(scenario, run_cache), KeepIterations::no));
     // mgsim sweep: the same file, rows on their own.
     WorkloadCache sweep_cache;
     const RunGrid sweep(load_scenario(file), sweep_cache);

@@ -27,7 +27,7 @@ TEST_CASE("run set: the report and the timeline come from the same iterations", 
   std::mt19937_64 rng(3);
   WorkloadCache cache;
   const RunGrid grid(ring_scenario(cache, random_trace(rng, 20, true), {2, 8, 32}, kGridLink, wfbp_and_mgwfbp()), cache);
-  std::vector<RunOutcome> outcomes = execute_runs(grid);
+  std::vector<RunOutcome> outcomes = execute_runs(grid, KeepIterations::yes);
   const std::vector<RunRow> rows = rows_of(outcomes);
   const std::vector<IterationTrace> timeline = timeline_iterations(std::move(outcomes));
   REQUIRE(rows.size() == 6);
@@ -45,7 +45,7 @@ TEST_CASE("run set: rows come GPU counts outer and agree with simulate()", "[run
   WorkloadCache cache;
   const RunGrid grid(ring_scenario(cache, random_trace(rng, 30, true), {2, 8, 32}, kGridLink, wfbp_and_mgwfbp()), cache);
   const Workload& workload = grid.workload(0);
-  const std::vector<RunRow> rows = rows_of(execute_runs(grid));
+  const std::vector<RunRow> rows = rows_of(execute_runs(grid, KeepIterations::no));
   const auto ring = find_collective("ring").make({{kGridLink, kGridLink}});
   REQUIRE(rows.size() == 6);
   for (std::size_t r = 0; r < rows.size(); ++r) {

@@ -181,7 +181,7 @@ TEST_CASE("sweep: a sweep's rows are the rows of `mgsim run` with the same setti
   const RunGrid sweep(load_scenario(dir.write_json("sweep.json", config)), cache);
   config["schedules"] = {"wfbp", "single", "mgwfbp", json{{"name", "ddp"}, {"bucket_cap_mb", 1}},
                          json{{"name", "ddp"}, {"bucket_cap_mb", 25}}};
-  const std::vector<RunRow> rows = rows_of(execute_runs(RunGrid(load_scenario(dir.write_json("run.json", config)), cache)));
+  const std::vector<RunRow> rows = rows_of(execute_runs(RunGrid(load_scenario(dir.write_json("run.json", config)), cache), KeepIterations::no));
   REQUIRE(rows.size() == sweep.size());
   const std::string prefix_of_trace = "," + kGoogleNetTrace + ",net0,1,";
   for (std::size_t i = 0; i < rows.size(); ++i) {

@@ -29,20 +29,31 @@ class Cluster {
   /// Rank r belongs to class `rank_class[r]`, whose speed is `speeds[c]`.
   Cluster(std::vector<double> speeds, std::vector<int> rank_class, int gpus_per_node = 1);
 
-  int size() const { return static_cast<int>(rank_class_.size()); }
+  int size() const { return size_; }
   int gpus_per_node() const { return gpus_per_node_; }
   int node_of(int rank) const { return rank / gpus_per_node_; }
   int class_count() const { return static_cast<int>(speeds_.size()); }
-  int class_of(int rank) const { return rank_class_[static_cast<std::size_t>(rank)]; }
+  int class_of(int rank) const;
   double speed(int speed_class) const { return speeds_[static_cast<std::size_t>(speed_class)]; }
   /// Ranks in `speed_class`.
   int class_size(int speed_class) const { return class_size_[static_cast<std::size_t>(speed_class)]; }
   bool homogeneous() const { return class_count() == 1 && speeds_[0] == 1.0; }
 
  private:
+  /// Ranks from `first` to the next run's first (or the last rank) of one class.
+  struct Run {
+    int first = 0;
+    int speed_class = 0;
+  };
+  Cluster(std::vector<double> speeds, std::vector<Run> runs, int size, int gpus_per_node);
+
   std::vector<double> speeds_;
-  std::vector<int> rank_class_;
+  /// The ranks as runs of one class, by first rank: a few per cluster, however
+  /// many ranks (a grid of 2,000 GPU counts of 100,000 once held 800 MB of
+  /// per-rank classes).
+  std::vector<Run> runs_;
   std::vector<int> class_size_;
+  int size_ = 0;
   int gpus_per_node_ = 1;
 };
 

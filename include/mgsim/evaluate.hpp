@@ -82,11 +82,16 @@ inline constexpr double kBuilderSteps = 10;
 /// 1,000 below the balance 0.04-0.13 s, 10,000 at 2048 GPUs 6.7 s.
 inline constexpr double kOmgsStepsPerSquare = 1.0;
 
+/// Steps every run costs besides its layers and its simulation: building,
+/// planning and reporting it, about 5 us for a small trace at 10 M steps/s.
+inline constexpr double kStepsPerRun = 50;
+
 /// About how many engine steps evaluate(point) takes, before running it:
-/// ranks x iterations x (kBuilderSteps for a standalone builder, or the
-/// random draws of a rank, 1 or layers + 1, under variability), plus an
-/// `omgs` plan's layers^2 x kOmgsStepsPerSquare; a closed-form or per-class
-/// run of another schedule counts 0.
+/// kStepsPerRun plus one per layer (planning and timing them), plus ranks x
+/// iterations x (kBuilderSteps for a standalone builder, or the random draws
+/// of a rank, 1 or layers + 1, under variability), plus an `omgs` plan's
+/// layers^2 x kOmgsStepsPerSquare. A grid of millions of closed-form runs
+/// counts too.
 double estimate_steps(const RunPoint& point);
 
 /// Evaluates `point` with choose_timing(point).

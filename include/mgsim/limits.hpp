@@ -32,6 +32,12 @@ inline constexpr std::int64_t kMaxTensors = std::int64_t{1} << 20;
 
 /// Largest GPU count accepted.
 inline constexpr int kMaxGpus = 1 << 20;
+/// Most values one axis of a scenario's grid holds (its traces, GPU counts,
+/// node sizes, collectives, networks or schedules, with the entries their
+/// parameter lists expand to), and most runs the grid holds: 2^22 rows, a
+/// sweep's CSV of about 1.5 GB. --max-work bounds the time they take.
+inline constexpr std::size_t kMaxAxisValues = std::size_t{1} << 16;
+inline constexpr std::size_t kMaxRuns = std::size_t{1} << 22;
 /// Largest iteration count accepted (the per-iteration timings are kept).
 inline constexpr int kMaxIterations = 1'000'000;
 /// Largest seed accepted: 2^53, so that every seed is exact as a JSON number.

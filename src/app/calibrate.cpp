@@ -394,8 +394,7 @@ double Calibration::predict_one(const nlohmann::json& document, const Scenario& 
   point.schedules = {read_schedule(entry, where, std::filesystem::path(where.file).parent_path(), point.inputs)};
   point.schedules.front().unit = scenario.message_unit;
   const RunGrid grid(std::move(point), workloads_);
-  const double steps =
-      grid.estimate_steps(0) + static_cast<double>(grid.workload(0).layout.layer_count()) + kStepsPerPrediction;
+  const double steps = grid.estimate_steps(0);
   budget_->spend(steps);
   charged_ += steps;
   const RunMetrics metrics = grid.row(0).metrics;

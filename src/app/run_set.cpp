@@ -31,10 +31,12 @@ RunOutcome run_outcome(const RunPoint& point, Evaluation evaluation, RunRow labe
   return outcome;
 }
 
-std::vector<RunOutcome> execute_runs(const RunGrid& grid, const std::function<void(std::size_t done)>& progress) {
+std::vector<RunOutcome> execute_runs(const RunGrid& grid, KeepIterations keep,
+                                     const std::function<void(std::size_t done)>& progress) {
   std::vector<RunOutcome> outcomes;
   for (std::size_t run = 0; run < grid.size(); ++run) {
-    outcomes.push_back(run_outcome(grid.point(run), grid.evaluate(run, true), grid.row(run, {})));
+    outcomes.push_back(
+        run_outcome(grid.point(run), grid.evaluate(run, keep == KeepIterations::yes), grid.row(run, {})));
     if (progress) progress(run + 1);
   }
   return outcomes;

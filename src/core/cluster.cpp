@@ -2,26 +2,44 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <stdexcept>
 
 namespace mgsim {
 
-Cluster::Cluster(std::vector<double> speeds, std::vector<int> rank_class, int gpus_per_node)
-    : speeds_(std::move(speeds)), rank_class_(std::move(rank_class)), gpus_per_node_(gpus_per_node) {
-  if (rank_class_.empty() || gpus_per_node_ < 1) throw std::invalid_argument("cluster: needs ranks and gpus_per_node >= 1");
-  class_size_.assign(speeds_.size(), 0);
-  for (int c : rank_class_) {
-    if (c < 0 || c >= class_count()) throw std::invalid_argument("cluster: a rank names an unknown speed class");
-    ++class_size_[static_cast<std::size_t>(c)];
-  }
+Cluster::Cluster(std::vector<double> speeds, std::vector<Run> runs, int size, int gpus_per_node)
+    : speeds_(std::move(speeds)), runs_(std::move(runs)), size_(size), gpus_per_node_(gpus_per_node) {
+  if (size_ < 1 || gpus_per_node_ < 1) throw std::invalid_argument("cluster: needs ranks and gpus_per_node >= 1");
   for (double speed : speeds_) {
     if (!(speed > 0.0) || !std::isfinite(speed)) throw std::invalid_argument("cluster: speeds must be finite and > 0");
   }
+  class_size_.assign(speeds_.size(), 0);
+  for (std::size_t i = 0; i < runs_.size(); ++i) {
+    const int c = runs_[i].speed_class;
+    if (c < 0 || c >= class_count()) throw std::invalid_argument("cluster: a rank names an unknown speed class");
+    class_size_[static_cast<std::size_t>(c)] += (i + 1 < runs_.size() ? runs_[i + 1].first : size_) - runs_[i].first;
+  }
 }
 
-Cluster Cluster::homogeneous(int gpus, int gpus_per_node) {
-  return Cluster({1.0}, std::vector<int>(static_cast<std::size_t>(gpus), 0), gpus_per_node);
+Cluster::Cluster(std::vector<double> speeds, std::vector<int> rank_class, int gpus_per_node)
+    : Cluster(std::move(speeds),
+              [&] {
+                std::vector<Run> runs;
+                for (std::size_t r = 0; r < rank_class.size(); ++r) {
+                  if (runs.empty() || runs.back().speed_class != rank_class[r]) {
+                    runs.push_back({static_cast<int>(r), rank_class[r]});
+                  }
+                }
+                return runs;
+              }(),
+              static_cast<int>(rank_class.size()), gpus_per_node) {}
+
+int Cluster::class_of(int rank) const {
+  const auto after = std::upper_bound(runs_.begin(), runs_.end(), rank, [](int r, const Run& run) { return r < run.first; });
+  return std::prev(after)->speed_class;
 }
+
+Cluster Cluster::homogeneous(int gpus, int gpus_per_node) { return Cluster({1.0}, {Run{0, 0}}, gpus, gpus_per_node); }
 
 Cluster Cluster::with_shares(int gpus, int gpus_per_node, std::span<const SpeedShare> shares) {
   // Largest remainders (Hamilton): each share floor(fraction x gpus) ranks,
@@ -46,14 +64,16 @@ Cluster Cluster::with_shares(int gpus, int gpus_per_node, std::span<const SpeedS
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return remainder[a] > remainder[b]; });
   for (std::size_t i = 0; given < gpus; ++i, ++given) ++ranks[order[i % order.size()]];
   std::vector<double> speeds;
-  std::vector<int> rank_class;
+  std::vector<Run> runs;
+  long long placed = 0;
   for (std::size_t i = 0; i < all.size(); ++i) {
-    const long long count = std::min(ranks[i], static_cast<long long>(gpus) - static_cast<long long>(rank_class.size()));
+    const long long count = std::min(ranks[i], static_cast<long long>(gpus) - placed);
     if (count <= 0) continue;
     speeds.push_back(all[i].speed);
-    rank_class.insert(rank_class.end(), static_cast<std::size_t>(count), static_cast<int>(speeds.size()) - 1);
+    runs.push_back({static_cast<int>(placed), static_cast<int>(speeds.size()) - 1});
+    placed += count;
   }
-  return Cluster(std::move(speeds), std::move(rank_class), gpus_per_node);
+  return Cluster(std::move(speeds), std::move(runs), gpus, gpus_per_node);
 }
 
 }  // namespace mgsim

@@ -182,7 +182,7 @@ double estimate_steps(const RunPoint& point) {
     const bool streams = info.zero_stage == 3 || (info.sharded && !point.overlap.ideal());
     per_rank = point.variability.per == DelayUnit::layer || streams ? layers + 1 : 1;
   }
-  return static_cast<double>(point.cluster.size()) * point.iterations * per_rank + planning;
+  return kStepsPerRun + layers + static_cast<double>(point.cluster.size()) * point.iterations * per_rank + planning;
 }
 
 Evaluation evaluate(const RunPoint& point, bool keep_iteration) {

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "mgsim/counted.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/config_parts.hpp"
 #include "mgsim/io/files.hpp"
@@ -21,6 +22,13 @@ namespace {
 
 using Element = std::pair<const nlohmann::json*, JsonWhere>;
 
+/// Fails at `where` when an axis of the grid would hold `count` `what`, past kMaxAxisValues.
+void check_axis(std::size_t count, std::string_view what, const JsonWhere& where) {
+  if (count > kMaxAxisValues) {
+    where.fail(fmt::format("{} {}, past the {} one axis of a grid holds (docs/limits.md)", count, what, kMaxAxisValues));
+  }
+}
+
 /// The value of `key` alone, or the elements of a non-empty array: the axis of
 /// a grid. `what` names one element for the error message.
 std::vector<Element> read_axis(JsonReader& top, std::string_view key, std::string_view what) {
@@ -28,24 +36,28 @@ std::vector<Element> read_axis(JsonReader& top, std::string_view key, std::strin
   const JsonWhere at = top.where().key(key);
   if (!value.is_array()) return {{&value, at}};
   if (value.empty()) at.expected(fmt::format("{} or a non-empty array of them", what), value);
+  check_axis(value.size(), "values", at);
   std::vector<Element> elements;
   for (std::size_t i = 0; i < value.size(); ++i) elements.emplace_back(&value[i], at.index(i));
   return elements;
 }
 
 /// Fails at `where` when `label` is already among `seen`.
-void refuse_repeat(std::vector<std::string>& seen, const std::string& label, const JsonWhere& where) {
-  if (std::find(seen.begin(), seen.end(), label) != seen.end()) where.fail(fmt::format("'{}' given twice", label));
-  seen.push_back(label);
+void refuse_repeat(std::unordered_set<std::string>& seen, const std::string& label, const JsonWhere& where) {
+  if (!seen.insert(label).second) where.fail(fmt::format("'{}' given twice", label));
 }
 
 void read_traces(JsonReader& top, Scenario& scenario) {
+  std::unordered_set<std::string> seen;
+  std::vector<FileIdentity> files;
   for (const auto& [element, at] : read_axis(top, "trace", "a trace file")) {
     const std::string label = read_text(*element, at);
-    refuse_repeat(scenario.trace_labels, label, at);
+    refuse_repeat(seen, label, at);
+    scenario.trace_labels.push_back(label);
     scenario.traces.push_back(read_file_name(*element, at, scenario.file.parent_path(), true));
-    for (std::size_t t = 0; t + 1 < scenario.traces.size(); ++t) {  // one file by two names: the same rows twice
-      if (FileIdentity::of(scenario.traces[t]) == FileIdentity::of(scenario.traces.back())) {
+    files.push_back(FileIdentity::of(scenario.traces.back()));
+    for (std::size_t t = 0; t + 1 < files.size(); ++t) {  // one file by two names: the same rows twice
+      if (files[t] == files.back()) {
         at.fail(fmt::format("'{}' is '{}' again (a link to it, or another spelling): give each trace once", label,
                             scenario.trace_labels[t]));
       }
@@ -56,7 +68,7 @@ void read_traces(JsonReader& top, Scenario& scenario) {
 /// An axis of distinct integers in [1, kMaxGpus].
 std::vector<int> read_counts(const std::vector<Element>& elements) {
   std::vector<int> counts;
-  std::vector<std::string> seen;
+  std::unordered_set<std::string> seen;
   for (const auto& [element, at] : elements) {
     counts.push_back(static_cast<int>(read_integer(*element, at, 1, kMaxGpus)));
     refuse_repeat(seen, std::to_string(counts.back()), at);
@@ -67,9 +79,12 @@ std::vector<int> read_counts(const std::vector<Element>& elements) {
 /// Calls `each` with every combination of an entry's parameters that are
 /// arrays (a schedule's or a collective's), the first parameter (by name)
 /// outermost, values in file order; with none, the entry as written, never
-/// copied (a copy recurses as deep as the value).
+/// copied (a copy recurses as deep as the value). Fails before any when the
+/// combinations and the `before` entries of the axis would pass
+/// kMaxAxisValues `what`.
 template <typename Each>
-void for_each_combination(const nlohmann::json& value, const JsonWhere& where, Each each) {
+void for_each_combination(const nlohmann::json& value, const JsonWhere& where, std::size_t before,
+                          std::string_view what, Each each) {
   std::vector<std::pair<std::string, const nlohmann::json*>> axes;
   if (value.is_object()) {
     for (const auto& [key, parameter] : value.items()) {
@@ -85,8 +100,17 @@ void for_each_combination(const nlohmann::json& value, const JsonWhere& where, E
     }
   }
   if (axes.empty()) {
+    check_axis(before + 1, what, where);
     each(value);
     return;
+  }
+  double combinations = 1;  // a double: the lists of a 1 GiB file can multiply past any integer
+  for (const auto& axis : axes) combinations *= static_cast<double>(axis.second->size());
+  if (static_cast<double>(before) + combinations > static_cast<double>(kMaxAxisValues)) {
+    const std::string with_before =
+        before == 0 ? "" : fmt::format(", {:.0f} with the entries before it", static_cast<double>(before) + combinations);
+    where.fail(fmt::format("its lists make {:.0f} {}{}, past the {} one axis of a grid holds (docs/limits.md)",
+                           combinations, what, with_before, kMaxAxisValues));
   }
   std::vector<std::size_t> digit(axes.size(), 0);
   while (true) {
@@ -120,10 +144,10 @@ std::pair<bool, bool> read_collectives(JsonReader& top, Scenario& scenario) {
   if (!top.has("collective")) return {false, true};
   bool any_curve = false, any_network = false;
   scenario.collectives.clear();
-  std::vector<std::string> labels;
+  std::unordered_set<std::string> labels;
   for (const auto& [element, where] : read_axis(top, "collective", "a collective name or object")) {
     const JsonWhere at = where;  // a structured binding: clang 14 cannot capture it
-    for_each_combination(*element, at, [&](const nlohmann::json& one) {
+    for_each_combination(*element, at, scenario.collectives.size(), "collectives", [&](const nlohmann::json& one) {
       scenario.collectives.push_back(read_collective(one, at));
       refuse_repeat(labels, scenario.collectives.back().label(), at);
     });
@@ -133,7 +157,7 @@ std::pair<bool, bool> read_collectives(JsonReader& top, Scenario& scenario) {
 }
 
 void read_networks(JsonReader& top, Scenario& scenario) {
-  std::vector<std::string> seen;
+  std::unordered_set<std::string> seen;
   for (const auto& [element, at] : read_axis(top, "network", "a network object")) {
     JsonReader in(*element, at);
     NamedNetwork entry;
@@ -215,7 +239,7 @@ void read_schedules(JsonReader& top, Scenario& scenario) {
   for (const auto& [element, where] : top.array("schedules")) {
     const JsonWhere at = where;  // a structured binding: clang 14 cannot capture it
     const std::size_t first = scenario.schedules.size();
-    for_each_combination(*element, at, [&](const nlohmann::json& one) {
+    for_each_combination(*element, at, scenario.schedules.size(), "schedules", [&](const nlohmann::json& one) {
       scenario.schedules.push_back(read_schedule(one, at, scenario.file.parent_path(), scenario.inputs));
     });
     for (std::size_t s = first; s < scenario.schedules.size(); ++s) {
@@ -288,6 +312,27 @@ CollectiveSettings Scenario::collective_settings(const CollectiveSpec& collectiv
   return settings;
 }
 
+/// Fails at `where` when `scenario`'s grid (traces x collectives on their
+/// networks x node sizes x GPU counts x schedules, RunGrid's runs) would hold
+/// more than kMaxRuns runs.
+void check_runs(const Scenario& scenario, const JsonWhere& where) {
+  double links = 0;
+  for (const CollectiveSpec& collective : scenario.collectives) {
+    links += find_collective(collective.name).needs_curve ? 1.0 : static_cast<double>(scenario.networks.size());
+  }
+  const double runs = static_cast<double>(scenario.traces.size()) * links *
+                      static_cast<double>(scenario.gpus_per_node.size()) * static_cast<double>(scenario.gpus.size()) *
+                      static_cast<double>(scenario.schedules.size());
+  if (runs > static_cast<double>(kMaxRuns)) {
+    where.fail(fmt::format("the grid holds {:.0f} runs ({} x {:.0f} collective and network pairs x {} x {} x {}), "
+                           "past the {} one grid may hold (docs/limits.md): give fewer values",
+                           runs, counted(static_cast<std::int64_t>(scenario.traces.size()), "trace"), links,
+                           counted(static_cast<std::int64_t>(scenario.gpus_per_node.size()), "node size"),
+                           counted(static_cast<std::int64_t>(scenario.gpus.size()), "GPU count"),
+                           counted(static_cast<std::int64_t>(scenario.schedules.size()), "schedule"), kMaxRuns));
+  }
+}
+
 std::vector<int> default_gpus() {
   std::vector<int> gpus;
   for (int p = 4; p <= 2048; p *= 2) gpus.push_back(p);
@@ -305,7 +350,13 @@ Scenario read_scenario(const nlohmann::json& document, const std::filesystem::pa
   scenario.at = at;
   if (top.has("description")) top.text("description");
   read_traces(top, scenario);
-  scenario.gpus = top.has("gpus") ? read_counts(top.array("gpus")) : default_gpus();
+  if (top.has("gpus")) {
+    const std::vector<Element> counts = top.array("gpus");
+    check_axis(counts.size(), "GPU counts", top.where().key("gpus"));
+    scenario.gpus = read_counts(counts);
+  } else {
+    scenario.gpus = default_gpus();
+  }
   if (top.has("gpus_per_node")) scenario.gpus_per_node = read_counts(read_axis(top, "gpus_per_node", "an integer"));
   read_links(top, scenario);
   if (top.has("overlap")) scenario.overlap = read_overlap(top.object("overlap"));
@@ -327,6 +378,7 @@ Scenario read_scenario(const nlohmann::json& document, const std::filesystem::pa
     scenario.optimizer = top.where().key("optimizer").reporting([&] { return parse_optimizer(name); });
   }
   read_schedules(top, scenario);
+  check_runs(scenario, top.where());
   scenario.message_unit = read_message_unit(top);
   for (ScheduleSpec& spec : scenario.schedules) spec.unit = scenario.message_unit;
   if (top.has("variability")) {

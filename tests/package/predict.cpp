@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
   }
   try {
     mgsim::WorkloadCache cache;
-    const auto outcomes = mgsim::execute_runs(mgsim::RunGrid(mgsim::load_scenario(argv[1]), cache));
+    const auto outcomes = mgsim::execute_runs(mgsim::RunGrid(mgsim::load_scenario(argv[1]), cache), mgsim::KeepIterations::no);
     std::fputs(mgsim::format_report(mgsim::rows_of(outcomes), mgsim::ReportFormat::csv).c_str(), stdout);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "predict: %s\n", error.what());

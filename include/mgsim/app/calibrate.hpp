@@ -76,15 +76,10 @@ struct CalibrationResult {
   int evaluations = 0;
 };
 
-/// Steps charged for one prediction besides its simulation
-/// (estimate_steps): reading the config with the candidate values, planning
-/// and timing the iteration, about 5 us for a small trace at 10 M steps/s.
-inline constexpr double kStepsPerPrediction = 50;
-
 /// The work a calibration may do, all its fits together (the global search,
 /// the polish, the held-out fits, every candidate of --choose): `run`'s
 /// --max-work, spent prediction by prediction, each charged its
-/// estimate_steps, its layers and kStepsPerPrediction before it runs.
+/// estimate_steps (its layers and kStepsPerRun included) before it runs.
 class WorkBudget {
  public:
   explicit WorkBudget(double max_steps) : max_steps_(max_steps) {}

@@ -28,9 +28,15 @@ std::string class_name(const Cluster& cluster, int speed_class);
 /// `labels` gives the row's model, schedule, collective and unit.
 RunOutcome run_outcome(const RunPoint& point, Evaluation evaluation, RunRow labels);
 
-/// Every run of `grid`, in its order, each evaluated once; `progress`, when
-/// given, is told how many runs are done after each.
-std::vector<RunOutcome> execute_runs(const RunGrid& grid, const std::function<void(std::size_t done)>& progress = {});
+/// What execute_runs keeps of each run besides its row.
+enum class KeepIterations { no, yes };
+
+/// Every run of `grid`, in its order, each evaluated once, with its iteration
+/// (replayed by the engine, for a timeline) when `keep` says so, else timed
+/// as `sweep` times it; `progress`, when given, is told how many runs are
+/// done after each.
+std::vector<RunOutcome> execute_runs(const RunGrid& grid, KeepIterations keep,
+                                     const std::function<void(std::size_t done)>& progress = {});
 
 /// The report rows of `outcomes`, in their order.
 std::vector<RunRow> rows_of(const std::vector<RunOutcome>& outcomes);
