@@ -118,7 +118,7 @@ void BM_RunConfigGoogleNet(benchmark::State& state) {
   std::size_t rows = 0;
   for (auto _ : state) {
     mgsim::WorkloadCache cache;
-    const auto results = mgsim::rows_of(mgsim::execute_runs(mgsim::RunGrid(mgsim::load_scenario(file), cache)));
+    const auto results = mgsim::rows_of(mgsim::execute_runs(mgsim::RunGrid(mgsim::load_scenario(file), cache), mgsim::KeepIterations::no));
     const std::string report = mgsim::format_report(results, mgsim::ReportFormat::table);
     rows = results.size();
     benchmark::DoNotOptimize(report.data());
