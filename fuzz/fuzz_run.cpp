@@ -25,6 +25,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     double steps = 0;
     for (std::size_t run = 0; run < grid.size(); ++run) steps += grid.estimate_steps(run);
     mgsim::check_work(steps, 1e6);  // about 0.1 s
-    (void)mgsim::format_report(mgsim::rows_of(mgsim::execute_runs(grid)), mgsim::ReportFormat::json);
+    // With iterations: the engine replays every run, as for a timeline, besides the closed form.
+    (void)mgsim::format_report(mgsim::rows_of(mgsim::execute_runs(grid, mgsim::KeepIterations::yes)),
+                               mgsim::ReportFormat::json);
   });
 }
