@@ -625,8 +625,17 @@ TEST_CASE("config loader refuses a schedule given twice, once with a parameter a
   config["schedules"] = json::parse(R"(["ddp", {"name": "ddp", "first_bucket_cap_mb": 1}])");
   const auto file = dir.write("run.json", config);
   REQUIRE_THROWS_WITH(load_run_config(file),
-                      Catch::Contains(file.string() + ": schedules[1]: schedule 'ddp' given twice (a parameter at its "
-                                                      "default is the same run)"));
+                      Catch::Contains(file.string() + ": schedules[1]: schedule 'ddp' given twice (entries or list "
+                                                      "values that build the same run)"));
+  // However the values are written: a cap of 25 with a first bucket of 1 is plain DDP (red team: labelled
+  // "ddp(first_bucket_cap_mb=1)", accepted beside "ddp" and scored as another run).
+  config["schedules"] = json::parse(R"(["ddp", {"name": "ddp", "bucket_cap_mb": 25, "first_bucket_cap_mb": 1}])");
+  CHECK_THROWS_WITH(load_run_config(dir.write("run.json", config)), Catch::Contains("schedule 'ddp' given twice"));
+  // -0 is 0 (it was labelled "credit_params=-0", another run).
+  config["schedules"] = json::parse(R"([{"name": "bytescheduler", "credit_params": 0},
+      {"name": "bytescheduler", "credit_params": -0.0}])");
+  CHECK_THROWS_WITH(load_run_config(dir.write("run.json", config)),
+                    Catch::Contains("schedule 'bytescheduler(credit_params=0)' given twice"));
   // A cap given, even DDP's default 25 MiB, makes the first bucket that cap too (PyTorch's rule): another run,
   // whose label keeps the cap; the first bucket written out at the cap it follows adds nothing.
   config["schedules"] = json::parse(R"(["ddp", {"name": "ddp", "bucket_cap_mb": 25},
@@ -635,6 +644,11 @@ TEST_CASE("config loader refuses a schedule given twice, once with a parameter a
   const mgsim::Scenario loaded = load_run_config(dir.write("run.json", config));
   REQUIRE(loaded.schedules.size() == 4);
   CHECK(loaded.schedules[1].label() == "ddp(bucket_cap_mb=25)");
+  // The same run written by its first bucket alone (25 MiB, the cap's default): the same label.
+  config["schedules"] = json::parse(R"([{"name": "ddp", "first_bucket_cap_mb": 25}, {"name": "ddp", "first_bucket_cap_mb": 5}])");
+  const mgsim::Scenario first = load_run_config(dir.write("run.json", config));
+  CHECK(first.schedules[0].label() == "ddp(bucket_cap_mb=25)");
+  CHECK(first.schedules[1].label() == "ddp(first_bucket_cap_mb=5)");
   CHECK(loaded.schedules[2].label() == "ddp(bucket_cap_mb=50)");
   CHECK(loaded.schedules[3].label() == "ddp(bucket_cap_mb=50,first_bucket_cap_mb=1)");
 }

@@ -15,18 +15,20 @@ std::string ScheduleSpec::label() const {
   const ScheduleChoice choice = find_schedule_or_builder(name);
   const std::span<const ParamSpec> numbers = choice.schedule ? choice.schedule->params : choice.builder->params;
   const std::span<const ChoiceSpec> texts = choice.builder ? choice.builder->choices : std::span<const ChoiceSpec>{};
-  // A parameter whose absence builds the same values (at its default, or its default_from's value) names no
-  // other run: left out, so that one run has one label. Dependents first: "bucket_cap_mb=25" stays, since
-  // without it the first bucket would go back to 1 MiB.
-  const auto same_values = [&](const ParamValues& a, const ParamValues& b) {
-    return std::all_of(numbers.begin(), numbers.end(), [&](const ParamSpec& p) {
-      return param_value(a, numbers, p.name) == param_value(b, numbers, p.name);
+  // The label is a function of the values the run is built with, however they are written: a parameter is
+  // shown when its value is not the one its absence would give (the parameters before it shown as decided),
+  // or when a later one defaults from it (default_from) and takes its value that way. So {"bucket_cap_mb": 25}
+  // (its first bucket 25 MiB too) and {"first_bucket_cap_mb": 25} both read "ddp(bucket_cap_mb=25)", and
+  // {"bucket_cap_mb": 25, "first_bucket_cap_mb": 1} reads "ddp": one run, one label (red team).
+  ParamValues built;
+  for (const ParamSpec& p : numbers) built[std::string(p.name)] = param_value(params, numbers, p.name) + 0.0;  // -0 is 0
+  ParamValues shown;
+  for (const ParamSpec& p : numbers) {
+    const double value = built.at(std::string(p.name));
+    const bool feeds = std::any_of(numbers.begin(), numbers.end(), [&](const ParamSpec& q) {
+      return q.default_from == p.name && built.at(std::string(q.name)) == value && value != q.default_value;
     });
-  };
-  ParamValues shown = params;
-  for (auto spec = numbers.rbegin(); spec != numbers.rend(); ++spec) {
-    ParamValues without = shown;
-    if (without.erase(std::string(spec->name)) == 1 && same_values(without, shown)) shown = std::move(without);
+    if (feeds || value != param_value(shown, numbers, p.name)) shown[std::string(p.name)] = value;
   }
   std::vector<std::string> parts;
   for (const auto& [key, value] : shown) parts.push_back(fmt::format("{}={}", key, value));

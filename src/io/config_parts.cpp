@@ -244,7 +244,7 @@ void check_unique_label(const ScheduleSpec& spec, std::unordered_set<std::string
   std::string label = spec.label();
   if (taken.contains(label)) {
     where.fail(fmt::format("schedule '{}' given twice{}", label,
-                           spec.params.empty() && spec.choices.empty() ? "" : " (a parameter at its default is the same run)"));
+                           spec.params.empty() && spec.choices.empty() ? "" : " (entries or list values that build the same run)"));
   }
   taken.insert(std::move(label));
 }
