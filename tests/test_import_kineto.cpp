@@ -401,13 +401,11 @@ nlohmann::json steps(int count) {
   return document;
 }
 
-nlohmann::json three_steps() { return steps(3); }
-
 TEST_CASE("import: steps without gradients do not outvote the step that has them", "[import]") {
   // Steps 1 and 2 lose every AccumulateGrad: two steps of 0 gradients, one
   // (step 3, step 2's events again) of 4. The model is step 3's, 212
   // parameters; the two empty steps are skipped, said.
-  nlohmann::json document = three_steps();
+  nlohmann::json document = steps(3);
   auto& events = document["traceEvents"];
   events.erase(std::remove_if(events.begin(), events.end(),
                               [](const nlohmann::json& e) {
@@ -449,7 +447,7 @@ TEST_CASE("import: a node's forward is the operator of its sequence number befor
   // Every step numbers its operators from the same sequence numbers. With
   // step 3's Linear_1 module event lost, steps 1 and 2 still find theirs:
   // the reference step (1) names the layer Linear_1, nothing unmapped.
-  nlohmann::json document = three_steps();
+  nlohmann::json document = steps(3);
   auto& events = document["traceEvents"];
   events.erase(std::remove_if(events.begin(), events.end(),
                               [](const nlohmann::json& e) {

@@ -22,8 +22,8 @@ struct ScheduleSpec {
   SparseOptions sparse;              ///< per-layer densities, loaded selection curve
   std::string selection_curve_file;  ///< where `sparse.selection_curve` came from, as the config names it: the label's
   MessageUnit unit = MessageUnit::tensor;  ///< the scenario's `message_unit`
-  /// "ddp" or "ddp(bucket_cap_mb=50)", a parameter at its default left out:
-  /// one label per run, unique within a scenario.
+  /// "ddp" or "ddp(bucket_cap_mb=50)": named by the values the run is built
+  /// with, however they are written (one label per run), unique within a scenario.
   std::string label() const;
   /// Builds the schedule. Throws ConfigError for a standalone builder, which has no plan.
   std::unique_ptr<Schedule> build() const;

@@ -8,6 +8,7 @@
 #include "mgsim/counted.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/json_reader.hpp"
+#include "mgsim/limits.hpp"
 #include "mgsim/io/trace_io.hpp"
 
 namespace mgsim {
@@ -49,6 +50,22 @@ bool any_schedule(const std::vector<ScheduleSpec>& specs, bool ScheduleInfo::*fl
                      [flag](const ScheduleSpec& spec) { return !spec.builder() && find_schedule(spec.name).*flag; });
 }
 
+/// Fails when `scenario`'s grid, with `links` cost models (collectives on
+/// their networks x node sizes), would hold more than kMaxRuns runs.
+void check_runs(const Scenario& scenario, std::size_t links) {
+  const double runs = static_cast<double>(scenario.traces.size()) * static_cast<double>(links) *
+                      static_cast<double>(scenario.gpus.size()) * static_cast<double>(scenario.schedules.size());
+  if (runs > static_cast<double>(kMaxRuns)) {
+    JsonWhere{scenario.file.string(), std::string(scenario.at), InputKind::config}.fail(fmt::format(
+        "the grid holds {:.0f} runs ({} x {} collective and network pairs x {} x {} x {}), past the {} one grid may "
+        "hold (docs/limits.md): give fewer values",
+        runs, counted(static_cast<std::int64_t>(scenario.traces.size()), "trace"),
+        links / scenario.gpus_per_node.size(), counted(static_cast<std::int64_t>(scenario.gpus_per_node.size()), "node size"),
+        counted(static_cast<std::int64_t>(scenario.gpus.size()), "GPU count"),
+        counted(static_cast<std::int64_t>(scenario.schedules.size()), "schedule"), kMaxRuns));
+  }
+}
+
 }  // namespace
 
 void check_work(double steps, double max_steps) {
@@ -74,11 +91,12 @@ void WorkloadCache::put(const std::filesystem::path& name, Trace trace) {
 }
 
 RunGrid::RunGrid(Scenario scenario, WorkloadCache& cache) : scenario_(std::move(scenario)) {
+  links_ = make_links(scenario_);
+  check_runs(scenario_, links_.size());  // before any trace is read
   for (std::size_t t = 0; t < scenario_.traces.size(); ++t) {
     const JsonWhere where = scenario_.where(scenario_.traces.size() > 1 ? fmt::format("trace[{}]", t) : "trace");
     workloads_.push_back(where.reading_file(InputKind::trace, [&] { return &cache.get(scenario_.traces[t]); }));
   }
-  links_ = make_links(scenario_);
   for (const ScheduleSpec& spec : scenario_.schedules) {
     schedules_.push_back(spec.builder() ? nullptr : spec.build());
     labels_.push_back(spec.label());

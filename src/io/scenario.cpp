@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "mgsim/counted.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/config_parts.hpp"
 #include "mgsim/io/files.hpp"
@@ -312,27 +311,6 @@ CollectiveSettings Scenario::collective_settings(const CollectiveSpec& collectiv
   return settings;
 }
 
-/// Fails at `where` when `scenario`'s grid (traces x collectives on their
-/// networks x node sizes x GPU counts x schedules, RunGrid's runs) would hold
-/// more than kMaxRuns runs.
-void check_runs(const Scenario& scenario, const JsonWhere& where) {
-  double links = 0;
-  for (const CollectiveSpec& collective : scenario.collectives) {
-    links += find_collective(collective.name).needs_curve ? 1.0 : static_cast<double>(scenario.networks.size());
-  }
-  const double runs = static_cast<double>(scenario.traces.size()) * links *
-                      static_cast<double>(scenario.gpus_per_node.size()) * static_cast<double>(scenario.gpus.size()) *
-                      static_cast<double>(scenario.schedules.size());
-  if (runs > static_cast<double>(kMaxRuns)) {
-    where.fail(fmt::format("the grid holds {:.0f} runs ({} x {:.0f} collective and network pairs x {} x {} x {}), "
-                           "past the {} one grid may hold (docs/limits.md): give fewer values",
-                           runs, counted(static_cast<std::int64_t>(scenario.traces.size()), "trace"), links,
-                           counted(static_cast<std::int64_t>(scenario.gpus_per_node.size()), "node size"),
-                           counted(static_cast<std::int64_t>(scenario.gpus.size()), "GPU count"),
-                           counted(static_cast<std::int64_t>(scenario.schedules.size()), "schedule"), kMaxRuns));
-  }
-}
-
 std::vector<int> default_gpus() {
   std::vector<int> gpus;
   for (int p = 4; p <= 2048; p *= 2) gpus.push_back(p);
@@ -378,7 +356,6 @@ Scenario read_scenario(const nlohmann::json& document, const std::filesystem::pa
     scenario.optimizer = top.where().key("optimizer").reporting([&] { return parse_optimizer(name); });
   }
   read_schedules(top, scenario);
-  check_runs(scenario, top.where());
   scenario.message_unit = read_message_unit(top);
   for (ScheduleSpec& spec : scenario.schedules) spec.unit = scenario.message_unit;
   if (top.has("variability")) {
