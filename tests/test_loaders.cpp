@@ -653,6 +653,36 @@ TEST_CASE("config loader refuses a schedule given twice, once with a parameter a
   CHECK(loaded.schedules[3].label() == "ddp(bucket_cap_mb=50,first_bucket_cap_mb=1)");
 }
 
+TEST_CASE("config loader labels layer names and files so that no two read alike", "[loaders][config]") {
+  TempDir dir;
+  json config = valid_config();
+  // One layer named "a=0.5,b" is not the layers "a" and "b" (red team: both read "lags(a=0.5,b=0.5)", so the
+  // second was refused as given twice); a newline or a terminal escape in a name is not printed raw.
+  config["schedules"] = json::parse(R"([{"name": "lags", "layer_density": {"a=0.5,b": 0.5}},
+      {"name": "lags", "layer_density": {"a": 0.5, "b": 0.5}}, {"name": "lags", "layer_density": {"x\ny\u001b[31m": 0.5}},
+      {"name": "lags", "layer_density": {"conv1": 0.25}}])");
+  const mgsim::Scenario loaded = load_run_config(dir.write("run.json", config));
+  REQUIRE(loaded.schedules.size() == 4);
+  CHECK(loaded.schedules[0].label() == R"(lags("a=0.5,b"=0.5))");
+  CHECK(loaded.schedules[1].label() == "lags(a=0.5,b=0.5)");
+  CHECK(loaded.schedules[2].label() == R"(lags("x\u000ay\u001b[31m"=0.5))");
+  CHECK(loaded.schedules[3].label() == "lags(conv1=0.25)");  // a plain name as written
+}
+
+TEST_CASE("config loader leaves a collective parameter at its fixed default out of the label", "[loaders][config]") {
+  TempDir dir;
+  json config = valid_config();
+  // nvls_tree 0 is what its absence gives: "nccl", one run (red team: "nccl(nvls_tree=0)" beside "nccl").
+  config["collective"] = json::parse(R"([{"name": "nccl", "nvls_tree": 0}, {"name": "nccl", "nvls_tree": 1}])");
+  const mgsim::Scenario loaded = load_run_config(dir.write("run.json", config));
+  REQUIRE(loaded.collectives.size() == 2);
+  CHECK(loaded.collectives[0].label() == "nccl");
+  CHECK(loaded.collectives[1].label() == "nccl(nvls_tree=1)");
+  config["collective"] = json::parse(R"(["nccl", {"name": "nccl", "nvls_tree": 0}])");
+  const auto file = dir.write("run.json", config);
+  CHECK_THROWS_WITH(load_run_config(file), Catch::Contains("'nccl' given twice"));
+}
+
 TEST_CASE("config loader gives every dense schedule when none is named", "[loaders][config]") {
   // The eight dense schedules of docs/config.md; sparse ones are asked for by name.
   TempDir dir;

@@ -83,13 +83,17 @@ struct CollectiveParam {
   bool integer;
   bool required;
   std::string_view description;
+  /// The value its absence gives, where that does not depend on the run (a
+  /// label leaves it out: one run, one label); empty where it does.
+  std::optional<double> default_value = std::nullopt;
 };
 
 /// A collective as a scenario names it: a name and the parameters given.
 struct CollectiveSpec {
   std::string name;
   CollectiveParams params;
-  /// "ring" or "ps(servers=4)": the row label, unique within a scenario.
+  /// "ring" or "ps(servers=4)": the row label, unique within a scenario; a
+  /// parameter given its fixed default is left out ("nccl(nvls_tree=0)" is "nccl").
   std::string label() const;
 };
 

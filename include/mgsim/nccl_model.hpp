@@ -88,7 +88,7 @@ NcclParams nccl_params_from(const CollectiveSettings& settings);
 /// 1 on NVSwitch nodes whose NCCL runs the NVLS tree (NcclParams::nvls_tree).
 inline constexpr CollectiveParam kNvlsTree{"nvls_tree", 0, 1, true, false,
                                            "1: NVSwitch nodes with NVLS (H100 and later), NCCL's NVLS tree, half the "
-                                           "bus bandwidth beyond 2 nodes (default 0: NCCL's plain tree)"};
+                                           "bus bandwidth beyond 2 nodes (default 0: NCCL's plain tree)", 0.0};
 inline constexpr std::array kNcclParams{kNvlsTree};
 
 /// The registry's factory.

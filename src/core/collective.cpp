@@ -142,8 +142,12 @@ std::unique_ptr<Collective> CollectiveInfo::make(const CollectiveSettings& setti
 std::span<const CollectiveInfo> collective_registry() { return kCollectives; }
 
 std::string CollectiveSpec::label() const {
+  const std::span<const CollectiveParam> known = find_collective(name).params;
   std::vector<std::string> parts;
-  for (const auto& [key, value] : params) parts.push_back(fmt::format("{}={}", key, value));
+  for (const auto& [key, value] : params) {
+    const auto param = std::find_if(known.begin(), known.end(), [&](const CollectiveParam& p) { return p.name == key; });
+    if (param == known.end() || param->default_value != value) parts.push_back(fmt::format("{}={}", key, value + 0.0));
+  }
   return parts.empty() ? name : fmt::format("{}({})", name, fmt::join(parts, ","));
 }
 

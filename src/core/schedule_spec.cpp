@@ -10,6 +10,28 @@
 #include "mgsim/error.hpp"
 
 namespace mgsim {
+namespace {
+
+/// A name or file a user wrote, as a label shows it: as written when it
+/// holds none of the characters a label is built with (and no space or
+/// control character), else quoted as a JSON string, so that no two texts
+/// read alike ({"a=1,b": 0.5} is not {"a": 1, "b": 0.5}) and a table shows no
+/// raw newline or terminal escape (red team).
+std::string label_text(std::string_view text) {
+  const auto control = [](char c) { return static_cast<unsigned char>(c) < ' ' || c == '\x7f'; };
+  const bool plain = !text.empty() && std::none_of(text.begin(), text.end(), [&](char c) {
+    return control(c) || std::string_view(" =,()\"\\").find(c) != std::string_view::npos;
+  });
+  if (plain) return std::string(text);
+  std::string quoted = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    quoted += control(c) ? fmt::format("\\u{:04x}", static_cast<unsigned char>(c)) : std::string(1, c);
+  }
+  return quoted + '"';
+}
+
+}  // namespace
 
 std::string ScheduleSpec::label() const {
   const ScheduleChoice choice = find_schedule_or_builder(name);
@@ -33,11 +55,13 @@ std::string ScheduleSpec::label() const {
   std::vector<std::string> parts;
   for (const auto& [key, value] : shown) parts.push_back(fmt::format("{}={}", key, value));
   for (const auto& [key, value] : choices) {
-    if (choice_value({}, texts, key) != value) parts.push_back(fmt::format("{}={}", key, value));
+    if (choice_value({}, texts, key) != value) parts.push_back(fmt::format("{}={}", key, label_text(value)));
   }
-  for (const auto& [layer, density] : sparse.layer_density) parts.push_back(fmt::format("{}={}", layer, density));
+  for (const auto& [layer, density] : sparse.layer_density) {
+    parts.push_back(fmt::format("{}={}", label_text(layer), density));
+  }
   if (!selection_curve_file.empty()) {
-    parts.push_back(fmt::format("selection_curve={}", selection_curve_file));
+    parts.push_back(fmt::format("selection_curve={}", label_text(selection_curve_file)));
   }
   return parts.empty() ? name : fmt::format("{}({})", name, fmt::join(parts, ","));
 }
