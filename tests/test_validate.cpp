@@ -205,3 +205,26 @@ TEST_CASE("Validate tells a DDP run with its cap written out from the default ru
       "first.json", ring_case(calibrate, nlohmann::json::array({ddp_row({{"name", "ddp"}, {"first_bucket_cap_mb", 1}})})));
   CHECK_THROWS_WITH(validate(first), Catch::Contains("predict[0]: the run of calibrate[1], which the case calibrates on"));
 }
+
+TEST_CASE("Validate tells a row naming a fitted schedule entry from one writing its start value out") {
+  // The case fits the config's Horovod cycle time (entry 0, starting at 5 ms): a row naming "horovod" runs the
+  // fitted value, a row giving {"cycle_time_ms": 5} runs 5 ms. Two runs (red team: both labelled
+  // "horovod(cycle_time_ms=5)", the second refused as the run the case calibrates on).
+  const double compute = 0.102667 + 0.205334;
+  const auto horovod_row = [&](const nlohmann::json& schedule, int gpus) {
+    return nlohmann::json{{"gpus", gpus}, {"schedule", schedule}, {"iteration_time_s", compute + 5e-3}, {"source", "paper"}};
+  };
+  nlohmann::json c = ring_case(nlohmann::json::array({horovod_row("horovod", 2)}),
+                               nlohmann::json::array({horovod_row({{"name", "horovod"}, {"cycle_time_ms", 5}}, 2)}));
+  c["config"]["schedules"] = nlohmann::json::array({{{"name", "horovod"}, {"cycle_time_ms", 5}}});
+  c["fit"] = {"schedules.0.cycle_time_ms"};
+  SweepTempDir dir;
+  const ValidationReport report = validate(dir.write_json("case.json", c));
+  REQUIRE(report.rows.size() == 2);
+  CHECK(report.rows[0].schedule == "horovod(cycle_time_ms=5) [fitted schedules.0.cycle_time_ms]");
+  CHECK(report.rows[1].schedule == "horovod(cycle_time_ms=5)");
+  // The fitted entry named twice is one run, given twice.
+  c["predict"] = nlohmann::json::array({horovod_row("horovod", 2)});
+  CHECK_THROWS_WITH(validate(dir.write_json("twice.json", c)),
+                    Catch::Contains("predict[0]: the run of calibrate[0], which the case calibrates on"));
+}

@@ -77,6 +77,23 @@ struct Prediction {
   }
 };
 
+/// Marks the label of each row whose run a fitted key moves apart from a row
+/// that writes the same values out: the config's schedule entry it names
+/// (`schedules.N.*`), the config's collective when it has none of its own
+/// (`collective.*`). Such a row is another run than one giving the start
+/// value inline (red team: refused as its repeat), and its label does not
+/// show the value it runs.
+void mark_fitted(std::vector<Measurement>& rows, const std::vector<std::string>& paths) {
+  for (Measurement& m : rows) {
+    std::vector<std::string_view> keys;
+    for (const std::string& path : paths) {
+      const bool entry = m.config_schedule >= 0 && path.starts_with(fmt::format("schedules.{}.", m.config_schedule));
+      if (entry || (!m.collective && path.starts_with("collective."))) keys.push_back(path);
+    }
+    if (!keys.empty()) m.schedule_label += fmt::format(" [fitted {}]", fmt::join(keys, ","));
+  }
+}
+
 /// The runs of `rows`, in order.
 std::vector<Run> runs_of(const std::vector<Measurement>& rows, const std::string& config_collective) {
   std::vector<Run> runs;
@@ -143,6 +160,8 @@ void validate_case(const std::filesystem::path& file, std::string text, double m
     top.where().key("calibrate").fail("rows to calibrate on, but no \"fit\": name the keys they fit, or leave "
                                       "them out");
   }
+  mark_fitted(calibrating, paths);
+  mark_fitted(predicting, paths);
   const std::string collective = scenario.collectives.front().label();
   const std::vector<Run> calibrated = runs_of(calibrating, collective);
   const std::vector<Run> predicted = runs_of(predicting, collective);
