@@ -108,6 +108,16 @@ void check_builder_spec(ScheduleSpec& spec, const BuilderInfo& info, const JsonW
 
 }  // namespace
 
+double read_schedule_param(std::string_view name, const std::string& key, const nlohmann::json& value,
+                           const JsonWhere& where) {
+  const ScheduleChoice choice = find_schedule_or_builder(name);
+  const std::span<const ParamSpec> params = choice.schedule ? choice.schedule->params : choice.builder->params;
+  const auto known = std::find_if(params.begin(), params.end(), [&](const ParamSpec& p) { return p.name == key; });
+  return known == params.end()  // the range the schedule checks, where it takes the key
+             ? read_number(value, where, 0.0, true)
+             : read_number(value, where, 0.0, known->zero_allowed, known->max_value);
+}
+
 ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, const std::filesystem::path& folder,
                            std::vector<std::filesystem::path>& inputs) {
   ScheduleSpec spec;
@@ -146,14 +156,10 @@ ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, 
             where.key(key).reading_file(InputKind::curve, [&] { return load_selection_curve(file); });
         inputs.push_back(file);
       } else {
-        const std::span<const ParamSpec> params = choice.schedule ? choice.schedule->params : choice.builder->params;
-        const auto known = std::find_if(params.begin(), params.end(), [&](const ParamSpec& p) { return p.name == key; });
-        if (choice.schedule && known == params.end() && !parameter.is_number()) {  // unknown whatever its value
-          where.reporting([&] { check_param_name(fmt::format("schedule '{}'", spec.name), params, key); });
+        if (choice.schedule && !parameter.is_number()) {  // unknown whatever its value
+          where.reporting([&] { check_param_name(fmt::format("schedule '{}'", spec.name), choice.schedule->params, key); });
         }
-        spec.params[key] = known == params.end()  // the range the schedule checks, where it takes the key
-                               ? read_number(parameter, where.key(key), 0.0, true)
-                               : read_number(parameter, where.key(key), 0.0, known->zero_allowed, known->max_value);
+        spec.params[key] = read_schedule_param(spec.name, key, parameter, where.key(key));
       }
     }
   }

@@ -80,21 +80,25 @@ std::vector<int> read_counts(const std::vector<Element>& elements) {
 /// outermost, values in file order; with none, the entry as written, never
 /// copied (a copy recurses as deep as the value). Fails before any when the
 /// combinations and the `before` entries of the axis would pass
-/// kMaxAxisValues `what`.
-template <typename Each>
+/// kMaxAxisValues `what`; once the first has been read (its name known
+/// good), calls `check(key, element, where)` on every element of every list,
+/// so that one out of its parameter's range is named by its index.
+template <typename Each, typename Check>
 void for_each_combination(const nlohmann::json& value, const JsonWhere& where, std::size_t before,
-                          std::string_view what, Each each) {
+                          std::string_view what, Each each, Check check) {
   std::vector<std::pair<std::string, const nlohmann::json*>> axes;
   if (value.is_object()) {
     for (const auto& [key, parameter] : value.items()) {
       if (key == "name" || key == "layer_density" || !parameter.is_array()) continue;  // densities: an object
       const JsonWhere at = where.key(key);
       if (key == "selection_curve") at.expected("a selection curve file name (an entry per curve to compare several)", parameter);
-      if (!parameter.empty() && parameter.front().is_string()) {
+      if (!parameter.empty() && !parameter.front().is_number()) {
         at.expected("a number or an array of numbers (a text parameter takes an entry per value)", parameter);
       }
       if (parameter.empty()) at.expected("a number or a non-empty array of numbers", parameter);
-      for (std::size_t j = 0; j < parameter.size(); ++j) read_number(parameter[j], at.index(j), 0.0, true);
+      for (std::size_t j = 0; j < parameter.size(); ++j) {
+        if (!parameter[j].is_number()) at.index(j).expected("a number", parameter[j]);
+      }
       axes.emplace_back(key, &parameter);
     }
   }
@@ -112,10 +116,15 @@ void for_each_combination(const nlohmann::json& value, const JsonWhere& where, s
                            combinations, what, with_before, kMaxAxisValues));
   }
   std::vector<std::size_t> digit(axes.size(), 0);
-  while (true) {
+  for (bool first = true;; first = false) {
     nlohmann::json combination = value;
     for (std::size_t a = 0; a < axes.size(); ++a) combination[axes[a].first] = (*axes[a].second)[digit[a]];
     each(combination);
+    // Each element in its parameter's range (red team: [25, -1] was said to need ">= 0", not bucket_cap_mb's "> 0").
+    for (std::size_t a = 0; first && a < axes.size(); ++a) {
+      const nlohmann::json& list = *axes[a].second;
+      for (std::size_t j = 0; j < list.size(); ++j) check(axes[a].first, list[j], where.key(axes[a].first).index(j));
+    }
     std::size_t a = axes.size();
     while (a > 0 && ++digit[a - 1] == axes[a - 1].second->size()) digit[--a] = 0;
     if (a == 0) return;
@@ -146,10 +155,15 @@ std::pair<bool, bool> read_collectives(JsonReader& top, Scenario& scenario) {
   std::unordered_set<std::string> labels;
   for (const auto& [element, where] : read_axis(top, "collective", "a collective name or object")) {
     const JsonWhere at = where;  // a structured binding: clang 14 cannot capture it
-    for_each_combination(*element, at, scenario.collectives.size(), "collectives", [&](const nlohmann::json& one) {
-      scenario.collectives.push_back(read_collective(one, at));
-      refuse_repeat(labels, scenario.collectives.back().label(), at);
-    });
+    for_each_combination(
+        *element, at, scenario.collectives.size(), "collectives",
+        [&](const nlohmann::json& one) {
+          scenario.collectives.push_back(read_collective(one, at));
+          refuse_repeat(labels, scenario.collectives.back().label(), at);
+        },
+        [&](const std::string& key, const nlohmann::json& value, const JsonWhere& where) {
+          read_collective_param(find_collective(scenario.collectives.back().name), key, value, where);
+        });
     (find_collective(scenario.collectives.back().name).needs_curve ? any_curve : any_network) = true;
   }
   return {any_curve, any_network};
@@ -238,9 +252,14 @@ void read_schedules(JsonReader& top, Scenario& scenario) {
   for (const auto& [element, where] : top.array("schedules")) {
     const JsonWhere at = where;  // a structured binding: clang 14 cannot capture it
     const std::size_t first = scenario.schedules.size();
-    for_each_combination(*element, at, scenario.schedules.size(), "schedules", [&](const nlohmann::json& one) {
-      scenario.schedules.push_back(read_schedule(one, at, scenario.file.parent_path(), scenario.inputs));
-    });
+    for_each_combination(
+        *element, at, scenario.schedules.size(), "schedules",
+        [&](const nlohmann::json& one) {
+          scenario.schedules.push_back(read_schedule(one, at, scenario.file.parent_path(), scenario.inputs));
+        },
+        [&](const std::string& key, const nlohmann::json& value, const JsonWhere& where) {
+          read_schedule_param(scenario.schedules.back().name, key, value, where);
+        });
     for (std::size_t s = first; s < scenario.schedules.size(); ++s) {
       const ScheduleSpec& spec = scenario.schedules[s];
       check_builder_gpus(spec, scenario.gpus, at);

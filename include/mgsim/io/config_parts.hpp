@@ -41,6 +41,12 @@ CollectiveSpec read_collective(const nlohmann::json& value, const JsonWhere& whe
 ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, const std::filesystem::path& folder,
                            std::vector<std::filesystem::path>& inputs);
 
+/// The number `value` of schedule `name`'s parameter `key`, found at `where`,
+/// in the range that parameter takes (read_schedule reads each so; a sweep's
+/// list checks each element so). `name` is a known schedule or builder.
+double read_schedule_param(std::string_view name, const std::string& key, const nlohmann::json& value,
+                           const JsonWhere& where);
+
 /// Fails at `where` when `spec` is a standalone builder that cannot run on
 /// one of `gpus` (k of nbsgd above it, a graph of another size).
 void check_builder_gpus(const ScheduleSpec& spec, const std::vector<int>& gpus, const JsonWhere& where);
