@@ -65,12 +65,17 @@ void fit(const FitOptions& options) {
   }
   const auto from_stdin = std::count(options.curves.begin(), options.curves.end(), "-") + (options.insitu == "-");
   if (from_stdin > 1) throw ConfigError("standard input (-) can be read once: give the other inputs as files");
+  std::vector<CurveFile> curves;
+  for (const std::string& file : options.curves) curves.push_back(load_curve_file(file));
+  // Before the fits (seconds each): an output that cannot be written, or is an input, is said at once.
+  const std::string_view output = options.output.empty() ? kStdout : std::string_view(options.output);
+  check_outputs({output, options.curve_output});
   std::string report;
   nlohmann::ordered_json results = nlohmann::ordered_json::array();
   CurveFitReport result;
-  CurveFile curve;
-  for (const std::string& file : options.curves) {
-    curve = load_curve_file(file);
+  for (std::size_t i = 0; i < curves.size(); ++i) {
+    const std::string& file = options.curves[i];
+    const CurveFile& curve = curves[i];
     CurveFitSettings settings = options.settings;
     std::string note;
     settings.gpus_per_node = gpus_per_node(options.gpus_per_node, curve, note);
@@ -79,6 +84,7 @@ void fit(const FitOptions& options) {
     if (options.format != "json") report += (report.empty() ? "" : "\n") + format_fit_text(result.result) + note;
     results.push_back(result.result);
   }
+  const CurveFile& curve = curves.back();
   if (!options.insitu.empty()) {
     if (curve.collective != CurveCollective::allreduce) {
       throw ConfigError(fmt::format("--insitu: the in-situ observations are all-reduces; {} is an {} curve",
@@ -92,8 +98,6 @@ void fit(const FitOptions& options) {
     for (nlohmann::ordered_json& fitted : results) stamp_report(fitted);
     report = json_text(results.size() == 1 ? results.front() : results, 1) + "\n";
   }
-  const std::string_view output = options.output.empty() ? kStdout : std::string_view(options.output);
-  check_outputs({output, options.curve_output});
   if (options.curve_output.empty()) return emit(report, options.output);
   const nlohmann::json provenance = {
       {"kind", "synthetic"},
