@@ -8,9 +8,9 @@
 # --suite (what CI runs, scripts/test.sh): the same sanitized tree first builds
 # everything, the mgsim binary and the tests included, and runs the test suite
 # under ASan/UBSan (any report fails), so one sanitized build serves both. Left
-# to the unsanitized suite: the layering probes (they only compile) and ten
-# replays, plans and calibrations of hundreds of runs through paths smaller
-# tests take (SANITIZED_SKIP).
+# to the unsanitized suite: the layering probes (they only compile) and
+# the replays, plans, exhaustive searches and calibrations of hundreds of
+# runs through paths smaller tests take (SANITIZED_SKIP).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 suite=0
@@ -39,6 +39,8 @@ if [ $suite = 1 ]; then
   SANITIZED_SKIP+='|shipped validation set does not regress|calibrate recovers (the overlap and both|each numeric key)'
   SANITIZED_SKIP+='|calibrate leaves the minima|calibrate says which values trade off|held-out fits pass --max-work'
   SANITIZED_SKIP+='|OMGS plans what the plain Pareto search plans on balanced traces of 80 layers'
+  # Exhaustive searches, a 2^20-tensor trace and fits from far starts: pure arithmetic, 15-30 s each under ASan.
+  SANITIZED_SKIP+='|equals exhaustive search over contiguous groupings$|at most 2\^20 gradient tensors|fits from any start'
   (cd build-fuzz && ASAN_OPTIONS=detect_leaks=1:halt_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     ctest --output-on-failure -j"$(nproc)" -E "$SANITIZED_SKIP")
 else
