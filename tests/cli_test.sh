@@ -422,6 +422,21 @@ else
   fail "export chakra: warns that the shared fabric is not in the files" "$(head -c 300 export.err)"
 fi
 
+# Several DDP entries: "ddp" is the entry at its defaults, wherever it stands (red team: refused as ambiguous
+# when two others came first); the bare name alone, with no entry of that label, is.
+python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["schedules"] = [{"name": "ddp", "bucket_cap_mb": 50}, {"name": "ddp", "bucket_cap_mb": 60}, "ddp"]; json.dump(c, open(sys.argv[2], "w"))' \
+  ideal.json ddps.json
+python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["schedules"] = [{"name": "ddp", "bucket_cap_mb": 50}, {"name": "ddp", "bucket_cap_mb": 60}]; json.dump(c, open(sys.argv[2], "w"))' \
+  ideal.json ddps2.json
+if "$MGSIM" export chakra -c ddps.json --gpus 2 --schedule ddp -o et/ddp >export.out 2>export.err && [[ -s et/ddp.0.et ]] &&
+   ! "$MGSIM" export chakra -c ddps2.json --gpus 2 --schedule ddp -o et/ddp2 >export.out 2>export.err &&
+   grep -q "the config has several; name one by its label (ddp(bucket_cap_mb=50), ddp(bucket_cap_mb=60))" export.err; then
+  pass "export chakra --schedule: a label names its entry among several of one schedule; a bare name of several is refused"
+else
+  fail "export chakra --schedule: a label names its entry among several of one schedule; a bare name of several is refused" \
+    "$(head -c 300 export.err)"
+fi
+
 # ---- the table: informative columns, --columns all, --baseline ---------------------------------------------------
 
 RING=$ROOT/configs/googlenet-k80-ring.json

@@ -2,11 +2,13 @@
 // (docs/chakra.md) out of a config's plan and into an mgsim trace.
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "mgsim/counted.hpp"
@@ -31,15 +33,17 @@ struct ExportOptions {
 
 /// The config's schedule named `name` (its label, or its name when one schedule has it).
 const ScheduleSpec& find_schedule_named(const Scenario& config, const ExportOptions& options) {
-  const ScheduleSpec* found = nullptr;
-  std::string known;
+  std::vector<std::string> labels;
   for (const ScheduleSpec& spec : config.schedules) {
-    known += (known.empty() ? "" : ", ") + spec.label();
-    if (spec.label() == options.schedule) return spec;
-    if (spec.name == options.schedule) {
-      if (found) throw ConfigError(fmt::format("--schedule {}: the config has several; name one by its label ({})", options.schedule, known));
-      found = &spec;
-    }
+    if (spec.label() == options.schedule) return spec;  // a label first: "ddp" is the entry at its defaults
+    labels.push_back(spec.label());
+  }
+  const std::string known = fmt::format("{}", fmt::join(labels, ", "));
+  const ScheduleSpec* found = nullptr;
+  for (const ScheduleSpec& spec : config.schedules) {
+    if (spec.name != options.schedule) continue;
+    if (found) throw ConfigError(fmt::format("--schedule {}: the config has several; name one by its label ({})", options.schedule, known));
+    found = &spec;
   }
   if (!found) {
     throw ConfigError(fmt::format("--schedule {}: not a schedule of {} (it has: {})", options.schedule, options.config, known));
