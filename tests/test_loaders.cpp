@@ -667,20 +667,11 @@ TEST_CASE("config loader labels layer names and files so that no two read alike"
   CHECK(loaded.schedules[1].label() == "lags(a=0.5,b=0.5)");
   CHECK(loaded.schedules[2].label() == R"(lags("x\u000ay\u001b[31m"=0.5))");
   CHECK(loaded.schedules[3].label() == "lags(conv1=0.25)");  // a plain name as written
-}
-
-TEST_CASE("config loader leaves a collective parameter at its fixed default out of the label", "[loaders][config]") {
-  TempDir dir;
-  json config = valid_config();
-  // nvls_tree 0 is what its absence gives: "nccl", one run (red team: "nccl(nvls_tree=0)" beside "nccl").
-  config["collective"] = json::parse(R"([{"name": "nccl", "nvls_tree": 0}, {"name": "nccl", "nvls_tree": 1}])");
-  const mgsim::Scenario loaded = load_run_config(dir.write("run.json", config));
-  REQUIRE(loaded.collectives.size() == 2);
-  CHECK(loaded.collectives[0].label() == "nccl");
-  CHECK(loaded.collectives[1].label() == "nccl(nvls_tree=1)");
-  config["collective"] = json::parse(R"(["nccl", {"name": "nccl", "nvls_tree": 0}])");
-  const auto file = dir.write("run.json", config);
-  CHECK_THROWS_WITH(load_run_config(file), Catch::Contains("'nccl' given twice"));
+  // A layer at the schedule's own density is the run without it: one label, so given twice.
+  config["schedules"] = json::parse(R"([{"name": "lags", "density": 0.01, "layer_density": {"conv1": 0.01}},
+      {"name": "lags", "density": 0.01}])");
+  CHECK_THROWS_WITH(load_run_config(dir.write("run.json", config)),
+                    Catch::Contains("schedule 'lags(density=0.01)' given twice"));
 }
 
 TEST_CASE("config loader gives every dense schedule when none is named", "[loaders][config]") {

@@ -105,6 +105,19 @@ TEST_CASE("sweep: two list parameters give every combination, the first name out
   CHECK(loaded.schedules[3].label() == "horovod(cycle_time_ms=5,fusion_threshold_mb=2)");
 }
 
+TEST_CASE("sweep: a collective parameter at its fixed default is left out of the label", "[sweep]") {
+  // nvls_tree 0 is what its absence gives: "nccl", one run (red team: "nccl(nvls_tree=0)" beside "nccl").
+  SweepTempDir dir;
+  json config = base_config();
+  config["collective"] = json::array({json{{"name", "nccl"}, {"nvls_tree", {0, 1}}}});
+  const Scenario loaded = load_scenario(write_sweep(dir, config));
+  REQUIRE(loaded.collectives.size() == 2);
+  CHECK(loaded.collectives[0].label() == "nccl");
+  CHECK(loaded.collectives[1].label() == "nccl(nvls_tree=1)");
+  CHECK_THAT(error_with("collective", {"nccl", {{"name", "nccl"}, {"nvls_tree", 0}}}),
+             Contains("collective[1]: 'nccl' given twice"));
+}
+
 TEST_CASE("sweep: left-out keys take the defaults (4..2048 GPUs, ring, every dense schedule)", "[sweep]") {
   SweepTempDir dir;
   const Scenario loaded = load_scenario(write_sweep(dir, {{"trace", "a.json"}, {"network", kLinkJson}}));
@@ -137,8 +150,11 @@ TEST_CASE("sweep: bad grids are refused naming the file and the key", "[sweep]")
   CHECK_THAT(error_with("schedules", json::array()), Contains("schedules: expected a non-empty array"));
   CHECK_THAT(error_with("schedules", {{{"name", "ddp"}, {"bucket_cap_mb", json::array()}}}),
              Contains("schedules[0].bucket_cap_mb: expected a number or a non-empty array"));
+  // An element out of its parameter's range, by its index and with that range (red team: once ">= 0").
   CHECK_THAT(error_with("schedules", {{{"name", "ddp"}, {"bucket_cap_mb", {1, -2}}}}),
-             Contains("schedules[0].bucket_cap_mb[1]"));
+             Contains("schedules[0].bucket_cap_mb[1]: expected a finite number > 0 and <= 1048576, got -2"));
+  CHECK_THAT(error_with("collective", {{{"name", "ps-colocated"}, {"servers", {1, 0}}}}),
+             Contains("collective[0].servers[1]: expected an integer in [1, 1048576], got 0"));
   CHECK_THAT(error_with("schedules", {"wfbp", "gpipe"}), Contains("schedules[1]"));
   CHECK_THAT(error_with("schedules", {"wfbp", {{"name", "wfbp"}}}), Contains("schedule 'wfbp' given twice"));
   CHECK_THAT(error_with("traces", "a.json"), Contains("traces: unknown key"));

@@ -234,9 +234,14 @@ constexpr std::array kSchedules{
                  .make = make_omgs_rule},
 };
 
-void check_sparse_options(const ScheduleInfo& info, const SparseOptions& options) {
+void check_sparse_options(const ScheduleInfo& info, const ParamValues& given, const SparseOptions& options) {
   if (!info.sparse && (!options.layer_density.empty() || !options.selection_curve.empty())) {
     throw ConfigError(fmt::format("schedule '{}': layer_density and selection_curve are for sparse schedules only",
+                                  info.name));
+  }
+  if (!options.selection_curve.empty() && given.contains("selection_s")) {  // once ignored in silence (red team)
+    throw ConfigError(fmt::format("schedule '{}': selection_s and selection_curve both price the top-k selection "
+                                  "(the curve replaces s d log2 d): give one",
                                   info.name));
   }
   for (const auto& [layer, density] : options.layer_density) {
@@ -267,7 +272,7 @@ std::unique_ptr<Schedule> make_schedule(std::string_view name, const ParamValues
                                         MessageUnit unit) {
   const ScheduleInfo& info = find_schedule(name);
   check_params(fmt::format("schedule '{}'", info.name), info.params, given);
-  check_sparse_options(info, sparse);
+  check_sparse_options(info, given, sparse);
   std::unique_ptr<Schedule> schedule = info.make(given, sparse);
   return unit == MessageUnit::tensor && info.groups_units ? per_tensor(std::move(schedule)) : std::move(schedule);
 }

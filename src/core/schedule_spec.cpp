@@ -57,8 +57,10 @@ std::string ScheduleSpec::label() const {
   for (const auto& [key, value] : choices) {
     if (choice_value({}, texts, key) != value) parts.push_back(fmt::format("{}={}", key, label_text(value)));
   }
-  for (const auto& [layer, density] : sparse.layer_density) {
-    parts.push_back(fmt::format("{}={}", label_text(layer), density));
+  for (const auto& [layer, density] : sparse.layer_density) {  // one at the schedule's density changes nothing
+    if (!built.contains("density") || density != built.at("density")) {
+      parts.push_back(fmt::format("{}={}", label_text(layer), density));
+    }
   }
   if (!selection_curve_file.empty()) {
     parts.push_back(fmt::format("selection_curve={}", label_text(selection_curve_file)));
