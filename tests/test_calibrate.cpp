@@ -153,13 +153,14 @@ TEST_CASE("Calibrate refuses fits it cannot answer, naming file and key") {
 
 TEST_CASE("Calibrate's work is bounded: every fit of a calibration spends one budget, refused with a WorkError") {
   // Each prediction is charged its estimate_steps before it runs: a
-  // closed-form run, its layers and kStepsPerRun.
+  // closed-form run, kStepsPerRun and one step a message unit (WFBP sends
+  // each of GoogleNet's tensors: message_unit tensor).
   SweepTempDir dir;
   const auto config = dir.write_json("base.json", ring_config(20.0, 5e-10, {"wfbp"}));
   const auto measurements = dir.write_json(
       "m.json", {{"measurements", {time_row("wfbp", 2, 0.3), time_row("wfbp", 4, 0.32), time_row("wfbp", 8, 0.35)}}});
   const double per_prediction =
-      static_cast<double>(Workload(load_trace(kGoogleNetTrace)).layout.layer_count()) + kStepsPerRun;
+      static_cast<double>(Workload(load_trace(kGoogleNetTrace)).layout.tensor_count()) + kStepsPerRun;
   // Less than one prediction: refused before any runs.
   auto tiny = std::make_shared<WorkBudget>(per_prediction / 2);
   CHECK_THROWS_AS(Calibration::from_files(config, measurements, {"network.alpha_us"}, {}, tiny), WorkError);

@@ -8,7 +8,9 @@
 #include <cmath>
 #include <limits>
 
+#include "mgsim/cluster.hpp"
 #include "mgsim/error.hpp"
+#include "mgsim/evaluate.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/limits.hpp"
 #include "mgsim/schedule.hpp"
@@ -83,4 +85,35 @@ TEST_CASE("schedule parameters have upper bounds that keep byte counts in int64"
   CHECK_THROWS_AS(mgsim::make_schedule("ddp", {{"bucket_cap_mb", 1e300}}), mgsim::ConfigError);
   CHECK_THROWS_AS(mgsim::make_schedule("horovod", {{"cycle_time_ms", 1e300}}), mgsim::ConfigError);
   CHECK_NOTHROW(mgsim::make_schedule("topk", {{"value_bytes", 16}, {"index_bytes", 16}}));
+}
+
+TEST_CASE("a run's work estimate counts what its plan does: messages, pairs of units, chunks", "[limits][work]") {
+  // Three layers of 120,000, 50,000 and 1 elements (forward order), the first in two tensors of 60,000: four
+  // tensors. A closed-form run without variability is charged kStepsPerRun and its plan's steps (red team: an
+  // `optimal` plan off a line, every pair of GPT-2 XL's 580 tensors, was charged as 580 steps and ran 370 times
+  // longer than its charge; P3's 31,000 slices 25 times).
+  mgsim::Trace trace = mgsim::test::make_trace({1e-3, 1e-3, 1e-3}, {120000, 50000, 1});
+  trace.layers[0].params = {60000, 60000};
+  const mgsim::Workload workload(trace);
+  const mgsim::Cluster cluster = mgsim::Cluster::homogeneous(4);
+  const mgsim::Variability none{};
+  const mgsim::test::LinearCost line(1e-6, 1e-9);
+  class Bent final : public mgsim::Collective {  // the same line, but not known to be one: searched pair by pair
+   public:
+    double allreduce_seconds(double bytes, int) const override { return 1e-6 + 1e-9 * bytes; }
+  } bent;
+  const auto steps = [&](const std::string& name, mgsim::MessageUnit unit, const mgsim::Collective& collective) {
+    const mgsim::ScheduleSpec spec{name, {}, {}, {}, {}, {}, unit};
+    const auto schedule = spec.build();
+    const mgsim::RunPoint point{workload, collective, spec, schedule.get(), cluster, {}, std::nullopt, 0.0, 0.0, none, 1};
+    return mgsim::estimate_steps(point) - mgsim::kStepsPerRun;
+  };
+  using mgsim::MessageUnit;
+  CHECK(steps("wfbp", MessageUnit::tensor, line) == 4);  // a message a tensor
+  CHECK(steps("wfbp", MessageUnit::layer, line) == 3);   // a message a layer
+  CHECK(steps("optimal", MessageUnit::tensor, line) == 4);  // along the line
+  CHECK(steps("optimal", MessageUnit::tensor, bent) == 16);  // every pair of the 4 tensors
+  CHECK(steps("optimal", MessageUnit::layer, bent) == 9);    // of the 3 layers
+  CHECK(steps("omgs", MessageUnit::tensor, line) == 9);      // its exact pass: pairs of layers
+  CHECK(steps("p3", MessageUnit::tensor, line) == 3 * 6);    // slices of 50,000: 2 + 2 + 1 + 1, three steps each
 }

@@ -77,21 +77,17 @@ struct Evaluation {
 /// to 50 M steps/s for the gossip and non-blocking builders, 27 M with variability).
 inline constexpr double kBuilderSteps = 10;
 
-/// Steps per layer^2 of the exact `omgs` plan, about quadratic in the layers
-/// since its completion bound (docs/performance.md): 2,000 tiny layers 0.65 s,
-/// 1,000 below the balance 0.04-0.13 s, 10,000 at 2048 GPUs 6.7 s.
-inline constexpr double kOmgsStepsPerSquare = 1.0;
-
 /// Steps every run costs besides its layers and its simulation: building,
 /// planning and reporting it, about 5 us for a small trace at 10 M steps/s.
 inline constexpr double kStepsPerRun = 50;
 
 /// About how many engine steps evaluate(point) takes, before running it:
-/// kStepsPerRun plus one per layer (planning and timing them), plus ranks x
-/// iterations x (kBuilderSteps for a standalone builder, or the random draws
-/// of a rank, 1 or layers + 1, under variability), plus an `omgs` plan's
-/// layers^2 x kOmgsStepsPerSquare. A grid of millions of closed-form runs
-/// counts too.
+/// kStepsPerRun plus the schedule's plan_steps (planning and timing its
+/// messages: one a layer for most, layers^2 for `omgs` and for `optimal` off
+/// a line, a few a chunk for `p3` and `bytescheduler`; one a layer for a
+/// builder), plus ranks x iterations x (kBuilderSteps for a standalone
+/// builder, or the random draws of a rank, 1 or layers + 1, under
+/// variability). A grid of millions of closed-form runs counts too.
 double estimate_steps(const RunPoint& point);
 
 /// Evaluates `point` with choose_timing(point).

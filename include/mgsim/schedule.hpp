@@ -22,6 +22,13 @@ class Schedule {
  public:
   virtual ~Schedule() = default;
   virtual Plan plan(const CommProblem& problem) const = 0;
+  /// About how many steps plan() and the replay of its plan take on `layout`
+  /// grouped in `units` (its layers, or its tensors where each is a message
+  /// unit) (estimate_steps, docs/limits.md): by default one a unit, what
+  /// most schedules plan and send in a pass; more where a plan searches pairs
+  /// of units (`affine`: the all-reduce is a line at this GPU count, which
+  /// some searches follow instead) or cuts tensors into many messages.
+  virtual double plan_steps(int units, const TensorLayout& layout, bool affine) const;
 };
 
 /// A tunable number of a schedule. Every value must be finite, > 0 (or >= 0

@@ -169,8 +169,11 @@ Timing choose_timing(const RunPoint& point) {
 }
 
 double estimate_steps(const RunPoint& point) {
-  const double layers = static_cast<double>(point.workload.layout.layer_count());
-  const double planning = point.spec.name == "omgs" ? layers * layers * kOmgsStepsPerSquare : 0.0;
+  const TensorLayout& layout = point.workload.layout;
+  const double layers = static_cast<double>(layout.layer_count());
+  const double planning =  // a builder draws its rounds per rank, below
+      point.schedule ? point.schedule->plan_steps(layout.layer_count(), layout, point.collective.allreduce_affine(point.cluster.size()))
+                     : layers;
   double per_rank = 0.0;  // steps per rank and iteration
   if (point.spec.builder()) {
     per_rank = kBuilderSteps;
@@ -182,7 +185,7 @@ double estimate_steps(const RunPoint& point) {
     const bool streams = info.zero_stage == 3 || (info.sharded && !point.overlap.ideal());
     per_rank = point.variability.per == DelayUnit::layer || streams ? layers + 1 : 1;
   }
-  return kStepsPerRun + layers + static_cast<double>(point.cluster.size()) * point.iterations * per_rank + planning;
+  return kStepsPerRun + planning + static_cast<double>(point.cluster.size()) * point.iterations * per_rank;
 }
 
 Evaluation evaluate(const RunPoint& point, bool keep_iteration) {

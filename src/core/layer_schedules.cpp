@@ -139,6 +139,11 @@ class Optimal : public Schedule {
     for (int k = n; k > 0; k = cut[static_cast<std::size_t>(k)]) group_end.insert(group_end.begin(), k);
     return plan_from_layer_groups(problem, group_end);
   }
+  /// A pass along the line, or every pair of units (measured: 580 tensors of GPT-2 XL on `nccl` plan in 24 ms,
+  /// 0.7 steps a pair at 10 M steps/s; on `ring` 0.1 ms).
+  double plan_steps(int units, const TensorLayout&, bool affine) const override {
+    return affine ? units : static_cast<double>(units) * units;
+  }
 
  private:
   /// Every start g of every group: O(L^2) prices, for any cost function.

@@ -42,6 +42,9 @@ class PerTensor : public Schedule {
     }
     return layer_schedule_->plan(per_tensor);
   }
+  double plan_steps(int, const TensorLayout& layout, bool affine) const override {
+    return layer_schedule_->plan_steps(layout.tensor_count(), layout, affine);
+  }
 
  private:
   std::unique_ptr<Schedule> layer_schedule_;

@@ -268,6 +268,8 @@ const ScheduleInfo& find_schedule(std::string_view name) {
   return find_by_name<ConfigError>(schedule_registry(), name, "schedule");
 }
 
+double Schedule::plan_steps(int units, const TensorLayout&, bool) const { return units; }
+
 std::unique_ptr<Schedule> make_schedule(std::string_view name, const ParamValues& given, const SparseOptions& sparse,
                                         MessageUnit unit) {
   const ScheduleInfo& info = find_schedule(name);
