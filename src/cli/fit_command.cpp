@@ -67,7 +67,17 @@ void fit(const FitOptions& options) {
   if (from_stdin > 1) throw ConfigError("standard input (-) can be read once: give the other inputs as files");
   std::vector<CurveFile> curves;
   for (const std::string& file : options.curves) curves.push_back(load_curve_file(file));
-  // Before the fits (seconds each): an output that cannot be written, or is an input, is said at once.
+  const CurveFile& curve = curves.back();
+  nlohmann::ordered_json comparison;
+  if (!options.insitu.empty()) {
+    if (curve.collective != CurveCollective::allreduce) {
+      throw ConfigError(fmt::format("--insitu: the in-situ observations are all-reduces; {} is an {} curve",
+                                    options.curves.front(), curve_collective_name(curve.collective)));
+    }
+    comparison = compare_insitu(curve.points, options.insitu);
+  }
+  // Every input read, before the fits (seconds each): an output that cannot be written, or is an input, is said
+  // at once (red team: checked before --insitu was read, that trace was overwritten).
   const std::string_view output = options.output.empty() ? kStdout : std::string_view(options.output);
   check_outputs({output, options.curve_output});
   std::string report;
@@ -75,22 +85,15 @@ void fit(const FitOptions& options) {
   CurveFitReport result;
   for (std::size_t i = 0; i < curves.size(); ++i) {
     const std::string& file = options.curves[i];
-    const CurveFile& curve = curves[i];
     CurveFitSettings settings = options.settings;
     std::string note;
-    settings.gpus_per_node = gpus_per_node(options.gpus_per_node, curve, note);
-    result = fit_curve(file, curve, settings);
-    if (curve.collective != CurveCollective::allreduce) note.clear();  // no nccl model fitted
+    settings.gpus_per_node = gpus_per_node(options.gpus_per_node, curves[i], note);
+    result = fit_curve(file, curves[i], settings);
+    if (curves[i].collective != CurveCollective::allreduce) note.clear();  // no nccl model fitted
     if (options.format != "json") report += (report.empty() ? "" : "\n") + format_fit_text(result.result) + note;
     results.push_back(result.result);
   }
-  const CurveFile& curve = curves.back();
   if (!options.insitu.empty()) {
-    if (curve.collective != CurveCollective::allreduce) {
-      throw ConfigError(fmt::format("--insitu: the in-situ observations are all-reduces; {} is an {} curve",
-                                    options.curves.front(), curve_collective_name(curve.collective)));
-    }
-    const nlohmann::ordered_json comparison = compare_insitu(curve.points, options.insitu);
     if (options.format != "json") report += format_insitu_text(comparison);
     results.back()["insitu_comparison"] = comparison;
   }
