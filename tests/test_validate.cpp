@@ -221,10 +221,39 @@ TEST_CASE("Validate tells a row naming a fitted schedule entry from one writing 
   SweepTempDir dir;
   const ValidationReport report = validate(dir.write_json("case.json", c));
   REQUIRE(report.rows.size() == 2);
-  CHECK(report.rows[0].schedule == "horovod(cycle_time_ms=5) [fitted schedules.0.cycle_time_ms]");
+  CHECK(report.rows[0].schedule == "horovod(cycle_time_ms=5) [fitted cycle_time_ms]");
   CHECK(report.rows[1].schedule == "horovod(cycle_time_ms=5)");
-  // The fitted entry named twice is one run, given twice.
+  // The fitted entry named twice is one run, given twice, whether or not the row names the config's collective.
   c["predict"] = nlohmann::json::array({horovod_row("horovod", 2)});
   CHECK_THROWS_WITH(validate(dir.write_json("twice.json", c)),
                     Catch::Contains("predict[0]: the run of calibrate[0], which the case calibrates on"));
+  c["predict"][0]["collective"] = "ring";
+  CHECK_THROWS_WITH(validate(dir.write_json("own.json", c)),
+                    Catch::Contains("predict[0]: the run of calibrate[0], which the case calibrates on"));
+  // Its throughput is the iteration time calibrated on, in other units (red team: scored as a prediction).
+  c["predict"] = nlohmann::json::array({horovod_row("horovod", 2)});
+  c["predict"][0].erase("iteration_time_s");
+  c["predict"][0]["throughput_samples_per_s"] = 400;
+  CHECK_THROWS_WITH(validate(dir.write_json("throughput.json", c)),
+                    Catch::Contains("predict[0]: the run of calibrate[0], which the case calibrates on"));
+}
+
+TEST_CASE("Validate finds a copy of a case whose fit lists its keys in another order") {
+  // The same case, "fit" reversed: every prediction counted twice (red team: the rows' marks read
+  // "[fitted a,b]" and "[fitted b,a]", two runs). A Horovod cycle time and the collective's summing rate.
+  const double compute = 0.102667 + 0.205334;
+  const auto horovod_row = [&](int gpus) {
+    return nlohmann::json{{"gpus", gpus}, {"schedule", "horovod"}, {"iteration_time_s", compute + gpus * 1e-3}, {"source", "paper"}};
+  };
+  nlohmann::json c = ring_case(nlohmann::json::array({horovod_row(2), horovod_row(4)}), nlohmann::json::array({horovod_row(8)}));
+  c["config"]["schedules"] = nlohmann::json::array({{{"name", "horovod"}, {"cycle_time_ms", 5}}});
+  c["config"]["collective"] = {{"name", "ps-colocated"}, {"sum_s_per_byte", 1e-9}};
+  c["config"]["network"]["beta_s_per_byte"] = 1e-9;  // messages that show: both values move the predictions
+  c["fit"] = {"schedules.0.cycle_time_ms", "collective.sum_s_per_byte"};
+  SweepTempDir dir;
+  std::filesystem::create_directories(dir.path() / "set");
+  dir.write_json("set/a.json", c);
+  c["fit"] = {"collective.sum_s_per_byte", "schedules.0.cycle_time_ms"};
+  dir.write_json("set/b.json", c);
+  CHECK_THROWS_WITH(validate(dir.path() / "set"), Catch::Contains("counted twice (a copy of that case?)"));
 }

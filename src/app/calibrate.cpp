@@ -106,6 +106,10 @@ int config_schedule_index(const nlohmann::json& config, const std::string& name,
 
 }  // namespace
 
+std::string row_label(const Measurement& m) {
+  return m.collective ? run_label(m.schedule_label, m.collective->label()) : m.schedule_label;
+}
+
 std::string_view metric_key(MeasuredMetric metric) {
   switch (metric) {
     case MeasuredMetric::throughput:
@@ -147,10 +151,7 @@ std::vector<Measurement> read_measurements(const nlohmann::json& rows, const Jso
                             std::filesystem::path(config_where.file).parent_path(), inputs)
                   .label()
             : read_schedule(schedule, at.key("schedule"), folder, inputs).label();
-    if (in.has("collective")) {
-      m.collective = read_collective(in.required("collective"), at.key("collective"));
-      m.schedule_label = run_label(m.schedule_label, m.collective->label());
-    }
+    if (in.has("collective")) m.collective = read_collective(in.required("collective"), at.key("collective"));
     int given = 0;
     for (const MeasuredMetric metric :
          {MeasuredMetric::iteration_time, MeasuredMetric::throughput, MeasuredMetric::comm_time}) {
@@ -328,7 +329,7 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
     } catch (const Error& error) {
       JsonWhere{measurements_file_.string(), fmt::format("{}[{}]", rows_key_, i), InputKind::config}.fail(
           fmt::format("the config cannot run {} GPUs with schedule '{}': {}", measurements_[i].gpus,
-                      measurements_[i].schedule_label, error.what()));
+                      row_label(measurements_[i]), error.what()));
     }
   }
   choose_scales(base_prediction);

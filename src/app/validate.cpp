@@ -50,20 +50,22 @@ void add_rows(const std::filesystem::path& file, const std::vector<Measurement>&
               const std::vector<double>& predicted, bool calibrates, ValidationReport& report) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Measurement& m = rows[i];
-    report.rows.push_back({file.filename().string(), m.trace.filename().string(), m.schedule_label,
+    report.rows.push_back({file.filename().string(), m.trace.filename().string(), row_label(m),
                            std::string(metric_key(m.metric)), m.source, m.gpus, calibrates, m.value, predicted[i]});
   }
 }
 
 /// The run a row measures: its trace as one file (whatever links name it),
 /// GPUs, the schedule that runs (the config's entry of its name, when the
-/// row names one) with the collective it runs on (its own or the config's),
-/// metric.
-using Run = std::tuple<FileIdentity, int, std::string, MeasuredMetric>;
+/// row names one) with the collective it runs on (its own or the config's,
+/// however the row says it), and whether it times the communication or the
+/// iteration (a throughput is the iteration time in other units: red team,
+/// an iteration time calibrated on was scored as a throughput predicted).
+using Run = std::tuple<FileIdentity, int, std::string, bool>;
 Run run_of(const Measurement& m, const std::string& config_collective) {
-  // A row's label names its own collective, when it has one.
   return {FileIdentity::of(m.trace), m.gpus,
-          m.collective ? m.schedule_label : run_label(m.schedule_label, config_collective), m.metric};
+          run_label(m.schedule_label, m.collective ? m.collective->label() : config_collective),
+          m.metric == MeasuredMetric::comm_time};
 }
 
 /// A predicted number of a case, to find it again in another case.
@@ -77,19 +79,23 @@ struct Prediction {
   }
 };
 
-/// Marks the label of each row whose run a fitted key moves apart from a row
-/// that writes the same values out: the config's schedule entry it names
-/// (`schedules.N.*`), the config's collective when it has none of its own
-/// (`collective.*`). Such a row is another run than one giving the start
-/// value inline (red team: refused as its repeat), and its label does not
-/// show the value it runs.
+/// Marks the schedule label of each row whose run a fitted key moves apart
+/// from a row that writes the same values out: the config's schedule entry
+/// it names (`schedules.N.*`, marked by the parameter), the config's
+/// collective when it has none of its own (`collective.*`). Such a row is
+/// another run than one giving the start value inline (red team: refused as
+/// its repeat), and its label does not show the value it runs. The keys in
+/// order, whatever the order of "fit" and the entry's index (a copy of a case
+/// reads alike).
 void mark_fitted(std::vector<Measurement>& rows, const std::vector<std::string>& paths) {
   for (Measurement& m : rows) {
-    std::vector<std::string_view> keys;
+    std::vector<std::string> keys;
+    const std::string entry = fmt::format("schedules.{}.", m.config_schedule);
     for (const std::string& path : paths) {
-      const bool entry = m.config_schedule >= 0 && path.starts_with(fmt::format("schedules.{}.", m.config_schedule));
-      if (entry || (!m.collective && path.starts_with("collective."))) keys.push_back(path);
+      if (m.config_schedule >= 0 && path.starts_with(entry)) keys.push_back(path.substr(entry.size()));
+      if (!m.collective && path.starts_with("collective.")) keys.push_back(path);
     }
+    std::sort(keys.begin(), keys.end());
     if (!keys.empty()) m.schedule_label += fmt::format(" [fitted {}]", fmt::join(keys, ","));
   }
 }
@@ -111,8 +117,8 @@ void refuse_repeated_runs(const std::vector<Measurement>& rows, const std::vecto
   for (std::size_t i = 0; i < rows.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
       if (runs[j] == runs[i] && rows[j].source == rows[i].source) {
-        where.index(i).fail(fmt::format("the run of {}[{}] again, from the same source (trace, GPUs, schedule and "
-                                        "metric): give each measured run once",
+        where.index(i).fail(fmt::format("the run of {}[{}] again, from the same source (trace, GPUs, schedule, "
+                                        "collective and what it times): give each measured run once",
                                         where.path, j));
       }
     }

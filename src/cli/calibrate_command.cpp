@@ -94,7 +94,7 @@ std::string report(const Calibration& calibration, const CalibrationResult& resu
     const Measurement& measured = calibration.measurements()[m];
     const double residual = relative_error(result.predicted[m], measured.value);
     out += fmt::format("{:>4}  {:>6}  {:<24}  {:<24}  {:>14.6g}  {:>14.6g}  {:>+8.2f}%  {:>9}\n", m, measured.gpus,
-                       printable(measured.schedule_label), metric_key(measured.metric), measured.value, result.predicted[m],
+                       printable(row_label(measured)), metric_key(measured.metric), measured.value, result.predicted[m],
                        residual * 100, percent(held_out.predicted[m], measured.value));
   }
   out += "\nresidual: the fit's error on a measurement it was fitted to; held out: the error predicting it with the\n"

@@ -40,7 +40,7 @@ struct Measurement {
   int gpus = 0;
   nlohmann::json schedule;     ///< a schedule entry as in a run config
   int config_schedule = -1;    ///< >= 0: the base config's schedule entry of that index runs instead
-  std::string schedule_label;  ///< for reports
+  std::string schedule_label;  ///< the schedule's label (ScheduleSpec::label); row_label names the run
   /// The row's own collective (`"collective"` of the row, as in a run
   /// config): runs that differed in how they reduce, e.g. the number of
   /// parameter servers; absent, the config's.
@@ -49,6 +49,10 @@ struct Measurement {
   double value = 0.0;
   std::string source;  ///< where the number comes from (free text), may be empty
 };
+
+/// How reports name a measurement's run: its schedule's label, then its own
+/// collective's where it has one ("single ps(servers=1)").
+std::string row_label(const Measurement& m);
 
 /// The JSON key of a metric ("iteration_time_s", ...).
 std::string_view metric_key(MeasuredMetric metric);
