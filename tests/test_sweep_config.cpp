@@ -153,6 +153,10 @@ TEST_CASE("sweep: bad grids are refused naming the file and the key", "[sweep]")
   // An element out of its parameter's range, by its index and with that range (red team: once ">= 0").
   CHECK_THAT(error_with("schedules", {{{"name", "ddp"}, {"bucket_cap_mb", {1, -2}}}}),
              Contains("schedules[0].bucket_cap_mb[1]: expected a finite number > 0 and <= 1048576, got -2"));
+  CHECK_THAT(error_with("schedules", {{{"name", "ddp"}, {"bucket_cap_mb", {-2, 1}}}}),  // the first too
+             Contains("schedules[0].bucket_cap_mb[0]: expected a finite number > 0 and <= 1048576, got -2"));
+  CHECK_THAT(error_with("schedules", {{{"name", "ddp"}, {"colour", {-2, 1}}}}),  // an unknown key, whatever its values
+             Contains("schedules[0]: schedule 'ddp': unknown parameter 'colour'"));
   CHECK_THAT(error_with("collective", {{{"name", "ps-colocated"}, {"servers", {1, 0}}}}),
              Contains("collective[0].servers[1]: expected an integer in [1, 1048576], got 0"));
   CHECK_THAT(error_with("schedules", {"wfbp", "gpipe"}), Contains("schedules[1]"));

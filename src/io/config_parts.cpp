@@ -156,7 +156,7 @@ ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, 
             where.key(key).reading_file(InputKind::curve, [&] { return load_selection_curve(file); });
         inputs.push_back(file);
       } else {
-        if (choice.schedule && !parameter.is_number()) {  // unknown whatever its value
+        if (choice.schedule) {  // unknown whatever its value, before its range
           where.reporting([&] { check_param_name(fmt::format("schedule '{}'", spec.name), choice.schedule->params, key); });
         }
         spec.params[key] = read_schedule_param(spec.name, key, parameter, where.key(key));

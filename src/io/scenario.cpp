@@ -75,14 +75,25 @@ std::vector<int> read_counts(const std::vector<Element>& elements) {
   return counts;
 }
 
+/// The registry's entry that `entry`'s "name" names; none where it names
+/// none (reading the entry says why).
+template <typename Registry>
+auto known_entry(const nlohmann::json& entry, Registry registry) -> decltype(&registry.front()) {
+  if (!entry.is_object() || !entry.contains("name") || !entry["name"].is_string()) return nullptr;
+  const auto found = std::find_if(registry.begin(), registry.end(), [&](const auto& info) {
+    return info.name == entry["name"].template get_ref<const std::string&>();
+  });
+  return found == registry.end() ? nullptr : &*found;
+}
+
 /// Calls `each` with every combination of an entry's parameters that are
 /// arrays (a schedule's or a collective's), the first parameter (by name)
 /// outermost, values in file order; with none, the entry as written, never
 /// copied (a copy recurses as deep as the value). Fails before any when the
 /// combinations and the `before` entries of the axis would pass
-/// kMaxAxisValues `what`; once the first has been read (its name known
-/// good), calls `check(key, element, where)` on every element of every list,
-/// so that one out of its parameter's range is named by its index.
+/// kMaxAxisValues `what`, and calls `check(key, element, where)` on every
+/// element of every list first, so that one out of its parameter's range is
+/// named by its index.
 template <typename Each, typename Check>
 void for_each_combination(const nlohmann::json& value, const JsonWhere& where, std::size_t before,
                           std::string_view what, Each each, Check check) {
@@ -115,16 +126,18 @@ void for_each_combination(const nlohmann::json& value, const JsonWhere& where, s
     where.fail(fmt::format("its lists make {:.0f} {}{}, past the {} one axis of a grid holds (docs/limits.md)",
                            combinations, what, with_before, kMaxAxisValues));
   }
+  // Each element in its parameter's range, by its index (red team: [25, -1] was said to need ">= 0", not
+  // bucket_cap_mb's "> 0"; the first element was named without it).
+  for (const auto& [key, list] : axes) {
+    for (std::size_t j = 0; j < list->size(); ++j) check(key, (*list)[j], where.key(key).index(j));
+  }
+  nlohmann::json base = value;  // without its lists: a copy per combination would copy them all (red team: quadratic)
+  for (const auto& axis : axes) base.erase(axis.first);
   std::vector<std::size_t> digit(axes.size(), 0);
-  for (bool first = true;; first = false) {
-    nlohmann::json combination = value;
+  while (true) {
+    nlohmann::json combination = base;
     for (std::size_t a = 0; a < axes.size(); ++a) combination[axes[a].first] = (*axes[a].second)[digit[a]];
     each(combination);
-    // Each element in its parameter's range (red team: [25, -1] was said to need ">= 0", not bucket_cap_mb's "> 0").
-    for (std::size_t a = 0; first && a < axes.size(); ++a) {
-      const nlohmann::json& list = *axes[a].second;
-      for (std::size_t j = 0; j < list.size(); ++j) check(axes[a].first, list[j], where.key(axes[a].first).index(j));
-    }
     std::size_t a = axes.size();
     while (a > 0 && ++digit[a - 1] == axes[a - 1].second->size()) digit[--a] = 0;
     if (a == 0) return;
@@ -154,7 +167,8 @@ std::pair<bool, bool> read_collectives(JsonReader& top, Scenario& scenario) {
   scenario.collectives.clear();
   std::unordered_set<std::string> labels;
   for (const auto& [element, where] : read_axis(top, "collective", "a collective name or object")) {
-    const JsonWhere at = where;  // a structured binding: clang 14 cannot capture it
+    const JsonWhere at = where;  // structured bindings: clang 14 cannot capture them
+    const nlohmann::json& entry = *element;
     for_each_combination(
         *element, at, scenario.collectives.size(), "collectives",
         [&](const nlohmann::json& one) {
@@ -162,7 +176,11 @@ std::pair<bool, bool> read_collectives(JsonReader& top, Scenario& scenario) {
           refuse_repeat(labels, scenario.collectives.back().label(), at);
         },
         [&](const std::string& key, const nlohmann::json& value, const JsonWhere& where) {
-          read_collective_param(find_collective(scenario.collectives.back().name), key, value, where);
+          const CollectiveInfo* info = known_entry(entry, collective_registry());
+          const auto takes = [&](const CollectiveParam& p) { return p.name == key; };
+          if (info && std::any_of(info->params.begin(), info->params.end(), takes)) {
+            read_collective_param(*info, key, value, where);
+          }
         });
     (find_collective(scenario.collectives.back().name).needs_curve ? any_curve : any_network) = true;
   }
@@ -250,7 +268,8 @@ void read_schedules(JsonReader& top, Scenario& scenario) {
   }
   std::unordered_set<std::string> labels;
   for (const auto& [element, where] : top.array("schedules")) {
-    const JsonWhere at = where;  // a structured binding: clang 14 cannot capture it
+    const JsonWhere at = where;  // structured bindings: clang 14 cannot capture them
+    const nlohmann::json& entry = *element;
     const std::size_t first = scenario.schedules.size();
     for_each_combination(
         *element, at, scenario.schedules.size(), "schedules",
@@ -258,7 +277,14 @@ void read_schedules(JsonReader& top, Scenario& scenario) {
           scenario.schedules.push_back(read_schedule(one, at, scenario.file.parent_path(), scenario.inputs));
         },
         [&](const std::string& key, const nlohmann::json& value, const JsonWhere& where) {
-          read_schedule_param(scenario.schedules.back().name, key, value, where);
+          const ScheduleInfo* schedule = known_entry(entry, schedule_registry());
+          const BuilderInfo* builder = known_entry(entry, builder_registry());
+          const std::span<const ParamSpec> params =
+              schedule ? schedule->params : builder && builder->standalone ? builder->params : std::span<const ParamSpec>{};
+          const auto takes = [&](const ParamSpec& p) { return p.name == key; };
+          if (std::any_of(params.begin(), params.end(), takes)) {  // an unknown key is said as the entry is read
+            read_schedule_param(entry["name"].get<std::string>(), key, value, where);
+          }
         });
     for (std::size_t s = first; s < scenario.schedules.size(); ++s) {
       const ScheduleSpec& spec = scenario.schedules[s];
