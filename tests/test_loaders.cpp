@@ -657,16 +657,20 @@ TEST_CASE("config loader labels layer names and files so that no two read alike"
   TempDir dir;
   json config = valid_config();
   // One layer named "a=0.5,b" is not the layers "a" and "b" (red team: both read "lags(a=0.5,b=0.5)", so the
-  // second was refused as given twice); a newline or a terminal escape in a name is not printed raw.
+  // second was refused as given twice); a newline, a terminal escape (C0 or C1) or a right-to-left override in
+  // a name is not printed raw; a layer named "density" is not the parameter.
   config["schedules"] = json::parse(R"([{"name": "lags", "layer_density": {"a=0.5,b": 0.5}},
-      {"name": "lags", "layer_density": {"a": 0.5, "b": 0.5}}, {"name": "lags", "layer_density": {"x\ny\u001b[31m": 0.5}},
-      {"name": "lags", "layer_density": {"conv1": 0.25}}])");
+      {"name": "lags", "layer_density": {"a": 0.5, "b": 0.5}}, {"name": "lags", "layer_density": {"x\ny\u001b[31m\u009b\u202e": 0.5}},
+      {"name": "lags", "layer_density": {"conv1": 0.25}}, {"name": "lags", "layer_density": {"density": 0.5}},
+      {"name": "lags", "density": 0.5}])");
   const mgsim::Scenario loaded = load_run_config(dir.write("run.json", config));
-  REQUIRE(loaded.schedules.size() == 4);
+  REQUIRE(loaded.schedules.size() == 6);
   CHECK(loaded.schedules[0].label() == R"(lags("a=0.5,b"=0.5))");
-  CHECK(loaded.schedules[1].label() == "lags(a=0.5,b=0.5)");
-  CHECK(loaded.schedules[2].label() == R"(lags("x\u000ay\u001b[31m"=0.5))");
-  CHECK(loaded.schedules[3].label() == "lags(conv1=0.25)");  // a plain name as written
+  CHECK(loaded.schedules[1].label() == R"(lags("a"=0.5,"b"=0.5))");
+  CHECK(loaded.schedules[2].label() == R"(lags("x\u000ay\u001b[31m\u009b\u202e"=0.5))");
+  CHECK(loaded.schedules[3].label() == R"(lags("conv1"=0.25))");  // quoted, plain or not
+  CHECK(loaded.schedules[4].label() == R"(lags("density"=0.5))");
+  CHECK(loaded.schedules[5].label() == "lags(density=0.5)");
   // A layer at the schedule's own density is the run without it: one label, so given twice.
   config["schedules"] = json::parse(R"([{"name": "lags", "density": 0.01, "layer_density": {"conv1": 0.01}},
       {"name": "lags", "density": 0.01}])");
@@ -974,7 +978,7 @@ TEST_CASE("config loader reads per-layer densities and a selection curve for spa
   REQUIRE(spec.sparse.selection_curve.size() == 2);
   CHECK(spec.sparse.selection_curve[1].elements == 100);
   CHECK(spec.sparse.selection_curve[1].seconds == 2e-5);
-  CHECK(spec.label() == "lags(density=0.01,conv1=0.5,selection_curve=topk.json)");
+  CHECK(spec.label() == R"(lags(density=0.01,"conv1"=0.5,selection_curve=topk.json))");
   // Two curves of one name in two folders are two schedules, each labelled
   // by its path as given (the file name alone once refused them as one).
   json other = selection_curve_file();

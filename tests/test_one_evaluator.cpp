@@ -678,7 +678,7 @@ TEST_CASE("a sweep takes every key a run takes: overlap, speed classes, all-gath
   REQUIRE(grid.size() == 4);
   // Half the GPUs at half speed: the slow class's backward takes 6 ms, not 3.
   CHECK(grid.row(0).metrics.compute >= 2 * 4'000'000);
-  CHECK(grid.row(1).schedule == "lags(fc=0.5)");
+  CHECK(grid.row(1).schedule == R"(lags("fc"=0.5))");
   // A layer the trace lacks is refused before any run, naming it.
   json bad = config;
   bad["schedules"] = {{{"name", "lags"}, {"layer_density", {{"fc7", 0.5}}}}};

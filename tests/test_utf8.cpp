@@ -77,5 +77,8 @@ TEST_CASE("printable escapes invalid bytes and control characters and cuts long 
   CHECK(mgsim::printable("r\xff") == "r\\xff");
   CHECK(mgsim::printable("a\nb") == "a\\x0ab");
   CHECK(mgsim::printable("caf\xC3\xA9") == "caf\xC3\xA9");  // valid UTF-8 stays
+  // A C1 control (U+009B, a terminal escape), a line separator (U+2028) and a right-to-left override (U+202E)
+  // are escaped too (red team: printed raw, a line break to some tools, text shown reversed).
+  CHECK(mgsim::printable("a\xC2\x9B" "b\xE2\x80\xA8" "c\xE2\x80\xAE" "d") == "a\\u009bb\\u2028c\\u202ed");
   CHECK(mgsim::printable(std::string(500, 'x'), 10) == std::string(10, 'x') + "...");
 }

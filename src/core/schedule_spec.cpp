@@ -1,34 +1,46 @@
 #include "mgsim/schedule_spec.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <span>
 #include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "mgsim/display_text.hpp"
 #include "mgsim/error.hpp"
 
 namespace mgsim {
 namespace {
 
-/// A name or file a user wrote, as a label shows it: as written when it
-/// holds none of the characters a label is built with (and no space or
-/// control character), else quoted as a JSON string, so that no two texts
-/// read alike ({"a=1,b": 0.5} is not {"a": 1, "b": 0.5}) and a table shows no
-/// raw newline or terminal escape (red team).
-std::string label_text(std::string_view text) {
-  const auto control = [](char c) { return static_cast<unsigned char>(c) < ' ' || c == '\x7f'; };
-  const bool plain = !text.empty() && std::none_of(text.begin(), text.end(), [&](char c) {
-    return control(c) || std::string_view(" =,()\"\\").find(c) != std::string_view::npos;
-  });
-  if (plain) return std::string(text);
+/// `text` (UTF-8, as JSON gives it) quoted as a JSON string, with every
+/// character that hides_text escaped as \uXXXX: no two texts read alike and
+/// a table shows no raw newline, terminal escape or reversed text (red team).
+std::string quoted_text(std::string_view text) {
   std::string quoted = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') quoted += '\\';
-    quoted += control(c) ? fmt::format("\\u{:04x}", static_cast<unsigned char>(c)) : std::string(1, c);
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t length = utf8_length(static_cast<unsigned char>(text[at]));
+    const char32_t code_point = decode_utf8(text.substr(at, length));
+    if (hides_text(code_point)) {
+      quoted += fmt::format("\\u{:04x}", static_cast<std::uint32_t>(code_point));
+    } else {
+      if (code_point == '"' || code_point == '\\') quoted += '\\';
+      quoted += text.substr(at, length);
+    }
+    at += length;
   }
   return quoted + '"';
+}
+
+/// A text parameter or file a user wrote, as a label shows it: as written
+/// when it holds nothing a label is built with (no space, none of =,()"\ and
+/// only ASCII), else quoted_text.
+std::string label_text(std::string_view text) {
+  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return c > ' ' && c < '\x7f' && std::string_view("=,()\"\\").find(c) == std::string_view::npos;
+  });
+  return plain ? std::string(text) : quoted_text(text);
 }
 
 }  // namespace
@@ -57,9 +69,11 @@ std::string ScheduleSpec::label() const {
   for (const auto& [key, value] : choices) {
     if (choice_value({}, texts, key) != value) parts.push_back(fmt::format("{}={}", key, label_text(value)));
   }
-  for (const auto& [layer, density] : sparse.layer_density) {  // one at the schedule's density changes nothing
+  // A layer's name always quoted: no layer named "density" reads as the parameter (red team). One at the
+  // schedule's own density changes nothing.
+  for (const auto& [layer, density] : sparse.layer_density) {
     if (!built.contains("density") || density != built.at("density")) {
-      parts.push_back(fmt::format("{}={}", label_text(layer), density));
+      parts.push_back(fmt::format("{}={}", quoted_text(layer), density));
     }
   }
   if (!selection_curve_file.empty()) {

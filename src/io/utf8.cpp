@@ -1,6 +1,10 @@
 #include "mgsim/io/utf8.hpp"
 
+#include <cstdint>
+
 #include <fmt/format.h>
+
+#include "mgsim/display_text.hpp"
 
 namespace mgsim {
 namespace {
@@ -66,6 +70,9 @@ std::string printable(std::string_view text, std::size_t max_bytes) {
     if (length == 0 || lead < 0x20 || lead == 0x7F) {
       out += fmt::format("\\x{:02x}", lead);
       ++at;
+    } else if (hides_text(decode_utf8(text.substr(at, length)))) {  // a C1 control, separator, bidi control
+      out += fmt::format("\\u{:04x}", static_cast<std::uint32_t>(decode_utf8(text.substr(at, length))));
+      at += length;
     } else {
       out += text.substr(at, length);
       at += length;

@@ -19,7 +19,8 @@ std::optional<std::size_t> find_invalid_utf8(std::string_view text);
 std::string describe_byte(std::string_view text, std::size_t offset);
 
 /// `text` made safe for a one-line message: invalid UTF-8 and control
-/// characters become \xNN, and text past `max_bytes` becomes "...".
+/// characters become \xNN, the other characters hides_text names \uXXXX
+/// (mgsim/display_text.hpp), and text past `max_bytes` becomes "...".
 std::string printable(std::string_view text, std::size_t max_bytes = 200);
 
 /// Whether `text` holds nothing but spaces, tabs and line ends (or nothing).
