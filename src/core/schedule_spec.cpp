@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <span>
 #include <vector>
 
@@ -43,6 +44,10 @@ std::string label_text(std::string_view text) {
   return plain ? std::string(text) : quoted_text(text);
 }
 
+/// A file as the config names it, one spelling of it: "./g.txt" and
+/// "sub/../g.txt" are "g.txt" (red team: two labels for one run).
+std::string file_text(const std::string& file) { return std::filesystem::path(file).lexically_normal().string(); }
+
 }  // namespace
 
 std::string ScheduleSpec::label() const {
@@ -67,7 +72,10 @@ std::string ScheduleSpec::label() const {
   std::vector<std::string> parts;
   for (const auto& [key, value] : shown) parts.push_back(fmt::format("{}={}", key, value));
   for (const auto& [key, value] : choices) {
-    if (choice_value({}, texts, key) != value) parts.push_back(fmt::format("{}={}", key, label_text(value)));
+    if (choice_value({}, texts, key) == value) continue;
+    const auto spec = std::find_if(texts.begin(), texts.end(), [&](const ChoiceSpec& c) { return c.name == key; });
+    const bool named = spec == texts.end() || std::find(spec->choices.begin(), spec->choices.end(), value) != spec->choices.end();
+    parts.push_back(fmt::format("{}={}", key, label_text(named ? value : file_text(value))));
   }
   // A layer's name always quoted: no layer named "density" reads as the parameter (red team). One at the
   // schedule's own density changes nothing.
@@ -77,7 +85,7 @@ std::string ScheduleSpec::label() const {
     }
   }
   if (!selection_curve_file.empty()) {
-    parts.push_back(fmt::format("selection_curve={}", label_text(selection_curve_file)));
+    parts.push_back(fmt::format("selection_curve={}", label_text(file_text(selection_curve_file))));
   }
   return parts.empty() ? name : fmt::format("{}({})", name, fmt::join(parts, ","));
 }
