@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "mgsim/io/report.hpp"
 #include "mgsim/io/utf8.hpp"
 
 namespace {
@@ -81,4 +82,13 @@ TEST_CASE("printable escapes invalid bytes and control characters and cuts long 
   // are escaped too (red team: printed raw, a line break to some tools, text shown reversed).
   CHECK(mgsim::printable("a\xC2\x9B" "b\xE2\x80\xA8" "c\xE2\x80\xAE" "d") == "a\\u009bb\\u2028c\\u202ed");
   CHECK(mgsim::printable(std::string(500, 'x'), 10) == std::string(10, 'x') + "...");
+}
+
+TEST_CASE("a CSV field stays on one line: names escaped, then quoted", "[utf8][csv]") {
+  CHECK(mgsim::csv_field("10GbE") == "10GbE");
+  CHECK(mgsim::csv_field("a,b") == "\"a,b\"");
+  CHECK(mgsim::csv_field("say \"x\"") == "\"say \"\"x\"\"\"");
+  // A newline once made a quoted field over two lines, which `sweep --resume` could not read back (red team).
+  CHECK(mgsim::csv_field("10GbE\nrack A") == "10GbE\\x0arack A");
+  CHECK(mgsim::csv_field("a\xE2\x80\xAE,b") == "\"a\\u202e,b\"");
 }

@@ -7,6 +7,7 @@
 #include "metric_columns.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/json_text.hpp"
+#include "mgsim/io/utf8.hpp"
 #include "mgsim/version.hpp"
 
 namespace mgsim {
@@ -36,9 +37,12 @@ std::string format_json(const std::vector<RunRow>& rows) {
 }  // namespace
 
 std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  // A name's control characters, separators and bidi controls escaped (printable): one row a line, which
+  // `sweep --resume` reads back (red team: a network named "10GbE\nrack A" split its rows).
+  const std::string shown = printable(text, std::string::npos);
+  if (shown.find_first_of(",\"") == std::string::npos) return shown;
   std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  for (char c : shown) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
   return quoted + "\"";
 }
 

@@ -54,7 +54,8 @@ std::string csv_version_fields();
 std::string csv_header();
 /// One CSV line (with its newline) for a row.
 std::string csv_row(const RunRow& row);
-/// A CSV field, quoted when it holds a comma, a quote or a newline.
+/// A CSV field on one line: control characters, separators and bidi controls
+/// escaped (printable), then quoted when it holds a comma or a quote.
 std::string csv_field(const std::string& text);
 
 }  // namespace mgsim
