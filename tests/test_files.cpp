@@ -149,3 +149,22 @@ TEST_CASE("an output is never a device, a folder or a dangling link", "[files]")
   REQUIRE(::stat("/dev/null", &info) == 0);
   CHECK(S_ISCHR(info.st_mode));  // still the device
 }
+
+TEST_CASE("staged files are all put in place, or none when one cannot be written", "[files]") {
+  SweepTempDir dir;
+  const auto a = dir.path() / "a.txt";
+  {
+    mgsim::StagedFiles staged;
+    staged.add(a, "first");
+    CHECK_THROWS_AS(staged.add(dir.path() / "missing" / "b.txt", "second"), mgsim::OutputError);
+  }  // never committed: nothing in place, no temporary left
+  CHECK_FALSE(std::filesystem::exists(a));
+  CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), std::filesystem::directory_iterator{}) == 0);
+  mgsim::StagedFiles staged;
+  staged.add(a, "first");
+  staged.add(dir.path() / "b.txt", "second");
+  CHECK_FALSE(std::filesystem::exists(a));  // staged, not yet in place
+  staged.commit();
+  CHECK(mgsim::read_input_file(a, mgsim::InputKind::config) == "first");
+  CHECK(mgsim::read_input_file(dir.path() / "b.txt", mgsim::InputKind::config) == "second");
+}

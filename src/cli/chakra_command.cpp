@@ -99,7 +99,9 @@ void export_chakra(const ExportOptions& options) {
   if (!folder.empty()) std::filesystem::create_directories(folder, error);  // "-o et/googlenet" makes et/
   if (error) throw OutputError(fmt::format("-o {}: cannot create the folder {}: {}", options.prefix, folder.string(), error.message()));
   for (const std::filesystem::path& file : files) check_output(file);  // every one before writing any
-  for (const std::filesystem::path& file : files) write_file_atomically(file, bytes);
+  StagedFiles staged;  // every rank's file or none (red team: a full disk left 15 of 64, beside older ones)
+  for (const std::filesystem::path& file : files) staged.add(file, bytes);
+  staged.commit();
   fmt::print("wrote {}.{{0..{}}}.et: {} {} on {}, {}, {}, {} bytes each\n", options.prefix, options.gpus - 1,
              workload.trace.model, spec.label(), counted(options.gpus, "GPU"),
              counted(std::ssize(workload.trace.layers), "layer"), counted(std::ssize(plan), "message"), bytes.size());

@@ -52,12 +52,14 @@ void emit_all(std::initializer_list<Output> outputs) {
     if (to_stdout) check_not_stdout_file(out.output);
     check_output(std::string(out.output));
   }
+  StagedFiles files;  // every file written before any is in place, or none (StagedFiles)
+  for (const Output& out : outputs) {
+    if (!on_stdout(out)) files.add(std::string(out.output), out.text);
+  }
   for (const Output& out : outputs) {
     if (on_stdout(out)) write_stdout(out.text);
   }
-  for (const Output& out : outputs) {
-    if (!on_stdout(out)) write_file_atomically(std::string(out.output), out.text);
-  }
+  files.commit();
 }
 
 void check_outputs(std::initializer_list<std::string_view> outputs) {

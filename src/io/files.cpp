@@ -242,6 +242,16 @@ std::filesystem::path output_target(const std::filesystem::path& file) {
 }
 
 void write_file_atomically(const std::filesystem::path& file, std::string_view text) {
+  StagedFiles staged;
+  staged.add(file, text);
+  staged.commit();
+}
+
+StagedFiles::~StagedFiles() {
+  for (const Staged& s : staged_) ::unlink(s.temporary.c_str());
+}
+
+void StagedFiles::add(const std::filesystem::path& file, std::string_view text) {
   check_output(file);
   const std::filesystem::path target = output_target(file);
   const auto fail = [&](std::string_view why) {
@@ -250,18 +260,24 @@ void write_file_atomically(const std::filesystem::path& file, std::string_view t
   std::filesystem::path temporary;
   const Descriptor out{create_temporary(target.parent_path(), temporary)};
   if (out.get() < 0) fail(std::strerror(errno));
-  const auto fail_removing = [&](std::string_view why) {
-    ::unlink(temporary.c_str());
-    fail(why);
-  };
+  staged_.push_back({file, temporary, target});  // removed by the destructor unless committed
   for (std::string_view rest = text; !rest.empty();) {
     const ssize_t written = ::write(out.get(), rest.data(), rest.size());
     if (written < 0 && errno == EINTR) continue;
-    if (written < 0) fail_removing(std::strerror(errno));
+    if (written < 0) fail(std::strerror(errno));
     rest.remove_prefix(static_cast<std::size_t>(written));
   }
-  if (::fsync(out.get()) != 0) fail_removing(std::strerror(errno));
-  if (::rename(temporary.c_str(), target.c_str()) != 0) fail_removing(std::strerror(errno));
+  if (::fsync(out.get()) != 0) fail(std::strerror(errno));
+}
+
+void StagedFiles::commit() {
+  while (!staged_.empty()) {
+    const Staged& s = staged_.front();
+    if (::rename(s.temporary.c_str(), s.target.c_str()) != 0) {
+      throw OutputError(fmt::format("{}: cannot write: {}", s.file.string(), std::strerror(errno)));
+    }
+    staged_.erase(staged_.begin());
+  }
 }
 
 }  // namespace mgsim

@@ -154,4 +154,27 @@ std::filesystem::path output_target(const std::filesystem::path& file);
 /// replaces the link's target (output_target). Throws OutputError.
 void write_file_atomically(const std::filesystem::path& file, std::string_view text);
 
+/// Several outputs of one command, all or none: add() writes each as
+/// write_file_atomically does up to its rename; commit() renames them all
+/// into place. Destroyed before commit() (a later output failed: a full disk,
+/// a folder that cannot be written), it removes every temporary and leaves
+/// each target as it was (red team: exit 2 after writing some of them).
+class StagedFiles {
+ public:
+  StagedFiles() = default;
+  StagedFiles(const StagedFiles&) = delete;
+  StagedFiles& operator=(const StagedFiles&) = delete;
+  ~StagedFiles();
+  /// Throws OutputError.
+  void add(const std::filesystem::path& file, std::string_view text);
+  /// Throws OutputError, the outputs not yet renamed removed.
+  void commit();
+
+ private:
+  struct Staged {
+    std::filesystem::path file, temporary, target;
+  };
+  std::vector<Staged> staged_;
+};
+
 }  // namespace mgsim
