@@ -144,9 +144,12 @@ std::span<const CollectiveInfo> collective_registry() { return kCollectives; }
 std::string CollectiveSpec::label() const {
   const std::span<const CollectiveParam> known = find_collective(name).params;
   std::vector<std::string> parts;
-  for (const auto& [key, value] : params) {
-    const auto param = std::find_if(known.begin(), known.end(), [&](const CollectiveParam& p) { return p.name == key; });
-    if (param == known.end() || param->default_value != value) parts.push_back(fmt::format("{}={}", key, value + 0.0));
+  for (const auto& given : params) {  // not a structured binding: clang 14 cannot capture one
+    const auto param =
+        std::find_if(known.begin(), known.end(), [&](const CollectiveParam& p) { return p.name == given.first; });
+    if (param == known.end() || param->default_value != given.second) {
+      parts.push_back(fmt::format("{}={}", given.first, given.second + 0.0));
+    }
   }
   return parts.empty() ? name : fmt::format("{}({})", name, fmt::join(parts, ","));
 }

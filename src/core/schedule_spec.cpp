@@ -71,9 +71,11 @@ std::string ScheduleSpec::label() const {
   }
   std::vector<std::string> parts;
   for (const auto& [key, value] : shown) parts.push_back(fmt::format("{}={}", key, value));
-  for (const auto& [key, value] : choices) {
+  for (const auto& choice : choices) {  // not a structured binding: clang 14 cannot capture one
+    const auto& [key, value] = choice;
     if (choice_value({}, texts, key) == value) continue;
-    const auto spec = std::find_if(texts.begin(), texts.end(), [&](const ChoiceSpec& c) { return c.name == key; });
+    const auto spec =
+        std::find_if(texts.begin(), texts.end(), [&](const ChoiceSpec& c) { return c.name == choice.first; });
     const bool named = spec == texts.end() || std::find(spec->choices.begin(), spec->choices.end(), value) != spec->choices.end();
     parts.push_back(fmt::format("{}={}", key, label_text(named ? value : file_text(value))));
   }
