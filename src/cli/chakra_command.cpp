@@ -98,7 +98,6 @@ void export_chakra(const ExportOptions& options) {
   std::error_code error;
   if (!folder.empty()) std::filesystem::create_directories(folder, error);  // "-o et/googlenet" makes et/
   if (error) throw OutputError(fmt::format("-o {}: cannot create the folder {}: {}", options.prefix, folder.string(), error.message()));
-  for (const std::filesystem::path& file : files) check_output(file);  // every one before writing any
   StagedFiles staged;  // every rank's file or none (red team: a full disk left 15 of 64, beside older ones)
   for (const std::filesystem::path& file : files) staged.add(file, bytes);
   staged.commit();

@@ -47,14 +47,11 @@ void emit(std::string_view text, const std::string& output) { emit_all({{text, o
 void emit_all(std::initializer_list<Output> outputs) {
   const auto on_stdout = [](const Output& out) { return out.output.empty() || out.output == kStdout; };
   const bool to_stdout = std::any_of(outputs.begin(), outputs.end(), on_stdout);
+  StagedFiles files;  // every file written before any is in place, or none (StagedFiles)
   for (const Output& out : outputs) {
     if (on_stdout(out)) continue;
     if (to_stdout) check_not_stdout_file(out.output);
-    check_output(std::string(out.output));
-  }
-  StagedFiles files;  // every file written before any is in place, or none (StagedFiles)
-  for (const Output& out : outputs) {
-    if (!on_stdout(out)) files.add(std::string(out.output), out.text);
+    files.add(std::string(out.output), out.text);
   }
   for (const Output& out : outputs) {
     if (on_stdout(out)) write_stdout(out.text);

@@ -108,14 +108,20 @@ void check_builder_spec(ScheduleSpec& spec, const BuilderInfo& info, const JsonW
 
 }  // namespace
 
-double read_schedule_param(std::string_view name, const std::string& key, const nlohmann::json& value,
-                           const JsonWhere& where) {
-  const ScheduleChoice choice = find_schedule_or_builder(name);
-  const std::span<const ParamSpec> params = choice.schedule ? choice.schedule->params : choice.builder->params;
-  const auto known = std::find_if(params.begin(), params.end(), [&](const ParamSpec& p) { return p.name == key; });
-  return known == params.end()  // the range the schedule checks, where it takes the key
-             ? read_number(value, where, 0.0, true)
-             : read_number(value, where, 0.0, known->zero_allowed, known->max_value);
+const ParamSpec* find_schedule_param(std::string_view name, std::string_view key) {
+  std::span<const ParamSpec> params;
+  for (const ScheduleInfo& info : schedule_registry()) {
+    if (info.name == name) params = info.params;
+  }
+  for (const BuilderInfo& info : builder_registry()) {
+    if (info.standalone && info.name == name) params = info.params;
+  }
+  const auto found = std::find_if(params.begin(), params.end(), [&](const ParamSpec& p) { return p.name == key; });
+  return found == params.end() ? nullptr : &*found;
+}
+
+double read_schedule_param(const ParamSpec& param, const nlohmann::json& value, const JsonWhere& where) {
+  return read_number(value, where, 0.0, param.zero_allowed, param.max_value);
 }
 
 ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, const std::filesystem::path& folder,
@@ -159,7 +165,7 @@ ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, 
         if (choice.schedule) {  // unknown whatever its value, before its range
           where.reporting([&] { check_param_name(fmt::format("schedule '{}'", spec.name), choice.schedule->params, key); });
         }
-        spec.params[key] = read_schedule_param(spec.name, key, parameter, where.key(key));
+        spec.params[key] = read_schedule_param(*find_schedule_param(spec.name, key), parameter, where.key(key));
       }
     }
   }

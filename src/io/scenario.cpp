@@ -75,15 +75,11 @@ std::vector<int> read_counts(const std::vector<Element>& elements) {
   return counts;
 }
 
-/// The registry's entry that `entry`'s "name" names; none where it names
-/// none (reading the entry says why).
-template <typename Registry>
-auto known_entry(const nlohmann::json& entry, Registry registry) -> decltype(&registry.front()) {
-  if (!entry.is_object() || !entry.contains("name") || !entry["name"].is_string()) return nullptr;
-  const auto found = std::find_if(registry.begin(), registry.end(), [&](const auto& info) {
-    return info.name == entry["name"].template get_ref<const std::string&>();
-  });
-  return found == registry.end() ? nullptr : &*found;
+/// The "name" `entry` gives; empty where it gives none (reading the entry
+/// says why).
+std::string_view entry_name(const nlohmann::json& entry) {
+  if (!entry.is_object() || !entry.contains("name") || !entry["name"].is_string()) return {};
+  return entry["name"].get_ref<const std::string&>();
 }
 
 /// Calls `each` with every combination of an entry's parameters that are
@@ -176,10 +172,11 @@ std::pair<bool, bool> read_collectives(JsonReader& top, Scenario& scenario) {
           refuse_repeat(labels, scenario.collectives.back().label(), at);
         },
         [&](const std::string& key, const nlohmann::json& value, const JsonWhere& where) {
-          const CollectiveInfo* info = known_entry(entry, collective_registry());
           const auto takes = [&](const CollectiveParam& p) { return p.name == key; };
-          if (info && std::any_of(info->params.begin(), info->params.end(), takes)) {
-            read_collective_param(*info, key, value, where);
+          for (const CollectiveInfo& info : collective_registry()) {  // an unknown name or key is said as the entry is read
+            if (info.name == entry_name(entry) && std::any_of(info.params.begin(), info.params.end(), takes)) {
+              read_collective_param(info, key, value, where);
+            }
           }
         });
     (find_collective(scenario.collectives.back().name).needs_curve ? any_curve : any_network) = true;
@@ -277,13 +274,8 @@ void read_schedules(JsonReader& top, Scenario& scenario) {
           scenario.schedules.push_back(read_schedule(one, at, scenario.file.parent_path(), scenario.inputs));
         },
         [&](const std::string& key, const nlohmann::json& value, const JsonWhere& where) {
-          const ScheduleInfo* schedule = known_entry(entry, schedule_registry());
-          const BuilderInfo* builder = known_entry(entry, builder_registry());
-          const std::span<const ParamSpec> params =
-              schedule ? schedule->params : builder && builder->standalone ? builder->params : std::span<const ParamSpec>{};
-          const auto takes = [&](const ParamSpec& p) { return p.name == key; };
-          if (std::any_of(params.begin(), params.end(), takes)) {  // an unknown key is said as the entry is read
-            read_schedule_param(entry["name"].get<std::string>(), key, value, where);
+          if (const ParamSpec* param = find_schedule_param(entry_name(entry), key)) {  // else said as the entry is read
+            read_schedule_param(*param, value, where);
           }
         });
     for (std::size_t s = first; s < scenario.schedules.size(); ++s) {

@@ -70,13 +70,15 @@ std::string printable(std::string_view text, std::size_t max_bytes) {
     if (length == 0 || lead < 0x20 || lead == 0x7F) {
       out += fmt::format("\\x{:02x}", lead);
       ++at;
-    } else if (hides_text(decode_utf8(text.substr(at, length)))) {  // a C1 control, separator, bidi control
-      out += fmt::format("\\u{:04x}", static_cast<std::uint32_t>(decode_utf8(text.substr(at, length))));
-      at += length;
+      continue;
+    }
+    const char32_t code_point = decode_utf8(text.substr(at, length));
+    if (hides_text(code_point)) {  // a C1 control, separator, bidi control
+      out += fmt::format("\\u{:04x}", static_cast<std::uint32_t>(code_point));
     } else {
       out += text.substr(at, length);
-      at += length;
     }
+    at += length;
   }
   return out;
 }

@@ -41,11 +41,13 @@ CollectiveSpec read_collective(const nlohmann::json& value, const JsonWhere& whe
 ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, const std::filesystem::path& folder,
                            std::vector<std::filesystem::path>& inputs);
 
-/// The number `value` of schedule `name`'s parameter `key`, found at `where`,
-/// in the range that parameter takes (read_schedule reads each so; a sweep's
-/// list checks each element so). `name` is a known schedule or builder.
-double read_schedule_param(std::string_view name, const std::string& key, const nlohmann::json& value,
-                           const JsonWhere& where);
+/// The numeric parameter `key` of the schedule or standalone builder `name`;
+/// none where `name` names neither or it takes no such number.
+const ParamSpec* find_schedule_param(std::string_view name, std::string_view key);
+
+/// The number `value` found at `where`, in the range `param` takes
+/// (read_schedule reads each so; a sweep's list checks each element so).
+double read_schedule_param(const ParamSpec& param, const nlohmann::json& value, const JsonWhere& where);
 
 /// Fails at `where` when `spec` is a standalone builder that cannot run on
 /// one of `gpus` (k of nbsgd above it, a graph of another size).
