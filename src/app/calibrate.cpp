@@ -399,6 +399,7 @@ double Calibration::predict_one(const nlohmann::json& document, const Scenario& 
   point.traces = {m.trace};
   point.trace_labels = {m.trace.string()};
   point.gpus = {m.gpus};
+  point.gpus_origin = "gpus";
   point.collectives = collectives_of(scenario, m);
   point.schedules = {read_schedule(entry, where, std::filesystem::path(where.file).parent_path(), point.inputs)};
   point.schedules.front().unit = scenario.message_unit;

@@ -118,9 +118,12 @@ void RunGrid::check_gpu_counts() const {
   for (const GridLink& link : links_) {
     for (std::size_t g = 0; g < scenario_.gpus.size(); ++g) {
       const int gpus = scenario_.gpus[g];
-      const JsonWhere where{scenario_.file.string(), fmt::format("gpus[{}]", g), InputKind::config};
+      const auto fail = [&](const std::string& why) {
+        if (!scenario_.gpus_origin.empty()) throw ConfigError(fmt::format("{}: {}", scenario_.gpus_origin, why));
+        scenario_.where(fmt::format("gpus[{}]", g)).fail(why);
+      };
       for (const int rank : scenario_.variability.stragglers.ranks) {
-        if (rank >= gpus) where.fail(fmt::format("straggler rank {} is not below the GPU count, {}", rank, gpus));
+        if (rank >= gpus) fail(fmt::format("straggler rank {} is not below the GPU count, {}", rank, gpus));
       }
       const std::string context = fmt::format("{} with collective '{}' on network '{}', {} per node: ", counted(gpus, "GPU"),
                                               link.collective, link.network, counted(link.gpus_per_node, "GPU"));
@@ -130,7 +133,7 @@ void RunGrid::check_gpu_counts() const {
         if (sparse) cost.allgather(1);
         if (sharded) cost.reduce_scatter(gpus);  // and with it the all-gather
       } catch (const Error& error) {
-        where.fail(context + error.what());
+        fail(context + error.what());
       }
     }
   }
@@ -145,7 +148,7 @@ void RunGrid::check_layer_names() const {
         const std::string& name = entry.first;  // named: clang 14 cannot capture structured bindings
         const auto named = [&](const Layer& layer) { return layer.name == name; };
         if (std::none_of(trace.layers.begin(), trace.layers.end(), named)) {
-          JsonWhere{scenario_.file.string(), "schedules", InputKind::config}.fail(fmt::format(
+          scenario_.where("schedules").fail(fmt::format(
               "'{}': layer_density names layer '{}', which trace {} does not have", labels_[s],
               name, scenario_.trace_labels[t]));
         }

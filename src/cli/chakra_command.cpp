@@ -66,6 +66,7 @@ Plan plan_for_export(Scenario scenario, const ScheduleSpec& spec, int gpus, Work
     throw ConfigError("speed_classes: the ranks of an export are identical; remove speed_classes from the config");
   }
   scenario.gpus = {gpus};
+  scenario.gpus_origin = fmt::format("--gpus {}", gpus);
   scenario.schedules = {spec};
   return RunGrid(std::move(scenario), cache).evaluate(0, true).iteration.value().plan;
 }

@@ -41,6 +41,9 @@ struct Scenario {
   std::vector<std::string> trace_labels;
   std::vector<std::filesystem::path> traces;
   std::vector<int> gpus;                 ///< default_gpus() when the config names none
+  /// Who gave `gpus` in place of the config's key, for messages: "" (the
+  /// config), "--gpus 3" (a command's option), "gpus" (a measurement row's).
+  std::string gpus_origin;
   std::vector<int> gpus_per_node{1};
   /// Every collective with every combination of its parameters, labels unique.
   std::vector<CollectiveSpec> collectives{{"ring", {}}};
