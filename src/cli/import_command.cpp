@@ -112,10 +112,15 @@ void print_step_check(const profile::ImportedTrace& imported, double backward, s
   }
 }
 
-void write_kineto(const profile::ImportedTrace& imported, const std::string& input, const std::string& output) {
+/// The trace file of `imported`, read from `input`: the command that imported it in its provenance.
+std::string kineto_text(const profile::ImportedTrace& imported, const std::string& input) {
   nlohmann::json provenance = imported.provenance;
   provenance["imported_by"] = fmt::format("mgsim import kineto {}", input);
-  emit(format_trace_json(imported.trace, provenance), output);  // an error first, never after warnings
+  return format_trace_json(imported.trace, provenance);
+}
+
+/// What import says of a trace once written to `output`: its warnings, its times, the step check.
+void report_kineto(const profile::ImportedTrace& imported, const std::string& output) {
   for (const std::string& warning : imported.warnings) std::fprintf(stderr, "mgsim: warning: %s\n", warning.c_str());
   const double backward = backward_time_s(imported.trace);
   if (output.empty() || output == kStdout) return print_step_check(imported, backward, stderr);
@@ -142,10 +147,12 @@ void import_kineto_ranks(const ImportOptions& options, const profile::KinetoOpti
   }
   std::filesystem::create_directories(options.output, error);
   if (error) throw OutputError(fmt::format("-o {}: cannot create the folder: {}", options.output, error.message()));
-  for (const profile::RankTrace& r : ranks) check_outputs({out(r)});  // none written unless all may be
+  StagedFiles staged;  // every rank's trace or none (red team: a full disk left some ranks written)
+  for (const profile::RankTrace& r : ranks) staged.add(out(r), kineto_text(r.imported, r.file.string()));
+  staged.commit();
   std::vector<double> backward;
   for (const profile::RankTrace& r : ranks) {
-    write_kineto(r.imported, r.file.string(), out(r));
+    report_kineto(r.imported, out(r));
     backward.push_back(backward_time_s(r.imported.trace));
   }
   const auto [low, high] = std::minmax_element(backward.begin(), backward.end());
@@ -174,7 +181,8 @@ void import_kineto(const ImportOptions& options) {
   }
   if (std::filesystem::is_directory(options.input)) return import_kineto_ranks(options, parse);
   const profile::ImportedTrace imported = profile::import_kineto_file(options.input, parse);
-  write_kineto(imported, options.input, options.output);
+  emit(kineto_text(imported, options.input), options.output);  // an error first, never after warnings
+  report_kineto(imported, options.output);
 }
 
 CLI::App* add_source(CLI::App& parent, const char* name, const char* what, ImportOptions& options) {
