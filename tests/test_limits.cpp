@@ -3,15 +3,19 @@
 // file and key, and no derived step longer than an hour reaches the engine.
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <limits>
+#include <set>
+#include <string>
 
 #include "mgsim/cluster.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/evaluate.hpp"
 #include "mgsim/io/trace_io.hpp"
+#include "mgsim/iteration.hpp"
 #include "mgsim/limits.hpp"
 #include "mgsim/schedule.hpp"
 #include "test_support.hpp"
@@ -116,4 +120,35 @@ TEST_CASE("a run's work estimate counts what its plan does: messages, pairs of u
   CHECK(steps("optimal", MessageUnit::layer, bent) == 9);    // of the 3 layers
   CHECK(steps("omgs", MessageUnit::tensor, line) == 9);      // its exact pass: pairs of layers
   CHECK(steps("p3", MessageUnit::tensor, line) == 3 * 6);    // slices of 50,000: 2 + 2 + 1 + 1, three steps each
+}
+
+TEST_CASE("a count parameter (ParamSpec::whole) has a whole default and refuses a fraction wherever it is built") {
+  using namespace mgsim;
+  std::set<std::string> counts;
+  for (const ScheduleInfo& info : schedule_registry()) {
+    for (const ParamSpec& p : info.params) {
+      if (!p.whole) continue;
+      INFO(info.name << " " << p.name);
+      counts.insert(fmt::format("{}.{}", info.name, p.name));
+      CHECK(p.default_value == std::floor(p.default_value));
+      CHECK_THROWS_WITH(make_schedule(info.name, {{std::string(p.name), 2.5}}), Catch::Contains("whole number"));
+      CHECK_NOTHROW(make_schedule(info.name, {{std::string(p.name), 2.0}}));
+    }
+  }
+  for (const BuilderInfo& info : builder_registry()) {
+    for (const ParamSpec& p : info.params) {
+      if (!p.whole) continue;
+      INFO(info.name << " " << p.name);
+      counts.insert(fmt::format("{}.{}", info.name, p.name));
+      CHECK(p.default_value == std::floor(p.default_value));
+      CHECK_THROWS_WITH(check_builder_params(info, {{{std::string(p.name), 2.5}}, {}, {}}, 8),
+                        Catch::Contains("whole number"));
+    }
+  }
+  // Parameters that count elements, bytes, mini-batches or ranks.
+  for (const char* count : {"p3.slice_params", "bytescheduler.partition_params", "bytescheduler.credit_params",
+                            "zero1.reduce_bucket_size", "zero3.reduce_bucket_size", "topk.value_bytes",
+                            "topk.index_bytes", "nbsgd.minibatches", "nbsgd.k"}) {
+    CHECK(counts.contains(count));
+  }
 }

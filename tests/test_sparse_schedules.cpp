@@ -334,9 +334,9 @@ TEST_CASE("bad sparse parameters are config errors") {
   CHECK_THROWS_AS(make_schedule("topk", {{"value_bytes", 0}}), ConfigError);
   // Bytes are whole: 0.4 once rounded to 0-byte exchanges.
   CHECK_THROWS_WITH(make_schedule("topk", {{"value_bytes", 0.4}}),
-                    "schedule 'topk': parameter 'value_bytes' counts bytes: expected a whole number, got 0.4");
+                    "schedule 'topk': parameter 'value_bytes' must be a finite whole number > 0 and <= 16, got 0.4");
   CHECK_THROWS_WITH(make_schedule("omgs", {{"index_bytes", 4.5}}),
-                    "schedule 'omgs': parameter 'index_bytes' counts bytes: expected a whole number, got 4.5");
+                    "schedule 'omgs': parameter 'index_bytes' must be a finite whole number >= 0 and <= 16, got 4.5");
   CHECK_NOTHROW(make_schedule("omgs", {{"density", 1}, {"selection_s", 0}, {"index_bytes", 0}}));
 }
 

@@ -42,6 +42,7 @@ struct ParamSpec {
   std::string_view description;
   double max_value = std::numeric_limits<double>::infinity();
   std::string_view default_from = {};
+  bool whole = false;  ///< a count: whole numbers only
 };
 
 /// Parameter values a user gave, by name; absent ones take their default.

@@ -18,7 +18,8 @@ namespace {
 std::string entry(std::string_view name, std::string_view description, std::span<const ParamSpec> params = {}) {
   std::string text = fmt::format("  {:<20} {}\n", name, description);
   for (const ParamSpec& param : params) {
-    text += fmt::format("      {} = {:g}: {}\n", param.name, param.default_value, param.description);
+    text += fmt::format("      {} = {:g}{}: {}\n", param.name, param.default_value, param.whole ? " (whole)" : "",
+                        param.description);
   }
   return text;
 }

@@ -27,12 +27,14 @@ constexpr std::array kNbsgdParams{
     ParamSpec{.name = "minibatches",
               .default_value = 4.0,
               .zero_allowed = false,
-              .description = "m: mini-batches each rank's batch is split into (an integer)",
-              .max_value = 1024.0},
+              .description = "m: mini-batches each rank's batch is split into",
+              .max_value = 1024.0,
+              .whole = true},
     ParamSpec{.name = "k",
               .default_value = 1.0,
               .zero_allowed = false,
-              .description = "with trigger kth: the round ends when the k-th rank has finished all m (an integer)"},
+              .description = "with trigger kth: the round ends when the k-th rank has finished all m",
+              .whole = true},
     ParamSpec{.name = "deadline_s",
               .default_value = 0.0,
               .zero_allowed = false,
@@ -160,15 +162,6 @@ constexpr std::array kBuilders{
                 .needs_network = true},
 };
 
-/// Fails unless `value` of parameter `name` is a whole number.
-void require_integer(std::string_view builder, const ParamValues& given, std::string_view name) {
-  const auto found = given.find(name);
-  if (found != given.end() && found->second != std::floor(found->second)) {
-    throw ConfigError(
-        fmt::format("schedule '{}': parameter '{}' must be a whole number, got {}", builder, name, found->second));
-  }
-}
-
 void check_choices(const BuilderInfo& info, const ChoiceValues& given) {
   for (const auto& [name, value] : given) {
     const auto spec = std::find_if(info.choices.begin(), info.choices.end(),
@@ -198,7 +191,6 @@ std::string_view choice_value(const ChoiceValues& given, std::span<const ChoiceS
 void check_builder_params(const BuilderInfo& info, const BuilderParams& given, int gpus) {
   check_params(fmt::format("schedule '{}'", info.name), info.params, given.numbers);
   check_choices(info, given.choices);
-  for (std::string_view name : {"minibatches", "k"}) require_integer(info.name, given.numbers, name);
   const auto chosen = [&](std::string_view name) { return choice_value(given.choices, info.choices, name); };
   const std::string_view trigger = chosen("trigger");
   if (given.numbers.contains("k") && trigger != "kth") {

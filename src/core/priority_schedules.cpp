@@ -146,13 +146,13 @@ class Priority : public Schedule {
 }  // namespace
 
 std::unique_ptr<Schedule> make_p3(const ParamValues& given, const SparseOptions&) {
-  return std::make_unique<Priority>("p3", "slice_params", whole_param("p3", given, "slice_params", "elements"), 0);
+  return std::make_unique<Priority>("p3", "slice_params", whole_param("p3", given, "slice_params"), 0);
 }
 
 std::unique_ptr<Schedule> make_bytescheduler(const ParamValues& given, const SparseOptions&) {
   return std::make_unique<Priority>("bytescheduler", "partition_params",
-                                    whole_param("bytescheduler", given, "partition_params", "elements"),
-                                    whole_param("bytescheduler", given, "credit_params", "elements"));
+                                    whole_param("bytescheduler", given, "partition_params"),
+                                    whole_param("bytescheduler", given, "credit_params"));
 }
 
 }  // namespace mgsim

@@ -71,12 +71,14 @@ constexpr std::array kSparseParams{
               .default_value = 4.0,
               .zero_allowed = false,
               .description = "bytes per kept value",
-              .max_value = 16.0},
+              .max_value = 16.0,
+              .whole = true},
     ParamSpec{.name = "index_bytes",
               .default_value = 4.0,
               .zero_allowed = true,
               .description = "bytes per kept index",
-              .max_value = 16.0},
+              .max_value = 16.0,
+              .whole = true},
 };
 
 /// Most elements in one chunk or in flight: past any trace's gradients.
@@ -87,7 +89,8 @@ constexpr std::array kP3Params{
               .default_value = 50000.0,
               .zero_allowed = false,
               .description = "elements per slice: each gradient tensor is sliced into pieces of at most this many",
-              .max_value = kMaxChunkElements},
+              .max_value = kMaxChunkElements,
+              .whole = true},
 };
 
 constexpr std::array kByteSchedulerParams{
@@ -95,13 +98,15 @@ constexpr std::array kByteSchedulerParams{
               .default_value = 1e6,
               .zero_allowed = false,
               .description = "elements per partition (BYTESCHEDULER_PARTITION, whose default is 1e6)",
-              .max_value = kMaxChunkElements},
+              .max_value = kMaxChunkElements,
+              .whole = true},
     ParamSpec{.name = "credit_params",
               .default_value = 4e6,
               .zero_allowed = true,
               .description = "elements in flight before the next partition is chosen (BYTESCHEDULER_CREDIT, whose "
                              "default is 4e6; 0: chosen when the channel is free)",
-              .max_value = kMaxChunkElements},
+              .max_value = kMaxChunkElements,
+              .whole = true},
 };
 
 constexpr std::array kDearParams{
@@ -122,7 +127,8 @@ constexpr std::array kZeroParams{
               .zero_allowed = false,
               .description = "elements per reduce-scatter bucket (DeepSpeed's zero_optimization.reduce_bucket_size, "
                              "whose default is 5e8)",
-              .max_value = kMaxBucketElements},
+              .max_value = kMaxBucketElements,
+              .whole = true},
 };
 
 constexpr std::array kSchedules{
@@ -292,11 +298,12 @@ void check_params(std::string_view owner, std::span<const ParamSpec> specs, cons
     const auto spec =
         std::find_if(specs.begin(), specs.end(), [&key = name](const ParamSpec& p) { return p.name == key; });
     const bool ok = std::isfinite(value) && (value > 0 || (spec->zero_allowed && value == 0)) &&
-                    value <= spec->max_value;
+                    value <= spec->max_value && (!spec->whole || value == std::floor(value));
     if (!ok) {
       const std::string upper = std::isfinite(spec->max_value) ? fmt::format(" and <= {}", spec->max_value) : "";
-      throw ConfigError(fmt::format("{}: parameter '{}' must be a finite number {} 0{}, got {}", owner, name,
-                                    spec->zero_allowed ? ">=" : ">", upper, value));
+      throw ConfigError(fmt::format("{}: parameter '{}' must be a finite {} {} 0{}, got {}", owner, name,
+                                    spec->whole ? "whole number" : "number", spec->zero_allowed ? ">=" : ">", upper,
+                                    value));
     }
   }
 }
@@ -311,14 +318,8 @@ double param_value(const ParamValues& given, std::span<const ParamSpec> specs, s
   return spec->default_value;
 }
 
-std::int64_t whole_param(std::string_view schedule, const ParamValues& given, std::string_view name,
-                         std::string_view unit) {
-  const double value = param_value(given, find_schedule(schedule).params, name);
-  if (value != std::floor(value)) {
-    throw ConfigError(fmt::format("schedule '{}': parameter '{}' counts {}: expected a whole number, got {}",
-                                  schedule, name, unit, value));
-  }
-  return static_cast<std::int64_t>(value);
+std::int64_t whole_param(std::string_view schedule, const ParamValues& given, std::string_view name) {
+  return static_cast<std::int64_t>(param_value(given, find_schedule(schedule).params, name));
 }
 
 }  // namespace mgsim

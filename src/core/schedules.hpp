@@ -25,11 +25,9 @@ std::unique_ptr<Schedule> make_zero2(const ParamValues& given, const SparseOptio
 std::unique_ptr<Schedule> make_zero3(const ParamValues& given, const SparseOptions& sparse);
 std::unique_ptr<Schedule> make_fsdp(const ParamValues& given, const SparseOptions& sparse);
 
-/// A count of `unit` ("elements": a partition, a slice, a bucket; "bytes")
-/// a user gave to `schedule`, or its default, its range already checked;
-/// throws ConfigError naming the parameter unless it is a whole number.
-std::int64_t whole_param(std::string_view schedule, const ParamValues& given, std::string_view name,
-                         std::string_view unit);
+/// The count (ParamSpec::whole) `name` a user gave to `schedule`, or its
+/// default, already checked (check_params).
+std::int64_t whole_param(std::string_view schedule, const ParamValues& given, std::string_view name);
 
 /// A layer-grouping schedule that groups tensors instead (message unit "tensor").
 std::unique_ptr<Schedule> per_tensor(std::unique_ptr<Schedule> layer_schedule);

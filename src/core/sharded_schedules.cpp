@@ -161,15 +161,15 @@ std::unique_ptr<Schedule> make_dear(const ParamValues& given, const SparseOption
 }
 
 std::unique_ptr<Schedule> make_zero1(const ParamValues& given, const SparseOptions&) {
-  return std::make_unique<ZeroOneTwo>(whole_param("zero1", given, "reduce_bucket_size", "elements"), false);
+  return std::make_unique<ZeroOneTwo>(whole_param("zero1", given, "reduce_bucket_size"), false);
 }
 
 std::unique_ptr<Schedule> make_zero2(const ParamValues& given, const SparseOptions&) {
-  return std::make_unique<ZeroOneTwo>(whole_param("zero2", given, "reduce_bucket_size", "elements"), true);
+  return std::make_unique<ZeroOneTwo>(whole_param("zero2", given, "reduce_bucket_size"), true);
 }
 
 std::unique_ptr<Schedule> make_zero3(const ParamValues& given, const SparseOptions&) {
-  return std::make_unique<ZeroThree>(whole_param("zero3", given, "reduce_bucket_size", "elements"));
+  return std::make_unique<ZeroThree>(whole_param("zero3", given, "reduce_bucket_size"));
 }
 
 std::unique_ptr<Schedule> make_fsdp(const ParamValues&, const SparseOptions&) { return std::make_unique<ZeroThree>(0); }

@@ -474,8 +474,8 @@ std::unique_ptr<Schedule> make_sparse(std::string_view name, const ParamValues& 
   const auto& specs = find_schedule(name).params;
   SparseSettings settings{param_value(given, specs, "density"),
                           param_value(given, specs, "selection_s"),
-                          whole_param(name, given, "value_bytes", "bytes"),
-                          whole_param(name, given, "index_bytes", "bytes"),
+                          whole_param(name, given, "value_bytes"),
+                          whole_param(name, given, "index_bytes"),
                           sparse.layer_density,
                           {}};
   for (const SelectionPoint& point : sparse.selection_curve) {

@@ -1,6 +1,7 @@
 #include "mgsim/io/config_parts.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -121,7 +122,9 @@ const ParamSpec* find_schedule_param(std::string_view name, std::string_view key
 }
 
 double read_schedule_param(const ParamSpec& param, const nlohmann::json& value, const JsonWhere& where) {
-  return read_number(value, where, 0.0, param.zero_allowed, param.max_value);
+  const double number = read_number(value, where, 0.0, param.zero_allowed, param.max_value);
+  if (param.whole && number != std::floor(number)) where.expected("a whole number", value);
+  return number;
 }
 
 ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, const std::filesystem::path& folder,
