@@ -8,6 +8,7 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <map>
 #include <nlopt.hpp>
 
 #include "mgsim/counted.hpp"
@@ -127,6 +128,7 @@ std::vector<Measurement> read_measurements(const nlohmann::json& rows, const Jso
                                            const JsonWhere& config_where, const std::filesystem::path& base_trace) {
   if (!rows.is_array()) where.expected("an array of measurements", rows);
   std::vector<Measurement> measurements;
+  std::map<int, std::string> config_labels;  // each config entry read once, whatever number of rows name it
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const JsonWhere at = where.index(i);
     JsonReader in(rows[i], at);
@@ -144,13 +146,15 @@ std::vector<Measurement> read_measurements(const nlohmann::json& rows, const Jso
         schedule.is_string() ? config_schedule_index(base_config, schedule.get<std::string>(), at.key("schedule")) : -1;
     m.schedule = schedule;
     std::vector<std::filesystem::path> inputs;
-    m.schedule_label =
-        m.config_schedule >= 0
-            ? read_schedule(base_config["schedules"][static_cast<std::size_t>(m.config_schedule)],
-                            config_where.key("schedules").index(static_cast<std::size_t>(m.config_schedule)),
-                            std::filesystem::path(config_where.file).parent_path(), inputs)
-                  .label()
-            : read_schedule(schedule, at.key("schedule"), folder, inputs).label();
+    if (m.config_schedule >= 0 && !config_labels.contains(m.config_schedule)) {
+      const auto entry = static_cast<std::size_t>(m.config_schedule);
+      const std::filesystem::path config_folder = std::filesystem::path(config_where.file).parent_path();
+      config_labels[m.config_schedule] =
+          read_schedule(base_config["schedules"][entry], config_where.key("schedules").index(entry), config_folder, inputs)
+              .label();
+    }
+    m.schedule_label = m.config_schedule >= 0 ? config_labels.at(m.config_schedule)
+                                              : read_schedule(schedule, at.key("schedule"), folder, inputs).label();
     if (in.has("collective")) m.collective = read_collective(in.required("collective"), at.key("collective"));
     int given = 0;
     for (const MeasuredMetric metric :
