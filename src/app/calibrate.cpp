@@ -111,6 +111,11 @@ std::string row_label(const Measurement& m) {
   return m.collective ? run_label(m.schedule_label, m.collective->label()) : m.schedule_label;
 }
 
+MeasuredRun run_of(const Measurement& m, const std::string& config_collective) {
+  return {m.trace_content, m.gpus, run_label(m.schedule_label, m.collective ? m.collective->label() : config_collective),
+          m.metric == MeasuredMetric::comm_time};
+}
+
 std::string_view metric_key(MeasuredMetric metric) {
   switch (metric) {
     case MeasuredMetric::throughput:
@@ -129,6 +134,7 @@ std::vector<Measurement> read_measurements(const nlohmann::json& rows, const Jso
   if (!rows.is_array()) where.expected("an array of measurements", rows);
   std::vector<Measurement> measurements;
   std::map<int, std::string> config_labels;  // each config entry read once, whatever number of rows name it
+  std::map<std::filesystem::path, std::string> contents;  // each trace read once
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const JsonWhere at = where.index(i);
     JsonReader in(rows[i], at);
@@ -139,6 +145,13 @@ std::vector<Measurement> read_measurements(const nlohmann::json& rows, const Jso
       at.fail("its trace is the config's \"trace\", standard input, which can be read once: give the config a trace "
               "file");
     }
+    if (!contents.contains(m.trace)) {
+      const JsonWhere trace_where = in.has("trace") ? at.key("trace") : config_where.key("trace");
+      const std::string text =
+          trace_where.reading_file(InputKind::trace, [&] { return read_input_file(m.trace, InputKind::trace); });
+      contents[m.trace] = fmt::format("{:016x}/{}", std::hash<std::string>{}(text), text.size());
+    }
+    m.trace_content = contents.at(m.trace);
     m.gpus = static_cast<int>(in.integer("gpus", 1, kMaxGpus));
     if (in.has("source")) m.source = in.text("source");
     const nlohmann::json& schedule = in.required("schedule");
@@ -324,6 +337,7 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
           fmt::format("its trace: {}", error.what()));
     }
   }
+  if (!paths_.empty()) refuse_repeated_runs(base.collectives.front().label());
   std::vector<double> base_prediction;
   for (std::size_t i = 0; i < measurements_.size(); ++i) {
     try {
@@ -339,6 +353,18 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
   choose_scales(base_prediction);
   check_dependence(base_prediction);
   for (std::size_t i = 0; i < paths_.size(); ++i) bounds_.push_back(find_bounds(i));
+}
+
+void Calibration::refuse_repeated_runs(const std::string& config_collective) const {
+  std::map<MeasuredRun, std::size_t> first;
+  for (std::size_t i = 0; i < measurements_.size(); ++i) {
+    const auto [earlier, added] = first.emplace(run_of(measurements_[i], config_collective), i);
+    if (added) continue;
+    JsonWhere{measurements_file_.string(), fmt::format("{}[{}]", rows_key_, i), InputKind::config}.fail(fmt::format(
+        "the run of {}[{}] again (trace, GPUs, schedule, collective and what it times): held out, either would be "
+        "predicted by a fit of its twin; give each measured run once (the mean of repeated measurements)",
+        rows_key_, earlier->second));
+  }
 }
 
 bool Calibration::accepts(const std::string& path, double value) const {

@@ -55,28 +55,13 @@ void add_rows(const std::filesystem::path& file, const std::vector<Measurement>&
   }
 }
 
-/// The run a row measures: its trace as one file (whatever links name it),
-/// GPUs, the schedule that runs (the config's entry of its name, when the
-/// row names one) with the collective it runs on (its own or the config's,
-/// however the row says it), and whether it times the communication or the
-/// iteration (a throughput is the iteration time in other units: red team,
-/// an iteration time calibrated on was scored as a throughput predicted).
-using Run = std::tuple<FileIdentity, int, std::string, bool>;
-Run run_of(const Measurement& m, const std::string& config_collective) {
-  return {FileIdentity::of(m.trace), m.gpus,
-          run_label(m.schedule_label, m.collective ? m.collective->label() : config_collective),
-          m.metric == MeasuredMetric::comm_time};
-}
-
 /// A predicted number of a case, to find it again in another case.
 struct Prediction {
-  Run run;
-  std::string source;
+  MeasuredRun run;
   double measured;
   std::string where;  ///< "case.json: predict[i]"
-  bool operator==(const Prediction& other) const {
-    return run == other.run && source == other.source && measured == other.measured;
-  }
+  /// One number, whatever the id of its source (red team: a copy of a case under another id counted twice).
+  bool operator==(const Prediction& other) const { return run == other.run && measured == other.measured; }
 };
 
 /// Marks the schedule label of each row whose run a fitted key moves apart
@@ -101,25 +86,27 @@ void mark_fitted(std::vector<Measurement>& rows, const std::vector<std::string>&
 }
 
 /// The runs of `rows`, in order.
-std::vector<Run> runs_of(const std::vector<Measurement>& rows, const std::string& config_collective) {
-  std::vector<Run> runs;
+std::vector<MeasuredRun> runs_of(const std::vector<Measurement>& rows, const std::string& config_collective) {
+  std::vector<MeasuredRun> runs;
   for (const Measurement& m : rows) runs.push_back(run_of(m, config_collective));
   return runs;
 }
 
 /// Refuses a row of `rows` (at `where`, their runs `runs`) that measures the
-/// run of an earlier one from the same source (trace, GPUs, schedule with
-/// its collective, metric), or one of the runs `calibrated` (rows at
-/// `calibrating_where`): a repeat counts twice in the median and max, and a
-/// run the case calibrates on is no prediction. Two sources may measure one run.
-void refuse_repeated_runs(const std::vector<Measurement>& rows, const std::vector<Run>& runs, const JsonWhere& where,
-                          const std::vector<Run>& calibrated, const JsonWhere& calibrating_where) {
+/// run of an earlier one (trace, GPUs, schedule with its collective, metric)
+/// from the same source or with the same value (a source under two ids), or
+/// one of the runs `calibrated` (rows at `calibrating_where`): a repeat
+/// counts twice in the median and max, and a run the case calibrates on is
+/// no prediction. Two sources may measure one run.
+void refuse_repeated_runs(const std::vector<Measurement>& rows, const std::vector<MeasuredRun>& runs, const JsonWhere& where,
+                          const std::vector<MeasuredRun>& calibrated, const JsonWhere& calibrating_where) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     for (std::size_t j = 0; j < i; ++j) {
-      if (runs[j] == runs[i] && rows[j].source == rows[i].source) {
-        where.index(i).fail(fmt::format("the run of {}[{}] again, from the same source (trace, GPUs, schedule, "
-                                        "collective and what it times): give each measured run once",
-                                        where.path, j));
+      if (runs[j] == runs[i] && (rows[j].source == rows[i].source || rows[j].value == rows[i].value)) {
+        where.index(i).fail(fmt::format("the run of {}[{}] again, {} (trace, GPUs, schedule, collective and what it "
+                                        "times): give each measured run once",
+                                        where.path, j,
+                                        rows[j].source == rows[i].source ? "from the same source" : "the same number"));
       }
     }
     for (std::size_t j = 0; j < calibrated.size(); ++j) {
@@ -169,17 +156,17 @@ void validate_case(const std::filesystem::path& file, std::string text, double m
   mark_fitted(calibrating, paths);
   mark_fitted(predicting, paths);
   const std::string collective = scenario.collectives.front().label();
-  const std::vector<Run> calibrated = runs_of(calibrating, collective);
-  const std::vector<Run> predicted = runs_of(predicting, collective);
+  const std::vector<MeasuredRun> calibrated = runs_of(calibrating, collective);
+  const std::vector<MeasuredRun> predicted = runs_of(predicting, collective);
   refuse_repeated_runs(calibrating, calibrated, top.where().key("calibrate"), {}, top.where().key("calibrate"));
   refuse_repeated_runs(predicting, predicted, top.where().key("predict"), calibrated, top.where().key("calibrate"));
   top.reject_unknown();
   for (std::size_t i = 0; i < predicting.size(); ++i) {
-    Prediction prediction{predicted[i], predicting[i].source, predicting[i].value,
+    Prediction prediction{predicted[i], predicting[i].value,
                           fmt::format("{}: predict[{}]", file.string(), i)};
     for (const Prediction& earlier : predictions) {
       if (earlier == prediction) {
-        throw ConfigError(fmt::format("{}: the number {} predicts (the same run, source and measured value): counted "
+        throw ConfigError(fmt::format("{}: the number {} predicts (the same run and measured value): counted "
                                       "twice (a copy of that case?): give each measured number once",
                                       prediction.where, earlier.where));
       }

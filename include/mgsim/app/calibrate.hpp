@@ -18,6 +18,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -37,6 +38,7 @@ enum class MeasuredMetric {
 /// One measured run: where it ran and the number observed.
 struct Measurement {
   std::filesystem::path trace;  ///< resolved; the base config's trace by default
+  std::string trace_content;    ///< the trace file's hash and size: a copy of the file is the same trace
   int gpus = 0;
   nlohmann::json schedule;     ///< a schedule entry as in a run config
   int config_schedule = -1;    ///< >= 0: the base config's schedule entry of that index runs instead
@@ -53,6 +55,16 @@ struct Measurement {
 /// How reports name a measurement's run: its schedule's label, then its own
 /// collective's where it has one ("single ps(servers=1)").
 std::string row_label(const Measurement& m);
+
+/// The run a measurement times, to find it again: its trace by content,
+/// GPUs, the schedule that runs (the config's entry of its name, when the
+/// row names one) with the collective it runs on (its own, or
+/// `config_collective` however the row says it), and whether it times the
+/// communication or the iteration (a throughput is the iteration time in
+/// other units: red team, an iteration time calibrated on was scored as a
+/// throughput predicted).
+using MeasuredRun = std::tuple<std::string, int, std::string, bool>;
+MeasuredRun run_of(const Measurement& m, const std::string& config_collective);
 
 /// The JSON key of a metric ("iteration_time_s", ...).
 std::string_view metric_key(MeasuredMetric metric);
@@ -183,6 +195,9 @@ class Calibration {
   /// where any small value moves a prediction by more than half.
   void choose_scales(const std::vector<double>& base_prediction);
   void check_dependence(const std::vector<double>& base_prediction) const;
+  /// Refuses a row that measures the run of an earlier one (run_of): its
+  /// held-out error would be that of a fit to its twin.
+  void refuse_repeated_runs(const std::string& config_collective) const;
   /// What the config reader accepts at path `i`, the other values at their start.
   ValueBounds find_bounds(std::size_t i) const;
   /// Whether the config reader accepts `value` at `path`, the other values at their start.
