@@ -152,3 +152,16 @@ TEST_CASE("advise: the report comes as a table, CSV or JSON", "[advise]") {
   CHECK(json.at("mgsim_version") == std::string(version()));
   CHECK(json.at("format_version") == kReportFormatVersion);
 }
+
+TEST_CASE("advise: DDP's default is shown unset, since writing 25 out makes its first bucket 25 MiB too", "[advise]") {
+  // One 1 MiB tensor at 2 GPUs and 10 ms per MiB: every cap sends it alone in 10 ms, so the default is the best.
+  std::vector<KnobAdvice> advice = advise_on_two_gpus(make_trace({0.01}, {kMiB}));
+  REQUIRE(advice[0].schedule == "ddp");
+  REQUIRE(advice[0].best_is_default);
+  const std::string table = format_advice(advice, "one", "ring", ReportFormat::table);
+  const std::string ddp = table.substr(table.find("  ddp "), table.find('\n', table.find("  ddp ")) - table.find("  ddp "));
+  CHECK(ddp.find("unset (default)") != std::string::npos);
+  CHECK(ddp.find(" 25 ") == std::string::npos);
+  // Horovod's threshold has no parameter defaulting from it: its default is the number.
+  CHECK(table.find("128 (default)") != std::string::npos);
+}

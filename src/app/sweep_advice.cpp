@@ -93,8 +93,21 @@ KnobAdvice advise_knob(const Knob& knob, const RunGrid& grid, const std::vector<
   return advice;
 }
 
+/// Whether writing the knob's default value out runs another run than leaving it out: another parameter
+/// defaults from it (DDP's first bucket is 1 MiB unless bucket_cap_mb is given; red team: "25 (default)" read
+/// as {"bucket_cap_mb": 25}, 6% slower).
+bool default_is_unset(const KnobAdvice& advice) {
+  const auto& params = find_schedule(advice.schedule).params;
+  return std::any_of(params.begin(), params.end(), [&](const ParamSpec& p) { return p.default_from == advice.parameter; });
+}
+
+/// The default as the table shows it: "unset" where default_is_unset.
+std::string default_text(const KnobAdvice& advice) {
+  return default_is_unset(advice) ? "unset" : fmt::format("{:.10g}", advice.default_value);
+}
+
 std::string value_text(const KnobAdvice& advice) {
-  return advice.best_is_default ? fmt::format("{:.10g} (default)", advice.best_value)
+  return advice.best_is_default ? fmt::format("{} (default)", default_text(advice))
                                  : fmt::format("{:.10g}", advice.best_value);
 }
 
@@ -104,8 +117,8 @@ std::string format_table(const std::vector<KnobAdvice>& advice, std::string_view
                      "schedule", "parameter", "best value", "best (ms)", "default", "default (ms)", "default loses",
                      "optimal (ms)", "best vs optimal");
   for (const KnobAdvice& a : advice) {
-    out += fmt::format("{:>6}  {:<13}  {:<19}  {:>19}  {:>10.3f}  {:>9.10g}  {:>12.3f}  {:>12.1f}%  {:>12.3f}  {:>14.1f}%\n",
-                       a.gpus, a.schedule, a.parameter, value_text(a), to_seconds(a.best) * 1e3, a.default_value,
+    out += fmt::format("{:>6}  {:<13}  {:<19}  {:>19}  {:>10.3f}  {:>9}  {:>12.3f}  {:>12.1f}%  {:>12.3f}  {:>14.1f}%\n",
+                       a.gpus, a.schedule, a.parameter, value_text(a), to_seconds(a.best) * 1e3, default_text(a),
                        to_seconds(a.at_default) * 1e3, a.default_loss() * 100, to_seconds(a.optimal) * 1e3,
                        a.gap_to_optimal() * 100);
   }
