@@ -139,6 +139,9 @@ struct CollectiveInfo {
   bool needs_curve;  ///< true when the model is built from measured points
   std::unique_ptr<Collective> (*make_model)(const CollectiveSettings&);
   std::span<const CollectiveParam> params = {};  ///< what a config may give it, by name
+  /// Throws ConfigError where the parameters together say what the model
+  /// would ignore; none when each range suffices.
+  void (*check)(const CollectiveParams& params) = nullptr;
   /// The model built from `settings`: on the network's shared fabric when it
   /// has one (each exchange at least its bytes between nodes at the fabric's
   /// rate), then every message `settings.message_overhead_s` longer.

@@ -148,6 +148,9 @@ std::string format_fit_text(const ordered_json& result) {
     out += fmt::format("\nP = {} ({} sizes): a + b*M per size range: {} range{}, each within {:g}% rms ({})\n",
                        c["gpus"].get<int>(), c["points"].get<int>(), pw["ranges"].size(),
                        pw["ranges"].size() == 1 ? "" : "s", pw["tolerance"].get<double>() * 100, percent(pw));
+    if (c["points"].get<int>() <= 2) {  // red team: "within 5% rms (rms error 0.0%)" read as a good fit
+      out += "  warning: a line passes through any 2 sizes: its 0% error tests nothing; measure more sizes\n";
+    }
     out += fmt::format("  {:<22} {:>6} {:>12} {:>12} {:>11} {:>13} {:>9} {:>9}\n", "range", "points", "a (us)",
                        "b (s/B)", "1/b (GB/s)", "busbw (GB/s)", "rms err", "max err");
     for (const ordered_json& r : pw["ranges"]) {

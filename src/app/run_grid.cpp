@@ -197,14 +197,26 @@ RunRow RunGrid::row(std::size_t run, const RunMetrics& metrics) const {
           scenario_.message_unit};
 }
 
+void RunGrid::rethrow_in_context(std::size_t run, const ConfigError& error) const {
+  const GridIndex at = index(run);
+  throw ConfigError(fmt::format("{}: {}, schedule '{}', trace {}: {}", scenario_.file.string(),
+                                counted(scenario_.gpus[at.gpus], "GPU"), labels_[at.schedule], scenario_.trace_labels[at.trace],
+                                error.what()));
+}
+
 Evaluation RunGrid::evaluate(std::size_t run, bool keep_iteration) const {
   try {
     return mgsim::evaluate(point(run), keep_iteration);
   } catch (const ConfigError& error) {
-    const GridIndex at = index(run);
-    throw ConfigError(fmt::format("{}: {}, schedule '{}', trace {}: {}", scenario_.file.string(),
-                                  counted(scenario_.gpus[at.gpus], "GPU"), labels_[at.schedule], scenario_.trace_labels[at.trace],
-                                  error.what()));
+    rethrow_in_context(run, error);
+  }
+}
+
+double RunGrid::estimate_steps(std::size_t run) const {
+  try {
+    return mgsim::estimate_steps(point(run));
+  } catch (const ConfigError& error) {
+    rethrow_in_context(run, error);
   }
 }
 

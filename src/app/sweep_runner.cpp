@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
 #include <cerrno>
 #include <charconv>
 #include <condition_variable>
@@ -38,12 +39,14 @@ struct Batch {
   std::string rows;
 };
 
-/// The batches that finished, by first index, and the first failure.
+/// The batches that finished, by first index (a failed one up to its
+/// failure), and the failure of the lowest run.
 struct Results {
   std::mutex mutex;
   std::condition_variable changed;
   std::map<std::size_t, Batch> finished;
   std::exception_ptr failure;
+  std::size_t failed_at = std::numeric_limits<std::size_t>::max();
 };
 
 /// Moves the rows from `next` on that are finished into one string.
@@ -170,20 +173,28 @@ void run_ordered(std::size_t first, std::size_t count, int threads, const RowMak
   threads = workers_for(count - first, threads);
   Results results;
   std::atomic<std::size_t> next_run{first};
-  std::atomic<bool> stop{false};
+  // Runs from here on are not started: the lowest that failed, or every one once the sink failed. Every run
+  // below the lowest failure is made and written, so what a failed sweep leaves and the error it reports are
+  // those of its first failing run whatever the thread count (red team: they changed with -j).
+  std::atomic<std::size_t> stop_at{count};
   const std::size_t batch = batch_size(count - first, threads);
   const auto work = [&] {
-    for (std::size_t begin; !stop && (begin = next_run.fetch_add(batch)) < count;) {
+    for (std::size_t begin; (begin = next_run.fetch_add(batch)) < stop_at;) {
       const std::size_t end = std::min(begin + batch, count);
+      std::string rows;
+      std::size_t k = begin;
+      std::exception_ptr failure;
       try {
-        std::string rows;
-        for (std::size_t k = begin; k < end; ++k) rows += make(k);
-        const std::lock_guard lock(results.mutex);
-        results.finished.emplace(begin, Batch{end, std::move(rows)});
+        for (; k < end; ++k) rows += make(k);
       } catch (...) {
-        const std::lock_guard lock(results.mutex);
-        if (!results.failure) results.failure = std::current_exception();
-        stop = true;
+        failure = std::current_exception();
+      }
+      const std::lock_guard lock(results.mutex);
+      if (k > begin) results.finished.emplace(begin, Batch{k, std::move(rows)});
+      if (failure && k < results.failed_at) {
+        results.failure = failure;
+        results.failed_at = k;
+        stop_at = std::min<std::size_t>(stop_at, k);
       }
       results.changed.notify_one();
     }
@@ -194,15 +205,15 @@ void run_ordered(std::size_t first, std::size_t count, int threads, const RowMak
     for (int t = 0; t < threads; ++t) workers.emplace_back(work);
     for (std::size_t written = first; written < count;) {
       std::unique_lock lock(results.mutex);
-      results.changed.wait(lock, [&] { return results.failure || results.finished.contains(written); });
-      if (results.failure) break;
+      results.changed.wait(lock, [&] { return written == results.failed_at || results.finished.contains(written); });
+      if (written == results.failed_at) break;
       const std::string rows = take_in_order(results, written);
       lock.unlock();
       try {
         sink(rows, written);
       } catch (...) {
         sink_failure = std::current_exception();
-        stop = true;
+        stop_at = 0;
         break;
       }
     }

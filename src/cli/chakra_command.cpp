@@ -161,7 +161,7 @@ nlohmann::ordered_json provenance_of(const chakra::Imported& imported, const std
   if (!provenance.is_object() || !provenance.contains("kind")) {
     throw TraceError(fmt::format("{}: mgsim_provenance: expected a JSON object with \"kind\"", file));
   }
-  provenance["imported_by"] = fmt::format("mgsim import chakra {}", file);
+  provenance["imported_by"] = command_line();
   return provenance;
 }
 

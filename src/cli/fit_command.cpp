@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -106,7 +108,21 @@ void fit(const FitOptions& options) {
       {"kind", "synthetic"},
       {"derived_from", options.curves.front()},
       {"method", "mgsim fit: a + b*M per size range (breakpoints by BIC), evaluated at the measured sizes"}};
-  emit_all({{report, output}, {format_curve_json(result.fitted, provenance, curve.collective), options.curve_output}});
+  // A curve holds collectives of 2 ranks or more: an in-situ trace's 1-GPU iterations are left out (red team:
+  // the shipped trace could not be written out).
+  std::vector<CurveSample> fitted;
+  std::copy_if(result.fitted.begin(), result.fitted.end(), std::back_inserter(fitted),
+               [](const CurveSample& s) { return s.gpus >= 2; });
+  if (fitted.empty()) {
+    throw ConfigError(fmt::format("--curve-out {}: the fit has no point at 2 GPUs or more, and a curve holds "
+                                  "collectives of 2 ranks or more",
+                                  options.curve_output));
+  }
+  emit_all({{report, output}, {format_curve_json(fitted, provenance, curve.collective), options.curve_output}});
+  if (fitted.size() < result.fitted.size()) {
+    std::fprintf(stderr, "mgsim: warning: --curve-out leaves out the fit at 1 GPU: a curve holds collectives of 2 "
+                         "ranks or more\n");
+  }
 }
 
 }  // namespace

@@ -44,7 +44,7 @@ bool writes_file(const ImportOptions& options) { return !options.output.empty() 
 
 void write_curve(const profile::ImportedCurve& curve, const ImportOptions& options, std::string_view tool) {
   nlohmann::json provenance = curve.provenance;
-  provenance["imported_by"] = fmt::format("mgsim import {} {}", tool, options.input);
+  provenance["imported_by"] = command_line();
   emit(format_curve_json(curve.points, provenance, curve.collective), options.output);
   if (!writes_file(options)) return;
   fmt::print("wrote {}: {} curve, {} for {} ({})\n", options.output, curve_collective_name(curve.collective),
@@ -115,7 +115,8 @@ void print_step_check(const profile::ImportedTrace& imported, double backward, s
 /// The trace file of `imported`, read from `input`: the command that imported it in its provenance.
 std::string kineto_text(const profile::ImportedTrace& imported, const std::string& input) {
   nlohmann::json provenance = imported.provenance;
-  provenance["imported_by"] = fmt::format("mgsim import kineto {}", input);
+  provenance["imported_by"] = command_line();
+  provenance["imported_from"] = input;  // the file read: one rank's, where the command names a folder
   return format_trace_json(imported.trace, provenance);
 }
 

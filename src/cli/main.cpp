@@ -143,6 +143,7 @@ int main(int argc, char** argv) {
   for (const auto add_command : kCommands) add_command(app);
   mgsim::ReadSet inputs;  // every file the command reads; its outputs are checked against them
   const mgsim::ReadSetScope recording(inputs);
+  mgsim::cli::set_command_line(argc, argv);
   try {
     check_arguments(argc, argv);
     check_subcommand(argc, argv, app);

@@ -229,7 +229,7 @@ void trace(const ModelArgs& a, const RooflineArgs& r, const MeasuredCompute& mea
   t.provenance["aux_heads"] = a.aux_heads;
   if (a.image_size > 0) t.provenance["image_size"] = a.image_size;
   if (a.seq_len > 0) t.provenance["seq_len"] = a.seq_len;
-  t.provenance["command"] = "mgsim zoo trace";
+  t.provenance["command"] = command_line();
   for (const Layer& layer : t.trace.layers) {  // before the reader's check, which cannot say why
     const double slowest = std::max(layer.backward_time_s, layer.forward_time_s);
     if (!(slowest <= kMaxStepSeconds)) {

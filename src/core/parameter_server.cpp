@@ -90,6 +90,13 @@ std::unique_ptr<Collective> make_ps(const CollectiveSettings& settings) {
 std::unique_ptr<Collective> make_ps_colocated(const CollectiveSettings& settings) {
   return make_server_model(settings, colocated_split, "servers", 0);
 }
+void check_byteps(const CollectiveParams& params) {
+  if (params.contains("server_beta_s_per_byte") && param_or(params, "cpu_machines", -1) == 0) {
+    throw ConfigError("collective 'byteps': server_beta_s_per_byte prices the CPU machines' links, and cpu_machines = 0 "
+                      "has none: leave it out");
+  }
+}
+
 std::unique_ptr<Collective> make_byteps(const CollectiveSettings& settings) {
   return make_server_model(settings, byteps_split, "cpu_machines", -1);
 }

@@ -43,6 +43,8 @@ ServerSplit byteps_split(int workers, int cpu_machines);
 std::unique_ptr<Collective> make_ps(const CollectiveSettings& settings);
 std::unique_ptr<Collective> make_ps_colocated(const CollectiveSettings& settings);
 std::unique_ptr<Collective> make_byteps(const CollectiveSettings& settings);
+/// Refuses server_beta_s_per_byte with cpu_machines 0 (no CPU machine to price; red team: ignored).
+void check_byteps(const CollectiveParams& params);
 
 /// The parameters of each row (CollectiveInfo::params).
 inline constexpr CollectiveParam kServers{"servers", 1, kMaxGpus, true, true, "dedicated server machines, S"};

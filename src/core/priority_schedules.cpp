@@ -32,26 +32,28 @@ struct Chunk {
   std::int64_t priority = 0;    ///< lower goes first
 };
 
-/// The chunks of at most `partition` elements that `layout`'s tensors cut into.
-std::int64_t chunk_count(const TensorLayout& layout, std::int64_t partition) {
+/// The chunks of at most `partition` elements that `layout`'s tensors cut
+/// into. Throws ConfigError past kMaxTensors chunks, naming `owner`'s `parameter`.
+std::int64_t chunk_count(const TensorLayout& layout, std::int64_t partition, std::string_view owner,
+                         std::string_view parameter) {
   std::int64_t count = 0;
   for (const std::int64_t elements : layout.elements) count += (elements + partition - 1) / partition;
+  if (count > kMaxTensors) {
+    throw ConfigError(fmt::format("schedule '{}': {} = {} cuts the gradients into {} chunks; expected at most {} "
+                                  "(raise {})",
+                                  owner, parameter, partition, count, kMaxTensors, parameter));
+  }
   return count;
 }
 
 /// Every tensor cut into chunks of at most `partition` elements (the last
 /// one shorter), with the rank of the urgency of each: forward order of
 /// layers, then tensors in their layer, then chunks in their tensor. Throws
-/// ConfigError past kMaxTensors chunks.
+/// ConfigError past kMaxTensors chunks (chunk_count).
 std::vector<Chunk> chunks_of(const CommProblem& problem, std::int64_t partition, std::string_view owner,
                              std::string_view parameter) {
   const TensorLayout& layout = *problem.layout;
-  const std::int64_t count = chunk_count(layout, partition);
-  if (count > kMaxTensors) {
-    throw ConfigError(fmt::format("schedule '{}': {} = {} cuts the gradients into {} chunks; expected at most {} "
-                                  "(raise {})",
-                                  owner, parameter, partition, count, kMaxTensors, parameter));
-  }
+  const std::int64_t count = chunk_count(layout, partition, owner, parameter);
   std::vector<Chunk> chunks;
   chunks.reserve(static_cast<std::size_t>(count));
   // Walking tensors from the last in backward order (the first layer's first
@@ -120,9 +122,10 @@ class Priority : public Schedule {
     return plan;
   }
   /// A few steps a chunk, its choice by priority and its message (measured: the 31,000 slices of GPT-2 XL under
-  /// P3 plan and replay in 8.4 ms, 2.7 steps each at 10 M steps/s).
+  /// P3 plan and replay in 8.4 ms, 2.7 steps each at 10 M steps/s). Refuses a partition past kMaxTensors chunks
+  /// as plan() does, so that a sweep refuses it before writing a row (red team: a partial file was left).
   double plan_steps(int, const TensorLayout& layout, bool) const override {
-    return kStepsPerChunk * static_cast<double>(chunk_count(layout, partition_));
+    return kStepsPerChunk * static_cast<double>(chunk_count(layout, partition_, name_, parameter_));
   }
 
  private:

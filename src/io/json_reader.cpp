@@ -64,7 +64,8 @@ nlohmann::json parse_json_text(std::string text, const std::string& source, Inpu
 }
 
 JsonWhere JsonWhere::key(std::string_view name) const {
-  return {file, path.empty() ? std::string(name) : fmt::format("{}.{}", path, name), kind};
+  const std::string shown = printable(name);  // a NUL or a line break in a key would cut the message (red team)
+  return {file, path.empty() ? shown : fmt::format("{}.{}", path, shown), kind};
 }
 
 JsonWhere JsonWhere::index(std::size_t i) const { return {file, fmt::format("{}[{}]", path, i), kind}; }

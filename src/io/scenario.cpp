@@ -1,6 +1,7 @@
 #include "mgsim/io/scenario.hpp"
 
 #include <algorithm>
+#include <array>
 #include <tuple>
 #include <map>
 #include <unordered_set>
@@ -14,6 +15,7 @@
 #include "mgsim/io/files.hpp"
 #include "mgsim/io/json_reader.hpp"
 #include "mgsim/io/trace_io.hpp"
+#include "mgsim/io/utf8.hpp"
 #include "mgsim/registry_lookup.hpp"
 
 namespace mgsim {
@@ -192,6 +194,17 @@ void read_networks(JsonReader& top, Scenario& scenario) {
     entry.label = in.has("name") ? in.text("name") : fmt::format("net{}", scenario.networks.size());
     entry.network = read_network(in);
     refuse_repeat(seen, entry.label, at);
+    const auto values = [](const Network& n) {  // + 0.0: -0 is 0
+      return std::array{n.intra.alpha_s + 0.0, n.intra.beta_s_per_byte + 0.0, n.intra.gamma_s_per_byte + 0.0,
+                        n.inter.alpha_s + 0.0, n.inter.beta_s_per_byte + 0.0, n.inter.gamma_s_per_byte + 0.0,
+                        n.fabric_s_per_byte + 0.0};
+    };
+    for (const NamedNetwork& earlier : scenario.networks) {
+      if (values(earlier.network) == values(entry.network)) {
+        at.fail(fmt::format("the values of network '{}' again: one network would run twice under two names",
+                            printable(earlier.label)));
+      }
+    }
     scenario.networks.push_back(std::move(entry));
   }
 }
@@ -332,6 +345,7 @@ CollectiveSpec read_collective(const nlohmann::json& value, const JsonWhere& whe
                              param.name, param.description, spec.name, param.name));
     }
   }
+  if (info.check) where.reporting([&] { info.check(spec.params); });
   return spec;
 }
 

@@ -78,7 +78,11 @@ class OsuReader {
     if (!size_column_) fail(0, "no column header (\"# Size  Avg Latency(us) ...\")");
     if (points_.empty()) fail(0, "no result rows under the column header");
     const int gpus = options_.gpus > 0 ? options_.gpus : prefix_gpus_;
-    if (gpus == 0) fail(0, "osu_allreduce does not print the number of ranks: give --gpus");
+    if (gpus == 0) {
+      const std::string_view test =
+          collective_ == CurveCollective::reducescatter ? "reduce_scatter" : curve_collective_name(collective_);
+      fail(0, fmt::format("osu_{} does not print the number of ranks: give --gpus", test));
+    }
     if (gpus < 2) fail(0, fmt::format("{} rank: a collective curve needs at least 2", gpus));
     ImportedCurve curve;
     curve.collective = collective_;

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "mgsim/error.hpp"
 #include "mgsim/evaluate.hpp"
 #include "mgsim/io/report.hpp"
 #include "mgsim/io/scenario.hpp"
@@ -75,8 +76,9 @@ class RunGrid {
   GridIndex index(std::size_t run) const;
   /// Run `run`, resolved.
   RunPoint point(std::size_t run) const;
-  /// estimate_steps of run `run`'s point (evaluate.hpp).
-  double estimate_steps(std::size_t run) const { return mgsim::estimate_steps(point(run)); }
+  /// estimate_steps of run `run`'s point (evaluate.hpp); a ConfigError (a
+  /// plan past its bounds, told before any run) names the run as evaluate's do.
+  double estimate_steps(std::size_t run) const;
   /// Run `run` evaluated (evaluate.hpp); a ConfigError names the config,
   /// the GPU count and the schedule.
   Evaluation evaluate(std::size_t run, bool keep_iteration = false) const;
@@ -99,6 +101,8 @@ class RunGrid {
   const Workload& workload(std::size_t trace) const { return *workloads_[trace]; }
 
  private:
+  /// Throws `error` with the run's GPUs, schedule and trace before it.
+  [[noreturn]] void rethrow_in_context(std::size_t run, const ConfigError& error) const;
   void check_gpu_counts() const;
   void check_layer_names() const;
 

@@ -37,9 +37,11 @@ using RowMaker = std::function<std::string(std::size_t k)>;
 using RowSink = std::function<void(std::string_view rows, std::size_t done)>;
 
 /// Makes rows [first, count) on `threads` workers (0: one per hardware
-/// thread) and passes them to `sink` in order. An exception from `make` or
-/// `sink` stops the workers and is rethrown once they have finished; rows
-/// already passed to the sink stay passed.
+/// thread) and passes them to `sink` in order. Where `make` throws, every row
+/// before the lowest run that threw is passed, none after, and that run's
+/// exception is rethrown once the workers have finished: the same rows and
+/// error for any thread count. An exception from `sink` stops the workers
+/// and is rethrown; rows already passed to the sink stay passed.
 void run_ordered(std::size_t first, std::size_t count, int threads, const RowMaker& make, const RowSink& sink);
 
 /// Calls work(k) once for each k in [0, count), k taken in rising order by
