@@ -89,6 +89,9 @@ Graph torus_graph(int ranks) {
 
 namespace {
 
+/// Most cells of a Colouring (4 bytes each): 1 GiB.
+constexpr double kMaxColouringCells = 1 << 28;
+
 /// A proper edge colouring in progress: at(v, c) is the rank joined to v by
 /// the edge of colour c, or -1 when c is free at v.
 class Colouring {
@@ -192,6 +195,13 @@ void colour_edge(Colouring& colouring, const std::vector<std::vector<int>>& next
 std::vector<std::vector<Edge>> decompose_matchings(const Graph& graph) {
   if (graph.edges().empty()) return {};
   const int colours = graph.max_degree() + 1;
+  // A table of a colour per rank and colour: a star of 200,000 ranks asked 160 GB (red team: std::bad_alloc).
+  if (static_cast<double>(graph.vertices()) * colours > kMaxColouringCells) {
+    throw ConfigError(fmt::format("a graph of {} ranks and degree up to {}: colouring its edges into matchings takes "
+                                  "{:.3g} table cells, expected at most {:.3g} (fewer ranks or a sparser graph)",
+                                  graph.vertices(), graph.max_degree(), static_cast<double>(graph.vertices()) * colours,
+                                  kMaxColouringCells));
+  }
   std::vector<std::vector<int>> next(static_cast<std::size_t>(graph.vertices()));
   for (auto [a, b] : graph.edges()) {
     next[static_cast<std::size_t>(a)].push_back(b);
