@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "mgsim/error.hpp"
+#include "mgsim/io/files.hpp"
 #include "mgsim/io/graph_io.hpp"
 #include "mgsim/io/scenario.hpp"
 #include "mgsim/io/trace_io.hpp"
@@ -255,13 +256,29 @@ int read_iterations(JsonReader& top) {
   return top.has("iterations") ? static_cast<int>(top.integer("iterations", 1, kMaxIterations)) : kDefaultIterations;
 }
 
-void check_unique_label(const ScheduleSpec& spec, std::unordered_set<std::string>& taken, const JsonWhere& where) {
-  std::string label = spec.label();
-  if (taken.contains(label)) {
-    where.fail(fmt::format("schedule '{}' given twice{}", label,
-                           spec.params.empty() && spec.choices.empty() ? "" : " (entries or list values that build the same run)"));
+void check_unique_label(const ScheduleSpec& spec, const std::filesystem::path& folder,
+                        std::unordered_set<std::string>& taken, const JsonWhere& where) {
+  // Red team: "g.txt" and "/abs/g.txt" (or a link to it) ran one graph twice under two labels.
+  const auto identity = [&](const std::string& file) {
+    const FileIdentity id = FileIdentity::of(folder / file);
+    return fmt::format("file {}:{}", id.device, id.inode);
+  };
+  ScheduleSpec run = spec;
+  if (!run.selection_curve_file.empty()) run.selection_curve_file = identity(run.selection_curve_file);
+  if (const BuilderInfo* builder = spec.builder()) {
+    for (const ChoiceSpec& choice : builder->choices) {
+      const auto given = run.choices.find(std::string(choice.name));
+      if (!choice.file_allowed || given == run.choices.end()) continue;
+      const bool named = std::find(choice.choices.begin(), choice.choices.end(), given->second) != choice.choices.end();
+      if (!named) given->second = identity(given->second);
+    }
   }
-  taken.insert(std::move(label));
+  std::string key = run.label();
+  if (taken.contains(key)) {
+    where.fail(fmt::format("schedule '{}' given twice{}", spec.label(),
+                           spec.params.empty() && spec.choices.empty() ? "" : " (entries, list values or file names that build the same run)"));
+  }
+  taken.insert(std::move(key));
 }
 
 }  // namespace mgsim

@@ -294,7 +294,7 @@ void read_schedules(JsonReader& top, Scenario& scenario) {
     for (std::size_t s = first; s < scenario.schedules.size(); ++s) {
       const ScheduleSpec& spec = scenario.schedules[s];
       check_builder_gpus(spec, scenario.gpus, at);
-      check_unique_label(spec, labels, at);
+      check_unique_label(spec, scenario.file.parent_path(), labels, at);
       const BuilderInfo* builder = spec.builder();
       const auto measured = [](const CollectiveSpec& c) { return find_collective(c.name).needs_curve; };
       if (builder && builder->needs_network &&

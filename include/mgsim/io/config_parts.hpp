@@ -74,7 +74,10 @@ Variability read_variability(JsonReader in, int gpus);
 /// The config's optional "iterations": 1..kMaxIterations, default kDefaultIterations.
 int read_iterations(JsonReader& top);
 
-/// Fails at `where` when `spec`'s label is among `taken`; else adds it there.
-void check_unique_label(const ScheduleSpec& spec, std::unordered_set<std::string>& taken, const JsonWhere& where);
+/// Fails at `where` when `spec` is a run among `taken`; else adds it there.
+/// A run is its label with each file it reads (a graph, a selection curve,
+/// resolved against `folder`) known by its identity, not its spelling.
+void check_unique_label(const ScheduleSpec& spec, const std::filesystem::path& folder,
+                        std::unordered_set<std::string>& taken, const JsonWhere& where);
 
 }  // namespace mgsim
