@@ -625,8 +625,8 @@ TEST_CASE("config loader refuses a schedule given twice, once with a parameter a
   config["schedules"] = json::parse(R"(["ddp", {"name": "ddp", "first_bucket_cap_mb": 1}])");
   const auto file = dir.write("run.json", config);
   REQUIRE_THROWS_WITH(load_run_config(file),
-                      Catch::Contains(file.string() + ": schedules[1]: schedule 'ddp' given twice (entries or list "
-                                                      "values that build the same run)"));
+                      Catch::Contains(file.string() + ": schedules[1]: schedule 'ddp' given twice (entries, list values or file "
+                                                      "names that build the same run)"));
   // However the values are written: a cap of 25 with a first bucket of 1 is plain DDP (red team: labelled
   // "ddp(first_bucket_cap_mb=1)", accepted beside "ddp" and scored as another run).
   config["schedules"] = json::parse(R"(["ddp", {"name": "ddp", "bucket_cap_mb": 25, "first_bucket_cap_mb": 1}])");
