@@ -297,6 +297,12 @@ void read_schedules(JsonReader& top, Scenario& scenario) {
       check_unique_label(spec, scenario.file.parent_path(), labels, at);
       const BuilderInfo* builder = spec.builder();
       const auto measured = [](const CollectiveSpec& c) { return find_collective(c.name).needs_curve; };
+      if (builder && builder->needs_network && scenario.collectives.size() > 1) {  // red team: one row per collective, alike
+        at.fail(fmt::format("schedule '{}' exchanges models point to point at a network's alpha and beta, whatever the "
+                            "collective: with {} collectives it would run {} times alike; give one collective, or the "
+                            "schedule a config of its own",
+                            builder->name, scenario.collectives.size(), scenario.collectives.size()));
+      }
       if (builder && builder->needs_network &&
           std::any_of(scenario.collectives.begin(), scenario.collectives.end(), measured)) {
         at.fail(fmt::format("schedule '{}' prices exchanges with a network's alpha and beta; collective 'measured' "
