@@ -8,6 +8,7 @@
 
 #include "mgsim/error.hpp"
 #include "mgsim/limits.hpp"
+#include "mgsim/io/utf8.hpp"
 #include "mgsim/median.hpp"
 
 namespace mgsim::profile {
@@ -141,6 +142,11 @@ BuiltTrace build_trace(const std::vector<ParamInfo>& params, const TimingSummary
     if (forward) layer.forward_time_s = (*forward)[g];
     check_step(layer.backward_time_s, fmt::format("the backward of layer '{}'", layer.name));
     for (const std::size_t p : groups[g].params) {
+      if (!layer.params.empty() && params[p].dtype_bytes != layer.dtype_bytes) {  // red team: the last one's was kept
+        throw TraceError(fmt::format("layer '{}' has gradients of {} and {} bytes an element: a trace gives one type "
+                                     "a layer (docs/trace-format.md); profile it in one precision",
+                                     printable(layer.name), layer.dtype_bytes, params[p].dtype_bytes));
+      }
       layer.params.push_back(params[p].elements);
       layer.dtype_bytes = params[p].dtype_bytes;
       double offset = summary.ready_ns[p] - start;
