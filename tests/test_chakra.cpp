@@ -43,6 +43,13 @@ void require_same_trace(const Trace& got, const Trace& want) {
   REQUIRE(got.model == want.model);
   REQUIRE(got.batch_size == want.batch_size);
   REQUIRE(got.forward_time_s == want.forward_time_s);
+  REQUIRE(got.optimizer_bytes_per_s == want.optimizer_bytes_per_s);
+  REQUIRE(got.insitu_allreduce.size() == want.insitu_allreduce.size());
+  for (std::size_t i = 0; i < want.insitu_allreduce.size(); ++i) {
+    REQUIRE(got.insitu_allreduce[i].gpus == want.insitu_allreduce[i].gpus);
+    REQUIRE(got.insitu_allreduce[i].bytes == want.insitu_allreduce[i].bytes);
+    REQUIRE(got.insitu_allreduce[i].seconds == want.insitu_allreduce[i].seconds);
+  }
   REQUIRE(got.layers.size() == want.layers.size());
   for (std::size_t l = 0; l < want.layers.size(); ++l) {
     REQUIRE(got.layers[l].name == want.layers[l].name);
@@ -50,6 +57,7 @@ void require_same_trace(const Trace& got, const Trace& want) {
     REQUIRE(got.layers[l].dtype_bytes == want.layers[l].dtype_bytes);
     REQUIRE(got.layers[l].backward_time_s == want.layers[l].backward_time_s);
     REQUIRE(got.layers[l].grad_ready_s == want.layers[l].grad_ready_s);
+    REQUIRE(got.layers[l].forward_time_s == want.layers[l].forward_time_s);
   }
 }
 
@@ -179,6 +187,7 @@ TEST_CASE("Export then import gives back the shipped trace and every schedule's 
   const auto ring =
       find_collective("ring").make(config.collective_settings(config.collectives.at(0), config.networks.at(0).network, 1));
   const Trace trace = load_trace(config.traces.front());
+  REQUIRE(!trace.insitu_allreduce.empty());  // they come back too
   for (int gpus : {4, 64}) round_trip_every_schedule(trace, *ring, gpus);
 }
 
@@ -187,7 +196,15 @@ TEST_CASE("Export then import gives back random traces with ready offsets and ev
   const auto ring =
       find_collective("ring").make(config.collective_settings(config.collectives.at(0), config.networks.at(0).network, 1));
   std::mt19937_64 rng(29);
-  for (int i = 0; i < 20; ++i) round_trip_every_schedule(test::random_trace(rng, 12, i % 2 == 0), *ring, 8);
+  for (int i = 0; i < 20; ++i) {
+    Trace trace = test::random_trace(rng, 12, i % 2 == 0);
+    if (i % 3 == 0) {  // per-layer forward times (version 2) and an optimizer step come back too
+      trace.forward_time_s = 0;
+      for (Layer& layer : trace.layers) trace.forward_time_s += layer.forward_time_s = 1e-3 * (1 + layer.params.size());
+      trace.optimizer_bytes_per_s = 1e12;
+    }
+    round_trip_every_schedule(trace, *ring, 8);
+  }
 }
 
 TEST_CASE("A PyTorch-like ET maps to one layer per gradient collective, the rest reported") {
@@ -243,4 +260,15 @@ TEST_CASE("A PyTorch-like ET maps to one layer per gradient collective, the rest
   CHECK_THAT(got.warnings[2], Catch::Contains("1 MEM_LOAD_NODE nodes"));
   CHECK_THAT(got.warnings[3], Catch::Contains("1 compute nodes (0.050 ms) after the last gradient collective"));
   CHECK_THAT(got.warnings[4], Catch::Contains("1 dependencies name nodes that are not in the file"));
+}
+
+TEST_CASE("An mgsim export whose message is larger than its tensors is refused as damaged") {
+  // A layer's element count read back smaller than written (one damaged byte) contradicts the message sizes.
+  const test::LinearCost cost(0, 1);
+  const test::Setup setup(test::make_trace({0.001, 0.002}, {1000, 3000}), cost, 4);
+  Plan plan = make_schedule("wfbp", {})->plan(setup.problem);
+  REQUIRE(chakra::import_et(chakra::export_rank(setup.workload, plan, {"test", R"({"kind":"synthetic"})"}), "ok").from_mgsim);
+  plan.front().bytes += 1;
+  CHECK_THROWS_WITH(chakra::import_et(chakra::export_rank(setup.workload, plan, {"test", R"({"kind":"synthetic"})"}), "x"),
+                    Catch::Contains("which hold") && Catch::Contains("a damaged file"));
 }

@@ -96,6 +96,7 @@ class RankWriter {
     add_ints(attrs, "mgsim_params", layer.params);
     add_int(attrs, "mgsim_dtype_bytes", layer.dtype_bytes);
     if (!layer.grad_ready_s.empty()) add_doubles(attrs, "mgsim_grad_ready_s", layer.grad_ready_s);
+    if (layer.forward_time_s > 0) add_double(attrs, "mgsim_layer_forward_s", layer.forward_time_s);
   }
 
   /// The top-k selection of each sparse message whose last layer is u.
@@ -160,6 +161,23 @@ std::string export_rank(const Workload& workload, const Plan& plan, const Export
   Attributes& attrs = *file.metadata.mutable_attr();
   add_string(attrs, "mgsim_model", workload.trace.model);
   add_int(attrs, "mgsim_batch_size", workload.trace.batch_size);
+  // The rest of the trace, so that an import gives it back whole (red team: the optimizer step, the layers'
+  // forward times and the in-situ all-reduces were lost).
+  if (workload.trace.optimizer_bytes_per_s > 0) {
+    add_double(attrs, "mgsim_optimizer_bytes_per_s", workload.trace.optimizer_bytes_per_s);
+  }
+  if (!workload.trace.insitu_allreduce.empty()) {
+    std::vector<std::int64_t> gpus, bytes;
+    std::vector<double> seconds;
+    for (const CurvePoint& point : workload.trace.insitu_allreduce) {
+      gpus.push_back(point.gpus);
+      bytes.push_back(point.bytes);
+      seconds.push_back(point.seconds);
+    }
+    add_ints(attrs, "mgsim_insitu_gpus", gpus);
+    add_ints(attrs, "mgsim_insitu_bytes", bytes);
+    add_doubles(attrs, "mgsim_insitu_seconds", seconds);
+  }
   // What the import must find again: a file cut between two records decodes whole.
   add_int(attrs, "mgsim_layers", std::ssize(workload.trace.layers));
   add_int(attrs, "mgsim_messages", std::ssize(plan));

@@ -43,6 +43,7 @@ Layer read_layer(const Attributes& attrs, const std::string& what) {
     }
   }
   layer.grad_ready_s = doubles_attr(attrs, "mgsim_grad_ready_s", what).value_or(std::vector<double>{});
+  if (find_attr(attrs, "mgsim_layer_forward_s")) layer.forward_time_s = seconds_attr(attrs, "mgsim_layer_forward_s", what);
   return layer;
 }
 
@@ -82,12 +83,41 @@ bool is_mgsim_compute(const ChakraProtoMsg::Node& node) {
   return node.type() == ChakraProtoMsg::COMP_NODE && find_attr(node.attr(), "mgsim_duration_ns");
 }
 
+/// The in-situ all-reduces an export wrote (mgsim_insitu_*: three lists of one length) into `trace`.
+void read_insitu(const Attributes& meta, const std::string& what, Trace& trace) {
+  const auto gpus = ints_attr(meta, "mgsim_insitu_gpus", what);
+  const auto bytes = ints_attr(meta, "mgsim_insitu_bytes", what);
+  const auto seconds = doubles_attr(meta, "mgsim_insitu_seconds", what);
+  if (!gpus && !bytes && !seconds) return;
+  if (!gpus || !bytes || !seconds || gpus->size() != bytes->size() || gpus->size() != seconds->size()) {
+    throw TraceError(fmt::format("{}: mgsim_insitu_gpus, _bytes and _seconds: expected three lists of one length", what));
+  }
+  for (std::size_t i = 0; i < gpus->size(); ++i) {
+    const std::int64_t ranks = (*gpus)[i], size = (*bytes)[i];
+    const double s = (*seconds)[i];
+    if (ranks < 1 || ranks > kMaxGpus || size < 0 || size > kMaxTensorElements * 16 || !(s >= 0 && s <= kMaxStepSeconds)) {
+      throw TraceError(fmt::format("{}: mgsim_insitu_* [{}]: expected 1 to {} GPUs, bytes in [0, {}] and seconds in "
+                                   "[0, {}], got {}, {} and {}",
+                                   what, i, kMaxGpus, kMaxTensorElements * 16, kMaxStepSeconds, ranks, size, s));
+    }
+    trace.insitu_allreduce.push_back({static_cast<int>(ranks), size, s});
+  }
+}
+
+/// Each message within the tensors and no larger than they are: a damaged layer (red team: a byte changed
+/// its element count from 1,024,000 to 8,192, and the message sizes that contradicted it were not read).
 void check_messages(const Imported& imported, const std::string& source) {
-  int tensors = 0;
-  for (const Layer& layer : imported.trace.layers) tensors += static_cast<int>(layer.params.size());
+  const std::vector<std::int64_t> tensor_bytes = make_layout(imported.trace).bytes;  // as messages count tensors
+  const auto tensors = std::ssize(tensor_bytes);
   for (const Message& m : imported.messages) {
     if (m.end > tensors) {
       throw TraceError(fmt::format("{}: a message covers tensors [{}, {}) of {}", source, m.begin, m.end, tensors));
+    }
+    std::int64_t held = 0;
+    for (int t = m.begin; t < m.end; ++t) held += tensor_bytes[static_cast<std::size_t>(t)];
+    if (m.bytes > held) {
+      throw TraceError(fmt::format("{}: a message of {} bytes covers tensors [{}, {}), which hold {}: a damaged file",
+                                   source, m.bytes, m.begin, m.end, held));
     }
   }
 }
@@ -104,6 +134,11 @@ Imported import_mgsim(const EtFile& file, const EtGraph& graph, const std::strin
   if (batch < 1 || batch > (1 << 30)) throw TraceError(fmt::format("{}: mgsim_batch_size out of range", what));
   imported.trace.batch_size = static_cast<int>(batch);
   imported.provenance = string_attr(meta, "mgsim_provenance", what).value_or("");
+  if (find_attr(meta, "mgsim_optimizer_bytes_per_s")) {
+    imported.trace.optimizer_bytes_per_s = required(double_attr(meta, "mgsim_optimizer_bytes_per_s", what), what,
+                                                    "mgsim_optimizer_bytes_per_s");
+  }
+  read_insitu(meta, what, imported.trace);
   std::size_t unmapped = 0;
   for (std::size_t i : graph.order) {
     const ChakraProtoMsg::Node& node = file.nodes[i];
