@@ -7,8 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <set>
+#include <span>
 #include <string>
 
 #include "mgsim/cluster.hpp"
@@ -125,25 +127,22 @@ TEST_CASE("a run's work estimate counts what its plan does: messages, pairs of u
 TEST_CASE("a count parameter (ParamSpec::whole) has a whole default and refuses a fraction wherever it is built") {
   using namespace mgsim;
   std::set<std::string> counts;
-  for (const ScheduleInfo& info : schedule_registry()) {
-    for (const ParamSpec& p : info.params) {
+  // Each count of `owner`'s `params`, built by `build` with a value of it: refused at 2.5.
+  const auto check = [&](std::string_view owner, std::span<const ParamSpec> params,
+                         const std::function<void(const ParamValues&)>& build) {
+    for (const ParamSpec& p : params) {
       if (!p.whole) continue;
-      INFO(info.name << " " << p.name);
-      counts.insert(fmt::format("{}.{}", info.name, p.name));
+      INFO(owner << " " << p.name);
+      counts.insert(fmt::format("{}.{}", owner, p.name));
       CHECK(p.default_value == std::floor(p.default_value));
-      CHECK_THROWS_WITH(make_schedule(info.name, {{std::string(p.name), 2.5}}), Catch::Contains("whole number"));
-      CHECK_NOTHROW(make_schedule(info.name, {{std::string(p.name), 2.0}}));
+      CHECK_THROWS_WITH(build({{std::string(p.name), 2.5}}), Catch::Contains("whole number"));
     }
+  };
+  for (const ScheduleInfo& info : schedule_registry()) {
+    check(info.name, info.params, [&](const ParamValues& given) { make_schedule(info.name, given); });
   }
   for (const BuilderInfo& info : builder_registry()) {
-    for (const ParamSpec& p : info.params) {
-      if (!p.whole) continue;
-      INFO(info.name << " " << p.name);
-      counts.insert(fmt::format("{}.{}", info.name, p.name));
-      CHECK(p.default_value == std::floor(p.default_value));
-      CHECK_THROWS_WITH(check_builder_params(info, {{{std::string(p.name), 2.5}}, {}, {}}, 8),
-                        Catch::Contains("whole number"));
-    }
+    check(info.name, info.params, [&](const ParamValues& given) { check_builder_params(info, {given, {}, {}}, 8); });
   }
   // Parameters that count elements, bytes, mini-batches or ranks.
   for (const char* count : {"p3.slice_params", "bytescheduler.partition_params", "bytescheduler.credit_params",

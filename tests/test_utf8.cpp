@@ -90,5 +90,8 @@ TEST_CASE("a CSV field stays on one line: names escaped, then quoted", "[utf8][c
   CHECK(mgsim::csv_field("say \"x\"") == "\"say \"\"x\"\"\"");
   // A newline once made a quoted field over two lines, which `sweep --resume` could not read back (red team).
   CHECK(mgsim::csv_field("10GbE\nrack A") == "10GbE\\x0arack A");
+  // A backslash is doubled, so a name written with the escape itself reads apart from the character.
+  CHECK(mgsim::csv_field("10GbE\\x0arack A") == "10GbE\\\\x0arack A");
+  CHECK(mgsim::csv_field("C:\\t") == "C:\\\\t");
   CHECK(mgsim::csv_field("a\xE2\x80\xAE,b") == "\"a\\u202e,b\"");
 }

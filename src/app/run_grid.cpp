@@ -10,6 +10,7 @@
 #include "mgsim/io/json_reader.hpp"
 #include "mgsim/limits.hpp"
 #include "mgsim/io/trace_io.hpp"
+#include "mgsim/io/utf8.hpp"
 
 namespace mgsim {
 namespace {
@@ -147,10 +148,11 @@ void RunGrid::check_layer_names() const {
       for (const auto& entry : spec.sparse.layer_density) {
         const std::string& name = entry.first;  // named: clang 14 cannot capture structured bindings
         const auto named = [&](const Layer& layer) { return layer.name == name; };
-        if (std::none_of(trace.layers.begin(), trace.layers.end(), named)) {
+        const auto count = std::count_if(trace.layers.begin(), trace.layers.end(), named);
+        if (count != 1) {  // red team: a density for a name two layers share was given to both
           scenario_.where("schedules").fail(fmt::format(
-              "'{}': layer_density names layer '{}', which trace {} does not have", labels_[s],
-              name, scenario_.trace_labels[t]));
+              "'{}': layer_density names layer '{}', which trace {} {}", labels_[s], printable(name),
+              scenario_.trace_labels[t], count == 0 ? "does not have" : fmt::format("has {} times", count)));
         }
       }
     }

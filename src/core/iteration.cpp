@@ -34,6 +34,7 @@ constexpr std::array kNbsgdParams{
               .default_value = 1.0,
               .zero_allowed = false,
               .description = "with trigger kth: the round ends when the k-th rank has finished all m",
+              .max_value = kMaxGpus,
               .whole = true},
     ParamSpec{.name = "deadline_s",
               .default_value = 0.0,

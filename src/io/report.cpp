@@ -38,8 +38,11 @@ std::string format_json(const std::vector<RunRow>& rows) {
 
 std::string csv_field(const std::string& text) {
   // A name's control characters, separators and bidi controls escaped (printable): one row a line, which
-  // `sweep --resume` reads back (red team: a network named "10GbE\nrack A" split its rows).
-  const std::string shown = printable(text, std::string::npos);
+  // `sweep --resume` reads back (red team: a network named "10GbE\nrack A" split its rows). A backslash is
+  // doubled first, so that no two names read alike (red team: "a\nb" and a literal "a\x0ab").
+  std::string escaped;
+  for (const char c : text) escaped += c == '\\' ? std::string("\\\\") : std::string(1, c);
+  const std::string shown = printable(escaped, std::string::npos);
   if (shown.find_first_of(",\"") == std::string::npos) return shown;
   std::string quoted = "\"";
   for (char c : shown) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
