@@ -19,6 +19,7 @@
 #include "mgsim/app/run_grid.hpp"
 #include "mgsim/io/scenario.hpp"
 #include "mgsim/io/trace_io.hpp"
+#include "mgsim/io/utf8.hpp"
 #include "mgsim/version.hpp"
 
 namespace mgsim::cli {
@@ -113,6 +114,16 @@ void export_chakra(const ExportOptions& options) {
     std::fprintf(stderr, "mgsim: warning: the iteration's host time (iteration_overhead_s) and optimizer step "
                          "(the trace's optimizer_bytes_per_s) are not in a Chakra ET: a replay leaves them out, "
                          "mgsim run adds them\n");
+  }
+  int stale = options.gpus;  // rank files of an earlier export of more ranks, which an import would read too
+  for (std::error_code error; std::filesystem::exists(fmt::format("{}.{}.et", options.prefix, stale), error);) ++stale;
+  if (stale > options.gpus) {
+    const std::string prefix = printable(options.prefix);
+    const std::string first = fmt::format("{}.{}.et", prefix, options.gpus);
+    const std::string files = stale == options.gpus + 1 ? first + " is" : fmt::format("{} .. {}.{}.et are", first, prefix, stale - 1);
+    fmt::print(stderr, "mgsim: warning: {} left from an earlier export of more ranks, not from this one: an import "
+                       "of {} reads every rank file\n",
+               files, prefix);
   }
   if (config.sync_overhead_s > 0) {
     std::fprintf(stderr, "mgsim: warning: the coordination across GPUs (sync_overhead_s) is not in a Chakra ET: a "
