@@ -26,7 +26,15 @@ std::string shell_word(std::string_view word) {
 
 void set_command_line(int argc, const char* const* argv) {
   typed = "mgsim";
-  for (int i = 1; i < argc; ++i) typed += " " + shell_word(argv[i]);
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word == "-o" || word == "--output") {  // where it wrote, not what: -o FILE and -o - write the same bytes
+      ++i;
+      continue;
+    }
+    if (word.starts_with("--output=") || (word.starts_with("-o") && !word.starts_with("--"))) continue;
+    typed += " " + shell_word(word);
+  }
 }
 
 const std::string& command_line() { return typed; }

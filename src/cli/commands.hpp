@@ -14,8 +14,9 @@ namespace mgsim::cli {
 
 /// Records the command as typed (main does, before parsing).
 void set_command_line(int argc, const char* const* argv);
-/// The command as typed, "mgsim" and every argument, each quoted for a POSIX
-/// shell where it needs it: what a file it writes says made it (provenance).
+/// The command as typed, "mgsim" and every argument but the output (-o, the
+/// same bytes wherever they go), each quoted for a POSIX shell where it needs
+/// it: what a file it writes says made it (provenance).
 const std::string& command_line();
 
 /// Exit code for bad input: a file, a key, a value or a name.
