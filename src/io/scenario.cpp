@@ -102,7 +102,9 @@ void for_each_combination(const nlohmann::json& value, const JsonWhere& where, s
       const JsonWhere at = where.key(key);
       if (key == "selection_curve") at.expected("a selection curve file name (an entry per curve to compare several)", parameter);
       if (!parameter.empty() && !parameter.front().is_number()) {
-        at.expected("a number or an array of numbers (a text parameter takes an entry per value)", parameter);
+        at.expected(what == "schedules" ? "a number or an array of numbers (a text parameter takes an entry per value)"
+                                        : "a number or an array of numbers",  // a collective has no text parameter
+                    parameter);
       }
       if (parameter.empty()) at.expected("a number or a non-empty array of numbers", parameter);
       for (std::size_t j = 0; j < parameter.size(); ++j) {
