@@ -115,16 +115,9 @@ void export_chakra(const ExportOptions& options) {
                          "(the trace's optimizer_bytes_per_s) are not in a Chakra ET: a replay leaves them out, "
                          "mgsim run adds them\n");
   }
-  int stale = options.gpus;  // rank files of an earlier export of more ranks, which an import would read too
-  for (std::error_code error; std::filesystem::exists(fmt::format("{}.{}.et", options.prefix, stale), error);) ++stale;
-  if (stale > options.gpus) {
-    const std::string prefix = printable(options.prefix);
-    const std::string first = fmt::format("{}.{}.et", prefix, options.gpus);
-    const std::string files = stale == options.gpus + 1 ? first + " is" : fmt::format("{} .. {}.{}.et are", first, prefix, stale - 1);
-    fmt::print(stderr, "mgsim: warning: {} left from an earlier export of more ranks, not from this one: an import "
-                       "of {} reads every rank file\n",
-               files, prefix);
-  }
+  warn_left_ranks([&](std::int64_t rank) { return fmt::format("{}.{}.et", options.prefix, rank); }, options.gpus,
+                  fmt::format("export of more ranks, not from this one: an import of {} reads every rank file",
+                              printable(options.prefix)));
   if (config.sync_overhead_s > 0) {
     std::fprintf(stderr, "mgsim: warning: the coordination across GPUs (sync_overhead_s) is not in a Chakra ET: a "
                          "replay leaves it out, mgsim run adds it\n");

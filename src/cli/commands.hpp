@@ -2,7 +2,9 @@
 // Subcommands of the mgsim executable. Each file in src/cli adds one
 // subcommand to the app; main.cpp lists them once, in kCommands.
 
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -46,6 +48,12 @@ void emit_all(std::initializer_list<Output> outputs);
 /// here is one the user did not ask for, and is skipped: a caller whose
 /// empty output means stdout passes "-" for it.
 void check_outputs(std::initializer_list<std::string_view> outputs);
+
+/// Warns on stderr of the rank files `file_of(ranks)`, `file_of(ranks + 1)`,
+/// ... that exist beside the `ranks` a command wrote: "mgsim: warning: FILES
+/// left from an earlier `earlier`" (an export or import of more ranks).
+void warn_left_ranks(const std::function<std::string(std::int64_t)>& file_of, std::int64_t ranks,
+                     std::string_view earlier);
 
 /// Writes `text` to stdout and flushes it; throws OutputError when it fails (a full disk, a closed pipe).
 void write_stdout(std::string_view text);

@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/files.hpp"
+#include "mgsim/io/utf8.hpp"
 
 namespace mgsim::cli {
 namespace {
@@ -57,6 +58,16 @@ void emit_all(std::initializer_list<Output> outputs) {
     if (on_stdout(out)) write_stdout(out.text);
   }
   files.commit();
+}
+
+void warn_left_ranks(const std::function<std::string(std::int64_t)>& file_of, std::int64_t ranks,
+                     std::string_view earlier) {
+  std::int64_t left = ranks;
+  for (std::error_code error; std::filesystem::exists(file_of(left), error);) ++left;
+  if (left == ranks) return;
+  const std::string first = printable(file_of(ranks));
+  const std::string files = left == ranks + 1 ? first + " is" : first + " .. " + printable(file_of(left - 1)) + " are";
+  fmt::print(stderr, "mgsim: warning: {} left from an earlier {}\n", files, earlier);
 }
 
 void check_outputs(std::initializer_list<std::string_view> outputs) {

@@ -17,7 +17,6 @@
 #include "mgsim/io/files.hpp"
 #include "mgsim/io/report.hpp"
 #include "mgsim/io/trace_io.hpp"
-#include "mgsim/io/utf8.hpp"
 #include "mgsim/profile/import_files.hpp"
 #include "mgsim/zoo/models.hpp"
 
@@ -136,7 +135,7 @@ void report_kineto(const profile::ImportedTrace& imported, const std::string& ou
 void import_kineto_ranks(const ImportOptions& options, const profile::KinetoOptions& parse) {
   if (!writes_file(options)) throw ConfigError(fmt::format("{} is a folder of traces: -o names the folder to write", options.input));
   const std::vector<profile::RankTrace> ranks = profile::import_kineto_folder(options.input, parse);
-  const auto rank_file = [&](std::ptrdiff_t rank) {
+  const auto rank_file = [&](std::int64_t rank) {
     return (std::filesystem::path(options.output) / fmt::format("rank-{}.json", rank)).string();
   };
   const auto out = [&](const profile::RankTrace& r) { return rank_file(r.rank); };
@@ -158,13 +157,7 @@ void import_kineto_ranks(const ImportOptions& options, const profile::KinetoOpti
     report_kineto(r.imported, out(r));
     backward.push_back(backward_time_s(r.imported.trace));
   }
-  auto stale = std::ssize(ranks);  // rank files of an earlier import of more ranks
-  for (std::error_code error; std::filesystem::exists(rank_file(stale), error);) ++stale;
-  if (stale > std::ssize(ranks)) {
-    const std::string first = printable(rank_file(std::ssize(ranks)));
-    const std::string files = stale == std::ssize(ranks) + 1 ? first + " is" : first + " .. " + printable(rank_file(stale - 1)) + " are";
-    fmt::print(stderr, "mgsim: warning: {} left from an earlier import of more ranks, not from this one\n", files);
-  }
+  warn_left_ranks(rank_file, std::ssize(ranks), "import of more ranks, not from this one");
   const auto [low, high] = std::minmax_element(backward.begin(), backward.end());
   fmt::print("{}: backward from {:.3f} ms (rank {}) to {:.3f} ms (rank {}), spread {:.1f}% of the fastest\n",
              counted(std::ssize(ranks), "rank"), *low * 1e3, ranks[static_cast<std::size_t>(low - backward.begin())].rank, *high * 1e3,
