@@ -12,6 +12,7 @@
 // decentralized D-PSGD and MATCHA (docs/decentralized.md), which a config
 // names in place of a plan-based schedule (find_schedule_or_builder).
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -82,6 +83,11 @@ struct ChoiceSpec {
   std::span<const std::string_view> choices;
   std::string_view description;
   bool file_allowed = false;
+
+  /// Whether `value` names a file: it may and is none of the choices.
+  bool names_file(std::string_view value) const {
+    return file_allowed && std::find(choices.begin(), choices.end(), value) == choices.end();
+  }
 };
 
 /// Text parameter values a user gave, by name; absent ones take their default.

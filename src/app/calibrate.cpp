@@ -841,9 +841,8 @@ std::string Calibration::config_text(std::span<const double> values, const std::
         const ScheduleChoice choice = find_schedule_or_builder(entry["name"].get<std::string>());
         if (choice.builder == nullptr) continue;
         for (const ChoiceSpec& spec : choice.builder->choices) {  // a graph file instead of a named topology
-          if (!spec.file_allowed || !entry.contains(spec.name) || !entry[spec.name].is_string()) continue;
-          const std::string given = entry[spec.name].get<std::string>();
-          if (std::find(spec.choices.begin(), spec.choices.end(), given) == spec.choices.end()) moved(entry[spec.name]);
+          if (!entry.contains(spec.name) || !entry[spec.name].is_string()) continue;
+          if (spec.names_file(entry[spec.name].get<std::string>())) moved(entry[spec.name]);
         }
       }
     }

@@ -76,8 +76,8 @@ std::string ScheduleSpec::label() const {
     if (choice_value({}, texts, key) == value) continue;
     const auto spec =
         std::find_if(texts.begin(), texts.end(), [&](const ChoiceSpec& c) { return c.name == choice.first; });
-    const bool named = spec == texts.end() || std::find(spec->choices.begin(), spec->choices.end(), value) != spec->choices.end();
-    parts.push_back(fmt::format("{}={}", key, label_text(named ? value : file_text(value))));
+    const bool file = spec != texts.end() && spec->names_file(value);
+    parts.push_back(fmt::format("{}={}", key, label_text(file ? file_text(value) : value)));
   }
   // A layer's name always quoted: no layer named "density" reads as the parameter (red team). One at the
   // schedule's own density changes nothing.

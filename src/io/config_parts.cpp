@@ -87,10 +87,7 @@ void check_builder_spec(ScheduleSpec& spec, const BuilderInfo& info, const JsonW
   // A choice that may name a file (a topology) and names none of its choices: read that graph.
   for (const ChoiceSpec& choice : info.choices) {
     const auto given = spec.choices.find(choice.name);
-    if (!choice.file_allowed || given == spec.choices.end() ||
-        std::find(choice.choices.begin(), choice.choices.end(), given->second) != choice.choices.end()) {
-      continue;
-    }
+    if (given == spec.choices.end() || !choice.names_file(given->second)) continue;
     if (given->second == "-") {
       where.key(given->first).fail(fmt::format("expected {} or a graph file name, got \"-\": standard input is for a "
                                                "trace alone",
@@ -268,9 +265,7 @@ void check_unique_label(const ScheduleSpec& spec, const std::filesystem::path& f
   if (const BuilderInfo* builder = spec.builder()) {
     for (const ChoiceSpec& choice : builder->choices) {
       const auto given = run.choices.find(std::string(choice.name));
-      if (!choice.file_allowed || given == run.choices.end()) continue;
-      const bool named = std::find(choice.choices.begin(), choice.choices.end(), given->second) != choice.choices.end();
-      if (!named) given->second = identity(given->second);
+      if (given != run.choices.end() && choice.names_file(given->second)) given->second = identity(given->second);
     }
   }
   std::string key = run.label();
