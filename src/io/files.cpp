@@ -68,7 +68,8 @@ namespace {
 Descriptor open_input(const std::filesystem::path& file, InputKind kind) {
   const auto fail = [&](std::string_view what) { fail_reading(file, kind, what); };
   const bool standard_input = file == "-";
-  // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
+  // O_NONBLOCK, kept: opening a FIFO must not wait for a writer (it is refused below), and reading a
+  // kernel file that waits for data (/proc/kmsg, a regular file to stat) fails instead of blocking.
   Descriptor in{standard_input ? STDIN_FILENO : ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
   struct stat info {};
   if (in.get() < 0 || ::fstat(in.get(), &info) != 0) fail(fmt::format("cannot read: {}", std::strerror(errno)));
@@ -78,7 +79,6 @@ Descriptor open_input(const std::filesystem::path& file, InputKind kind) {
   if (!standard_input && !S_ISREG(info.st_mode)) {
     fail(fmt::format("expected a regular file (or - for standard input), got {}", file_type(info.st_mode)));
   }
-  if (!standard_input && ::fcntl(in.get(), F_SETFL, 0) != 0) fail(fmt::format("cannot read: {}", std::strerror(errno)));
   if (S_ISREG(info.st_mode) && static_cast<std::uint64_t>(info.st_size) > kMaxInputBytes) {  // refused unread
     fail(fmt::format("expected at most {} bytes (1 GiB), got {}", kMaxInputBytes, info.st_size));
   }
@@ -102,6 +102,7 @@ std::size_t InputFile::read_into(char* into, std::size_t room) {
   for (;;) {
     const ssize_t got = ::read(fd_.get(), into, room);
     if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && errno == EAGAIN) fail_reading(file_, kind_, "cannot read without waiting: not a file of data");
     if (got < 0) fail_reading(file_, kind_, fmt::format("cannot read: {}", std::strerror(errno)));
     read_ += static_cast<std::size_t>(got);
     if (read_ > kMaxInputBytes) {
