@@ -132,6 +132,22 @@ TEST_CASE("sweep: left-out keys take the defaults (4..2048 GPUs, ring, every den
   CHECK(loaded.networks[0].network.inter.alpha_s == Approx(10e-6));
 }
 
+TEST_CASE("sweep: a count written 4.0 is 4, as a whole schedule parameter written 2.0 is 2", "[sweep]") {
+  // Red team: "gpus": [4.0] was refused while "slice_params": 2.0 ran (Python writes whole floats so).
+  SweepTempDir dir;
+  json config = base_config();
+  config["gpus"] = {2.0, 4.0};
+  config["gpus_per_node"] = 2.0;
+  config["collective"] = {{{"name", "ps-colocated"}, {"servers", 2.0}}};
+  const Scenario loaded = load_scenario(write_sweep(dir, config));
+  CHECK(loaded.gpus == std::vector<int>{2, 4});
+  CHECK(loaded.gpus_per_node == std::vector<int>{2});
+  CHECK(loaded.collectives[0].label() == "ps-colocated(servers=2)");
+  CHECK_THAT(error_with("gpus", {4.5}), Contains("gpus[0]: expected an integer in [1, 1048576], got 4.5"));
+  CHECK_THAT(error_with("gpus", {4.0, 4}), Contains("gpus[1]: '4' given twice"));
+  CHECK_THAT(error_with("gpus", {1e300}), Contains("gpus[0]: expected an integer in [1, 1048576]"));
+}
+
 TEST_CASE("sweep: bad grids are refused naming the file and the key", "[sweep]") {
   CHECK_THAT(error_with("trace", json::array()), Contains("trace: expected a trace file or a non-empty array"));
   CHECK_THAT(error_with("trace", nullptr), Contains("trace: missing"));

@@ -36,9 +36,20 @@ bool is_integer_in(const nlohmann::json& value, std::int64_t min, std::int64_t m
     const std::uint64_t n = value.get<std::uint64_t>();
     return max >= 0 && n <= static_cast<std::uint64_t>(max) && (min <= 0 || n >= static_cast<std::uint64_t>(min));
   }
+  if (value.is_number_float()) {  // 4.0 is 4, as a schedule's whole parameters read it; exact below 2^53 alone
+    const double x = value.get<double>();
+    constexpr double kExact = 9007199254740992.0;
+    return std::isfinite(x) && x == std::floor(x) && std::fabs(x) <= kExact && x >= static_cast<double>(min) &&
+           x <= static_cast<double>(max);
+  }
   if (!value.is_number_integer()) return false;
   const std::int64_t n = value.get<std::int64_t>();
   return n >= min && n <= max;
+}
+
+/// A value is_integer_in passed, as an integer.
+std::int64_t integer_of(const nlohmann::json& value) {
+  return value.is_number_float() ? static_cast<std::int64_t>(value.get<double>()) : value.get<std::int64_t>();
 }
 
 bool is_text(const nlohmann::json& value) {
@@ -128,7 +139,7 @@ bool JsonReader::one_of_two(std::string_view key, std::string_view first, std::s
 
 std::int64_t JsonReader::integer(std::string_view key, std::int64_t min, std::int64_t max) {
   const nlohmann::json& value = required(key);
-  return is_integer_in(value, min, max) ? value.get<std::int64_t>() : read_integer(value, where_.key(key), min, max);
+  return is_integer_in(value, min, max) ? integer_of(value) : read_integer(value, where_.key(key), min, max);
 }
 
 JsonReader JsonReader::object(std::string_view key) { return JsonReader(required(key), where_.key(key)); }
@@ -167,7 +178,7 @@ double read_number(const nlohmann::json& value, const JsonWhere& where, double m
 
 std::int64_t read_integer(const nlohmann::json& value, const JsonWhere& where, std::int64_t min, std::int64_t max) {
   if (!is_integer_in(value, min, max)) where.expected(fmt::format("an integer in [{}, {}]", min, max), value);
-  return value.get<std::int64_t>();
+  return integer_of(value);
 }
 
 std::string read_text(const nlohmann::json& value, const JsonWhere& where) {
