@@ -158,7 +158,7 @@ void validate_case(const std::filesystem::path& file, std::string text, double m
   const std::string collective = scenario.collectives.front().label();
   const std::vector<MeasuredRun> calibrated = runs_of(calibrating, collective);
   const std::vector<MeasuredRun> predicted = runs_of(predicting, collective);
-  refuse_repeated_runs(calibrating, calibrated, top.where().key("calibrate"), {}, top.where().key("calibrate"));
+  // A run calibrated on twice is refused by the Calibration (Calibration::refuse_repeated_runs).
   refuse_repeated_runs(predicting, predicted, top.where().key("predict"), calibrated, top.where().key("calibrate"));
   top.reject_unknown();
   for (std::size_t i = 0; i < predicting.size(); ++i) {
