@@ -208,9 +208,9 @@ TEST_CASE("trace loader rejects a wrong header", "[loaders][trace]") {
     trace["version"] = 3;
     require_trace_error(trace, {"version", "got 3"});
   }
-  SECTION("version 1.0 is not an integer") {
-    trace["version"] = 1.0;
-    require_trace_error(trace, {"version"});
+  SECTION("version 1.5 is not an integer (1.0 is 1, as every whole number reads)") {
+    trace["version"] = 1.5;
+    require_trace_error(trace, {"version", "an integer", "got 1.5"});
   }
   SECTION("missing provenance") {
     trace.erase("provenance");
