@@ -38,6 +38,9 @@ inline constexpr int kMaxGpus = 1 << 20;
 /// sweep's CSV of about 1.5 GB. --max-work bounds the time they take.
 inline constexpr std::size_t kMaxAxisValues = std::size_t{1} << 16;
 inline constexpr std::size_t kMaxRuns = std::size_t{1} << 22;
+/// Deepest nesting of arrays and objects a JSON input may have: past any
+/// file mgsim reads, well inside what copying a value (a recursion) may take.
+inline constexpr std::size_t kMaxJsonDepth = 512;
 /// Largest iteration count accepted (the per-iteration timings are kept).
 inline constexpr int kMaxIterations = 1'000'000;
 /// Largest seed accepted: 2^53, so that every seed is exact as a JSON number.

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "mgsim/limits.hpp"
+
 namespace mgsim {
 namespace {
 
@@ -31,10 +33,12 @@ class DocumentBuilder {
   bool binary(json::binary_t& value) { return scalar(json::binary(std::move(value))); }
 
   bool start_object(std::size_t) {
+    check_depth();
     open_.push_back(place(json::object()));
     return true;
   }
   bool start_array(std::size_t) {
+    check_depth();
     const bool streamed = streamed_ != nullptr &&
                           (streamed_->key.empty() ? open_.empty() : open_.size() == 1 && top_key_ == streamed_->key);
     open_.push_back(place(json::array()));
@@ -57,6 +61,13 @@ class DocumentBuilder {
   json take_document() { return std::move(root_); }
 
  private:
+  /// Red team: a provenance nested 300,000 deep crashed where a value was copied (a copy recurses).
+  void check_depth() const {
+    if (open_.size() >= kMaxJsonDepth) {
+      throw JsonSyntaxError(fmt::format("arrays and objects nested deeper than {} (docs/limits.md)", kMaxJsonDepth));
+    }
+  }
+
   /// Puts a new value where the parser is: the root, the end of the open
   /// array, or the slot of the last key of the open object.
   json* place(json&& value) {
