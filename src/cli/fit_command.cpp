@@ -18,7 +18,9 @@
 #include "commands.hpp"
 #include "mgsim/app/curve_fit_report.hpp"
 #include "mgsim/error.hpp"
+#include "mgsim/limits.hpp"
 #include "mgsim/io/files.hpp"
+#include "mgsim/io/json_reader.hpp"
 #include "mgsim/io/json_text.hpp"
 #include "mgsim/io/report.hpp"
 #include "mgsim/io/trace_io.hpp"
@@ -38,23 +40,27 @@ struct FitOptions {
 
 /// --gpus-per-node when given, else the curve's provenance: its "ranks" on
 /// its "hosts" (an nccl-tests import names both) when they divide, else 1.
-/// `note` says which, for the text report.
-int gpus_per_node(int given, const CurveFile& curve, std::string& note) {
+/// `note` says which, for the text report; `source` names it for an error.
+int gpus_per_node(int given, const std::string& file, const CurveFile& curve, std::string& note, std::string& source) {
+  source = "--gpus-per-node";
   if (given > 0) return given;
   const nlohmann::json& p = curve.provenance;
-  const auto whole = [&](const char* key) {
-    return p.is_object() && p.contains(key) && p[key].is_number_integer() ? p[key].get<int>() : 0;
+  const auto count = [&](const char* key) {  // red team: 2^32 + 8 ranks once read as 8, 16.0 as none
+    if (!p.is_object() || !p.contains(key)) return 0;
+    return static_cast<int>(read_integer(p[key], JsonWhere{file, "provenance", InputKind::curve}.key(key), 1, kMaxGpus));
   };
-  const int ranks = whole("ranks");
-  const int hosts = whole("hosts");
+  const int ranks = count("ranks");
+  const int hosts = count("hosts");
   if (ranks > 0 && hosts > 0 && ranks % hosts == 0) {
     note = fmt::format("  (gpus_per_node {}: the curve's provenance, {} ranks on {} host{}; --gpus-per-node "
                        "overrides it)\n",
                        ranks / hosts, ranks, hosts, hosts == 1 ? "" : "s");
+    source = fmt::format("provenance.ranks / provenance.hosts, {} / {}", ranks, hosts);
     return ranks / hosts;
   }
   note = "  (gpus_per_node 1: the curve's provenance does not say how many ranks ran on how many hosts; "
          "give --gpus-per-node)\n";
+  source = "1, the provenance naming no ranks on hosts";
   return 1;
 }
 
@@ -89,8 +95,13 @@ void fit(const FitOptions& options) {
     const std::string& file = options.curves[i];
     CurveFitSettings settings = options.settings;
     std::string note;
-    settings.gpus_per_node = gpus_per_node(options.gpus_per_node, curves[i], note);
-    result = fit_curve(file, curves[i], settings);
+    std::string source;
+    settings.gpus_per_node = gpus_per_node(options.gpus_per_node, file, curves[i], note, source);
+    try {
+      result = fit_curve(file, curves[i], settings);
+    } catch (const ConfigError& error) {  // red team: "16 GPUs is not a multiple of gpus_per_node 3" named no file
+      throw ConfigError(fmt::format("{}: {} (gpus_per_node from {}): give --gpus-per-node", file, error.what(), source));
+    }
     if (curves[i].collective != CurveCollective::allreduce) note.clear();  // no nccl model fitted
     if (options.format != "json") report += (report.empty() ? "" : "\n") + format_fit_text(result.result) + note;
     results.push_back(result.result);
