@@ -176,7 +176,7 @@ TEST_CASE("Calibrate's work is bounded: every fit of a calibration spends one bu
   auto tight = std::make_shared<WorkBudget>(spent + 10 * per_prediction);
   const Calibration calibration = Calibration::from_files(config, measurements, {"network.alpha_us"}, {}, tight);
   CHECK(calibration.fit().values == fit.values);
-  CHECK_THROWS_AS(calibration.leave_one_out(fit.values), WorkError);
+  CHECK_THROWS_AS(calibration.leave_one_out(), WorkError);
   // Room for the fit and about two of its three held-out fits: refused once
   // the first is done, from its cost, not after the budget is spent.
   const double held_out_cost = [&] {
@@ -184,17 +184,18 @@ TEST_CASE("Calibrate's work is bounded: every fit of a calibration spends one bu
     const Calibration full = Calibration::from_files(config, measurements, {"network.alpha_us"}, {}, budget);
     full.fit();
     const double fitted = budget->spent();
-    full.leave_one_out(fit.values);
+    full.leave_one_out();
     return budget->spent() - fitted;
   }();
   auto projected = std::make_shared<WorkBudget>(spent + 0.6 * held_out_cost);
   const Calibration short_of_held_out =
       Calibration::from_files(config, measurements, {"network.alpha_us"}, {}, projected);
   short_of_held_out.fit();
-  CHECK_THROWS_WITH(short_of_held_out.leave_one_out(fit.values),
+  CHECK_THROWS_WITH(short_of_held_out.leave_one_out(),
                     Catch::Contains("its 2 remaining held-out fits take about") &&
                         Catch::Contains("(projected from the 1 done), past --max-work"));
-  CHECK(projected->spent() < spent + 0.45 * held_out_cost);
+  INFO("spent " << spent << ", held-out fits " << held_out_cost);
+  CHECK(projected->spent() < spent + 0.5 * held_out_cost);  // the first of three fits, under the 0.6 given
   // A budget too small for the fit: the search stops and says so.
   auto short_of_fit = std::make_shared<WorkBudget>(spent - 10 * per_prediction);
   CHECK_THROWS_AS(Calibration::from_files(config, measurements, {"network.alpha_us"}, {}, short_of_fit).fit(), WorkError);
@@ -229,7 +230,7 @@ TEST_CASE("Calibrate's leave-one-out error is each measurement predicted from th
       dir.write_json("m.json", {{"measurements", {time_row("single", 2, 0.011), time_row("single", 4, 0.013)}}});
   const Calibration calibration = Calibration::from_files(file, measurements, {"network.beta_s_per_byte"});
   const CalibrationResult fit = calibration.fit();
-  const std::vector<std::optional<double>> held_out = calibration.leave_one_out(fit.values);
+  const std::vector<std::optional<double>> held_out = calibration.leave_one_out();
   REQUIRE(held_out.size() == 2);
   REQUIRE(held_out[0].has_value());
   REQUIRE(held_out[1].has_value());
@@ -239,7 +240,33 @@ TEST_CASE("Calibrate's leave-one-out error is each measurement predicted from th
   config["network"]["alpha_us"] = 1.0;
   const Calibration two = Calibration::from_files(dir.write_json("base.json", config), measurements,
                                                   {"network.alpha_us", "network.beta_s_per_byte"});
-  for (const auto& predicted : two.leave_one_out(two.fit().values)) CHECK_FALSE(predicted.has_value());
+  for (const auto& predicted : two.leave_one_out()) CHECK_FALSE(predicted.has_value());
+}
+
+TEST_CASE("Calibrate predicts no held-out measurement whose others tie two fitted values (by hand)") {
+  // One layer: 10 ms of backward, 1e6 one-byte elements; ring, alpha 0, beta 1e-9: `single` on P GPUs takes
+  // 10 ms + iteration_overhead_s + (P > 1: sync_overhead_s + 2(P-1)/P ms). Truth: 4 ms and 2 ms, so 14 ms on
+  // one GPU, 17.5 ms on 4 and 17.75 ms on 8. Without the one-GPU row the others fix only the sum of the two
+  // (red team: the held-out fit kept the split the fit on every row found, and predicted the row +0.00%).
+  SweepTempDir dir;
+  dir.write_json("t.json", trace_json(make_trace({0.01}, {1'000'000})));
+  const auto config = dir.write_json("base.json", {{"trace", "t.json"},
+                                                   {"gpus", {2}},
+                                                   {"network", {{"alpha_us", 0}, {"beta_s_per_byte", 1e-9}}},
+                                                   {"iteration_overhead_s", 0.001},
+                                                   {"sync_overhead_s", 0.001},
+                                                   {"schedules", {"single"}}});
+  const auto measurements = dir.write_json(
+      "m.json", {{"measurements", {time_row("single", 1, 0.014), time_row("single", 4, 0.0175), time_row("single", 8, 0.01775)}}});
+  const Calibration calibration =
+      Calibration::from_files(config, measurements, {"iteration_overhead_s", "sync_overhead_s"});
+  const std::vector<std::optional<double>> held_out = calibration.leave_one_out();
+  REQUIRE(held_out.size() == 3);
+  CHECK_FALSE(held_out[0].has_value());
+  REQUIRE(held_out[1].has_value());
+  REQUIRE(held_out[2].has_value());
+  CHECK(*held_out[1] == Approx(0.0175).epsilon(1e-5));  // 1 GPU fixes 4 ms, 8 GPUs then 2 ms
+  CHECK(*held_out[2] == Approx(0.01775).epsilon(1e-5));
 }
 
 TEST_CASE("Calibrate's held-out fits answer the same on any number of threads") {
@@ -254,10 +281,10 @@ TEST_CASE("Calibrate's held-out fits answer the same on any number of threads") 
   const Calibration calibration =
       Calibration::from_files(config, measurements, {"network.alpha_us", "network.beta_s_per_byte"});
   const CalibrationResult fit = calibration.fit();
-  const std::vector<std::optional<double>> alone = calibration.leave_one_out(fit.values, 1);
+  const std::vector<std::optional<double>> alone = calibration.leave_one_out(1);
   REQUIRE(alone.size() == 4);
   for (const auto& predicted : alone) CHECK(predicted.has_value());
-  CHECK(calibration.leave_one_out(fit.values, 3) == alone);
+  CHECK(calibration.leave_one_out(3) == alone);
 }
 
 TEST_CASE("Whether held-out fits pass --max-work, and the message when not, is the same on any number of threads") {
@@ -271,9 +298,9 @@ TEST_CASE("Whether held-out fits pass --max-work, and the message when not, is t
   // What the fits take in all, on a budget far from binding.
   const auto unbounded = std::make_shared<WorkBudget>(1e15);
   const Calibration measured = Calibration::from_files(config, measurements, paths, {}, unbounded);
-  const std::vector<double> start = measured.fit().values;
+  measured.fit();
   const double before = unbounded->spent();
-  measured.leave_one_out(start, 1);
+  measured.leave_one_out(1);
   const double held_out = unbounded->spent() - before;
   // Budgets that end inside the held-out fits: each outcome the same on 1 and 3 threads.
   // (The projection from the first fit may refuse a budget a little above the need: 3x passes.)
@@ -285,7 +312,7 @@ TEST_CASE("Whether held-out fits pass --max-work, and the message when not, is t
       const Calibration calibration = Calibration::from_files(config, measurements, paths, {}, budget);
       calibration.fit();
       try {
-        calibration.leave_one_out(start, threads);
+        calibration.leave_one_out(threads);
         outcomes.push_back("passed");
       } catch (const WorkError& error) {
         outcomes.push_back(error.what());

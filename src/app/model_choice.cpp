@@ -34,9 +34,9 @@ Choice parse_choice(const std::string& text) {
   return choice;
 }
 
-HeldOutErrors held_out_errors(const Calibration& calibration, const CalibrationResult& fit, int threads) {
+HeldOutErrors held_out_errors(const Calibration& calibration, int threads) {
   HeldOutErrors errors;
-  errors.predicted = calibration.leave_one_out(fit.values, threads);
+  errors.predicted = calibration.leave_one_out(threads);
   std::vector<double> relative;
   for (std::size_t m = 0; m < errors.predicted.size(); ++m) {
     const double measured = calibration.measurements()[m].value;
@@ -133,7 +133,7 @@ ModelChoice choose_model(const std::filesystem::path& config, const std::filesys
     if (done > 0) budget->project(0.0, budget->spent() / static_cast<double>(done), settings.size(), done, "--choose candidates");
     Calibration calibration = Calibration::from_files(config, measurements, fit_paths, setting, budget);
     CalibrationResult fit = calibration.fit();
-    HeldOutErrors held_out = held_out_errors(calibration, fit, threads);
+    HeldOutErrors held_out = held_out_errors(calibration, threads);
     chosen.candidates.push_back({setting, std::move(calibration), std::move(fit), std::move(held_out)});
   }
   check_every_choice_matters(choices, chosen.candidates);

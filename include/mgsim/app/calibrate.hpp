@@ -167,12 +167,13 @@ class Calibration {
   /// Leave-one-out cross-validation: for each measurement, the values fitted
   /// on all the others and its prediction with them, so that its error is a
   /// predictive error, not a fit error. Empty for a measurement whose
-  /// remaining measurements cannot fit every path (fewer than the paths, or
-  /// none that a path moves). Each fit starts from `start` (the fit on all of
-  /// them, which the others' optimum is near).
+  /// remaining measurements cannot fit every path (fewer than the paths,
+  /// none that a path moves, or two paths they tie). Each fit starts from the
+  /// base config's values, as the fit on all of them did: nothing of the
+  /// held-out measurement reaches its prediction.
   /// The fits run on `threads` threads (0: one per hardware thread), each
   /// alone, so that the answers do not depend on the count.
-  std::vector<std::optional<double>> leave_one_out(std::span<const double> start, int threads = 1) const;
+  std::vector<std::optional<double>> leave_one_out(int threads = 1) const;
   /// The base config with `values` in place.
   nlohmann::json with_values(std::span<const double> values) const;
   /// The same as JSON text, keys in the base config's order; relative paths

@@ -32,9 +32,9 @@ struct HeldOutErrors {
   double median = 0, max = 0, rms = 0;           ///< of |relative error| over those
 };
 
-/// Leave-one-out of `calibration` started from `fit` (its fits on `threads`
+/// Leave-one-out of `calibration` (its fits on `threads`
 /// threads, 0: one per hardware thread), and its summary.
-HeldOutErrors held_out_errors(const Calibration& calibration, const CalibrationResult& fit, int threads);
+HeldOutErrors held_out_errors(const Calibration& calibration, int threads);
 
 /// A fitted candidate: its key = value settings, the fit and its held-out errors.
 struct Candidate {
