@@ -85,8 +85,7 @@ const char* misread_number(std::string_view value) {
                 : nullptr;
 }
 
-/// Refuses an argument (a flag's value, a file name) that is not UTF-8, and
-/// a number that the option parser would read as another one.
+/// Refuses an argument (a flag's value, a file name) that is not UTF-8.
 void check_arguments(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view argument = argv[i];
@@ -95,12 +94,26 @@ void check_arguments(int argc, char** argv) {
                                              mgsim::printable(argument), *bad + 1,
                                              static_cast<unsigned char>(argument[*bad])));
     }
-    const std::size_t equals = argument.starts_with("--") ? argument.find('=') : std::string_view::npos;
-    const std::string_view value = equals == std::string_view::npos ? argument : argument.substr(equals + 1);
-    if (const char* why = misread_number(value)) {
-      throw mgsim::ConfigError(fmt::format("argument {} ('{}'): {}", i, argument, why));
-    }
   }
+}
+
+/// Gives every numeric option of `app` and its commands a check that refuses
+/// a number the option parser would read as another one. Numeric options
+/// only: a file named 0123 or a model named 007 is no number (red team).
+void check_numbers(CLI::App& app) {
+  const CLI::Validator as_typed(
+      [](std::string& value) -> std::string {
+        const char* why = misread_number(value);
+        return why == nullptr ? std::string() : fmt::format("'{}': {}", value, why);
+      },
+      "");
+  for (CLI::Option* option : app.get_options()) {
+    const std::string type = option->get_type_name();
+    if (!type.starts_with("INT") && !type.starts_with("UINT")) continue;  // a FLOAT is read in decimal: 010 is 10
+    // A pair ("INT FLOAT": --second-figure): its first value alone.
+    option->check(type.find(' ') == std::string::npos ? as_typed : CLI::Validator(as_typed).application_index(0));
+  }
+  for (CLI::App* command : app.get_subcommands({})) check_numbers(*command);
 }
 
 /// Refuses a word that names no subcommand where one is expected (mgsim
@@ -141,6 +154,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", fmt::format("mgsim {}", mgsim::version()), "print mgsim's version and exit");
   app.require_subcommand(1);
   for (const auto add_command : kCommands) add_command(app);
+  check_numbers(app);
   mgsim::ReadSet inputs;  // every file the command reads; its outputs are checked against them
   const mgsim::ReadSetScope recording(inputs);
   mgsim::cli::set_command_line(argc, argv);
