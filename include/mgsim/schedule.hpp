@@ -29,6 +29,10 @@ class Schedule {
   /// of units (`affine`: the all-reduce is a line at this GPU count, which
   /// some searches follow instead) or cuts tensors into many messages.
   virtual double plan_steps(int units, const TensorLayout& layout, bool affine) const;
+  /// About how many messages its plan sends an iteration on `layout`: by
+  /// default at most one a tensor; more where it cuts tensors into chunks.
+  /// Each iteration replays them under variability (estimate_steps).
+  virtual double replay_steps(const TensorLayout& layout) const;
 };
 
 /// A tunable number of a schedule. Every value must be finite, > 0 (or >= 0

@@ -75,7 +75,7 @@ void check_work(double steps, double max_steps) {
   const double unit = std::pow(10.0, std::floor(std::log10(steps)) - 1);
   const double enough = std::ceil(steps / unit) * unit;
   throw ConfigError(fmt::format("the runs take about {:.2g} steps (each run's plan: its messages, the pairs "
-                                "of layers optimal and omgs search; ranks x iterations simulated rank by rank; a timeline's "
+                                "of layers optimal and omgs search; the plan each iteration replays under variability; ranks x iterations simulated rank by rank; a timeline's "
                                 "layers), past --max-work {:.2g} (about {:.0f} s at 10 M steps/s "
                                 "or more): give --max-work {:.2g} to run them anyway, or fewer iterations, GPUs or "
                                 "layers",

@@ -172,10 +172,13 @@ std::vector<double> advice_values(double first) {
   return values;
 }
 
-std::vector<KnobAdvice> advise(Scenario scenario, WorkloadCache& cache) {
+std::vector<KnobAdvice> advise(Scenario scenario, WorkloadCache& cache, double max_work) {
   require_one_of_each(scenario, "mgsim advise");
   scenario.schedules = candidates(scenario.message_unit);
   const RunGrid grid(std::move(scenario), cache);
+  double steps = 0.0;  // red team: 10^6 iterations under variability ran past 30 s where `run` refused them
+  for (std::size_t run = 0; run < grid.size(); ++run) steps += grid.estimate_steps(run);
+  check_work(steps, max_work);
   std::vector<SimTime> times;  // every candidate at every GPU count, once (optimal and defaults serve several knobs)
   for (std::size_t run = 0; run < grid.size(); ++run) times.push_back(grid.row(run).metrics.mean_iteration);
   std::vector<KnobAdvice> advice;

@@ -19,6 +19,7 @@ struct AdviseOptions {
   std::string config;
   std::string format = "table";
   std::string output;
+  double max_work = kDefaultMaxWork;
 };
 
 void advise_command(const AdviseOptions& options) {
@@ -27,7 +28,7 @@ void advise_command(const AdviseOptions& options) {
   const std::string collective = scenario.collectives.front().label();
   const std::filesystem::path trace = scenario.traces.front();
   WorkloadCache cache;
-  const std::vector<KnobAdvice> advice = advise(std::move(scenario), cache);
+  const std::vector<KnobAdvice> advice = advise(std::move(scenario), cache, options.max_work);
   emit(format_advice(advice, cache.get(trace).trace.model, collective, format), options.output);
 }
 
@@ -43,6 +44,9 @@ void add_advise_command(CLI::App& app) {
   command->add_option("-f,--format", options->format, "table, csv or json")->capture_default_str();
   command->add_option("-o,--output", options->output, "file to write instead of stdout (-: stdout)")
       ->check(output_name());
+  command->add_option("--max-work", options->max_work, "most events to simulate, every candidate together (an estimate, checked before running)")
+      ->capture_default_str()
+      ->check(finite_in(1, 1e15, true));
   add_examples(command, {"mgsim advise -c configs/googlenet-k80-ring.json",
                          "mgsim advise -c configs/googlenet-k80-ring.json --format json -o advice.json"});
   command->callback([options] { advise_command(*options); });

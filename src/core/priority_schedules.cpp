@@ -127,6 +127,9 @@ class Priority : public Schedule {
   double plan_steps(int, const TensorLayout& layout, bool) const override {
     return kStepsPerChunk * static_cast<double>(chunk_count(layout, partition_, name_, parameter_));
   }
+  double replay_steps(const TensorLayout& layout) const override {
+    return static_cast<double>(chunk_count(layout, partition_, name_, parameter_));
+  }
 
  private:
   static constexpr double kStepsPerChunk = 3;

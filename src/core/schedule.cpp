@@ -276,6 +276,8 @@ const ScheduleInfo& find_schedule(std::string_view name) {
 
 double Schedule::plan_steps(int units, const TensorLayout&, bool) const { return units; }
 
+double Schedule::replay_steps(const TensorLayout& layout) const { return static_cast<double>(layout.tensor_count()); }
+
 std::unique_ptr<Schedule> make_schedule(std::string_view name, const ParamValues& given, const SparseOptions& sparse,
                                         MessageUnit unit) {
   const ScheduleInfo& info = find_schedule(name);

@@ -10,7 +10,6 @@
 #include <string_view>
 #include <vector>
 
-#include "mgsim/io/report.hpp"
 #include "mgsim/app/run_grid.hpp"
 #include "mgsim/io/report.hpp"
 
@@ -48,8 +47,9 @@ std::vector<double> advice_values(double first);
 /// must have one value each. A value is tried by setting that parameter alone, the others
 /// at their defaults (docs/config.md says what DDP's first bucket then is);
 /// the default is every parameter left out. Ties go to the default, then to
-/// the smaller value.
-std::vector<KnobAdvice> advise(Scenario scenario, WorkloadCache& cache);
+/// the smaller value. Refused (check_work) when the runs' estimated steps pass
+/// `max_work`, before any runs.
+std::vector<KnobAdvice> advise(Scenario scenario, WorkloadCache& cache, double max_work = kDefaultMaxWork);
 
 /// As a table, CSV (one row per KnobAdvice) or JSON ({"advice": [...]}).
 std::string format_advice(const std::vector<KnobAdvice>& advice, std::string_view model, std::string_view collective,
