@@ -34,8 +34,16 @@ void measure(LineFit& fit, std::span<const SizeSample> samples) {
   fit.rms_rel_error = samples.empty() ? 0.0 : std::sqrt(sum / static_cast<double>(samples.size()));
 }
 
+/// Most sizes one fit takes: its exact split is cubic in them (3,000 took 35 s, red team); a message-size
+/// sweep of nccl-tests or OSU has about 30.
+constexpr std::size_t kMaxFitSizes = 1024;
+
 void validate(const std::vector<SizeSample>& samples) {
   if (samples.size() < 2) throw CurveError(fmt::format("a fit needs at least 2 sizes, got {}", samples.size()));
+  if (samples.size() > kMaxFitSizes) {
+    throw CurveError(fmt::format("a fit takes at most {} sizes (its time grows with their cube), got {}", kMaxFitSizes,
+                                 samples.size()));
+  }
   for (std::size_t i = 0; i < samples.size(); ++i) {
     if (!(samples[i].seconds > 0) || !(samples[i].bytes >= 0)) {
       throw CurveError(fmt::format("size {} has latency {}: expected > 0", samples[i].bytes, samples[i].seconds));
