@@ -121,6 +121,22 @@ TEST_CASE("Calibrate's written config keeps every relative input reachable from 
   CHECK(written["network"]["alpha_us"] == 33.0);
 }
 
+TEST_CASE("Calibrate's config written through a link is relative to the file the link names") {
+  // Red team: out/link.json -> ../deep/a/real.json got paths for out/, and real.json could not run.
+  const std::filesystem::path config = kTestData + "graphs/config-petersen.json";
+  SweepTempDir dir;
+  const auto measurements = dir.write_json("m.json", {{"measurements", {time_row("mgwfbp", 10, 0.5)}}});
+  const Calibration calibration = Calibration::from_files(config, measurements, {"network.alpha_us"});
+  std::filesystem::create_directories(dir.path() / "out");
+  std::filesystem::create_directories(dir.path() / "deep" / "a");
+  const auto real = dir.write_json("deep/a/real.json", nlohmann::json::object());
+  std::filesystem::create_symlink("../deep/a/real.json", dir.path() / "out" / "link.json");
+  const nlohmann::json written =
+      nlohmann::json::parse(calibration.config_text(std::vector<double>{33.0}, dir.path() / "out" / "link.json"));
+  const std::filesystem::path trace = real.parent_path() / written["trace"].get<std::string>();
+  CHECK(std::filesystem::equivalent(trace, std::filesystem::path(MGSIM_SOURCE_DIR) / "traces" / "googlenet-k80.json"));
+}
+
 TEST_CASE("Calibrate refuses fits it cannot answer, naming file and key") {
   SweepTempDir dir;
   const nlohmann::json schedules = {"wfbp", {{"name", "ddp"}, {"bucket_cap_mb", 25.0}}};

@@ -823,7 +823,8 @@ std::string Calibration::config_text(std::span<const double> values, const std::
   nlohmann::ordered_json document = ordered_base_;
   for (std::size_t i = 0; i < paths_.size(); ++i) document[pointer_of(paths_[i])] = values[i];
   const std::filesystem::path from = std::filesystem::absolute(config_file_).parent_path();
-  const std::filesystem::path to = std::filesystem::absolute(output).parent_path();
+  // The folder of the file written: through a link, its target's (red team: the link's folder broke every path).
+  const std::filesystem::path to = std::filesystem::absolute(output == "-" ? output : output_target(output)).parent_path();
   const auto moved = [&](nlohmann::ordered_json& path) {
     const std::filesystem::path given = path.get<std::string>();
     if (given.is_relative()) path = std::filesystem::relative(from / given, to).generic_string();
