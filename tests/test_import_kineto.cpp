@@ -946,3 +946,18 @@ TEST_CASE("import: --zoo on a trace with recorded shapes checks the sizes as a w
 }
 
 }  // namespace
+
+TEST_CASE("import: a sequence number past 2^63 or below 0 is no id, never a wrapped one", "[import]") {
+  // Red team: 2^64 - 1 on AddmmBackward0 named a layer "AddmmBackward0#-1", 2^63 "#-9223372036854775808".
+  for (const nlohmann::json& wrong : {nlohmann::json(18446744073709551615ULL), nlohmann::json(9223372036854775808ULL),
+                                      nlohmann::json(-4)}) {
+    nlohmann::json document = sample();
+    for (nlohmann::json& event : document["traceEvents"]) {
+      if (event.value("name", "") == "AddmmBackward0" && event.contains("args")) event["args"]["Sequence number"] = wrong;
+    }
+    for (const Layer& layer : import(document).trace.layers) {
+      INFO(wrong.dump() << ": layer " << layer.name);
+      CHECK(layer.name.find("#-") == std::string::npos);
+    }
+  }
+}

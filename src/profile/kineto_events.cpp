@@ -80,15 +80,22 @@ class EventReader {
     if (args == nullptr) return std::nullopt;
     const auto found = args->find(key);
     if (found == args->end()) return std::nullopt;
-    if (found->is_number_integer()) return found->get<std::int64_t>();
-    if (found->is_number()) {  // a whole number written as a float; anything else is not an id
+    // An id is a whole number in [0, 2^63): 2^64 - 1 once read as -1, 2^63 as -2^63 (red team); a negative
+    // one, or anything else, is none.
+    const auto id = [](std::int64_t value) { return value >= 0 ? std::optional(value) : std::nullopt; };
+    if (found->is_number_unsigned()) {
+      const std::uint64_t value = found->get<std::uint64_t>();
+      return value <= static_cast<std::uint64_t>(INT64_MAX) ? std::optional(static_cast<std::int64_t>(value)) : std::nullopt;
+    }
+    if (found->is_number_integer()) return id(found->get<std::int64_t>());
+    if (found->is_number()) {  // a whole number written as a float
       const double value = found->get<double>();
-      if (std::abs(value) <= kExactDoubles && value == std::floor(value)) return static_cast<std::int64_t>(value);
+      if (std::abs(value) <= kExactDoubles && value == std::floor(value)) return id(static_cast<std::int64_t>(value));
       return std::nullopt;
     }
     if (found->is_string()) {
       try {
-        return std::stoll(found->get<std::string>());
+        return id(std::stoll(found->get<std::string>()));
       } catch (const std::exception&) {
         return std::nullopt;
       }
