@@ -175,6 +175,10 @@ void import_chakra(const ChakraImportOptions& options) {
   if (!imported.from_mgsim) {
     imported.trace.model = options.model.empty() ? file.stem().string() : options.model;
     imported.trace.batch_size = options.batch_size > 0 ? options.batch_size : 1;
+  } else if (!options.model.empty() || options.batch_size > 0) {  // red team: once ignored silently
+    throw ConfigError(fmt::format("{}: an mgsim export keeps its own model and batch ('{}', {}): leave out {}",
+                                  file.string(), printable(imported.trace.model), imported.trace.batch_size,
+                                  options.model.empty() ? "--batch" : options.batch_size > 0 ? "--model and --batch" : "--model"));
   }
   emit(format_trace_json(imported.trace, provenance_of(imported, file.string())), options.output);
   for (const std::string& warning : imported.warnings) std::fprintf(stderr, "mgsim: warning: %s\n", warning.c_str());
@@ -193,9 +197,9 @@ void add_import_chakra(CLI::App& import_command) {
   chakra->add_option("file", options->input, "an .et file, or the PREFIX of PREFIX.<rank>.et (reads rank 0)")->required();
   chakra->add_option("-o,--output", options->output, "the mgsim file to write (default or -: stdout)")
       ->check(output_name());
-  chakra->add_option("--model", options->model, "model name (default: the file name; an mgsim export keeps its own)")
+  chakra->add_option("--model", options->model, "model name (default: the file name; an mgsim export keeps its own, and refuses it)")
       ->check(name_text("a model name"));
-  chakra->add_option("--batch", options->batch_size, "samples per GPU per iteration (default 1; an mgsim export keeps its own)")
+  chakra->add_option("--batch", options->batch_size, "samples per GPU per iteration (default 1; an mgsim export keeps its own, and refuses it)")
       ->check(whole_in(1, 1 << 30));
   add_examples(chakra, {"mgsim import chakra workload -o workload.json  # the prefix of workload.0.et ...: reads rank 0",
                         "mgsim import chakra workload.0.et --model resnet50 --batch 32 -o resnet50.json"});
