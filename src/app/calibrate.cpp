@@ -116,6 +116,27 @@ MeasuredRun run_of(const Measurement& m, const std::string& config_collective) {
           m.metric == MeasuredMetric::comm_time};
 }
 
+/// Marks the schedule label of each row whose run a fitted key moves apart
+/// from a row that writes the same values out: the config's schedule entry
+/// it names (`schedules.N.*`, marked by the parameter), the config's
+/// collective when it has none of its own (`collective.*`). Such a row is
+/// another run than one giving the start value inline (red team: refused as
+/// its repeat), and its label does not show the value it runs. The keys in
+/// order, whatever the order of "fit" and the entry's index (a copy of a case
+/// reads alike).
+void mark_fitted(std::vector<Measurement>& rows, const std::vector<std::string>& paths) {
+  for (Measurement& m : rows) {
+    std::vector<std::string> keys;
+    const std::string entry = fmt::format("schedules.{}.", m.config_schedule);
+    for (const std::string& path : paths) {
+      if (m.config_schedule >= 0 && path.starts_with(entry)) keys.push_back(path.substr(entry.size()));
+      if (!m.collective && path.starts_with("collective.")) keys.push_back(path);
+    }
+    std::sort(keys.begin(), keys.end());
+    if (!keys.empty()) m.schedule_label += fmt::format(" [fitted {}]", fmt::join(keys, ","));
+  }
+}
+
 std::string_view metric_key(MeasuredMetric metric) {
   switch (metric) {
     case MeasuredMetric::throughput:
@@ -279,6 +300,7 @@ Calibration Calibration::from_files(const std::filesystem::path& config, const s
   const std::filesystem::path base_trace = base_scenario(document, config, "").traces.front();
   std::vector<Measurement> rows =
       load_measurements(measurements, document, {config.string(), "", InputKind::config}, base_trace);
+  mark_fitted(rows, fit_paths);  // red team: a row of the fitted entry and one of its start value, once "again"
   return Calibration(config, std::move(ordered), "", measurements, "measurements", std::move(rows),
                      std::move(fit_paths), std::move(budget));
 }

@@ -67,6 +67,16 @@ using MeasuredRun = std::tuple<std::string, int, std::string, bool>;
 MeasuredRun run_of(const Measurement& m, const std::string& config_collective);
 
 /// The JSON key of a metric ("iteration_time_s", ...).
+/// Marks the schedule label of each row whose run a fitted key moves apart
+/// from a row that writes the same values out: the config's schedule entry
+/// it names (`schedules.N.*`, marked by the parameter), the config's
+/// collective when it has none of its own (`collective.*`). Such a row is
+/// another run than one giving the start value inline (red team: refused as
+/// its repeat), and its label does not show the value it runs. The keys in
+/// order, whatever the order of "fit" and the entry's index (a copy of a case
+/// reads alike).
+void mark_fitted(std::vector<Measurement>& rows, const std::vector<std::string>& paths);
+
 std::string_view metric_key(MeasuredMetric metric);
 
 /// The range of values the config reader accepts at a path, the others fixed.
