@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <map>
+#include <ranges>
+#include <set>
 #include <string>
 
 #include "mgsim/io/json_text.hpp"
@@ -244,6 +246,14 @@ ordered_json compare_insitu(const std::vector<CurvePoint>& bench, const std::fil
                     {"insitu_over_benchmark", total.second / priced},
                     {"insitu_line", {{"a_s", insitu_line.a_s}, {"b_s_per_byte", insitu_line.b_s_per_byte}}},
                     {"benchmark_line", {{"a_s", bench_line.a_s}, {"b_s_per_byte", bench_line.b_s_per_byte}}}});
+  }
+  if (rows.empty()) {  // red team: an empty table and exit 0
+    std::set<int> curve_counts;
+    for (const CurvePoint& p : bench) curve_counts.insert(p.gpus);
+    throw ConfigError(fmt::format("--insitu {}: observes all-reduces on {} GPUs, the curve times {} GPUs: no count to "
+                                  "compare; give a curve of the counts the trace observes",
+                                  trace_file.string(), fmt::join(std::views::keys(totals), ", "),
+                                  fmt::join(curve_counts, ", ")));
   }
   return {{"insitu", trace_file.string()}, {"gpu_counts", rows}};
 }
