@@ -150,10 +150,14 @@ class NcclTestsReader {
     ImportedCurve curve;
     curve.collective = options_.collective;
     int skipped_empty = 0;
+    int filtered = 0;
     std::map<std::int64_t, int> first_line;
     for (const RawRow& raw : section.rows) {
       std::vector<std::string_view> words(raw.words.begin(), raw.words.end());
-      if (!keep(*section.columns, words)) continue;
+      if (!keep(*section.columns, words)) {
+        ++filtered;
+        continue;
+      }
       const std::optional<CurveSample> point = row(*section.columns, words, raw.line, group, gpus);
       if (!point) {
         ++skipped_empty;
@@ -166,6 +170,11 @@ class NcclTestsReader {
       }
       first_line[point->bytes] = raw.line;
       curve.points.push_back(*point);
+    }
+    if (curve.points.empty() && filtered > 0) {  // red team: once "no result rows", the rows there
+      fail(0, fmt::format("none of the {} result rows{} is of --type {} and --redop {}", filtered, where(section),
+                          options_.data_type.empty() ? "(any)" : options_.data_type,
+                          options_.reduction.empty() ? "(any)" : options_.reduction));
     }
     if (curve.points.empty()) fail(0, fmt::format("no result rows under the column header{}", where(section)));
     curve.provenance = {
