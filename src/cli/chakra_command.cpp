@@ -209,7 +209,7 @@ void add_import_chakra(CLI::App& import_command) {
   chakra->add_option("--batch", options->batch_size, "samples per GPU per iteration (default 1; an mgsim export keeps its own, and refuses it)")
       ->check(whole_in(1, 1 << 30));
   add_examples(chakra, {"mgsim import chakra workload -o workload.json  # the prefix of workload.0.et ...: reads rank 0",
-                        "mgsim import chakra workload.0.et --model resnet50 --batch 32 -o resnet50.json"});
+                        "mgsim import chakra workload.0.et -o workload.json  # another tool's ET: add --model NAME --batch N"});
   chakra->callback([options] { import_chakra(*options); });
 }
 
