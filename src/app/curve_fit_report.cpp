@@ -4,9 +4,9 @@
 
 #include <cmath>
 #include <map>
-#include <ranges>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "mgsim/io/json_text.hpp"
 #include "mgsim/error.hpp"
@@ -250,10 +250,11 @@ ordered_json compare_insitu(const std::vector<CurvePoint>& bench, const std::fil
   if (rows.empty()) {  // red team: an empty table and exit 0
     std::set<int> curve_counts;
     for (const CurvePoint& p : bench) curve_counts.insert(p.gpus);
+    std::vector<int> observed_counts;  // not std::views::keys: clang 14 with libstdc++ 12 cannot take it
+    for (const auto& count : totals) observed_counts.push_back(count.first);
     throw ConfigError(fmt::format("--insitu {}: observes all-reduces on {} GPUs, the curve times {} GPUs: no count to "
                                   "compare; give a curve of the counts the trace observes",
-                                  trace_file.string(), fmt::join(std::views::keys(totals), ", "),
-                                  fmt::join(curve_counts, ", ")));
+                                  trace_file.string(), fmt::join(observed_counts, ", "), fmt::join(curve_counts, ", ")));
   }
   return {{"insitu", trace_file.string()}, {"gpu_counts", rows}};
 }
