@@ -262,6 +262,26 @@ TEST_CASE("A PyTorch-like ET maps to one layer per gradient collective, the rest
   CHECK_THAT(got.warnings[4], Catch::Contains("1 dependencies name nodes that are not in the file"));
 }
 
+TEST_CASE("A gradient collective without comm_size is refused as missing it, not as 0 bytes") {
+  chakra::EtFile et;
+  ChakraProtoMsg::Node& backward = et.nodes.emplace_back();
+  backward.set_id(1);
+  backward.set_name("LinearBackward0");
+  backward.set_type(ChakraProtoMsg::COMP_NODE);
+  backward.set_duration_micros(10);
+  ChakraProtoMsg::Node& reduce = et.nodes.emplace_back();
+  reduce.set_id(2);
+  reduce.set_name("nccl");
+  reduce.set_type(ChakraProtoMsg::COMM_COLL_NODE);
+  reduce.add_data_deps(1);
+  auto* type = reduce.add_attr();
+  type->set_name("comm_type");
+  type->set_int64_val(ChakraProtoMsg::ALL_REDUCE);
+  et.offsets = {0, 1};
+  // Red team: "comm_size 0: expected bytes in [1, ...]" for an attribute the node does not have.
+  CHECK_THROWS_WITH(chakra::import_et(encode_et(et), "pt"), Catch::Contains("comm_size: missing"));
+}
+
 TEST_CASE("An mgsim export whose message is larger than its tensors is refused as damaged") {
   // A layer's element count read back smaller than written (one damaged byte) contradicts the message sizes.
   const test::LinearCost cost(0, 1);

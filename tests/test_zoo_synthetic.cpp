@@ -28,6 +28,7 @@ namespace {
 
 using namespace mgsim::zoo;
 using Catch::Matchers::Contains;
+using Catch::Matchers::EndsWith;
 
 /// A file path in the temp folder, removed at the end of the test.
 class TempFile {
@@ -255,6 +256,9 @@ TEST_CASE("zoo: a GPU spec file times a model as the catalogue entry with the sa
   CHECK_THROWS_WITH(load_gpu_spec(file.path()), Contains("matrix_tflops.fp8: unknown key"));
   write(head + R"("matrix_tflops": {"fp16": 4}, "memory_gb_per_s": 240})");
   CHECK_THROWS_WITH(load_gpu_spec(file.path()), Contains("matrix_tflops.fp32: missing"));
+  // tf32 is a precision of its own, no misspelling of fp32 (red team: "did you mean it by 'tf32'?").
+  write(head + R"("matrix_tflops": {"tf32": 4}, "memory_gb_per_s": 240})");
+  CHECK_THROWS_WITH(load_gpu_spec(file.path()), EndsWith("matrix_tflops.fp32: missing"));
   write(head + R"("matrix_tflops": {"fp32": 4}, "memory_gb_per_s": 0})");
   CHECK_THROWS_WITH(load_gpu_spec(file.path()), Contains("memory_gb_per_s: expected"));
   write(head + R"("matrix_tflops": {"fp32": 4}, "memory_gb_per_s": 240, "compute_efficiency": 1.5})");

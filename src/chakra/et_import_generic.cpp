@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "et_attributes.hpp"
 #include "et_graph.hpp"
@@ -81,7 +82,9 @@ SimTime sum(const std::vector<SimTime>& times, std::ptrdiff_t begin, std::ptrdif
 }
 
 Message read_message(const ChakraProtoMsg::Node& node, int index, const std::string& what) {
-  const std::int64_t size = int_attr(node.attr(), "comm_size", what).value_or(0);
+  const std::optional<std::int64_t> given = int_attr(node.attr(), "comm_size", what);
+  if (!given) throw TraceError(fmt::format("{}: comm_size: missing: expected the bytes the collective sends", what));
+  const std::int64_t size = *given;
   if (size < 1 || size > kMaxTensorElements) {
     throw TraceError(fmt::format("{}: comm_size {}: expected bytes in [1, {}]", what, size, kMaxTensorElements));
   }

@@ -103,7 +103,7 @@ const nlohmann::json& JsonReader::required(std::string_view key) {
   const auto found = value_.find(key);
   if (found == value_.end()) {
     for (const auto& [given, value] : value_.items()) {  // a misspelt key is the likely cause
-      if (near_name(given, key)) {
+      if (near_name(given, key) && !known_.contains(given)) {  // a key read here is no misspelling of another
         where_.key(key).fail(fmt::format("missing; did you mean it by '{}'?", given));
       }
     }

@@ -22,7 +22,8 @@ constexpr double kDefaultMemoryEfficiency = 0.8;
 
 std::array<double, 4> read_peaks(JsonReader peaks) {
   std::array<double, 4> out{};
-  for (std::size_t p = 0; p < kPrecisions.size(); ++p) {
+  // fp32 (required) last: tf32 given without it is then a key read, not a misspelling (red team).
+  for (std::size_t p = kPrecisions.size(); p-- > 0;) {
     const std::string_view key = precision_name(kPrecisions[p]);
     if (p == 0 || peaks.has(key)) out[p] = peaks.number(key, kMinTflops, true, kMaxTflops);
   }
