@@ -176,6 +176,10 @@ double read_number(const nlohmann::json& value, const JsonWhere& where, double m
   return value.get<double>();
 }
 
+std::optional<std::int64_t> whole_number(const nlohmann::json& value, std::int64_t min, std::int64_t max) {
+  return is_integer_in(value, min, max) ? std::optional(integer_of(value)) : std::nullopt;
+}
+
 std::int64_t read_integer(const nlohmann::json& value, const JsonWhere& where, std::int64_t min, std::int64_t max) {
   if (!is_integer_in(value, min, max)) where.expected(fmt::format("an integer in [{}, {}]", min, max), value);
   return integer_of(value);

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "mgsim/error.hpp"
+#include "mgsim/io/json_reader.hpp"
 #include "mgsim/io/utf8.hpp"
 #include "mgsim/limits.hpp"
 
@@ -18,8 +19,6 @@ namespace {
 /// Latest timestamp: 4e15 us, the year 2096 in Kineto's microseconds since
 /// 1970; with a duration of at most a year, every time in ns fits in int64.
 constexpr double kMaxTimestampUs = 4e15;
-/// Integers above 2^53 are not exact in a double.
-constexpr double kExactDoubles = 9007199254740992.0;
 
 /// Bytes of an element of a PyTorch dtype name ("Float", "BFloat16", ...), 0 when not known.
 std::int64_t dtype_bytes(const std::string& dtype) {
@@ -82,20 +81,11 @@ class EventReader {
     if (found == args->end()) return std::nullopt;
     // An id is a whole number in [0, 2^63): 2^64 - 1 once read as -1, 2^63 as -2^63 (red team); a negative
     // one, or anything else, is none.
-    const auto id = [](std::int64_t value) { return value >= 0 ? std::optional(value) : std::nullopt; };
-    if (found->is_number_unsigned()) {
-      const std::uint64_t value = found->get<std::uint64_t>();
-      return value <= static_cast<std::uint64_t>(INT64_MAX) ? std::optional(static_cast<std::int64_t>(value)) : std::nullopt;
-    }
-    if (found->is_number_integer()) return id(found->get<std::int64_t>());
-    if (found->is_number()) {  // a whole number written as a float
-      const double value = found->get<double>();
-      if (std::abs(value) <= kExactDoubles && value == std::floor(value)) return id(static_cast<std::int64_t>(value));
-      return std::nullopt;
-    }
+    if (found->is_number()) return whole_number(*found, 0, std::numeric_limits<std::int64_t>::max());
     if (found->is_string()) {
       try {
-        return id(std::stoll(found->get<std::string>()));
+        const std::int64_t value = std::stoll(found->get<std::string>());
+        return value >= 0 ? std::optional(value) : std::nullopt;
       } catch (const std::exception&) {
         return std::nullopt;
       }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -101,6 +102,9 @@ class JsonReader {
 double read_number(const nlohmann::json& value, const JsonWhere& where, double min, bool min_inclusive,
                    double max = std::numeric_limits<double>::infinity());
 std::int64_t read_integer(const nlohmann::json& value, const JsonWhere& where, std::int64_t min, std::int64_t max);
+/// `value` as an integer when it is a whole number in [min, max] (4, or 4.0
+/// below 2^53, where a double is exact), else none.
+std::optional<std::int64_t> whole_number(const nlohmann::json& value, std::int64_t min, std::int64_t max);
 std::string read_text(const nlohmann::json& value, const JsonWhere& where);
 /// The input file a config names at `where`, relative to `folder` (the
 /// config's): "-" is standard input wherever the config lies, and only where
