@@ -66,7 +66,6 @@ std::string row_label(const Measurement& m);
 using MeasuredRun = std::tuple<std::string, int, std::string, bool>;
 MeasuredRun run_of(const Measurement& m, const std::string& config_collective);
 
-/// The JSON key of a metric ("iteration_time_s", ...).
 /// Marks the schedule label of each row whose run a fitted key moves apart
 /// from a row that writes the same values out: the config's schedule entry
 /// it names (`schedules.N.*`, marked by the parameter), the config's
@@ -77,6 +76,7 @@ MeasuredRun run_of(const Measurement& m, const std::string& config_collective);
 /// reads alike).
 void mark_fitted(std::vector<Measurement>& rows, const std::vector<std::string>& paths);
 
+/// The JSON key of a metric ("iteration_time_s", ...).
 std::string_view metric_key(MeasuredMetric metric);
 
 /// The range of values the config reader accepts at a path, the others fixed.
