@@ -106,36 +106,26 @@ void export_chakra(const ExportOptions& options) {
   fmt::print("wrote {}.{{0..{}}}.et: {} {} on {}, {}, {}, {} bytes each\n", options.prefix, options.gpus - 1,
              workload.trace.model, spec.label(), counted(options.gpus, "GPU"),
              counted(std::ssize(workload.trace.layers), "layer"), counted(std::ssize(plan), "message"), bytes.size());
-  // After the output, never before an error; each naming what the config sets (red team: "overlap and
-  // variability" for overlap alone, the optimizer step for a trace without one).
-  const auto warn_missing = [](const std::vector<std::string_view>& terms, std::string_view one, std::string_view several) {
-    if (terms.empty()) return;
-    std::fprintf(stderr, "%s", fmt::format("mgsim: warning: {} {} not in a Chakra ET: {}\n", fmt::join(terms, " and "),
-                                           terms.size() == 1 ? "is" : "are", terms.size() == 1 ? one : several)
-                                   .c_str());
+  // After the output, never before an error; one a term the config sets (red team: "overlap and variability"
+  // for overlap alone, the optimizer step for a trace without one).
+  const auto not_in_et = [](std::string_view what, std::string_view consequence) {
+    fmt::print(stderr, "mgsim: warning: {} is not in a Chakra ET: {}\n", what, consequence);
   };
-  std::vector<std::string_view> nominal;
-  if (!config.overlap.ideal()) nominal.emplace_back("the config's overlap");
-  if (!config.variability.none()) nominal.emplace_back("the config's variability");
-  warn_missing(nominal, "the files hold the nominal iteration", "the files hold the nominal iteration");
-  std::vector<std::string_view> host;
-  if (config.iteration_overhead_s > 0) host.emplace_back("the iteration's host time (iteration_overhead_s)");
-  if (workload.trace.optimizer_bytes_per_s > 0) host.emplace_back("the optimizer step (the trace's optimizer_bytes_per_s)");
-  warn_missing(host, "a replay leaves it out, mgsim run adds it", "a replay leaves them out, mgsim run adds them");
+  constexpr std::string_view kRunAdds = "a replay leaves it out, mgsim run adds it";
+  if (!config.overlap.ideal()) not_in_et("the config's overlap", "the files hold the nominal iteration");
+  if (!config.variability.none()) not_in_et("the config's variability", "the files hold the nominal iteration");
+  if (config.iteration_overhead_s > 0) not_in_et("the iteration's host time (iteration_overhead_s)", kRunAdds);
+  if (workload.trace.optimizer_bytes_per_s > 0) not_in_et("the optimizer step (the trace's optimizer_bytes_per_s)", kRunAdds);
   warn_left_ranks([&](std::int64_t rank) { return fmt::format("{}.{}.et", options.prefix, rank); }, options.gpus,
                   fmt::format("export of more ranks, not from this one: an import of {} reads every rank file",
                               printable(options.prefix)));
-  if (config.sync_overhead_s > 0) {
-    std::fprintf(stderr, "mgsim: warning: the coordination across GPUs (sync_overhead_s) is not in a Chakra ET: a "
-                         "replay leaves it out, mgsim run adds it\n");
-  }
+  if (config.sync_overhead_s > 0) not_in_et("the coordination across GPUs (sync_overhead_s)", kRunAdds);
   if (config.node_input_samples_per_s > 0) {
-    std::fprintf(stderr, "mgsim: warning: the input pipeline (node_input_samples_per_s) is not in a Chakra ET: a "
-                         "replay leaves it out, mgsim run waits for it\n");
+    not_in_et("the input pipeline (node_input_samples_per_s)", "a replay leaves it out, mgsim run waits for it");
   }
   if (!config.networks.empty() && config.networks.front().network.fabric_s_per_byte > 0) {
-    std::fprintf(stderr, "mgsim: warning: the shared fabric (network.fabric_s_per_byte) is not in a Chakra ET: the "
-                         "plan's messages were chosen with it, a replay times them on its own network\n");
+    not_in_et("the shared fabric (network.fabric_s_per_byte)",
+              "the plan's messages were chosen with it, a replay times them on its own network");
   }
 }
 
