@@ -437,6 +437,16 @@ else
     "$(head -c 300 export.err)"
 fi
 
+# An import of a prefix whose rank 1 is missing while rank 2 is there says so (red team: it compared rank 0 alone).
+"$MGSIM" export chakra -c ideal.json --gpus 3 --schedule wfbp -o et/cut >export.out 2>export.err
+rm -f et/cut.1.et
+if "$MGSIM" import chakra et/cut -o cut.json >import.out 2>import.err && [[ -s cut.json ]] &&
+   grep -q "et/cut.1.et is missing, but et/cut.2.et is there" import.err; then
+  pass "import chakra: a rank file missing between others is said"
+else
+  fail "import chakra: a rank file missing between others is said" "$(head -c 300 import.err)"
+fi
+
 # ---- the table: informative columns, --columns all, --baseline ---------------------------------------------------
 
 RING=$ROOT/configs/googlenet-k80-ring.json

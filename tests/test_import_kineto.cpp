@@ -587,6 +587,10 @@ TEST_CASE("import: malformed kineto traces are refused", "[import]") {
                     Catch::Contains("traceEvents[0]: expected an object"));
   CHECK_THROWS_WITH(import(nlohmann::json{{"traceEvents", {{{"ph", "X"}, {"name", "x"}, {"dur", 1}}}}}),
                     Catch::Contains("traceEvents[0]: expected a number \"ts\""));
+  // A kernel without its phase is damaged: refused, never dropped (the step would lose its time).
+  nlohmann::json no_phase = sample();
+  no_phase["traceEvents"][3].erase("ph");
+  CHECK_THROWS_WITH(import(no_phase), Catch::Contains("traceEvents[3]: expected a string \"ph\""));
   nlohmann::json no_shapes = sample();
   for (auto& e : no_shapes["traceEvents"]) {
     if (e.contains("args")) e["args"].erase("Input Dims");

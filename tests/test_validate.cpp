@@ -120,6 +120,21 @@ TEST_CASE("Validate refuses a row whose source the case does not describe") {
   CHECK_THROWS_WITH(validate(file), Catch::Contains("case.json: predict[0].source: expected one of the ids"));
 }
 
+TEST_CASE("Validate refuses one number given as an iteration time and as a throughput under two sources") {
+  // 5 GPUs of batch 64 run 320 samples an iteration: 0.32 s is 1000 samples/s. Given by "paper" as a time and
+  // by "blog" as a throughput, it is one number counted twice (red team); 1100 samples/s is another measurement.
+  nlohmann::json rows = {row(5, 0.32), {{"gpus", 5}, {"schedule", "single"}, {"throughput_samples_per_s", 1000.3},
+                                        {"source", "blog"}}};
+  nlohmann::json twice = ring_case(nlohmann::json::array({row(2, 0.31)}), rows);
+  twice["sources"]["blog"] = source();
+  SweepTempDir dir;
+  CHECK_THROWS_WITH(validate(dir.write_json("twice.json", twice)),
+                    Catch::Contains("twice.json: predict[1]: the number of predict[0] in other units") &&
+                        Catch::Contains("the run's 320 samples an iteration"));
+  twice["predict"][1]["throughput_samples_per_s"] = 1100.0;
+  CHECK(validate(dir.write_json("two.json", twice)).rows.size() == 3);
+}
+
 TEST_CASE("Validate summarises the predictions of each source") {
   // Single message, beta 0, alpha 10 us: t(P) = compute + 2(P-1) 10 us. Each
   // row's measurement is t(P) / (1 + e), so its error is e: source "paper"

@@ -98,6 +98,26 @@ void refuse_repeated_runs(const std::vector<Measurement>& rows, const std::vecto
   }
 }
 
+/// Refuses an iteration time and a throughput of one run (from two sources:
+/// one source is refused above) that are one number in two units: their
+/// product is the run's samples per iteration, the product of the two
+/// predictions, to within the rounding of a printed figure (0.1%). Counted
+/// twice, it would weigh twice in the median and max (red team).
+void refuse_one_number_in_two_units(const std::vector<Measurement>& rows, const std::vector<MeasuredRun>& runs,
+                                    const std::vector<double>& predicted, const JsonWhere& where) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (runs[j] != runs[i] || rows[j].metric == rows[i].metric) continue;
+      const double samples = predicted[i] * predicted[j];
+      if (std::abs(rows[i].value * rows[j].value / samples - 1.0) > 1e-3) continue;
+      where.index(i).fail(fmt::format("the number of {}[{}] in other units ({} {} times {} {} is the run's {:g} "
+                                      "samples an iteration): counted twice; give each measured run once",
+                                      where.path, j, metric_key(rows[j].metric), rows[j].value,
+                                      metric_key(rows[i].metric), rows[i].value, samples));
+    }
+  }
+}
+
 /// Calibrates and predicts the case `file`, whose content is `text`.
 void validate_case(const std::filesystem::path& file, std::string text, double max_work, ValidationReport& report,
                    std::vector<Prediction>& predictions) {
@@ -162,7 +182,9 @@ void validate_case(const std::filesystem::path& file, std::string text, double m
         {file.filename().string(), paths[i], fit.values[i], identifiability_note(calibration, fit, i)});
   const Calibration prediction(file, calibration.with_values(fit.values), "config", file, "predict", predicting, {},
                                budget);
-  add_rows(file, predicting, prediction.predict({}), false, report);
+  const std::vector<double> predicted_values = prediction.predict({});
+  refuse_one_number_in_two_units(predicting, predicted, predicted_values, top.where().key("predict"));
+  add_rows(file, predicting, predicted_values, false, report);
 }
 
 /// |error| of the predicted rows (of `source` only, when given), sorted.

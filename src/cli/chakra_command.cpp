@@ -4,9 +4,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -136,6 +138,26 @@ struct ChakraImportOptions {
   int batch_size = 0;
 };
 
+/// The lowest rank above `missing` whose file PREFIX.<rank>.et is in the
+/// prefix's folder, if any.
+std::optional<std::int64_t> rank_past(const std::string& prefix, int missing) {
+  const std::filesystem::path path(prefix);
+  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : ".";
+  const std::string stem = path.filename().string() + ".";
+  std::optional<std::int64_t> lowest;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with(stem) || !name.ends_with(".et")) continue;
+    const std::string digits = name.substr(stem.size(), name.size() - stem.size() - 3);
+    std::int64_t rank = 0;
+    const auto [end, failed] = std::from_chars(digits.data(), digits.data() + digits.size(), rank);
+    if (failed != std::errc() || end != digits.data() + digits.size() || rank <= missing) continue;
+    if (!lowest || rank < *lowest) lowest = rank;
+  }
+  return lowest;
+}
+
 /// The file to read: `input` itself, or rank 0 of the prefix `input`; other
 /// ranks' files that differ from rank 0 are reported.
 std::filesystem::path rank_file(const std::string& input) {
@@ -152,6 +174,10 @@ std::filesystem::path rank_file(const std::string& input) {
   }
   if (differ > 0) {
     std::fprintf(stderr, "mgsim: warning: %d of the %d rank files differ from rank 0's; imported rank 0\n", differ, rank);
+  }
+  if (const std::optional<std::int64_t> past = rank_past(input, rank)) {  // red team: ranks 0 and 2, silence on 1
+    fmt::print(stderr, "mgsim: warning: {0}.{1}.et is missing, but {0}.{2}.et is there: ranks {1} and up were not "
+               "compared with rank 0 (an export cut short?); imported rank 0\n", printable(input), rank, *past);
   }
   return first;
 }

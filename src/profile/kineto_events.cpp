@@ -136,7 +136,10 @@ void refuse_twice(const std::vector<Span>& spans, const std::function<bool(const
 void EventCollector::add(const nlohmann::json& event, std::size_t index) {
   const EventReader in(source_, index);
   if (!event.is_object()) in.fail("expected an object");
-  if (in.text(event, "ph") != "X") return;  // only complete events carry durations
+  // Every Chrome trace event has a phase; one without is damaged, not skipped (a kernel would vanish).
+  const auto phase = event.find("ph");
+  if (phase == event.end() || !phase->is_string()) in.fail("expected a string \"ph\" (the event's phase)");
+  if (*phase != "X") return;  // only complete events carry durations
   const auto name_field = event.find("name");
   if (name_field == event.end() || !name_field->is_string()) in.fail("expected a string \"name\"");
   const std::string name = name_field->get<std::string>();
