@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <random>
+#include <limits>
 #include <tuple>
 #include <catch2/catch.hpp>
 
@@ -264,4 +265,33 @@ TEST_CASE("plan: a frontier over the bound is thinned to evenly spaced points an
   std::vector<std::size_t> a(1, 99);
   arena.read_back(kept[1].origin, a);
   CHECK(a[0] == 4);
+}
+
+TEST_CASE("plan: the search counts the candidate plans it offers and stops past its budget", "[plan]") {
+  // Two frontiers of 3 and 4 points: their sum offers 3 x 4 = 12 candidates, a copy of one 3 more.
+  const auto line = [](FrontierArena& arena, int n) {
+    Frontier f;
+    for (int i = 0; i < n; ++i) f.push_back(arena.leaf(i, 10 - i, 0, static_cast<std::size_t>(i))[0]);
+    return f;
+  };
+  FrontierArena counted(32, std::numeric_limits<std::int64_t>::max(), 15.0, 0.0);
+  const Frontier three = line(counted, 3), four = line(counted, 4);
+  counted.offer_sum(three, four);
+  counted.offer(three);
+  CHECK(counted.offered() == 15.0);
+  CHECK_NOTHROW(counted.take());  // 15, not past 15
+  counted.offer(three);
+  CHECK_THROWS_WITH(counted.take(), Catch::Contains("offered more than 15 candidate plans (--max-work"));
+  // An earlier search's candidates count against the same budget: every ZeRO stage together.
+  const ModelGraph g = chain();
+  const auto ring = ring_without_latency();
+  SearchOptions o;
+  const StagedSearch all = search_zero_stages(g, zoo::find_gpu("v100"), *ring, cost_settings(4, true), kAllZeroStages, o);
+  const SearchResult one = search_frontier(CostModel(g, zoo::find_gpu("v100"), *ring, cost_settings(4, true)), o);
+  CHECK(all.result.candidates > one.candidates);
+  o.max_candidates = all.result.candidates;
+  CHECK_NOTHROW(search_zero_stages(g, zoo::find_gpu("v100"), *ring, cost_settings(4, true), kAllZeroStages, o));
+  o.max_candidates = all.result.candidates - 1;
+  CHECK_THROWS_WITH(search_zero_stages(g, zoo::find_gpu("v100"), *ring, cost_settings(4, true), kAllZeroStages, o),
+                    Catch::Contains("--max-work"));
 }

@@ -30,6 +30,12 @@ namespace {
 
 using namespace mgsim::plan;
 
+/// Default --max-work: candidate plans offered the frontiers, 20-25 M a
+/// second on a 2-core machine (docs/performance.md). Every zoo model plans at
+/// 65,536 GPUs within it (ResNet-152 the most, 5.3e8, 25 s); with
+/// --allow-replication ResNet-50 passes it at 64 GPUs (red team: 512 ran past 120 s).
+constexpr double kDefaultPlanWork = 6e8;
+
 struct PlanOptions {
   std::string model;
   int gpus = 0;
@@ -47,6 +53,7 @@ struct PlanOptions {
   std::optional<std::string> memory_limit;
   std::int64_t frontier_bound = static_cast<std::int64_t>(SearchOptions{}.frontier_bound);
   bool allow_replication = false;
+  double max_work = kDefaultPlanWork;
   std::string format = "table";
   std::string output;
 };
@@ -221,6 +228,7 @@ void plan_command(const PlanOptions& o, const CLI::App& command) {
   // A trace's layers are timed by the trace: the GPU entry only checks the roofline settings, unused.
   SearchOptions options;
   options.frontier_bound = static_cast<std::size_t>(o.frontier_bound);
+  options.max_candidates = o.max_work;
   const std::string where = fmt::format("{} ({}, {} per node)", cluster.source, cluster.collective,
                                         counted(cluster.settings.gpus_per_node, "GPU"));
   const StagedSearch search = [&] {
@@ -268,6 +276,9 @@ void add_plan_command(CLI::App& app) {
   command->add_option("--memory-limit", o->memory_limit, "memory per GPU, e.g. 40GiB or 80GB: show the fastest plan that fits");
   command->add_option("--frontier-bound", o->frontier_bound, "most points per frontier table entry")->capture_default_str();
   command->add_flag("--allow-replication", o->allow_replication, "also try operators computed redundantly (split product below gpus)");
+  command->add_option("--max-work", o->max_work, "most candidate plans to offer the search's frontiers (checked as it searches)")
+      ->capture_default_str()
+      ->check(finite_in(1, 1e15, true));
   command->add_option("-f,--format", o->format, "table, csv or json")->capture_default_str();
   command->add_option("-o,--output", o->output, "file to write instead of stdout (-: stdout)")
       ->check(output_name());

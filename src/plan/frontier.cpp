@@ -2,12 +2,17 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "mgsim/error.hpp"
 
 namespace mgsim::plan {
 
-FrontierArena::FrontierArena(std::size_t bound, std::int64_t memory_limit)
-    : bound_(std::max<std::size_t>(bound, 2)), memory_limit_(memory_limit) {}
+FrontierArena::FrontierArena(std::size_t bound, std::int64_t memory_limit, double max_candidates, double offered_before)
+    : bound_(std::max<std::size_t>(bound, 2)),
+      memory_limit_(memory_limit),
+      max_candidates_(max_candidates),
+      offered_(offered_before) {}
 
 Frontier FrontierArena::leaf(SimTime time, std::int64_t memory, std::size_t op, std::size_t strategy) {
   if (memory > memory_limit_) return {};
@@ -16,10 +21,12 @@ Frontier FrontierArena::leaf(SimTime time, std::int64_t memory, std::size_t op, 
 }
 
 void FrontierArena::offer(const Frontier& a) {
+  offered_ += static_cast<double>(a.size());
   for (const FrontierPoint& p : a) candidates_.push_back({p.time, p.memory, p.origin, kNoOrigin});
 }
 
 void FrontierArena::offer_sum(const Frontier& a, const Frontier& b) {
+  offered_ += static_cast<double>(a.size()) * static_cast<double>(b.size());
   for (const FrontierPoint& p : a) {
     for (const FrontierPoint& q : b) {
       const std::int64_t memory = p.memory + q.memory;
@@ -39,6 +46,12 @@ std::int32_t FrontierArena::join(std::int32_t left, std::int32_t right) {
 }
 
 Frontier FrontierArena::take() {
+  if (offered_ > max_candidates_) {
+    throw ConfigError(fmt::format("the search offered more than {:.2g} candidate plans (--max-work; about {:.0f} s at "
+                                  "20 M/s): plan fewer GPUs, with a lower --frontier-bound or without "
+                                  "--allow-replication, or give a larger --max-work",
+                                  max_candidates_, max_candidates_ / 2e7));
+  }
   std::sort(candidates_.begin(), candidates_.end(), [](const Candidate& x, const Candidate& y) {
     return x.time != y.time ? x.time < y.time : x.memory < y.memory;
   });

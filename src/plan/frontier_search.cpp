@@ -257,13 +257,14 @@ std::vector<PlanPoint> pareto_points(std::vector<PlanPoint> points) {
 
 SearchResult search_frontier(const CostModel& model, const SearchOptions& options) {
   SearchResult result;
-  FrontierArena arena(options.frontier_bound, options.memory_limit);
+  FrontierArena arena(options.frontier_bound, options.memory_limit, options.max_candidates, options.offered_before);
   Reducer reducer(model, arena);
   reducer.reduce(result);
   const Frontier found = reducer.finish(options, result);
   result.frontier = exact_frontier(model, arena, found, options.memory_limit);
   result.frontier_bound = arena.bound();
   result.thinned = arena.thinned();
+  result.candidates = arena.offered();
   return result;
 }
 

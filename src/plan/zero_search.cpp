@@ -28,7 +28,9 @@ StagedSearch search_zero_stages(const zoo::ModelGraph& graph, const zoo::GpuSpec
     CostSettings settings = base;
     settings.zero_stage = stage;
     const CostModel& model = out.models.emplace_back(graph, gpu, collective, settings);
-    SearchResult one = search_frontier(model, options);
+    SearchOptions budget = options;  // one budget for every stage
+    budget.offered_before = out.result.candidates;
+    SearchResult one = search_frontier(model, budget);
     std::move(one.frontier.begin(), one.frontier.end(), std::back_inserter(all));
     const std::size_t thinned = out.result.thinned + one.thinned;
     one.frontier.clear();

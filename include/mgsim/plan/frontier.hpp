@@ -30,8 +30,12 @@ using Frontier = std::vector<FrontierPoint>;
 class FrontierArena {
  public:
   /// `bound`: most points a frontier keeps (evenly spaced ones survive,
-  /// the fastest and the smallest always); points above `memory_limit` are dropped.
-  explicit FrontierArena(std::size_t bound, std::int64_t memory_limit = std::numeric_limits<std::int64_t>::max());
+  /// the fastest and the smallest always); points above `memory_limit` are
+  /// dropped; past `max_candidates` points offered in all (`offered_before`
+  /// by earlier searches of one budget), take() throws ConfigError: the
+  /// search's work, its time grows with them.
+  explicit FrontierArena(std::size_t bound, std::int64_t memory_limit = std::numeric_limits<std::int64_t>::max(),
+                         double max_candidates = std::numeric_limits<double>::infinity(), double offered_before = 0.0);
 
   /// A one-point frontier: operator `op` under strategy index `strategy`.
   Frontier leaf(SimTime time, std::int64_t memory, std::size_t op, std::size_t strategy);
@@ -50,6 +54,8 @@ class FrontierArena {
   /// How many frontiers were cut down to the bound (0: no point was lost to it).
   std::size_t thinned() const { return thinned_; }
   std::size_t origins() const { return origins_.size(); }
+  /// Points offered so far (sums and copies, `offered_before` included), the search's work.
+  double offered() const { return offered_; }
 
  private:
   struct Origin {
@@ -66,6 +72,8 @@ class FrontierArena {
 
   std::size_t bound_;
   std::int64_t memory_limit_;
+  double max_candidates_;
+  double offered_ = 0.0;
   std::size_t thinned_ = 0;
   std::vector<Origin> origins_;
   std::vector<Candidate> candidates_;

@@ -24,6 +24,10 @@ struct SearchOptions {
   std::int64_t memory_limit = std::numeric_limits<std::int64_t>::max();
   /// Most states the topological dynamic program may hold; past it the search fails with ConfigError.
   std::size_t max_dp_states = 1 << 16;
+  /// Most candidate plans the search may offer its frontiers (its work), every
+  /// ZeRO stage together; past it the search fails with ConfigError.
+  double max_candidates = std::numeric_limits<double>::infinity();
+  double offered_before = 0.0;  ///< candidates earlier searches of the same budget offered
 };
 
 /// One frontier point: its exact cost (CostModel::evaluate) and strategies.
@@ -40,6 +44,7 @@ struct SearchResult {
   std::size_t eliminated = 0;      ///< operators removed by node elimination or folding
   std::size_t merged_edges = 0;    ///< parallel edges merged
   std::size_t dp_operators = 0;    ///< operators left to the topological dynamic program
+  double candidates = 0.0;         ///< candidate plans offered, SearchOptions::offered_before included
 };
 
 /// The Pareto set of `points`: fastest first, memory strictly decreasing;
