@@ -99,7 +99,22 @@ void export_chakra(const ExportOptions& options) {
   std::vector<std::filesystem::path> files;
   for (int rank = 0; rank < options.gpus; ++rank) files.emplace_back(fmt::format("{}.{}.et", options.prefix, rank));
   const std::filesystem::path folder = std::filesystem::path(options.prefix).parent_path();
+  // One file a rank: the disk must hold them all (red team: 4096 ranks of a 19 MB plan would write 79 GB),
+  // asked of the folder, or the nearest one above that is there, before it is made.
+  std::filesystem::path there = folder.empty() ? "." : folder;
   std::error_code error;
+  while (!std::filesystem::exists(there, error) && there != ".") {
+    there = there.has_parent_path() && there.parent_path() != there ? there.parent_path() : ".";
+  }
+  const std::filesystem::space_info room = std::filesystem::space(there, error);
+  const double total = static_cast<double>(bytes.size()) * options.gpus;
+  if (!error && total > static_cast<double>(room.available)) {
+    throw OutputError(fmt::format("-o {}: {} files of {} bytes are {:.3g} GB, but the folder has {:.3g} GB free: "
+                                  "export fewer GPUs, or write elsewhere",
+                                  options.prefix, options.gpus, bytes.size(), total / 1e9,
+                                  static_cast<double>(room.available) / 1e9));
+  }
+  error.clear();  // a folder whose free space cannot be asked is still written to
   if (!folder.empty()) std::filesystem::create_directories(folder, error);  // "-o et/googlenet" makes et/
   if (error) throw OutputError(fmt::format("-o {}: cannot create the folder {}: {}", options.prefix, folder.string(), error.message()));
   StagedFiles staged;  // every rank's file or none (red team: a full disk left 15 of 64, beside older ones)
