@@ -203,10 +203,15 @@ CurveFile read_curve(const nlohmann::json& document, const std::string& source) 
                                            top.required("collective"));
   }
   std::set<std::pair<int, std::int64_t>> seen;
+  std::map<int, std::size_t> sizes;  // per GPU count
   for (const auto& [element, at] : top.array("points")) {
     const CurvePoint point = read_point(*element, at, 2);
     if (!seen.emplace(point.gpus, point.bytes).second) {
       at.fail(fmt::format("duplicate point for gpus {} and bytes {}", point.gpus, point.bytes));
+    }
+    if (++sizes[point.gpus] > kMaxCurveSizes) {
+      at.fail(fmt::format("expected at most {} sizes for {} GPUs (a measured sweep has a few dozen)", kMaxCurveSizes,
+                          point.gpus));
     }
     curve.points.push_back(point);
   }
@@ -251,6 +256,9 @@ std::vector<SelectionPoint> load_selection_curve(const std::filesystem::path& fi
     if (in.has("spread_s")) in.number("spread_s", 0.0, true, kMaxStepSeconds);
     in.reject_unknown();
     if (!seen.insert(point.elements).second) at.fail(fmt::format("duplicate point for {} elements", point.elements));
+    if (seen.size() > kMaxCurveSizes) {
+      at.fail(fmt::format("expected at most {} sizes (a measured sweep has a few dozen)", kMaxCurveSizes));
+    }
     points.push_back(point);
   }
   top.reject_unknown();

@@ -298,6 +298,9 @@ class NcclTestsReader {
       fail(line, fmt::format("expected {} columns as in the header (line {}), got {}", s.columns->count,
                              s.columns->line, words.size()));
     }
+    if (s.rows.size() == kMaxCurveSizes) {
+      fail(line, fmt::format("more than {} rows in a section: a size sweep has a few dozen", kMaxCurveSizes));
+    }
     s.rows.push_back({line, std::vector<std::string>(words.begin(), words.end())});
   }
 

@@ -203,6 +203,9 @@ class OsuReader {
         fail(line, fmt::format("expected Iterations, a whole number >= 1, got \"{}\"", words[*iterations_]));
       }
     }
+    if (points_.size() == kMaxCurveSizes) {
+      fail(line, fmt::format("more than {} sizes: a latency sweep has a few dozen", kMaxCurveSizes));
+    }
     CurveSample sample{0, *bytes, *avg, std::nullopt};
     if (min_ && max_) {
       const std::optional<double> lo = latency_seconds(words[*min_]), hi = latency_seconds(words[*max_]);
