@@ -292,12 +292,22 @@ Calibration Calibration::from_files(const std::filesystem::path& config, const s
   std::string text = read_input_file(config, InputKind::config);
   nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(text, nullptr, false);
   nlohmann::json document = parse_json_text(std::move(text), config.string(), InputKind::config);
+  if (!setting.empty()) base_scenario(document, config, "");  // the config's own errors, told as its own
+  std::vector<std::string> chosen;
   for (const auto& [path, value] : setting) {
     check_text_key(document, path, config);
     document[pointer_of(path)] = value;
     ordered[nlohmann::ordered_json::json_pointer(pointer_of(path).to_string())] = value;
+    chosen.push_back(fmt::format("{}={}", path, printable(value)));
   }
-  const std::filesystem::path base_trace = base_scenario(document, config, "").traces.front();
+  const std::filesystem::path base_trace = [&] {
+    try {
+      return base_scenario(document, config, "").traces.front();
+    } catch (const ConfigError& e) {  // red team: a --choose value the config reader refuses was the file's fault
+      if (setting.empty()) throw;
+      throw ConfigError(fmt::format("--choose {}: {}", fmt::join(chosen, " "), e.what()));
+    }
+  }();
   std::vector<Measurement> rows =
       load_measurements(measurements, document, {config.string(), "", InputKind::config}, base_trace);
   mark_fitted(rows, fit_paths);  // red team: a row of the fitted entry and one of its start value, once "again"
