@@ -336,3 +336,35 @@ TEST_CASE("calibrate fits from any start a user may write, and says what it cann
       Calibration::from_files(dir.write_json("base.json", config), measurements, {"sync_overhead_s", "sync_overhead_s"}),
       Catch::Contains("sync_overhead_s: given twice among the values to fit"));
 }
+
+TEST_CASE("calibrate fits a layer's density under a PyTorch name that holds dots (features.0), to 1%", "[calibrate]") {
+  // Red team: "schedules.0.layer_density.features.0" was read as the keys "features" and "0". A key of the
+  // config that holds dots is matched whole. LAGS on a slow network: the largest layer's density sets how many
+  // bytes its exchange sends, so the iteration time pins it.
+  Trace trace = six_layers();
+  const std::vector<std::string> names = {"features.0", "features.3", "features.6", "classifier.1", "classifier.4",
+                                          "fc"};
+  for (std::size_t i = 0; i < names.size(); ++i) trace.layers[i].name = names[i];
+  SweepTempDir dir;
+  dir.write_json("t.json", trace_json(trace));
+  const auto config = [](double density) {
+    return json{{"trace", "t.json"},
+                {"gpus", {2, 4, 8}},
+                {"collective", "ring"},
+                {"network", {{"alpha_us", 10}, {"beta_s_per_byte", 4e-9}}},
+                {"schedules", {{{"name", "lags"}, {"density", 0.01}, {"layer_density", {{"features.6", density}}}}}}};
+  };
+  WorkloadCache cache;
+  const RunGrid truth(load_scenario(dir.write_json("truth.json", config(0.2))), cache);
+  json rows = json::array();
+  for (std::size_t run = 0; run < truth.size(); ++run) {
+    const RunMetrics m = truth.row(run).metrics;
+    rows.push_back({{"gpus", m.gpus}, {"schedule", "lags"}, {"iteration_time_s", to_seconds(m.mean_iteration)}});
+  }
+  const auto measurements = dir.write_json("m.json", json{{"measurements", rows}});
+  const CalibrationResult fit = Calibration::from_files(dir.write_json("base.json", config(0.05)), measurements,
+                                                        {"schedules.0.layer_density.features.6"})
+                                    .fit();
+  CHECK(fit.values.at(0) == Approx(0.2).epsilon(0.01));
+  CHECK_FALSE(fit.at_bound.at(0));
+}

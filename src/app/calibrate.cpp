@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -29,19 +30,47 @@
 namespace mgsim {
 namespace {
 
-/// "schedules.2.cycle_time_ms" -> "/schedules/2/cycle_time_ms".
-nlohmann::json::json_pointer pointer_of(const std::string& path) {
-  std::string pointer;
-  std::size_t from = 0;
-  while (from <= path.size()) {
+/// "schedules.2.cycle_time_ms" -> "/schedules/2/cycle_time_ms", in
+/// `document`: a key of one of its objects that holds dots (a PyTorch layer
+/// name under layer_density, "features.0") is taken whole, the longest such
+/// key first; past what the document holds, every dot separates two keys.
+nlohmann::json::json_pointer pointer_of(const nlohmann::json& document, const std::string& path) {
+  std::vector<std::string> parts;
+  for (std::size_t from = 0;;) {
     const std::size_t dot = std::min(path.find('.', from), path.size());
-    pointer += '/';
-    for (const char c : std::string_view(path).substr(from, dot - from)) {  // JSON pointer escapes: "a/b" is one key
-      pointer += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
-    }
+    parts.push_back(path.substr(from, dot - from));
+    if (dot == path.size()) break;
     from = dot + 1;
   }
-  return nlohmann::json::json_pointer(pointer);
+  nlohmann::json::json_pointer pointer;
+  const nlohmann::json* node = &document;
+  for (std::size_t i = 0; i < parts.size();) {
+    std::string key = parts[i];
+    std::size_t taken = 1;
+    if (node != nullptr && node->is_object()) {
+      for (std::size_t n = parts.size() - i; n > 1; --n) {
+        const std::string whole = fmt::format("{}", fmt::join(parts.begin() + static_cast<std::ptrdiff_t>(i),
+                                                              parts.begin() + static_cast<std::ptrdiff_t>(i + n), "."));
+        if (node->contains(whole)) {
+          key = whole;
+          taken = n;
+          break;
+        }
+      }
+    }
+    pointer /= key;  // escapes "~" and "/": "a/b" is one key
+    const nlohmann::json* next = nullptr;
+    if (node != nullptr && node->is_object() && node->contains(key)) next = &node->at(key);
+    std::size_t index = 0;
+    const auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), index);
+    if (node != nullptr && node->is_array() && error == std::errc() && end == key.data() + key.size() &&
+        index < node->size()) {
+      next = &node->at(index);
+    }
+    node = next;
+    i += taken;
+  }
+  return pointer;
 }
 
 /// Whether `document` has a value at `pointer` (an array index past any
@@ -58,7 +87,7 @@ bool holds(const nlohmann::json& document, const nlohmann::json::json_pointer& p
 /// `file`) nor a new key of one of its objects: an array index past its
 /// end, a key below a number or a text.
 void check_text_key(const nlohmann::json& document, const std::string& path, const std::filesystem::path& file) {
-  const nlohmann::json::json_pointer pointer = pointer_of(path);
+  const nlohmann::json::json_pointer pointer = pointer_of(document, path);
   const JsonWhere where{file.string(), path, InputKind::config};
   constexpr std::string_view kWanted = "a text value that --choose can set (such as collective or message_unit)";
   if (holds(document, pointer)) {
@@ -296,8 +325,9 @@ Calibration Calibration::from_files(const std::filesystem::path& config, const s
   std::vector<std::string> chosen;
   for (const auto& [path, value] : setting) {
     check_text_key(document, path, config);
-    document[pointer_of(path)] = value;
-    ordered[nlohmann::ordered_json::json_pointer(pointer_of(path).to_string())] = value;
+    const nlohmann::json::json_pointer pointer = pointer_of(document, path);
+    document[pointer] = value;
+    ordered[nlohmann::ordered_json::json_pointer(pointer.to_string())] = value;
     chosen.push_back(fmt::format("{}={}", path, printable(value)));
   }
   const std::filesystem::path base_trace = [&] {
@@ -340,7 +370,7 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
                                     config_file_.string()));
     }
     if (std::count(paths_.begin(), paths_.end(), path) > 1) where.fail("given twice among the values to fit");
-    const auto pointer = pointer_of(path);
+    const auto pointer = pointer_of(base_, path);
     if (!holds(base_, pointer)) {
       where.fail("expected a number at this --fit path, got no such key: give it in the config, with the value to "
                  "start from (0 for a term that is off)");
@@ -401,7 +431,7 @@ void Calibration::refuse_repeated_runs(const std::string& config_collective) con
 
 bool Calibration::accepts(const std::string& path, double value) const {
   nlohmann::json document = base_;
-  document[pointer_of(path)] = value;
+  document[pointer_of(base_, path)] = value;
   try {
     read_scenario(document, config_file_);
     return true;
@@ -413,7 +443,7 @@ bool Calibration::accepts(const std::string& path, double value) const {
 bool Calibration::takes_fractions(const std::string& path) const {
   // A reader of whole numbers may take 4.0 for 4 but never 4.001 or 3.5;
   // one of these is in range for any key that takes fractions.
-  const double value = base_.at(pointer_of(path)).get<double>();
+  const double value = base_.at(pointer_of(base_, path)).get<double>();
   for (const double offset : {1e-3, -1e-3, 0.5, -0.5}) {
     if (value + offset >= 0 && accepts(path, value + offset)) return true;
   }
@@ -447,7 +477,7 @@ ValueBounds Calibration::find_bounds(std::size_t i) const {
 
 nlohmann::json Calibration::with_values(std::span<const double> values) const {
   nlohmann::json document = base_;
-  for (std::size_t i = 0; i < paths_.size(); ++i) document[pointer_of(paths_[i])] = values[i];
+  for (std::size_t i = 0; i < paths_.size(); ++i) document[pointer_of(base_, paths_[i])] = values[i];
   return document;
 }
 
@@ -853,7 +883,7 @@ std::vector<std::optional<double>> Calibration::leave_one_out(int threads) const
 
 std::string Calibration::config_text(std::span<const double> values, const std::filesystem::path& output) const {
   nlohmann::ordered_json document = ordered_base_;
-  for (std::size_t i = 0; i < paths_.size(); ++i) document[pointer_of(paths_[i])] = values[i];
+  for (std::size_t i = 0; i < paths_.size(); ++i) document[pointer_of(base_, paths_[i])] = values[i];
   const std::filesystem::path from = std::filesystem::absolute(config_file_).parent_path();
   // The folder of the file written: through a link, its target's (red team: the link's folder broke every path).
   const std::filesystem::path to = std::filesystem::absolute(output == "-" ? output : output_target(output)).parent_path();
