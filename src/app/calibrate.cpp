@@ -197,8 +197,11 @@ std::vector<Measurement> read_measurements(const nlohmann::json& rows, const Jso
     }
     if (!contents.contains(m.trace)) {
       const JsonWhere trace_where = in.has("trace") ? at.key("trace") : config_where.key("trace");
-      const std::string text =
-          trace_where.reading_file(InputKind::trace, [&] { return read_input_file(m.trace, InputKind::trace); });
+      // Its content, not its bytes: a copy written with other spacing, key order or number spelling (0.10,
+      // 1e-1) is the same trace (red team: a re-serialized copy counted as another run).
+      const std::string text = trace_where.reading_file(InputKind::trace, [&] {
+        return parse_json_text(read_input_file(m.trace, InputKind::trace), m.trace.string(), InputKind::trace).dump();
+      });
       contents[m.trace] = fmt::format("{:016x}/{}", std::hash<std::string>{}(text), text.size());
     }
     m.trace_content = contents.at(m.trace);

@@ -38,7 +38,7 @@ enum class MeasuredMetric {
 /// One measured run: where it ran and the number observed.
 struct Measurement {
   std::filesystem::path trace;  ///< resolved; the base config's trace by default
-  std::string trace_content;    ///< the trace file's hash and size: a copy of the file is the same trace
+  std::string trace_content;    ///< the hash and size of the trace JSON, parsed: a copy of the file is the same trace
   int gpus = 0;
   nlohmann::json schedule;     ///< a schedule entry as in a run config
   int config_schedule = -1;    ///< >= 0: the base config's schedule entry of that index runs instead
