@@ -591,6 +591,8 @@ TEST_CASE("import: malformed kineto traces are refused", "[import]") {
   nlohmann::json no_phase = sample();
   no_phase["traceEvents"][3].erase("ph");
   CHECK_THROWS_WITH(import(no_phase), Catch::Contains("traceEvents[3]: expected a string \"ph\""));
+  no_phase["traceEvents"][3]["ph"] = "X ";
+  CHECK_THROWS_WITH(import(no_phase), Catch::Contains("traceEvents[3]: expected a Chrome trace phase"));
   nlohmann::json no_shapes = sample();
   for (auto& e : no_shapes["traceEvents"]) {
     if (e.contains("args")) e["args"].erase("Input Dims");

@@ -35,32 +35,20 @@ namespace {
 /// name under layer_density, "features.0") is taken whole, the longest such
 /// key first; past what the document holds, every dot separates two keys.
 nlohmann::json::json_pointer pointer_of(const nlohmann::json& document, const std::string& path) {
-  std::vector<std::string> parts;
-  for (std::size_t from = 0;;) {
-    const std::size_t dot = std::min(path.find('.', from), path.size());
-    parts.push_back(path.substr(from, dot - from));
-    if (dot == path.size()) break;
-    from = dot + 1;
-  }
   nlohmann::json::json_pointer pointer;
   const nlohmann::json* node = &document;
-  for (std::size_t i = 0; i < parts.size();) {
-    std::string key = parts[i];
-    std::size_t taken = 1;
-    if (node != nullptr && node->is_object()) {
-      for (std::size_t n = parts.size() - i; n > 1; --n) {
-        const std::string whole = fmt::format("{}", fmt::join(parts.begin() + static_cast<std::ptrdiff_t>(i),
-                                                              parts.begin() + static_cast<std::ptrdiff_t>(i + n), "."));
-        if (node->contains(whole)) {
-          key = whole;
-          taken = n;
-          break;
-        }
+  for (std::size_t at = 0;;) {
+    const std::string_view rest = std::string_view(path).substr(at);
+    std::string_view key = rest.substr(0, std::min(rest.find('.'), rest.size()));
+    if (node != nullptr && node->is_object()) {  // each key compared once: linear in the path (red team)
+      for (const auto& [name, value] : node->items()) {
+        const bool whole = rest == name || (rest.starts_with(name) && rest.size() > name.size() && rest[name.size()] == '.');
+        if (whole && name.size() > key.size()) key = rest.substr(0, name.size());
       }
     }
-    pointer /= key;  // escapes "~" and "/": "a/b" is one key
+    pointer /= std::string(key);  // escapes "~" and "/": "a/b" is one key
     const nlohmann::json* next = nullptr;
-    if (node != nullptr && node->is_object() && node->contains(key)) next = &node->at(key);
+    if (node != nullptr && node->is_object() && node->contains(key)) next = &node->at(std::string(key));
     std::size_t index = 0;
     const auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), index);
     if (node != nullptr && node->is_array() && error == std::errc() && end == key.data() + key.size() &&
@@ -68,9 +56,23 @@ nlohmann::json::json_pointer pointer_of(const nlohmann::json& document, const st
       next = &node->at(index);
     }
     node = next;
-    i += taken;
+    if (key.size() == rest.size()) break;
+    at += key.size() + 1;
   }
   return pointer;
+}
+
+/// `value` with every whole number written as an integer: 8.0 and 8 are one value (red team: a trace copy
+/// writing batch_size 8.0 counted as another trace).
+nlohmann::json canonical(nlohmann::json value) {
+  if (value.is_number_float()) {
+    const double x = value.get<double>();
+    if (std::floor(x) == x && std::abs(x) < 0x1p62) return static_cast<std::int64_t>(x);
+  }
+  if (value.is_structured()) {
+    for (auto& element : value) element = canonical(std::move(element));
+  }
+  return value;
 }
 
 /// Whether `document` has a value at `pointer` (an array index past any
@@ -200,7 +202,10 @@ std::vector<Measurement> read_measurements(const nlohmann::json& rows, const Jso
       // Its content, not its bytes: a copy written with other spacing, key order or number spelling (0.10,
       // 1e-1) is the same trace (red team: a re-serialized copy counted as another run).
       const std::string text = trace_where.reading_file(InputKind::trace, [&] {
-        return parse_json_text(read_input_file(m.trace, InputKind::trace), m.trace.string(), InputKind::trace).dump();
+        nlohmann::json trace =
+            parse_json_text(read_input_file(m.trace, InputKind::trace), m.trace.string(), InputKind::trace);
+        if (trace.is_object()) trace.erase("provenance");  // where it came from runs nothing (red team)
+        return canonical(trace).dump();
       });
       contents[m.trace] = fmt::format("{:016x}/{}", std::hash<std::string>{}(text), text.size());
     }
@@ -336,7 +341,7 @@ Calibration Calibration::from_files(const std::filesystem::path& config, const s
   const std::filesystem::path base_trace = [&] {
     try {
       return base_scenario(document, config, "").traces.front();
-    } catch (const ConfigError& e) {  // red team: a --choose value the config reader refuses was the file's fault
+    } catch (const Error& e) {  // red team: a --choose value the config reader refuses was the file's fault
       if (setting.empty()) throw;
       throw ConfigError(fmt::format("--choose {}: {}", fmt::join(chosen, " "), e.what()));
     }

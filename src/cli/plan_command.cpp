@@ -30,7 +30,7 @@ namespace {
 
 using namespace mgsim::plan;
 
-/// Default --max-work: candidate plans offered the frontiers, 20-25 M a
+/// Default --max-work: candidate plans offered the frontiers, 12-25 M a
 /// second on a 2-core machine (docs/performance.md). Every zoo model plans at
 /// 65,536 GPUs within it (ResNet-152 the most, 5.3e8, 25 s); with
 /// --allow-replication ResNet-50 passes it at 64 GPUs (red team: 512 ran past 120 s).

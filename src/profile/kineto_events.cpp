@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "mgsim/error.hpp"
@@ -139,7 +140,21 @@ void EventCollector::add(const nlohmann::json& event, std::size_t index) {
   // Every Chrome trace event has a phase; one without is damaged, not skipped (a kernel would vanish).
   const auto phase = event.find("ph");
   if (phase == event.end() || !phase->is_string()) in.fail("expected a string \"ph\" (the event's phase)");
-  if (*phase != "X") return;  // only complete events carry durations
+  // The Chrome trace format's phases; another ("", "x", "X ") is a damaged event (red team: a kernel vanished).
+  static const std::set<std::string, std::less<>> kPhases = {"B", "E", "X", "i", "I", "C", "b", "n", "e", "s", "t", "f",
+                                                             "P", "N", "O", "D", "M", "V", "v", "R", "c", "(", ")"};
+  if (!kPhases.contains(phase->get<std::string>())) {
+    in.fail(fmt::format("expected a Chrome trace phase \"ph\" (X for a complete event), got \"{}\"",
+                        printable(phase->get<std::string>())));
+  }
+  if (*phase != "X") {  // only complete events carry durations; Kineto writes every GPU activity as one
+    const std::string category = ascii_lower(in.text(event, "cat"));
+    if ((*phase == "B" || *phase == "E") && (category == "kernel" || category.starts_with("gpu_"))) {
+      in.fail(fmt::format("a {} event as a \"{}\" phase: expected \"X\", a complete event with its \"dur\"",
+                          category, phase->get<std::string>()));
+    }
+    return;
+  }
   const auto name_field = event.find("name");
   if (name_field == event.end() || !name_field->is_string()) in.fail("expected a string \"name\"");
   const std::string name = name_field->get<std::string>();
