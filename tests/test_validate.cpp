@@ -135,6 +135,26 @@ TEST_CASE("Validate refuses one number given as an iteration time and as a throu
   CHECK(validate(dir.write_json("two.json", twice)).rows.size() == 3);
 }
 
+TEST_CASE("Validate refuses one number as a time in one case and a throughput in another, as rounded when written") {
+  // The same 5-GPU run (320 samples an iteration): 0.32 s in a.json and 1000 samples/s in b.json are one number in
+  // two cases (red team: each case was checked alone). Written to two digits, 0.32 stands for 0.315 to 0.325 s, so
+  // 1015 samples/s (0.3153 s) is within its rounding and also refused; 1100 samples/s is another measurement.
+  nlohmann::json as_time = ring_case(nlohmann::json::array({row(2, 0.31)}), nlohmann::json::array({row(5, 0.32)}));
+  nlohmann::json as_rate = as_time;
+  as_rate["predict"][0] = {{"gpus", 5}, {"schedule", "single"}, {"throughput_samples_per_s", 1015}, {"source", "paper"}};
+  as_rate["description"] = "the same run as a throughput";
+  SweepTempDir dir;
+  dir.write_json("a.json", as_time);
+  dir.write_json("b.json", as_rate);
+  CHECK_THROWS_WITH(validate(dir.path()),
+                    Catch::Contains("b.json: predict[0]: the number of ") &&
+                        Catch::Contains("a.json: predict[0] in other units") &&
+                        Catch::Contains("the run's 320 samples an iteration"));
+  as_rate["predict"][0]["throughput_samples_per_s"] = 1100;
+  dir.write_json("b.json", as_rate);
+  CHECK(validate(dir.path()).rows.size() == 4);
+}
+
 TEST_CASE("Validate summarises the predictions of each source") {
   // Single message, beta 0, alpha 10 us: t(P) = compute + 2(P-1) 10 us. Each
   // row's measurement is t(P) / (1 + e), so its error is e: source "paper"

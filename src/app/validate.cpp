@@ -4,7 +4,12 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <cmath>
+#include <optional>
+#include <span>
+#include <string_view>
 #include <tuple>
 
 #include "mgsim/io/config_parts.hpp"
@@ -58,8 +63,11 @@ void add_rows(const std::filesystem::path& file, const std::vector<Measurement>&
 /// A predicted number of a case, to find it again in another case.
 struct Prediction {
   MeasuredRun run;
+  MeasuredMetric metric;
   double measured;
-  std::string where;  ///< "case.json: predict[i]"
+  std::string file;   ///< the case's
+  std::size_t index;  ///< in its "predict"
+  std::string where() const { return fmt::format("{}: predict[{}]", file, index); }
   /// One number, whatever the id of its source (red team: a copy of a case under another id counted twice).
   bool operator==(const Prediction& other) const { return run == other.run && measured == other.measured; }
 };
@@ -98,23 +106,47 @@ void refuse_repeated_runs(const std::vector<Measurement>& rows, const std::vecto
   }
 }
 
-/// Refuses an iteration time and a throughput of one run (from two sources:
-/// one source is refused above) that are one number in two units: their
-/// product is the run's samples per iteration, the product of the two
-/// predictions, to within the rounding of a printed figure (0.1%). Counted
-/// twice, it would weigh twice in the median and max (red team).
-void refuse_one_number_in_two_units(const std::vector<Measurement>& rows, const std::vector<MeasuredRun>& runs,
-                                    const std::vector<double>& predicted, const JsonWhere& where) {
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    for (std::size_t j = 0; j < i; ++j) {
-      if (runs[j] != runs[i] || rows[j].metric == rows[i].metric) continue;
-      const double samples = predicted[i] * predicted[j];
-      if (std::abs(rows[i].value * rows[j].value / samples - 1.0) > 1e-3) continue;
-      where.index(i).fail(fmt::format("the number of {}[{}] in other units ({} {} times {} {} is the run's {:g} "
-                                      "samples an iteration): counted twice; give each measured run once",
-                                      where.path, j, metric_key(rows[j].metric), rows[j].value,
-                                      metric_key(rows[i].metric), rows[i].value, samples));
+/// Half a unit in the last digit of `value` as written (its shortest form,
+/// no exponent), relative to it: 0.32 stands for anything from 0.315 to 0.325.
+double relative_rounding(double value) {
+  std::array<char, 400> text{};
+  const auto written = std::to_chars(text.data(), text.data() + text.size(), value, std::chars_format::fixed);
+  const std::string_view digits(text.data(), written.ptr);
+  const auto point = digits.find('.');
+  const int decimals = point == std::string_view::npos ? 0 : static_cast<int>(digits.size() - point - 1);
+  return 0.5 * std::pow(10.0, -decimals) / std::abs(value);
+}
+
+/// Refuses predicted row `i` of a case (its rows `rows`, at `where`, read
+/// from `calibration`, whose predictions are `predicted`) that gives, as an
+/// iteration time, the throughput of a prediction before it (in any case,
+/// `earlier`) or the other way round, from another source (one source is
+/// refused before): the product of the two numbers is the run's samples per
+/// iteration (its predicted throughput times its predicted iteration time)
+/// within the rounding of the two figures as written. Counted twice, one
+/// number would weigh twice in the median and max (red team, within a case
+/// and across two).
+void refuse_one_number_in_two_units(const Calibration& calibration, const std::vector<double>& predicted,
+                                    std::size_t i, std::span<const Prediction> earlier, const Prediction& row,
+                                    const std::filesystem::path& file, const std::shared_ptr<WorkBudget>& budget) {
+  std::optional<double> samples;
+  for (const Prediction& other : earlier) {
+    if (other.run != row.run || other.metric == row.metric) continue;
+    if (!samples) {  // the row's run in the other unit, to know its samples per iteration
+      Measurement swapped = calibration.measurements()[i];
+      swapped.metric = other.metric;
+      const Calibration in_other_unit(file, calibration.with_values({}), "config", file, "predict", {swapped}, {},
+                                      budget);
+      samples = predicted[i] * in_other_unit.predict({}).front();
     }
+    const double tolerance = relative_rounding(row.measured) + relative_rounding(other.measured) + 1e-9;
+    if (std::abs(row.measured * other.measured / *samples - 1.0) > tolerance) continue;
+    throw ConfigError(fmt::format("{}: the number of {} in other units ({} {} times {} {} is the run's {:g} samples "
+                                  "an iteration): counted twice; give each measured run once",
+                                  row.where(),
+                                  other.file == row.file ? fmt::format("predict[{}]", other.index) : other.where(),
+                                  metric_key(other.metric), other.measured,
+                                  metric_key(row.metric), row.measured, *samples));
   }
 }
 
@@ -160,14 +192,14 @@ void validate_case(const std::filesystem::path& file, std::string text, double m
   // A run calibrated on twice is refused by the Calibration (Calibration::refuse_repeated_runs).
   refuse_repeated_runs(predicting, predicted, top.where().key("predict"), calibrated, top.where().key("calibrate"));
   top.reject_unknown();
+  const std::size_t first = predictions.size();  // this case's first prediction
   for (std::size_t i = 0; i < predicting.size(); ++i) {
-    Prediction prediction{predicted[i], predicting[i].value,
-                          fmt::format("{}: predict[{}]", file.string(), i)};
+    Prediction prediction{predicted[i], predicting[i].metric, predicting[i].value, file.string(), i};
     for (const Prediction& earlier : predictions) {
       if (earlier == prediction) {
         throw ConfigError(fmt::format("{}: the number {} predicts (the same run and measured value): counted "
                                       "twice (a copy of that case?): give each measured number once",
-                                      prediction.where, earlier.where));
+                                      prediction.where(), earlier.where()));
       }
     }
     predictions.push_back(std::move(prediction));
@@ -183,7 +215,10 @@ void validate_case(const std::filesystem::path& file, std::string text, double m
   const Calibration prediction(file, calibration.with_values(fit.values), "config", file, "predict", predicting, {},
                                budget);
   const std::vector<double> predicted_values = prediction.predict({});
-  refuse_one_number_in_two_units(predicting, predicted, predicted_values, top.where().key("predict"));
+  for (std::size_t i = 0; i < predicting.size(); ++i) {
+    refuse_one_number_in_two_units(prediction, predicted_values, i, std::span(predictions).first(first + i),
+                                   predictions[first + i], file, budget);
+  }
   add_rows(file, predicting, predicted_values, false, report);
 }
 
