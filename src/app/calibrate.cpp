@@ -92,6 +92,12 @@ void check_text_key(const nlohmann::json& document, const std::string& path, con
   const nlohmann::json::json_pointer pointer = pointer_of(document, path);
   const JsonWhere where{file.string(), path, InputKind::config};
   constexpr std::string_view kWanted = "a text value that --choose can set (such as collective or message_unit)";
+  if (path == "trace" || path == "curves" || path.starts_with("curves.")) {  // red team: --choose trace=... ran
+    throw ConfigError(fmt::format("--choose {}: expected a key of the model, got a measured input: each "
+                                  "measurement names the trace it ran (and curves are measured times), so --choose "
+                                  "cannot pick one by how well it fits",
+                                  path));
+  }
   if (holds(document, pointer)) {
     if (!document.at(pointer).is_string()) where.expected(kWanted, document.at(pointer));
     return;
@@ -330,6 +336,7 @@ Calibration Calibration::from_files(const std::filesystem::path& config, const s
   nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(text, nullptr, false);
   nlohmann::json document = parse_json_text(std::move(text), config.string(), InputKind::config);
   if (!setting.empty()) base_scenario(document, config, "");  // the config's own errors, told as its own
+  const nlohmann::json as_written = setting.empty() ? nlohmann::json() : document;
   std::vector<std::string> chosen;
   for (const auto& [path, value] : setting) {
     check_text_key(document, path, config);
@@ -343,6 +350,15 @@ Calibration Calibration::from_files(const std::filesystem::path& config, const s
       return base_scenario(document, config, "").traces.front();
     } catch (const Error& e) {  // red team: a --choose value the config reader refuses was the file's fault
       if (setting.empty()) throw;
+      for (std::size_t i = 0; i < setting.size(); ++i) {  // the one value at fault, where one is (red team)
+        nlohmann::json alone = as_written;
+        alone[pointer_of(alone, setting[i].first)] = setting[i].second;
+        try {
+          base_scenario(alone, config, "");
+        } catch (const Error& fault) {
+          throw ConfigError(fmt::format("--choose {}: {}", chosen[i], fault.what()));
+        }
+      }
       throw ConfigError(fmt::format("--choose {}: {}", fmt::join(chosen, " "), e.what()));
     }
   }();

@@ -211,6 +211,22 @@ void read_networks(JsonReader& top, Scenario& scenario) {
   }
 }
 
+/// Refuses a network with a reduction term under collective 'nccl', whose
+/// predictor has none: said as the config is read, not when a run reaches
+/// it (red team: blamed on the first measurement of a calibration).
+void check_nccl_networks(JsonReader& top, const Scenario& scenario) {
+  const auto nccl = [](const CollectiveSpec& c) { return c.name == "nccl"; };
+  if (std::none_of(scenario.collectives.begin(), scenario.collectives.end(), nccl)) return;
+  for (const NamedNetwork& entry : scenario.networks) {
+    const Network& n = entry.network;
+    if (n.intra.gamma_s_per_byte == 0 && n.inter.gamma_s_per_byte == 0) continue;
+    top.where().key("network").fail(fmt::format(
+        "network '{}' has gamma_s_per_byte > 0, which collective 'nccl' cannot run (NCCL's predictor has no "
+        "separate reduction term): give 0, or another collective",
+        printable(entry.label)));
+  }
+}
+
 void read_curves(JsonReader& top, Scenario& scenario) {
   // Which curve gave each (collective, gpus, bytes): two files may not time one point.
   std::map<std::tuple<CurveCollective, int, std::int64_t>, std::size_t> given;
@@ -258,6 +274,7 @@ void read_links(JsonReader& top, Scenario& scenario) {
   const auto [any_curve, any_network] = read_collectives(top, scenario);
   if (any_network) {
     read_networks(top, scenario);
+    check_nccl_networks(top, scenario);
   } else if (top.has("network")) {
     top.where().key("network").fail("not used by collective 'measured'; remove it");
   }
