@@ -447,6 +447,15 @@ else
   fail "import chakra: a rank file missing between others is said" "$(head -c 300 import.err)"
 fi
 
+# A rank past 64 bits is still a rank: the gap before it is said (red team: the name was skipped).
+mv et/cut.2.et et/cut.18446744073709551616.et
+if "$MGSIM" import chakra et/cut -o cut.json >import.out 2>import.err &&
+   grep -q "et/cut.1.et is missing, but et/cut.18446744073709551616.et is there" import.err; then
+  pass "import chakra: a rank past 64 bits after a gap is said"
+else
+  fail "import chakra: a rank past 64 bits after a gap is said" "$(head -c 300 import.err)"
+fi
+
 # ---- the table: informative columns, --columns all, --baseline ---------------------------------------------------
 
 RING=$ROOT/configs/googlenet-k80-ring.json

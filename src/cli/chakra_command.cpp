@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <charconv>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -122,9 +122,16 @@ void export_chakra(const ExportOptions& options) {
   error.clear();  // a folder whose free space cannot be asked is still written to
   if (!folder.empty()) std::filesystem::create_directories(folder, error);  // "-o et/googlenet" makes et/
   if (error) throw OutputError(fmt::format("-o {}: cannot create the folder {}: {}", options.prefix, folder.string(), error.message()));
-  StagedFiles staged;  // every rank's file or none (red team: a full disk left 15 of 64, beside older ones)
-  for (const std::filesystem::path& file : files) staged.add(file, bytes);
-  staged.commit();
+  try {
+    StagedFiles staged;  // every rank's file or none (red team: a full disk left 15 of 64, beside older ones)
+    for (const std::filesystem::path& file : files) staged.add(file, bytes);
+    staged.commit();
+  } catch (const OutputError&) {  // nothing written: the folders made for it go too (red team)
+    for (std::filesystem::path made = folder; !made.empty() && made != there; made = made.parent_path()) {
+      std::filesystem::remove(made, error);  // only an empty folder goes
+    }
+    throw;
+  }
   fmt::print("wrote {}.{{0..{}}}.et: {} {} on {}, {}, {}, {} bytes each\n", options.prefix, options.gpus - 1,
              workload.trace.model, spec.label(), counted(options.gpus, "GPU"),
              counted(std::ssize(workload.trace.layers), "layer"), counted(std::ssize(plan), "message"), bytes.size());
@@ -158,33 +165,41 @@ struct ChakraImportOptions {
   int batch_size = 0;
 };
 
-/// The lowest rank above `missing` whose file PREFIX.<rank>.et is in the
-/// prefix's folder, if any.
-std::optional<std::int64_t> rank_past(const std::string& prefix, int missing) {
+/// The file PREFIX.<rank>.et (its path) of the lowest rank above `missing` in the
+/// prefix's folder, if any; a rank is any run of digits, however long (red
+/// team: a rank past 64 bits was no gap).
+std::optional<std::string> rank_past(const std::string& prefix, int missing) {
   const std::filesystem::path path(prefix);
   const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : ".";
   const std::string stem = path.filename().string() + ".";
-  std::optional<std::int64_t> lowest;
+  const std::string after = std::to_string(missing);
+  // Ranks compared as numbers: by their digits without leading zeros, the shorter the lower.
+  const auto less = [](std::string_view a, std::string_view b) { return a.size() != b.size() ? a.size() < b.size() : a < b; };
+  std::optional<std::string> lowest_digits, lowest_name;
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
     const std::string name = entry.path().filename().string();
-    if (!name.starts_with(stem) || !name.ends_with(".et")) continue;
-    const std::string digits = name.substr(stem.size(), name.size() - stem.size() - 3);
-    std::int64_t rank = 0;
-    const auto [end, failed] = std::from_chars(digits.data(), digits.data() + digits.size(), rank);
-    if (failed != std::errc() || end != digits.data() + digits.size() || rank <= missing) continue;
-    if (!lowest || rank < *lowest) lowest = rank;
+    if (name.size() <= stem.size() + 3 || !name.starts_with(stem) || !name.ends_with(".et")) continue;
+    std::string digits = name.substr(stem.size(), name.size() - stem.size() - 3);
+    if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+    digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size() - 1));
+    if (!less(after, digits) || (lowest_digits && !less(digits, *lowest_digits))) continue;
+    lowest_digits = digits;
+    lowest_name = (path.parent_path() / name).string();
   }
-  return lowest;
+  return lowest_name;
 }
 
 /// The file to read: `input` itself, or rank 0 of the prefix `input`; other
 /// ranks' files that differ from rank 0 are reported.
 std::filesystem::path rank_file(const std::string& input) {
+  if (input.empty()) throw ConfigError("import chakra: expected an .et file or the PREFIX of PREFIX.<rank>.et, got ''");
   if (input == "-" || std::filesystem::is_regular_file(input)) return input;
   const std::filesystem::path first = input + ".0.et";
   if (!std::filesystem::is_regular_file(first)) {
-    throw TraceError(fmt::format("{}: neither a file nor the prefix of {}", input, first.string()));
+    const std::optional<std::string> past = rank_past(input, 0);  // red team: p.1.et there, rank 0 gone: not said
+    throw TraceError(fmt::format("{}: neither a file nor the prefix of {}{}", printable(input), printable(first.string()),
+                                 past ? fmt::format(" ({} is there: rank 0's file is missing)", printable(*past)) : ""));
   }
   const std::string bytes = read_input_file(first, InputKind::trace);
   int differ = 0;
@@ -195,9 +210,9 @@ std::filesystem::path rank_file(const std::string& input) {
   if (differ > 0) {
     std::fprintf(stderr, "mgsim: warning: %d of the %d rank files differ from rank 0's; imported rank 0\n", differ, rank);
   }
-  if (const std::optional<std::int64_t> past = rank_past(input, rank)) {  // red team: ranks 0 and 2, silence on 1
-    fmt::print(stderr, "mgsim: warning: {0}.{1}.et is missing, but {0}.{2}.et is there: ranks {1} and up were not "
-               "compared with rank 0 (an export cut short?); imported rank 0\n", printable(input), rank, *past);
+  if (const std::optional<std::string> past = rank_past(input, rank)) {  // red team: ranks 0 and 2, silence on 1
+    fmt::print(stderr, "mgsim: warning: {0}.{1}.et is missing, but {2} is there: ranks {1} and up were not "
+               "compared with rank 0 (an export cut short?); imported rank 0\n", printable(input), rank, printable(*past));
   }
   return first;
 }
