@@ -7,6 +7,7 @@
 #include <limits>
 #include <tuple>
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "mgsim/plan/cost_model.hpp"
 #include "mgsim/plan/frontier.hpp"
@@ -227,6 +228,22 @@ TEST_CASE("plan: a graph that does not reduce is finished by the topological dyn
   SearchResult r;
   CHECK(searched_frontier(m, &r) == exhaustive_frontier(m));
   CHECK(r.dp_operators >= 4);
+}
+
+TEST_CASE("plan: a dynamic program past its states is refused before it starts, at exactly its peak", "[plan]") {
+  // x, a, s and t all feed one another (out folds into t): after x, a and s the states are every combination of
+  // their strategies, the peak; after t none is live.
+  const ModelGraph g = complete();
+  const auto ring = ring_without_latency();
+  const CostModel m(g, zoo::find_gpu("v100"), *ring, cost_settings(4, false));
+  REQUIRE(m.op_count() == 5);
+  const std::size_t peak = m.strategies(0).size() * m.strategies(1).size() * m.strategies(2).size();
+  SearchOptions o;
+  o.max_dp_states = peak - 1;
+  CHECK_THROWS_WITH(search_frontier(m, o), Catch::Contains("the operator graph does not reduce (4 operators left") &&
+                                               Catch::Contains(fmt::format("needs {} states, past {}", peak, peak - 1)));
+  o.max_dp_states = peak;
+  CHECK(search_frontier(m, o).dp_operators == 4);
 }
 
 TEST_CASE("plan: a memory limit keeps exactly the frontier points that fit", "[plan]") {

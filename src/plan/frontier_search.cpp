@@ -47,6 +47,11 @@ class Reducer {
   void bypass(OpId v, std::size_t e1, std::size_t e2);
   void add_edge(OpId a, OpId b, std::vector<Frontier> table);
   bool has_later_neighbour(OpId x, const std::vector<bool>& done) const;
+  /// Refuses a dynamic program over `order` whose states (the strategy
+  /// combinations of the operators still live after a step) would pass
+  /// options.max_dp_states, before it starts (red team: DenseNet was refused
+  /// midway, after seconds of work).
+  void check_states(const std::vector<OpId>& order, const SearchOptions& options, const SearchResult& stats) const;
 
   const CostModel& model_;
   FrontierArena& arena_;
@@ -175,12 +180,34 @@ std::size_t position(const std::vector<OpId>& live, OpId x) {
   return static_cast<std::size_t>(std::find(live.begin(), live.end(), x) - live.begin());
 }
 
+void Reducer::check_states(const std::vector<OpId>& order, const SearchOptions& options,
+                           const SearchResult& stats) const {
+  // After v, the states are every combination of the strategies of the operators still live: their product.
+  std::vector<bool> done(node_.size(), false);
+  std::vector<OpId> live;
+  for (const OpId v : order) {
+    done[v] = true;
+    live.push_back(v);
+    std::erase_if(live, [&](OpId x) { return !has_later_neighbour(x, done); });
+    double states = 1;
+    for (const OpId x : live) states *= static_cast<double>(count(x));
+    if (states > static_cast<double>(options.max_dp_states)) {
+      throw ConfigError(fmt::format("model {}: the operator graph does not reduce ({} operators left after {} were "
+                                    "eliminated), and the dynamic program over them needs {:.3g} states, past {}: plan "
+                                    "a trace of the model instead (--trace: its layers are a chain)",
+                                    model_.graph().model(), order.size(), stats.eliminated, states,
+                                    options.max_dp_states));
+    }
+  }
+}
+
 Frontier Reducer::finish(const SearchOptions& options, SearchResult& stats) {
   std::vector<OpId> rest;
   for (OpId v = 0; v < node_.size(); ++v) {
     if (alive_[v]) rest.push_back(v);
   }
   stats.dp_operators = rest.size();
+  check_states(rest, options, stats);
   std::vector<bool> done(node_.size(), false);
   std::vector<OpId> live;  // processed operators with an edge to a later one; a state holds their strategies
   std::map<std::vector<std::size_t>, Frontier> states{{{}, {{0, 0, kNoOrigin}}}};
@@ -211,11 +238,6 @@ Frontier Reducer::finish(const SearchOptions& options, SearchResult& stats) {
         arena_.offer(slot);
         arena_.offer_sum(frontier, own);
         slot = arena_.take();
-      }
-      if (next.size() > options.max_dp_states) {
-        throw ConfigError(fmt::format("model {}: the operator graph does not reduce, and the dynamic program over its "
-                                      "remaining {} operators needs more than {} states",
-                                      model_.graph().model(), rest.size(), options.max_dp_states));
       }
     }
     states = std::move(next);
