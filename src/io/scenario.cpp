@@ -4,6 +4,7 @@
 #include <array>
 #include <tuple>
 #include <map>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
@@ -129,7 +130,15 @@ void for_each_combination(const nlohmann::json& value, const JsonWhere& where, s
   // Each element in its parameter's range, by its index (red team: [25, -1] was said to need ">= 0", not
   // bucket_cap_mb's "> 0"; the first element was named without it).
   for (const auto& [key, list] : axes) {
-    for (std::size_t j = 0; j < list->size(); ++j) check(key, (*list)[j], where.key(key).index(j));
+    std::unordered_map<double, std::size_t> first;  // of each value: a repeat is named here (red team: at the entry)
+    for (std::size_t j = 0; j < list->size(); ++j) {
+      check(key, (*list)[j], where.key(key).index(j));
+      const auto [earlier, fresh] = first.try_emplace((*list)[j].template get<double>(), j);
+      if (!fresh) {
+        where.key(key).index(j).fail(
+            fmt::format("{} again (as [{}]): give each value once", (*list)[j].dump(), earlier->second));
+      }
+    }
   }
   nlohmann::json base = value;  // without its lists: a copy per combination would copy them all (red team: quadratic)
   for (const auto& axis : axes) base.erase(axis.first);
