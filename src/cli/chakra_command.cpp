@@ -120,15 +120,24 @@ void export_chakra(const ExportOptions& options) {
                                   static_cast<double>(room.available) / 1e9));
   }
   error.clear();  // a folder whose free space cannot be asked is still written to
-  if (!folder.empty()) std::filesystem::create_directories(folder, error);  // "-o et/googlenet" makes et/
-  if (error) throw OutputError(fmt::format("-o {}: cannot create the folder {}: {}", options.prefix, folder.string(), error.message()));
+  // "-o et/googlenet" makes et/, folder by folder: those it made, and no other, go again if the write fails
+  // (red team: left behind; "new/../old" must not take old with it).
+  std::vector<std::filesystem::path> made;
   try {
+    std::filesystem::path at;
+    for (const std::filesystem::path& part : folder) {
+      at /= part;
+      if (std::filesystem::create_directory(at, error)) made.push_back(at);
+      if (error) {
+        throw OutputError(fmt::format("-o {}: cannot create the folder {}: {}", options.prefix, at.string(), error.message()));
+      }
+    }
     StagedFiles staged;  // every rank's file or none (red team: a full disk left 15 of 64, beside older ones)
     for (const std::filesystem::path& file : files) staged.add(file, bytes);
     staged.commit();
-  } catch (const OutputError&) {  // nothing written: the folders made for it go too (red team)
-    for (std::filesystem::path made = folder; !made.empty() && made != there; made = made.parent_path()) {
-      std::filesystem::remove(made, error);  // only an empty folder goes
+  } catch (const OutputError&) {
+    for (auto folder_made = made.rbegin(); folder_made != made.rend(); ++folder_made) {
+      std::filesystem::remove(*folder_made, error);
     }
     throw;
   }
