@@ -241,7 +241,7 @@ TEST_CASE("plan: a dynamic program past its states is refused before it starts, 
   SearchOptions o;
   o.max_dp_states = peak - 1;
   CHECK_THROWS_WITH(search_frontier(m, o), Catch::Contains("the operator graph does not reduce (4 operators left") &&
-                                               Catch::Contains(fmt::format("needs {} states, past {}", peak, peak - 1)));
+                                               Catch::Contains(fmt::format("needs {} states at its peak, past {}", peak, peak - 1)));
   o.max_dp_states = peak;
   CHECK(search_frontier(m, o).dp_operators == 4);
 }

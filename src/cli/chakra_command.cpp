@@ -129,7 +129,9 @@ void export_chakra(const ExportOptions& options) {
       at /= part;
       if (std::filesystem::create_directory(at, error)) made.push_back(at);
       if (error) {
-        throw OutputError(fmt::format("-o {}: cannot create the folder {}: {}", options.prefix, at.string(), error.message()));
+        const bool taken = error == std::errc::file_exists;  // a file, or a link to nothing, by that name
+        throw OutputError(fmt::format("-o {}: cannot create the folder {}: {}", options.prefix, at.string(),
+                                      taken ? "a file (or a link to nothing) has its name" : error.message()));
       }
     }
     StagedFiles staged;  // every rank's file or none (red team: a full disk left 15 of 64, beside older ones)

@@ -225,7 +225,11 @@ std::filesystem::path output_target(const std::filesystem::path& file) {
     // A new file: its folder must be there, so a command with several outputs refuses before writing any.
     const std::filesystem::path folder = file.parent_path().empty() ? "." : file.parent_path();
     struct stat info {};
-    const int why = ::stat(folder.c_str(), &info) != 0 ? errno : S_ISDIR(info.st_mode) ? 0 : ENOTDIR;
+    int why = ::stat(folder.c_str(), &info) != 0 ? errno : S_ISDIR(info.st_mode) ? 0 : ENOTDIR;
+    // A name past the folder's limit, refused before any output is written (red team: an export wrote ranks
+    // 0-9 and failed at 10, whose name was one character longer).
+    const long most = why == 0 ? ::pathconf(folder.c_str(), _PC_NAME_MAX) : -1;
+    if (most > 0 && file.filename().string().size() > static_cast<std::size_t>(most)) why = ENAMETOOLONG;
     if (why != 0) throw OutputError(fmt::format("{}: cannot write: {}", file.string(), std::strerror(why)));
     return file;
   }

@@ -185,19 +185,21 @@ void Reducer::check_states(const std::vector<OpId>& order, const SearchOptions& 
   // After v, the states are every combination of the strategies of the operators still live: their product.
   std::vector<bool> done(node_.size(), false);
   std::vector<OpId> live;
+  double peak = 1;
   for (const OpId v : order) {
     done[v] = true;
     live.push_back(v);
     std::erase_if(live, [&](OpId x) { return !has_later_neighbour(x, done); });
     double states = 1;
     for (const OpId x : live) states *= static_cast<double>(count(x));
-    if (states > static_cast<double>(options.max_dp_states)) {
-      throw ConfigError(fmt::format("model {}: the operator graph does not reduce ({} operators left after {} were "
-                                    "eliminated), and the dynamic program over them needs {:.3g} states, past {}: plan "
-                                    "a trace of the model instead (--trace: its layers are a chain)",
-                                    model_.graph().model(), order.size(), stats.eliminated, states,
-                                    options.max_dp_states));
-    }
+    peak = std::max(peak, states);
+  }
+  if (peak > static_cast<double>(options.max_dp_states)) {
+    throw ConfigError(fmt::format("model {}: the operator graph does not reduce ({} operators left after {} were "
+                                  "eliminated), and the dynamic program over them needs {:.3g} states at its peak, "
+                                  "past {}: plan a trace of the model instead (--trace: its layers are a chain)",
+                                  model_.graph().model(), order.size(), stats.eliminated, peak,
+                                  options.max_dp_states));
   }
 }
 
