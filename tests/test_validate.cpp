@@ -153,6 +153,18 @@ TEST_CASE("Validate refuses one number as a time in one case and a throughput in
   as_rate["predict"][0]["throughput_samples_per_s"] = 1100;
   dir.write_json("b.json", as_rate);
   CHECK(validate(dir.path()).rows.size() == 4);
+  // The rounding intervals multiply (red team): 0.3 s is 0.25-0.35 s, and 0.25 x 1280 = 320, so 1280 samples/s
+  // is the same number; 2 s (1.5-2.5) and 100 samples/s (99.5-100.5) span 149-251, never 320: two numbers.
+  as_time["predict"][0]["iteration_time_s"] = 0.3;
+  dir.write_json("a.json", as_time);
+  as_rate["predict"][0]["throughput_samples_per_s"] = 1280;
+  dir.write_json("b.json", as_rate);
+  CHECK_THROWS_WITH(validate(dir.path()), Catch::Contains("in other units"));
+  as_time["predict"][0]["iteration_time_s"] = 2;
+  dir.write_json("a.json", as_time);
+  as_rate["predict"][0]["throughput_samples_per_s"] = 100;
+  dir.write_json("b.json", as_rate);
+  CHECK(validate(dir.path()).rows.size() == 4);
 }
 
 TEST_CASE("Validate summarises the predictions of each source") {

@@ -106,15 +106,15 @@ void refuse_repeated_runs(const std::vector<Measurement>& rows, const std::vecto
   }
 }
 
-/// Half a unit in the last digit of `value` as written (its shortest form,
-/// no exponent), relative to it: 0.32 stands for anything from 0.315 to 0.325.
-double relative_rounding(double value) {
+/// Half a unit in the last digit of `value` as written (its shortest
+/// decimal form, no exponent): 0.32 stands for anything from 0.315 to 0.325.
+double half_unit(double value) {
   std::array<char, 400> text{};
   const auto written = std::to_chars(text.data(), text.data() + text.size(), value, std::chars_format::fixed);
   const std::string_view digits(text.data(), written.ptr);
   const auto point = digits.find('.');
   const int decimals = point == std::string_view::npos ? 0 : static_cast<int>(digits.size() - point - 1);
-  return 0.5 * std::pow(10.0, -decimals) / std::abs(value);
+  return 0.5 * std::pow(10.0, -decimals);
 }
 
 /// Refuses predicted row `i` of a case (its rows `rows`, at `where`, read
@@ -139,10 +139,14 @@ void refuse_one_number_in_two_units(const Calibration& calibration, const std::v
                                       budget);
       samples = predicted[i] * in_other_unit.predict({}).front();
     }
-    const double tolerance = relative_rounding(row.measured) + relative_rounding(other.measured) + 1e-9;
-    if (std::abs(row.measured * other.measured / *samples - 1.0) > tolerance) continue;
-    throw ConfigError(fmt::format("{}: the number of {} in other units ({} {} times {} {} is the run's {:g} samples "
-                                  "an iteration): counted twice; give each measured run once",
+    // The products of the two figures' rounding intervals (red team: a linear tolerance refused 2 s and
+    // 100 samples/s for 256 samples an iteration, and let 0.3 s and 1024 samples/s through).
+    const double a = row.measured, b = other.measured, ha = half_unit(a), hb = half_unit(b);
+    const double lowest = (a - ha) * (b - hb), highest = (a + ha) * (b + hb);
+    if (lowest > *samples * (1 + 1e-9) || highest < *samples * (1 - 1e-9)) continue;
+    throw ConfigError(fmt::format("{}: the number of {} in other units ({} {} times {} {}, each as rounded when "
+                                  "written, spans the run's {:g} samples an iteration): counted twice; give each "
+                                  "measured run once",
                                   row.where(),
                                   other.file == row.file ? fmt::format("predict[{}]", other.index) : other.where(),
                                   metric_key(other.metric), other.measured,
