@@ -11,6 +11,7 @@
 #include <initializer_list>
 #include <numeric>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 
 #include "mgsim/error.hpp"
 #include "mgsim/app/run_grid.hpp"
+#include "mgsim/io/json_document.hpp"
 #include "mgsim/io/scenario.hpp"
 #include "mgsim/io/trace_io.hpp"
 
@@ -179,7 +181,7 @@ TEST_CASE("trace loader rejects an unreadable or malformed file", "[loaders][tra
   const fs::path twice = dir.write("twice.json", std::string(R"({"format": "mgsim-trace", "version": 1,
     "layers": [{"name": "a", "params": [1], "dtype_bytes": 4, "backward_time_s": 0.1, "backward_time_s": 0.2}]})"));
   require_error<mgsim::TraceError>([&] { mgsim::load_trace(twice); },
-                                   {twice.string(), "malformed JSON", "\"backward_time_s\" given twice"});
+                                   {twice.string() + ": layers[0].backward_time_s: malformed JSON", "\"backward_time_s\" given twice"});
   // A NUL byte is no JSON anywhere; nlohmann's lexer alone would take it for
   // the end of the input and ignore what follows (a whole trace, then junk).
   std::string whole = valid_trace().dump();
@@ -188,6 +190,40 @@ TEST_CASE("trace loader rejects an unreadable or malformed file", "[loaders][tra
   const fs::path nul = dir.write("nul.json", whole);
   require_error<mgsim::TraceError>([&] { mgsim::load_trace(nul); },
                                    {nul.string(), "malformed JSON", fmt::format("NUL byte (0x00) at byte {}", length + 1)});
+}
+
+TEST_CASE("malformed JSON is named at the key the parser was in", "[loaders][json]") {
+  const auto at = [](const std::string& text) {
+    std::istringstream in(text);
+    try {
+      mgsim::parse_json(in);
+    } catch (const mgsim::JsonSyntaxError& error) {
+      return error.at();
+    }
+    FAIL("parsed: " << text);
+    return std::string();
+  };
+  // The element being read of each open array, the key being read of each open object.
+  CHECK(at(R"({"a": [1, {"b": 1e999}]})") == "a[1].b");
+  CHECK(at(R"({"a": [1, [2, 3, ]]})") == "a[1][2]");
+  CHECK(at(R"({"a": {"b": 1, "b": 2}})") == "a.b");
+  // Between an object's keys the object itself; at the top level nothing.
+  CHECK(at(R"({"a": {"b": 1,}})") == "a");
+  CHECK(at(R"({"a": 1,})").empty());
+  CHECK(at("[1, 2") == "[2]");
+  // Nine levels deep: eight shown.
+  CHECK(at(R"({"a": [[[[[[[[1e999]]]]]]]]})") == "a[0][0][0][0][0][0][0]...");
+  // A streamed array's elements are handed out and cleared: counted all the same.
+  std::istringstream in(R"({"layers": [{"x": 1}, {"x": 2}, {"x": 1e999}]})");
+  std::size_t taken = 0;
+  const mgsim::StreamedArray streamed{"layers", [&](const json&, std::size_t) { ++taken; }};
+  try {
+    mgsim::parse_json(in, &streamed);
+    FAIL("parsed");
+  } catch (const mgsim::JsonSyntaxError& error) {
+    CHECK(error.at() == "layers[2].x");
+    CHECK(taken == 2);
+  }
 }
 
 TEST_CASE("trace loader rejects a wrong header", "[loaders][trace]") {

@@ -142,6 +142,13 @@ struct CollectiveInfo {
   /// Throws ConfigError where the parameters together say what the model
   /// would ignore; none when each range suffices.
   void (*check)(const CollectiveParams& params) = nullptr;
+  /// Whether the model prices a network's reduction term (gamma_s_per_byte):
+  /// NCCL's predictor has none.
+  bool reduces = true;
+  /// Throws ConfigError where `network` gives a term the model cannot run
+  /// (every path that builds the model asks: a config, a measurement row's
+  /// own collective, a plan's cluster).
+  void check_network(const Network& network) const;
   /// The model built from `settings`: on the network's shared fabric when it
   /// has one (each exchange at least its bytes between nodes at the fabric's
   /// rate), then every message `settings.message_overhead_s` longer.

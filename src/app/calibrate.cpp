@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -92,10 +93,15 @@ void check_text_key(const nlohmann::json& document, const std::string& path, con
   const nlohmann::json::json_pointer pointer = pointer_of(document, path);
   const JsonWhere where{file.string(), path, InputKind::config};
   constexpr std::string_view kWanted = "a text value that --choose can set (such as collective or message_unit)";
-  if (path == "trace" || path == "curves" || path.starts_with("curves.")) {  // red team: --choose trace=... ran
-    throw ConfigError(fmt::format("--choose {}: expected a key of the model, got a measured input: each "
-                                  "measurement names the trace it ran (and curves are measured times), so --choose "
-                                  "cannot pick one by how well it fits",
+  std::string lower = path;  // red team: "Trace" was told to be trace, then trace refused
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  const auto names = [&](std::string_view key) {
+    return lower == key || (lower.starts_with(key) && (lower[key.size()] == '.' || lower[key.size()] == '['));
+  };
+  if (names("trace") || names("curves")) {  // red team: --choose trace=... ran; curves[0] was an unknown key
+    throw ConfigError(fmt::format("{}: expected a key of the model, got a measured input: each measurement names "
+                                  "the trace it ran (and curves are measured times), so --choose cannot pick one by "
+                                  "how well it fits",
                                   path));
   }
   if (holds(document, pointer)) {
@@ -266,6 +272,13 @@ std::vector<CollectiveSpec> collectives_of(const Scenario& scenario, const Measu
     throw ConfigError(fmt::format("collective '{}' needs {}, which the config does not give", m.collective->label(),
                                   curve ? "measured curves" : "a network"));
   }
+  for (const NamedNetwork& entry : scenario.networks) {  // red team: found only when the run was priced
+    try {
+      find_collective(m.collective->name).check_network(entry.network);
+    } catch (const Error& e) {
+      throw ConfigError(fmt::format("the config's network '{}': {}", printable(entry.label), e.what()));
+    }
+  }
   return {*m.collective};
 }
 
@@ -339,7 +352,11 @@ Calibration Calibration::from_files(const std::filesystem::path& config, const s
   const nlohmann::json as_written = setting.empty() ? nlohmann::json() : document;
   std::vector<std::string> chosen;
   for (const auto& [path, value] : setting) {
-    check_text_key(document, path, config);
+    try {
+      check_text_key(document, path, config);
+    } catch (const Error& e) {  // red team: a number's key was refused without saying --choose
+      throw ConfigError(fmt::format("--choose {}={}: {}", printable(path), printable(value), e.what()));
+    }
     const nlohmann::json::json_pointer pointer = pointer_of(document, path);
     document[pointer] = value;
     ordered[nlohmann::ordered_json::json_pointer(pointer.to_string())] = value;

@@ -49,7 +49,8 @@ constexpr std::array kCollectives{
                                   "(DDP, Horovod on NCCL, DeepSpeed)",
                    .needs_curve = false,
                    .make_model = make_nccl,
-                   .params = kNcclParams},
+                   .params = kNcclParams,
+                   .reduces = false},
     CollectiveInfo{.name = "ps",
                    .description = "parameter servers on S dedicated machines, each summing 1/S of every message: "
                                   "2a + M max(b, P/S b_s, (P-1)/S s)",
@@ -130,7 +131,15 @@ class OnSharedFabric final : public Collective {
 
 }  // namespace
 
+void CollectiveInfo::check_network(const Network& network) const {
+  if (reduces || (network.intra.gamma_s_per_byte == 0 && network.inter.gamma_s_per_byte == 0)) return;
+  throw ConfigError(fmt::format("collective '{}' cannot run gamma_s_per_byte > 0 (its predictor has no separate "
+                                "reduction term): give 0, or another collective",
+                                name));
+}
+
 std::unique_ptr<Collective> CollectiveInfo::make(const CollectiveSettings& settings) const {
+  check_network(settings.network);
   std::unique_ptr<Collective> model = make_model(settings);
   if (settings.network.fabric_s_per_byte > 0.0) {
     model = std::make_unique<OnSharedFabric>(std::move(model), settings.network.fabric_s_per_byte,

@@ -192,11 +192,7 @@ double NcclModel::allgather_seconds(double bytes_per_rank, int gpus) const {
 }
 
 NcclParams nccl_params_from(const CollectiveSettings& settings) {
-  const Network& network = settings.network;
-  if (network.intra.gamma_s_per_byte != 0 || network.inter.gamma_s_per_byte != 0) {
-    throw ConfigError(
-        "collective 'nccl': gamma_s_per_byte must be 0 (NCCL's predictor has no separate reduction term)");
-  }
+  const Network& network = settings.network;  // without a reduction term (CollectiveInfo::check_network)
   NcclParams params;
   params.intra_beta_s_per_byte = network.intra.beta_s_per_byte;
   params.inter_beta_s_per_byte = network.inter.beta_s_per_byte;

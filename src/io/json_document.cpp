@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "mgsim/io/utf8.hpp"
 #include "mgsim/limits.hpp"
 
 namespace mgsim {
@@ -35,6 +36,7 @@ class DocumentBuilder {
   bool start_object(std::size_t) {
     check_depth();
     open_.push_back(place(json::object()));
+    keys_.emplace_back();
     return true;
   }
   bool start_array(std::size_t) {
@@ -42,12 +44,14 @@ class DocumentBuilder {
     const bool streamed = streamed_ != nullptr &&
                           (streamed_->key.empty() ? open_.empty() : open_.size() == 1 && top_key_ == streamed_->key);
     open_.push_back(place(json::array()));
+    keys_.emplace_back();
     if (streamed) stream_ = open_.back();
     return true;
   }
   bool key(json::string_t& name) {
     json& object = *open_.back();
-    if (object.contains(name)) throw JsonSyntaxError(fmt::format("key \"{}\" given twice in one object", name));
+    keys_.back() = name;
+    if (object.contains(name)) throw JsonSyntaxError(fmt::format("key \"{}\" given twice in one object", name), path());
     if (open_.size() == 1) top_key_ = name;
     slot_ = &object[name];
     return true;
@@ -55,7 +59,7 @@ class DocumentBuilder {
   bool end_object() { return close(); }
   bool end_array() { return close(); }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& error) {
-    throw JsonSyntaxError(error.what());
+    throw JsonSyntaxError(error.what(), path());
   }
 
   json take_document() { return std::move(root_); }
@@ -64,8 +68,34 @@ class DocumentBuilder {
   /// Red team: a provenance nested 300,000 deep crashed where a value was copied (a copy recurses).
   void check_depth() const {
     if (open_.size() >= kMaxJsonDepth) {
-      throw JsonSyntaxError(fmt::format("arrays and objects nested deeper than {} (docs/limits.md)", kMaxJsonDepth));
+      throw JsonSyntaxError(fmt::format("arrays and objects nested deeper than {} (docs/limits.md)", kMaxJsonDepth),
+                            path());
     }
+  }
+
+  /// Where the parser is, as JsonWhere writes it: the key whose value is
+  /// being read at each open object (up to one that waits for its next key),
+  /// the index of the element being read at each open array (red team: 1e400
+  /// in a config was refused without its key); "..." past kShownLevels.
+  std::string path() const {
+    constexpr std::size_t kShownLevels = 8;
+    std::string at;
+    for (std::size_t level = 0; level < open_.size(); ++level) {
+      if (level == kShownLevels) return at + "...";
+      const json& container = *open_[level];
+      if (container.is_object()) {
+        if (keys_[level].empty()) break;  // between keys: the object itself
+        if (!at.empty()) at += '.';
+        at += printable(keys_[level]);
+        continue;
+      }
+      const bool innermost = level + 1 == open_.size();
+      const std::size_t index = open_[level] == stream_ ? handed_out_
+                                : innermost            ? container.size()
+                                                       : container.size() - 1;
+      at += fmt::format("[{}]", index);
+    }
+    return at;
   }
 
   /// Puts a new value where the parser is: the root, the end of the open
@@ -90,12 +120,14 @@ class DocumentBuilder {
   bool close() {
     if (open_.back() == stream_) stream_ = nullptr;  // the streamed array stays, empty
     open_.pop_back();
+    keys_.pop_back();
     element_done();
     return true;
   }
 
   /// A value just completed; hands it out when it is an element of the streamed array.
   void element_done() {
+    if (!keys_.empty()) keys_.back().clear();  // an object's value read: the object waits for a key
     if (stream_ == nullptr || open_.back() != stream_) return;
     streamed_->take(stream_->back(), handed_out_++);
     stream_->clear();
@@ -104,6 +136,7 @@ class DocumentBuilder {
   const StreamedArray* streamed_;
   json root_;
   std::vector<json*> open_;
+  std::vector<std::string> keys_;  ///< of each open object, the key whose value is being read (empty between keys)
   json* slot_ = nullptr;
   std::string top_key_;      ///< the last key of the top-level object
   json* stream_ = nullptr;   ///< the streamed array while it is open
@@ -139,6 +172,11 @@ class NulGuard : public std::streambuf {
 };
 
 }  // namespace
+
+std::string JsonSyntaxError::located(std::string_view source) const {
+  return at_.empty() ? fmt::format("{}: malformed JSON: {}", source, what())
+                     : fmt::format("{}: {}: malformed JSON: {}", source, at_, what());
+}
 
 nlohmann::json parse_json(std::istream& in, const StreamedArray* streamed) {
   NulGuard guard(in.rdbuf());

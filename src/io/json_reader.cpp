@@ -70,7 +70,7 @@ nlohmann::json parse_json_text(std::string text, const std::string& source, Inpu
   try {
     return parse_json(in, streamed);
   } catch (const JsonSyntaxError& error) {  // syntax errors, numbers out of range, keys given twice
-    throw_input_error(kind, fmt::format("{}: malformed JSON: {}", source, error.what()));
+    throw_input_error(kind, error.located(source));
   }
 }
 

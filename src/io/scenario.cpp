@@ -102,14 +102,17 @@ void for_each_combination(const nlohmann::json& value, const JsonWhere& where, s
       if (key == "name" || key == "layer_density" || !parameter.is_array()) continue;  // densities: an object
       const JsonWhere at = where.key(key);
       if (key == "selection_curve") at.expected("a selection curve file name (an entry per curve to compare several)", parameter);
-      if (!parameter.empty() && !parameter.front().is_number()) {
+      if (parameter.empty()) at.expected("a number or a non-empty array of numbers", parameter);
+      const auto number = std::find_if(parameter.begin(), parameter.end(), [](const auto& e) { return e.is_number(); });
+      if (number == parameter.end()) {  // no element a number: not a list of values
         at.expected(what == "schedules" ? "a number or an array of numbers (a text parameter takes an entry per value)"
                                         : "a number or an array of numbers",  // a collective has no text parameter
                     parameter);
       }
-      if (parameter.empty()) at.expected("a number or a non-empty array of numbers", parameter);
-      for (std::size_t j = 0; j < parameter.size(); ++j) {
-        if (!parameter[j].is_number()) at.index(j).expected("a number", parameter[j]);
+      for (std::size_t j = 0; j < parameter.size(); ++j) {  // red team: ["1", 1] was named as a whole
+        if (!parameter[j].is_number()) {
+          at.index(j).expected(fmt::format("a number, as [{}] is", number - parameter.begin()), parameter[j]);
+        }
       }
       axes.emplace_back(key, &parameter);
     }
@@ -220,19 +223,18 @@ void read_networks(JsonReader& top, Scenario& scenario) {
   }
 }
 
-/// Refuses a network with a reduction term under collective 'nccl', whose
-/// predictor has none: said as the config is read, not when a run reaches
-/// it (red team: blamed on the first measurement of a calibration).
-void check_nccl_networks(JsonReader& top, const Scenario& scenario) {
-  const auto nccl = [](const CollectiveSpec& c) { return c.name == "nccl"; };
-  if (std::none_of(scenario.collectives.begin(), scenario.collectives.end(), nccl)) return;
-  for (const NamedNetwork& entry : scenario.networks) {
-    const Network& n = entry.network;
-    if (n.intra.gamma_s_per_byte == 0 && n.inter.gamma_s_per_byte == 0) continue;
-    top.where().key("network").fail(fmt::format(
-        "network '{}' has gamma_s_per_byte > 0, which collective 'nccl' cannot run (NCCL's predictor has no "
-        "separate reduction term): give 0, or another collective",
-        printable(entry.label)));
+/// Refuses a network a collective cannot run (gamma under 'nccl'): said as
+/// the config is read, not when a run reaches it (red team: blamed on the
+/// first measurement of a calibration).
+void check_networks(JsonReader& top, const Scenario& scenario) {
+  for (const CollectiveSpec& collective : scenario.collectives) {
+    for (const NamedNetwork& entry : scenario.networks) {
+      try {
+        find_collective(collective.name).check_network(entry.network);
+      } catch (const Error& e) {
+        top.where().key("network").fail(fmt::format("network '{}': {}", printable(entry.label), e.what()));
+      }
+    }
   }
 }
 
@@ -283,7 +285,7 @@ void read_links(JsonReader& top, Scenario& scenario) {
   const auto [any_curve, any_network] = read_collectives(top, scenario);
   if (any_network) {
     read_networks(top, scenario);
-    check_nccl_networks(top, scenario);
+    check_networks(top, scenario);
   } else if (top.has("network")) {
     top.where().key("network").fail("not used by collective 'measured'; remove it");
   }

@@ -94,7 +94,7 @@ ImportedTrace import_kineto_file(const std::filesystem::path& file, const Kineto
   try {
     document = parse_json(in, &streamed);
   } catch (const JsonSyntaxError& error) {  // syntax errors, numbers out of range (1e600), keys given twice
-    throw TraceError(fmt::format("{}: not valid JSON: {}", file.string(), error.what()));
+    throw TraceError(error.located(file.string()));
   }
   const auto listed = document.find("traceEvents");
   if (listed == document.end() || !listed->is_array()) {

@@ -10,6 +10,7 @@
 #include <functional>
 #include <istream>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -18,10 +19,18 @@ namespace mgsim {
 
 /// Malformed JSON: a syntax error, a number out of range, a duplicate key or
 /// a NUL byte. what() is nlohmann's message, "key \"K\" given twice in one
-/// object" or "a NUL byte (0x00) at byte N: ...".
+/// object" or "a NUL byte (0x00) at byte N: ..."; at() is the key path the
+/// parser was in ("network.alpha_us", "gpus[2]"; empty at the top level).
 class JsonSyntaxError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit JsonSyntaxError(const std::string& message, std::string at = {})
+      : std::runtime_error(message), at_(std::move(at)) {}
+  const std::string& at() const { return at_; }
+  /// "SOURCE: PATH: malformed JSON: WHAT", without PATH at the top level.
+  std::string located(std::string_view source) const;
+
+ private:
+  std::string at_;
 };
 
 /// The elements to hand out instead of keeping: those of the array at
