@@ -441,10 +441,9 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
     }
   }
   if (!paths_.empty()) refuse_repeated_runs(base.collectives.front().label());
-  std::vector<double> base_prediction;
   for (std::size_t i = 0; i < measurements_.size(); ++i) {
     try {
-      base_prediction.push_back(predict_one(base_, base, measurements_[i]));
+      initial_prediction_.push_back(predict_one(base_, base, measurements_[i]));
     } catch (const WorkError&) {
       throw;
     } catch (const Error& error) {
@@ -453,8 +452,8 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
                       row_label(measurements_[i]), error.what()));
     }
   }
-  choose_scales(base_prediction);
-  check_dependence(base_prediction);
+  choose_scales(initial_prediction_);
+  check_dependence(initial_prediction_);
   for (std::size_t i = 0; i < paths_.size(); ++i) bounds_.push_back(find_bounds(i));
 }
 

@@ -137,7 +137,7 @@ void refuse_one_number_in_two_units(const Calibration& calibration, const std::v
       swapped.metric = other.metric;
       const Calibration in_other_unit(file, calibration.with_values({}), "config", file, "predict", {swapped}, {},
                                       budget);
-      samples = predicted[i] * in_other_unit.predict({}).front();
+      samples = predicted[i] * in_other_unit.initial_prediction().front();
     }
     // The products of the two figures' rounding intervals (red team: a linear tolerance refused 2 s and
     // 100 samples/s for 256 samples an iteration, and let 0.3 s and 1024 samples/s through).
@@ -218,7 +218,7 @@ void validate_case(const std::filesystem::path& file, std::string text, double m
         {file.filename().string(), paths[i], fit.values[i], identifiability_note(calibration, fit, i)});
   const Calibration prediction(file, calibration.with_values(fit.values), "config", file, "predict", predicting, {},
                                budget);
-  const std::vector<double> predicted_values = prediction.predict({});
+  const std::vector<double>& predicted_values = prediction.initial_prediction();
   for (std::size_t i = 0; i < predicting.size(); ++i) {
     refuse_one_number_in_two_units(prediction, predicted_values, i, std::span(predictions).first(first + i),
                                    predictions[first + i], file, budget);

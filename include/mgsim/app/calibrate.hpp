@@ -192,6 +192,9 @@ class Calibration {
 
   const std::vector<std::string>& paths() const { return paths_; }
   const std::vector<double>& initial() const { return initial_; }
+  /// Every measurement's prediction at the config's own values: predict(initial()),
+  /// priced once as the constructor checks that every row runs.
+  const std::vector<double>& initial_prediction() const { return initial_prediction_; }
   const std::vector<ValueBounds>& bounds() const { return bounds_; }
   const std::vector<Measurement>& measurements() const { return measurements_; }
 
@@ -229,6 +232,7 @@ class Calibration {
   nlohmann::json base_;
   std::vector<std::string> paths_;
   std::vector<double> initial_;
+  std::vector<double> initial_prediction_;
   std::vector<double> scale_;  ///< per path: the optimiser works on value / scale
   std::vector<ValueBounds> bounds_;
   std::vector<Measurement> measurements_;
