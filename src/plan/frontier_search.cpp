@@ -47,11 +47,15 @@ class Reducer {
   void bypass(OpId v, std::size_t e1, std::size_t e2);
   void add_edge(OpId a, OpId b, std::vector<Frontier> table);
   bool has_later_neighbour(OpId x, const std::vector<bool>& done) const;
-  /// Refuses a dynamic program over `order` whose states (the strategy
-  /// combinations of the operators still live after a step) would pass
-  /// options.max_dp_states, before it starts (red team: DenseNet was refused
-  /// midway, after seconds of work).
-  void check_states(const std::vector<OpId>& order, const SearchOptions& options, const SearchResult& stats) const;
+  /// The operators live after each step of a dynamic program over `order`:
+  /// those processed with an edge to a later one, in the order processed. A
+  /// state after the step holds a strategy of each.
+  std::vector<std::vector<OpId>> live_after(const std::vector<OpId>& order) const;
+  /// Refuses a dynamic program whose states (the strategy combinations of
+  /// `live_after` each step) would pass options.max_dp_states, before it
+  /// starts (red team: DenseNet was refused midway, after seconds of work).
+  void check_states(const std::vector<std::vector<OpId>>& live_after, const SearchOptions& options,
+                    const SearchResult& stats) const;
 
   const CostModel& model_;
   FrontierArena& arena_;
@@ -180,16 +184,23 @@ std::size_t position(const std::vector<OpId>& live, OpId x) {
   return static_cast<std::size_t>(std::find(live.begin(), live.end(), x) - live.begin());
 }
 
-void Reducer::check_states(const std::vector<OpId>& order, const SearchOptions& options,
-                           const SearchResult& stats) const {
-  // After v, the states are every combination of the strategies of the operators still live: their product.
+std::vector<std::vector<OpId>> Reducer::live_after(const std::vector<OpId>& order) const {
   std::vector<bool> done(node_.size(), false);
+  std::vector<std::vector<OpId>> lives;
   std::vector<OpId> live;
-  double peak = 1;
   for (const OpId v : order) {
     done[v] = true;
     live.push_back(v);
     std::erase_if(live, [&](OpId x) { return !has_later_neighbour(x, done); });
+    lives.push_back(live);
+  }
+  return lives;
+}
+
+void Reducer::check_states(const std::vector<std::vector<OpId>>& live_after, const SearchOptions& options,
+                           const SearchResult& stats) const {
+  double peak = 1;  // after a step, the states are every combination of the live operators' strategies
+  for (const std::vector<OpId>& live : live_after) {
     double states = 1;
     for (const OpId x : live) states *= static_cast<double>(count(x));
     peak = std::max(peak, states);
@@ -198,7 +209,7 @@ void Reducer::check_states(const std::vector<OpId>& order, const SearchOptions& 
     throw ConfigError(fmt::format("model {}: the operator graph does not reduce ({} operators left after {} were "
                                   "eliminated), and the dynamic program over them needs {:.3g} states at its peak, "
                                   "past {}: plan a trace of the model instead (--trace: its layers are a chain)",
-                                  model_.graph().model(), order.size(), stats.eliminated, peak,
+                                  model_.graph().model(), live_after.size(), stats.eliminated, peak,
                                   options.max_dp_states));
   }
 }
@@ -209,22 +220,21 @@ Frontier Reducer::finish(const SearchOptions& options, SearchResult& stats) {
     if (alive_[v]) rest.push_back(v);
   }
   stats.dp_operators = rest.size();
-  check_states(rest, options, stats);
+  const std::vector<std::vector<OpId>> lives = live_after(rest);
+  check_states(lives, options, stats);
   std::vector<bool> done(node_.size(), false);
-  std::vector<OpId> live;  // processed operators with an edge to a later one; a state holds their strategies
+  const std::vector<OpId> none;
   std::map<std::vector<std::size_t>, Frontier> states{{{}, {{0, 0, kNoOrigin}}}};
-  for (const OpId v : rest) {
+  for (std::size_t step = 0; step < rest.size(); ++step) {
+    const OpId v = rest[step];
+    const std::vector<OpId>& live = step == 0 ? none : lives[step - 1];  // a state holds their strategies
+    const std::vector<OpId>& next_live = lives[step];
     done[v] = true;
     std::vector<std::pair<std::size_t, std::size_t>> back;  // (edge, position in live) to earlier operators
     for (const std::size_t e : live_edges(v)) {
       const OpId x = other(edges_[e], v);
       if (done[x]) back.emplace_back(e, position(live, x));
     }
-    std::vector<OpId> next_live;
-    for (const OpId x : live) {
-      if (has_later_neighbour(x, done)) next_live.push_back(x);
-    }
-    if (has_later_neighbour(v, done)) next_live.push_back(v);
 
     std::map<std::vector<std::size_t>, Frontier> next;
     for (const auto& [key, frontier] : states) {
@@ -243,7 +253,6 @@ Frontier Reducer::finish(const SearchOptions& options, SearchResult& stats) {
       }
     }
     states = std::move(next);
-    live = std::move(next_live);
   }
   return states.empty() ? Frontier{} : states.begin()->second;  // empty: nothing fits the memory limit
 }
