@@ -143,7 +143,7 @@ TEST_CASE("advise: the report comes as a table, CSV or JSON", "[advise]") {
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 7);  // header, 6 rows
   CHECK(csv.starts_with("model,collective,gpus,"));
   CHECK(csv.substr(0, csv.find('\n')).ends_with(",gap_to_optimal,mgsim_version,format_version"));
-  CHECK(csv.find(fmt::format("four,ring,2,ddp,bucket_cap_mb,0.25,0,0.050000000,25,0.070000000,0.4,0.050000000,0,{},{}\n",
+  CHECK(csv.find(fmt::format("four,ring,2,ddp,bucket_cap_mb,0.25,0,0.050000000,,0.070000000,0.4,0.050000000,0,{},{}\n",
                              version(), kReportFormatVersion)) !=
         std::string::npos);
   const auto json = nlohmann::json::parse(format_advice(advice, "four", "ring", ReportFormat::json));
@@ -164,4 +164,12 @@ TEST_CASE("advise: DDP's default is shown unset, since writing 25 out makes its 
   CHECK(ddp.find(" 25 ") == std::string::npos);
   // Horovod's threshold has no parameter defaulting from it: its default is the number.
   CHECK(table.find("128 (default)") != std::string::npos);
+  // CSV and JSON give no number for it either (red team: 25, written into a config, ran another run).
+  const std::string csv = format_advice(advice, "one", "ring", ReportFormat::csv);
+  CHECK(csv.find("one,ring,2,ddp,bucket_cap_mb,,1,") != std::string::npos);
+  CHECK(csv.find("one,ring,2,horovod,fusion_threshold_mb,128,1,") != std::string::npos);
+  const auto json = nlohmann::json::parse(format_advice(advice, "one", "ring", ReportFormat::json));
+  CHECK(json.at("advice")[0].at("default_value").is_null());
+  CHECK(json.at("advice")[0].at("best_value").is_null());
+  CHECK(json.at("advice")[1].at("default_value") == 128.0);
 }

@@ -94,6 +94,26 @@ TEST_CASE("Calibrate fits a schedule parameter of the base config's entry by its
   CHECK(result.values[1] == Approx(1e-10).epsilon(0.01));
 }
 
+TEST_CASE("A schedule parameter listing one value is that value, in a measurement row and a config entry a row names") {
+  // DDP's 10 MiB cap written 10 and [10] (as a config's schedules take it): one run, so one prediction, the
+  // run's own (simulated directly); the config entry is named by "ddp".
+  SweepTempDir dir;
+  const double beta = 1.2417634328e-10;
+  const auto config =
+      dir.write_json("base.json", ring_config(45.25, beta, {{{"name", "ddp"}, {"bucket_cap_mb", {10}}}}));
+  const auto measurements = dir.write_json(
+      "m.json", {{"measurements",
+                  {time_row({{"name", "ddp"}, {"bucket_cap_mb", 10}}, 4, 0.5),
+                   time_row({{"name", "ddp"}, {"bucket_cap_mb", {10}}}, 8, 0.5), time_row("ddp", 16, 0.5)}}});
+  const Calibration calibration = Calibration::from_files(config, measurements, {});
+  const std::vector<double>& predicted = calibration.initial_prediction();
+  REQUIRE(predicted.size() == 3);
+  CHECK(predicted[0] == Approx(truth(45.25, beta, "ddp", {{"bucket_cap_mb", 10}}, 4).iteration_time_s()).epsilon(1e-12));
+  CHECK(predicted[1] == Approx(truth(45.25, beta, "ddp", {{"bucket_cap_mb", 10}}, 8).iteration_time_s()).epsilon(1e-12));
+  CHECK(predicted[2] == Approx(truth(45.25, beta, "ddp", {{"bucket_cap_mb", 10}}, 16).iteration_time_s()).epsilon(1e-12));
+  CHECK(calibration.measurements()[1].schedule_label == calibration.measurements()[0].schedule_label);
+}
+
 TEST_CASE("Calibrate writes the base config with the fitted values in place") {
   SweepTempDir dir;
   const auto config = dir.write_json("base.json", ring_config(20.0, 5e-10, {"single"}));

@@ -139,7 +139,7 @@ int config_schedule_index(const nlohmann::json& config, const std::string& name,
   }
   if (named.empty()) return -1;
   for (const auto& [key, value] : schedules[named.front()].items()) {
-    if (value.is_array()) {  // a list makes several runs (sweeps.md): which one the row ran is not said
+    if (value.is_array() && value.size() > 1) {  // a list makes several runs (sweeps.md): which one the row ran is not said
       where.fail(fmt::format("'{}' names the config's schedules[{}], whose {} lists several values, one run each: give "
                              "the row the entry it ran (an object with its parameters)",
                              printable(name), named.front(), printable(key)));

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 #include "mgsim/io/json_text.hpp"
@@ -106,6 +107,20 @@ std::string default_text(const KnobAdvice& advice) {
   return default_is_unset(advice) ? "unset" : fmt::format("{:.10g}", advice.default_value);
 }
 
+/// The default and the best value as CSV and JSON give them: none where the
+/// default is unset (red team: the CSV's 25 for DDP's default, written back
+/// into a config, ran another run).
+std::optional<double> written_default(const KnobAdvice& advice) {
+  if (default_is_unset(advice)) return std::nullopt;
+  return advice.default_value;
+}
+std::optional<double> written_best(const KnobAdvice& advice) {
+  return advice.best_is_default ? written_default(advice) : advice.best_value;
+}
+
+/// A number of the CSV, empty where there is none.
+std::string csv_number(std::optional<double> value) { return value ? fmt::format("{:.10g}", *value) : ""; }
+
 std::string value_text(const KnobAdvice& advice) {
   return advice.best_is_default ? fmt::format("{} (default)", default_text(advice))
                                  : fmt::format("{:.10g}", advice.best_value);
@@ -131,9 +146,9 @@ std::string format_csv(const std::vector<KnobAdvice>& advice, std::string_view m
       "default_iteration_time_s,default_loss,optimal_iteration_time_s,gap_to_optimal{}\n",
       kCsvVersionColumns);
   for (const KnobAdvice& a : advice) {
-    out += fmt::format("{},{},{},{},{},{:.10g},{},{:.9f},{:.10g},{:.9f},{:.6g},{:.9f},{:.6g}{}\n", csv_field(std::string(model)),
-                       csv_field(std::string(collective)), a.gpus, a.schedule, a.parameter, a.best_value,
-                       a.best_is_default ? 1 : 0, to_seconds(a.best), a.default_value, to_seconds(a.at_default),
+    out += fmt::format("{},{},{},{},{},{},{},{:.9f},{},{:.9f},{:.6g},{:.9f},{:.6g}{}\n", csv_field(std::string(model)),
+                       csv_field(std::string(collective)), a.gpus, a.schedule, a.parameter, csv_number(written_best(a)),
+                       a.best_is_default ? 1 : 0, to_seconds(a.best), csv_number(written_default(a)), to_seconds(a.at_default),
                        a.default_loss(), to_seconds(a.optimal), a.gap_to_optimal(), csv_version_fields());
   }
   return out;
@@ -149,10 +164,10 @@ std::string format_json(const std::vector<KnobAdvice>& advice, std::string_view 
                     {"gpus", a.gpus},
                     {"schedule", a.schedule},
                     {"parameter", a.parameter},
-                    {"best_value", a.best_value},
+                    {"best_value", written_best(a) ? nlohmann::json(*written_best(a)) : nlohmann::json()},
                     {"best_is_default", a.best_is_default},
                     {"best_iteration_time_s", to_seconds(a.best)},
-                    {"default_value", a.default_value},
+                    {"default_value", written_default(a) ? nlohmann::json(*written_default(a)) : nlohmann::json()},
                     {"default_iteration_time_s", to_seconds(a.at_default)},
                     {"default_loss", a.default_loss()},
                     {"optimal_iteration_time_s", to_seconds(a.optimal)},

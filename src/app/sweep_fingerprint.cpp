@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <system_error>
 
 #include "mgsim/error.hpp"
 #include "mgsim/io/files.hpp"
 #include "mgsim/io/report.hpp"
+#include "mgsim/io/trace_io.hpp"
 #include "mgsim/io/utf8.hpp"
 
 namespace mgsim {
@@ -31,7 +33,14 @@ std::string sweep_fingerprint(const RunGrid& grid, const SweepShard& shard) {
   std::string canon = fmt::format("shard {} {}\nconfig {}:{}\n", shard.index, shard.count, scenario.canonical.size(),
                                   scenario.canonical);
   for (const std::filesystem::path& input : scenario.inputs) {
-    const std::string bytes = read_input_file(input, InputKind::config);
+    std::string bytes;
+    if (input == "-") {  // standard input, read once: the trace as loaded (red team: any trace resumed any other)
+      const auto t = std::find(scenario.traces.begin(), scenario.traces.end(), input) - scenario.traces.begin();
+      // Hashed, never written: any provenance the writer takes (the trace's own runs nothing).
+      bytes = format_trace_json(grid.workload(static_cast<std::size_t>(t)).trace, {{"kind", "measured"}});
+    } else {
+      bytes = read_input_file(input, InputKind::config);
+    }
     canon += fmt::format("input {}:{}\n", bytes.size(), bytes);
   }
   const std::string hash = fmt::format("{:016x}", fnv1a(canon));

@@ -166,7 +166,16 @@ ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, 
         if (choice.schedule) {  // unknown whatever its value, before its range
           where.reporting([&] { check_param_name(fmt::format("schedule '{}'", spec.name), choice.schedule->params, key); });
         }
-        spec.params[key] = read_schedule_param(*find_schedule_param(spec.name, key), parameter, where.key(key));
+        // A list of one value is that value, as in a config's schedules (red team: refused in a measurement row);
+        // a longer one is several runs, which only a config's list makes.
+        const bool one = parameter.is_array() && parameter.size() == 1;
+        if (parameter.is_array() && parameter.size() > 1) {
+          where.key(key).expected("one value: this is one run (a list of several makes one run per value in a "
+                                  "config's schedules)",
+                                  parameter);
+        }
+        spec.params[key] =
+            read_schedule_param(*find_schedule_param(spec.name, key), one ? parameter.front() : parameter, where.key(key));
       }
     }
   }
@@ -241,6 +250,9 @@ Variability read_variability(JsonReader in, int gpus) {
         variability.params.emplace(spec.name, in.number(spec.name, 0.0, spec.zero_allowed, spec.max_value));
       }
     }
+  }
+  if (in.has("per") && !in.has("law")) {  // red team: taken and changed nothing
+    in.where().key("per").fail("says what a delay law's draws delay, and no law is given: give one (law), or remove per");
   }
   variability.per = in.one_of_two("per", "iteration", "layer") ? DelayUnit::layer : DelayUnit::iteration;
   if (in.has("seed")) variability.seed = static_cast<std::uint64_t>(in.integer("seed", 0, kMaxSeed));
