@@ -276,7 +276,8 @@ std::vector<CollectiveSpec> collectives_of(const Scenario& scenario, const Measu
     try {
       find_collective(m.collective->name).check_network(entry.network);
     } catch (const Error& e) {
-      throw ConfigError(fmt::format("the config's network '{}': {}", printable(entry.label), e.what()));
+      const std::string named = scenario.networks.size() > 1 ? fmt::format(" '{}'", printable(entry.label)) : "";
+      throw ConfigError(fmt::format("the config's network{}: {}", named, e.what()));
     }
   }
   return {*m.collective};
@@ -418,10 +419,10 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
     }
     const nlohmann::json& value = base_.at(pointer);
     if (!value.is_number() || value.get<double>() < 0) where.expected("a number >= 0 at this --fit path", value);
-    if (std::floor(value.get<double>()) == value.get<double>() && !takes_fractions(path)) {
-      where.fail(fmt::format("expected a key that takes fractional values at this --fit path, got {}, which takes "
-                             "whole numbers only: compare its values with a sweep (docs/sweeps.md) instead",
-                             value.dump()));
+    const auto refused = std::floor(value.get<double>()) == value.get<double>() ? fraction_refusal(path) : std::nullopt;
+    if (refused) {  // red team: a gamma 0 that nccl pins was said to take whole numbers only
+      where.fail(fmt::format("expected a value the fit can move, got {}, and {} cannot run here: {}", value.dump(),
+                             refused->first, refused->second));
     }
     initial_.push_back(value.get<double>());
   }
@@ -469,25 +470,37 @@ void Calibration::refuse_repeated_runs(const std::string& config_collective) con
   }
 }
 
-bool Calibration::accepts(const std::string& path, double value) const {
+std::optional<std::string> Calibration::refusal(const std::string& path, double value) const {
   nlohmann::json document = base_;
   document[pointer_of(base_, path)] = value;
   try {
-    read_scenario(document, config_file_);
-    return true;
-  } catch (const Error&) {
-    return false;
+    const Scenario scenario = read_scenario(document, config_file_);
+    for (std::size_t i = 0; i < measurements_.size(); ++i) {  // red team: a row's nccl pinned gamma at 0 silently
+      try {
+        if (measurements_[i].collective) collectives_of(scenario, measurements_[i]);
+      } catch (const Error& error) {
+        return fmt::format("{}: {}[{}]: {}", measurements_file_.string(), rows_key_, i, error.what());
+      }
+    }
+    return std::nullopt;
+  } catch (const Error& error) {
+    return error.what();
   }
 }
 
-bool Calibration::takes_fractions(const std::string& path) const {
+std::optional<std::pair<double, std::string>> Calibration::fraction_refusal(const std::string& path) const {
   // A reader of whole numbers may take 4.0 for 4 but never 4.001 or 3.5;
   // one of these is in range for any key that takes fractions.
   const double value = base_.at(pointer_of(base_, path)).get<double>();
+  if (refusal(path, value)) return std::nullopt;  // the start itself: said where its rows are priced
+  std::optional<std::pair<double, std::string>> first;
   for (const double offset : {1e-3, -1e-3, 0.5, -0.5}) {
-    if (value + offset >= 0 && accepts(path, value + offset)) return true;
+    if (value + offset < 0) continue;
+    std::optional<std::string> refused = refusal(path, value + offset);
+    if (!refused) return std::nullopt;
+    if (!first) first.emplace(value + offset, std::move(*refused));
   }
-  return false;
+  return first;
 }
 
 ValueBounds Calibration::find_bounds(std::size_t i) const {

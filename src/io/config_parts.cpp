@@ -42,6 +42,21 @@ Overlap read_overlap(JsonReader in) {
   return overlap;
 }
 
+void check_network_for(const CollectiveInfo& collective, const Network& network, const nlohmann::json& entry,
+                       const JsonWhere& where) {
+  try {
+    collective.check_network(network);
+  } catch (const Error& error) {  // red team: said at "network 'net1'", a label the config may not write
+    JsonWhere at = where;
+    for (const char* level : {"intra", "inter"}) {
+      const bool reduces = entry.contains(level) && entry[level].is_object() && entry[level].contains("gamma_s_per_byte") &&
+                           entry[level]["gamma_s_per_byte"] != 0;
+      if (reduces) at = where.key(level);
+    }
+    at.key("gamma_s_per_byte").fail(error.what());
+  }
+}
+
 Network read_network(JsonReader in) {
   const double fabric =
       in.has("fabric_s_per_byte") ? in.number("fabric_s_per_byte", 0.0, true, kMaxSecondsPerByte) : 0.0;

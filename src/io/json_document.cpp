@@ -1,6 +1,7 @@
 #include "mgsim/io/json_document.hpp"
 
 #include <array>
+#include <optional>
 #include <cstring>
 #include <streambuf>
 #include <string>
@@ -16,6 +17,19 @@ namespace mgsim {
 namespace {
 
 using nlohmann::json;
+
+/// nlohmann's message with the token it last read cut to its ends: the
+/// cause comes before it, and a 100 kB string would push the cause out of
+/// a shortened line (red team).
+std::string short_token(std::string message) {
+  constexpr std::string_view kLastRead = "; last read: '";
+  constexpr std::size_t kEnds = 24;
+  const std::size_t at = message.find(kLastRead);
+  if (at == std::string::npos) return message;
+  const std::size_t start = at + kLastRead.size();
+  if (message.size() - start <= 2 * kEnds + 3) return message;
+  return message.substr(0, start + kEnds) + "..." + message.substr(message.size() - kEnds);
+}
 
 /// nlohmann's SAX events -> a document. Open containers sit on a stack of
 /// pointers; they stay valid because a container only grows while it is the
@@ -36,7 +50,7 @@ class DocumentBuilder {
   bool start_object(std::size_t) {
     check_depth();
     open_.push_back(place(json::object()));
-    keys_.emplace_back();
+    keys_.emplace_back(std::nullopt);
     return true;
   }
   bool start_array(std::size_t) {
@@ -44,14 +58,16 @@ class DocumentBuilder {
     const bool streamed = streamed_ != nullptr &&
                           (streamed_->key.empty() ? open_.empty() : open_.size() == 1 && top_key_ == streamed_->key);
     open_.push_back(place(json::array()));
-    keys_.emplace_back();
+    keys_.emplace_back(std::nullopt);
     if (streamed) stream_ = open_.back();
     return true;
   }
   bool key(json::string_t& name) {
     json& object = *open_.back();
     keys_.back() = name;
-    if (object.contains(name)) throw JsonSyntaxError(fmt::format("key \"{}\" given twice in one object", name), path());
+    if (object.contains(name)) {  // printable: a NUL in the key cut the message (red team)
+      throw JsonSyntaxError(fmt::format("key \"{}\" given twice in one object", printable(name)), path());
+    }
     if (open_.size() == 1) top_key_ = name;
     slot_ = &object[name];
     return true;
@@ -59,7 +75,7 @@ class DocumentBuilder {
   bool end_object() { return close(); }
   bool end_array() { return close(); }
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& error) {
-    throw JsonSyntaxError(error.what(), path());
+    throw JsonSyntaxError(short_token(error.what()), path());
   }
 
   json take_document() { return std::move(root_); }
@@ -84,9 +100,9 @@ class DocumentBuilder {
       if (level == kShownLevels) return at + "...";
       const json& container = *open_[level];
       if (container.is_object()) {
-        if (keys_[level].empty()) break;  // between keys: the object itself
+        if (!keys_[level]) break;  // between keys: the object itself ("" is a key: red team)
         if (!at.empty()) at += '.';
-        at += printable(keys_[level]);
+        at += printable(*keys_[level]);
         continue;
       }
       const bool innermost = level + 1 == open_.size();
@@ -127,7 +143,7 @@ class DocumentBuilder {
 
   /// A value just completed; hands it out when it is an element of the streamed array.
   void element_done() {
-    if (!keys_.empty()) keys_.back().clear();  // an object's value read: the object waits for a key
+    if (!keys_.empty()) keys_.back().reset();  // an object's value read: the object waits for a key
     if (stream_ == nullptr || open_.back() != stream_) return;
     streamed_->take(stream_->back(), handed_out_++);
     stream_->clear();
@@ -136,7 +152,8 @@ class DocumentBuilder {
   const StreamedArray* streamed_;
   json root_;
   std::vector<json*> open_;
-  std::vector<std::string> keys_;  ///< of each open object, the key whose value is being read (empty between keys)
+  /// Of each open object, the key whose value is being read (none between keys).
+  std::vector<std::optional<std::string>> keys_;
   json* slot_ = nullptr;
   std::string top_key_;      ///< the last key of the top-level object
   json* stream_ = nullptr;   ///< the streamed array while it is open

@@ -103,16 +103,14 @@ void for_each_combination(const nlohmann::json& value, const JsonWhere& where, s
       const JsonWhere at = where.key(key);
       if (key == "selection_curve") at.expected("a selection curve file name (an entry per curve to compare several)", parameter);
       if (parameter.empty()) at.expected("a number or a non-empty array of numbers", parameter);
-      const auto number = std::find_if(parameter.begin(), parameter.end(), [](const auto& e) { return e.is_number(); });
-      if (number == parameter.end()) {  // no element a number: not a list of values
+      // Each element in its parameter's range, by its index (red team: [25, -1] was said to need ">= 0", not
+      // bucket_cap_mb's "> 0"; ["1", 1] was named as a whole): a number parameter's check names the element.
+      for (std::size_t j = 0; j < parameter.size(); ++j) check(key, parameter[j], at.index(j));
+      const auto text = [](const nlohmann::json& e) { return !e.is_number(); };
+      if (std::any_of(parameter.begin(), parameter.end(), text)) {  // a text parameter's list, or an unknown key's
         at.expected(what == "schedules" ? "a number or an array of numbers (a text parameter takes an entry per value)"
                                         : "a number or an array of numbers",  // a collective has no text parameter
                     parameter);
-      }
-      for (std::size_t j = 0; j < parameter.size(); ++j) {  // red team: ["1", 1] was named as a whole
-        if (!parameter[j].is_number()) {
-          at.index(j).expected(fmt::format("a number, as [{}] is", number - parameter.begin()), parameter[j]);
-        }
       }
       axes.emplace_back(key, &parameter);
     }
@@ -130,12 +128,9 @@ void for_each_combination(const nlohmann::json& value, const JsonWhere& where, s
     where.fail(fmt::format("its lists make {:.0f} {}{}, past the {} one axis of a grid holds (docs/limits.md)",
                            combinations, what, with_before, kMaxAxisValues));
   }
-  // Each element in its parameter's range, by its index (red team: [25, -1] was said to need ">= 0", not
-  // bucket_cap_mb's "> 0"; the first element was named without it).
   for (const auto& [key, list] : axes) {
     std::unordered_map<double, std::size_t> first;  // of each value: a repeat is named here (red team: at the entry)
     for (std::size_t j = 0; j < list->size(); ++j) {
-      check(key, (*list)[j], where.key(key).index(j));
       const auto [earlier, fresh] = first.try_emplace((*list)[j].template get<double>(), j);
       if (!fresh) {
         where.key(key).index(j).fail(
@@ -207,6 +202,9 @@ void read_networks(JsonReader& top, Scenario& scenario) {
     NamedNetwork entry;
     entry.label = in.has("name") ? in.text("name") : fmt::format("net{}", scenario.networks.size());
     entry.network = read_network(in);
+    for (const CollectiveSpec& collective : scenario.collectives) {  // as the config is read, not when a run reaches
+      check_network_for(find_collective(collective.name), entry.network, *element, at);  // it (red team)
+    }
     refuse_repeat(seen, entry.label, at);
     const auto values = [](const Network& n) {  // + 0.0: -0 is 0
       return std::array{n.intra.alpha_s + 0.0, n.intra.beta_s_per_byte + 0.0, n.intra.gamma_s_per_byte + 0.0,
@@ -220,21 +218,6 @@ void read_networks(JsonReader& top, Scenario& scenario) {
       }
     }
     scenario.networks.push_back(std::move(entry));
-  }
-}
-
-/// Refuses a network a collective cannot run (gamma under 'nccl'): said as
-/// the config is read, not when a run reaches it (red team: blamed on the
-/// first measurement of a calibration).
-void check_networks(JsonReader& top, const Scenario& scenario) {
-  for (const CollectiveSpec& collective : scenario.collectives) {
-    for (const NamedNetwork& entry : scenario.networks) {
-      try {
-        find_collective(collective.name).check_network(entry.network);
-      } catch (const Error& e) {
-        top.where().key("network").fail(fmt::format("network '{}': {}", printable(entry.label), e.what()));
-      }
-    }
   }
 }
 
@@ -285,7 +268,6 @@ void read_links(JsonReader& top, Scenario& scenario) {
   const auto [any_curve, any_network] = read_collectives(top, scenario);
   if (any_network) {
     read_networks(top, scenario);
-    check_networks(top, scenario);
   } else if (top.has("network")) {
     top.where().key("network").fail("not used by collective 'measured'; remove it");
   }

@@ -33,6 +33,7 @@ Cluster load_cluster(const std::filesystem::path& file) {
   }
   if (top.has("gpus_per_node")) c.settings.gpus_per_node = static_cast<int>(top.integer("gpus_per_node", 1, kMaxGpus));
   c.settings.network = read_network(top.object("network"));
+  check_network_for(*info, c.settings.network, top.required("network"), top.where().key("network"));
   top.reject_unknown();
   return c;
 }

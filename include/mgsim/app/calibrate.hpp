@@ -214,12 +214,16 @@ class Calibration {
   void refuse_repeated_runs(const std::string& config_collective) const;
   /// What the config reader accepts at path `i`, the other values at their start.
   ValueBounds find_bounds(std::size_t i) const;
-  /// Whether the config reader accepts `value` at `path`, the other values at their start.
-  bool accepts(const std::string& path, double value) const;
-  /// Whether the config reader accepts a fraction near the whole number at
-  /// `path` (4.001 or 3.5 for 4): not for counts (servers, nvls_tree,
-  /// gpus_per_node, a schedule's minibatches or slice_params).
-  bool takes_fractions(const std::string& path) const;
+  /// Why `value` at `path` (the other values at their start) cannot run:
+  /// the config reader's refusal, or a row's own collective's (a row running
+  /// `nccl` takes no gamma); none where it can.
+  std::optional<std::string> refusal(const std::string& path, double value) const;
+  bool accepts(const std::string& path, double value) const { return !refusal(path, value); }
+  /// Why no fraction near the whole number at `path` runs (4.001 or 3.5 for
+  /// 4; refused for counts such as servers, nvls_tree, gpus_per_node, a
+  /// schedule's minibatches or slice_params): the first one tried and its
+  /// refusal; none where one runs, or where the start itself does not.
+  std::optional<std::pair<double, std::string>> fraction_refusal(const std::string& path) const;
 
   /// A key of the config, for messages: `key` in config_file_ at config_at_.
   JsonWhere config_where(std::string_view key) const;

@@ -29,6 +29,12 @@ Overlap read_overlap(JsonReader in);
 /// "fabric_s_per_byte". Keys already asked for on `in` (e.g. a label) are accepted.
 Network read_network(JsonReader in);
 
+/// Refuses `network`, read from `entry` at `where`, where `collective` cannot
+/// run it (CollectiveInfo::check_network), naming the key at fault
+/// (`gamma_s_per_byte`, or that of its level).
+void check_network_for(const CollectiveInfo& collective, const Network& network, const nlohmann::json& entry,
+                       const JsonWhere& where);
+
 /// One collective entry without arrays: a name, or {"name": ..., <parameter>:
 /// <number>}, each parameter checked against its range (defined in scenario.cpp).
 CollectiveSpec read_collective(const nlohmann::json& value, const JsonWhere& where);
