@@ -37,10 +37,11 @@ bool is_communication(const std::string& kernel) { return ascii_lower(kernel.sub
 
 class EventReader {
  public:
-  EventReader(const std::string& source, std::size_t index) : source_(source), index_(index) {}
+  EventReader(const std::string& source, std::string_view list, std::size_t index)
+      : source_(source), list_(list), index_(index) {}
 
   [[noreturn]] void fail(const std::string& what) const {
-    throw TraceError(fmt::format("{}: traceEvents[{}]: {}", source_, index_, what));
+    throw TraceError(fmt::format("{}: {}[{}]: {}", source_, list_, index_, what));
   }
 
   /// A time in microseconds ("ts", "dur") as integer ns: a number in [0, max_us].
@@ -96,6 +97,7 @@ class EventReader {
 
  private:
   const std::string& source_;
+  std::string_view list_;
   std::size_t index_;
 };
 
@@ -135,7 +137,7 @@ void refuse_twice(const std::vector<Span>& spans, const std::function<bool(const
 }  // namespace
 
 void EventCollector::add(const nlohmann::json& event, std::size_t index) {
-  const EventReader in(source_, index);
+  const EventReader in(source_, list_, index);
   if (!event.is_object()) in.fail("expected an object");
   // Every Chrome trace event has a phase; one without is damaged, not skipped (a kernel would vanish).
   const auto phase = event.find("ph");
@@ -229,7 +231,7 @@ Events EventCollector::take() && {
 
 Events read_events(const nlohmann::json& document, const std::string& source) {
   const nlohmann::json& list = event_list(document, source);
-  EventCollector events(source);
+  EventCollector events(source, document.is_array() ? "" : "traceEvents");  // a bare list: "[5]" (red team)
   for (std::size_t i = 0; i < list.size(); ++i) events.add(list[i], i);
   return std::move(events).take();
 }

@@ -63,14 +63,18 @@ struct Events {
 /// held whole (import_kineto_file streams them in).
 class EventCollector {
  public:
-  explicit EventCollector(std::string source) : source_(std::move(source)) {}
-  /// traceEvents[index]; throws TraceError naming the source and the event.
+  /// Of the array at top-level key `list` ("traceEvents"), or of a bare
+  /// list (""): messages name an event as the JSON parser does.
+  explicit EventCollector(std::string source, std::string_view list = "traceEvents")
+      : source_(std::move(source)), list_(list) {}
+  /// list[index]; throws TraceError naming the source and the event.
   void add(const nlohmann::json& event, std::size_t index);
   /// The events, spans by start time.
   Events take() &&;
 
  private:
   std::string source_;
+  std::string_view list_;  ///< a literal
   Events events_;
 };
 
