@@ -96,6 +96,24 @@ assert abs(run - plan) <= 350e-9, (run, plan)
   fi
 fi
 
+# With latency the search ranks by sums without the gradient start-ups: pure data parallelism, priced exactly, is
+# still never beaten by the frontier in both time and memory unless a point dominates it (red team: LSTM at 4096
+# GPUs reported it "dominated" while faster than every point, and a memory limit picked a slower plan).
+if [[ $HAVE_PYTHON == 1 ]]; then
+  if "$MGSIM" plan --model lstm-ptb --gpus 4096 --zero 0 --format json -o plan-lstm.json 2>err.txt && python3 -c '
+import json
+plan = json.load(open("plan-lstm.json"))
+dp = plan["data_parallel"]
+front = plan["frontier"]
+assert any(p["time_s"] <= dp["time_s"] and p["memory_bytes"] <= dp["memory_bytes"] for p in front), (dp, front[0])
+assert front[0]["time_s"] <= dp["time_s"], (dp, front[0])
+'; then
+    pass "plan: pure data parallelism is on the frontier or dominated by a point of it, with latency"
+  else
+    fail "plan: pure data parallelism on the frontier with latency" "$(cat err.txt)"
+  fi
+fi
+
 # A user's own trace, planned alone: on one GPU at the trace's batch, data parallelism is the trace's forward plus
 # every layer's backward (nothing to all-reduce), within 1 ns per layer of rounding.
 GTRACE="$ROOT/traces/googlenet-k80.json"

@@ -114,6 +114,27 @@ TEST_CASE("A schedule parameter listing one value is that value, in a measuremen
   CHECK(calibration.measurements()[1].schedule_label == calibration.measurements()[0].schedule_label);
 }
 
+TEST_CASE("A fitted value the fit stopped at because a row cannot run past it is not identifiable, and says why") {
+  // Two layers on a ring: at 4096 GPUs each message pays 2 x 4095 alpha, past an hour (limits.md) above
+  // alpha = 3600 / 8190 s = 439,560 us. The rows at 2-6 GPUs, 4 (P - 1) s, want alpha near 1 s (two
+  // messages of 2 (P - 1) alpha), so the fit ends at the 4096-GPU row's edge, below the reader's bound
+  // (alpha_us 1e6): not the answer.
+  SweepTempDir dir;
+  const auto config = dir.write_json(
+      "base.json", {{"trace", kTestData + "bad/resume/trace.json"},
+                    {"gpus", {2}},
+                    {"network", {{"alpha_us", 1000}, {"beta_s_per_byte", 2e-12}}}});
+  nlohmann::json rows = {time_row("wfbp", 4096, 6000)};
+  for (int gpus = 2; gpus <= 6; ++gpus) rows.push_back(time_row("wfbp", gpus, 4.0 * (gpus - 1)));
+  const auto measurements = dir.write_json("m.json", {{"measurements", rows}});
+  const Calibration calibration = Calibration::from_files(config, measurements, {"network.alpha_us"});
+  const CalibrationResult fit = calibration.fit();
+  CHECK(fit.values[0] == Approx(3600.0 / 8190 * 1e6).epsilon(1e-3));
+  REQUIRE(fit.edge[0]);
+  CHECK_THAT(*fit.edge[0], Catch::StartsWith("measurements[0]: "));
+  CHECK_THAT(identifiability_note(calibration, fit, 0), Catch::Contains("not identifiable: a measurement cannot run past it"));
+}
+
 TEST_CASE("Calibrate writes the base config with the fitted values in place") {
   SweepTempDir dir;
   const auto config = dir.write_json("base.json", ring_config(20.0, 5e-10, {"single"}));

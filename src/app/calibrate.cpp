@@ -493,9 +493,12 @@ std::optional<std::pair<double, std::string>> Calibration::fraction_refusal(cons
   // one of these is in range for any key that takes fractions.
   const double value = base_.at(pointer_of(base_, path)).get<double>();
   if (refusal(path, value)) return std::nullopt;  // the start itself: said where its rows are priced
+  if (value >= 0x1p52) {  // red team: 2^53 + 0.001 is 2^53, which a whole-number key takes
+    return std::pair(value, std::string("past 2^52 no double near it holds a fraction: give a start below it"));
+  }
   std::optional<std::pair<double, std::string>> first;
   for (const double offset : {1e-3, -1e-3, 0.5, -0.5}) {
-    if (value + offset < 0) continue;
+    if (value + offset < 0 || std::floor(value + offset) == value + offset) continue;  // rounded to a whole number
     std::optional<std::string> refused = refusal(path, value + offset);
     if (!refused) return std::nullopt;
     if (!first) first.emplace(value + offset, std::move(*refused));
@@ -811,6 +814,7 @@ std::string identifiability_note(const Calibration& calibration, const Calibrati
     return fmt::format("not identifiable: trades off with {}", calibration.paths()[*other]);
   }
   if (result.flat[i]) return "not identifiable: no measurement moves when it changes by 1% here";
+  if (result.edge[i]) return fmt::format("not identifiable: a measurement cannot run past it ({})", *result.edge[i]);
   if (!result.at_bound[i]) return "";
   const ValueBounds& bounds = calibration.bounds()[i];
   const bool low = std::abs(result.values[i] - bounds.lower) <= std::abs(result.values[i] - bounds.upper);
@@ -881,11 +885,35 @@ CalibrationResult Calibration::fit() const {
   const auto columns = sensitivities([&](const std::vector<double>& v) { return predict_if_runs(v); }, result.values,
                                      result.at_bound, measurements_);
   result.trades_off_with = trade_offs(columns);
+  for (std::size_t i = 0; i < n; ++i) {  // red team: pinned where a row's message passed an hour, with no note
+    std::optional<std::string> edge;
+    for (const double step : {1e-6, -1e-6}) {
+      std::vector<double> past = result.values;
+      past[i] = past[i] == 0.0 ? step * scale_[i] : past[i] * (1 + step);
+      if (!edge && past[i] >= 0 && accepts(paths_[i], past[i])) edge = run_refusal(past);
+    }
+    result.edge.push_back(std::move(edge));
+  }
   for (std::size_t i = 0; i < n; ++i) {
     result.flat.push_back(!columns[i].empty() &&
                           std::all_of(columns[i].begin(), columns[i].end(), [](double d) { return d == 0.0; }));
   }
   return result;
+}
+
+std::optional<std::string> Calibration::run_refusal(const std::vector<double>& values) const {
+  const nlohmann::json document = with_values(values);
+  const Scenario scenario = base_scenario(document, config_file_, config_at_);
+  for (std::size_t i = 0; i < measurements_.size(); ++i) {
+    try {
+      predict_one(document, scenario, measurements_[i]);
+    } catch (const WorkError&) {
+      throw;
+    } catch (const Error& error) {
+      return fmt::format("{}[{}]: {}", rows_key_, i, error.what());
+    }
+  }
+  return std::nullopt;
 }
 
 std::vector<std::optional<double>> Calibration::leave_one_out(int threads) const {

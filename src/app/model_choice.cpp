@@ -1,6 +1,7 @@
 #include "mgsim/app/model_choice.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -131,10 +132,19 @@ ModelChoice choose_model(const std::filesystem::path& config, const std::filesys
   for (const auto& setting : settings) {
     const std::size_t done = chosen.candidates.size();
     if (done > 0) budget->project(0.0, budget->spent() / static_cast<double>(done), settings.size(), done, "--choose candidates");
-    Calibration calibration = Calibration::from_files(config, measurements, fit_paths, setting, budget);
-    CalibrationResult fit = calibration.fit();
-    HeldOutErrors held_out = held_out_errors(calibration, threads);
-    chosen.candidates.push_back({setting, std::move(calibration), std::move(fit), std::move(held_out)});
+    try {
+      Calibration calibration = Calibration::from_files(config, measurements, fit_paths, setting, budget);
+      CalibrationResult fit = calibration.fit();
+      HeldOutErrors held_out = held_out_errors(calibration, threads);
+      chosen.candidates.push_back({setting, std::move(calibration), std::move(fit), std::move(held_out)});
+    } catch (const WorkError&) {
+      throw;
+    } catch (const Error& error) {  // the candidate at fault, where from_files did not say (red team)
+      if (std::string_view(error.what()).starts_with("--choose")) throw;
+      std::vector<std::string> chosen_values;
+      for (const auto& [key, value] : setting) chosen_values.push_back(fmt::format("{}={}", key, value));
+      throw ConfigError(fmt::format("--choose {}: {}", fmt::join(chosen_values, " "), error.what()));
+    }
   }
   check_every_choice_matters(choices, chosen.candidates);
   double best = std::numeric_limits<double>::infinity();

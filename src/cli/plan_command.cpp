@@ -229,7 +229,8 @@ void plan_command(const PlanOptions& o, const CLI::App& command) {
   SearchOptions options;
   options.frontier_bound = static_cast<std::size_t>(o.frontier_bound);
   options.max_candidates = o.max_work;
-  const std::string where = fmt::format("{} ({}, {} per node)", cluster.source, cluster.collective,
+  const std::string where = fmt::format("{} ({}, {} per node)", cluster.source,
+                                        CollectiveSpec{cluster.collective, cluster.settings.params}.label(),
                                         counted(cluster.settings.gpus_per_node, "GPU"));
   const StagedSearch search = [&] {
     try {

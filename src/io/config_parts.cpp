@@ -140,6 +140,15 @@ double read_schedule_param(const ParamSpec& param, const nlohmann::json& value, 
   return number;
 }
 
+std::pair<const nlohmann::json*, JsonWhere> one_run_value(const nlohmann::json& parameter, const JsonWhere& where) {
+  if (!parameter.is_array()) return {&parameter, where};
+  if (parameter.size() > 1) {  // a list of several is several runs, which only a config's list makes
+    where.expected("one value: this is one run (a list of several makes one run per value in a config)", parameter);
+  }
+  if (parameter.empty()) where.expected("a number", parameter);
+  return {&parameter.front(), where.index(0)};  // red team: [10] refused in a row, taken in a config
+}
+
 ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, const std::filesystem::path& folder,
                            std::vector<std::filesystem::path>& inputs) {
   ScheduleSpec spec;
@@ -181,16 +190,8 @@ ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, 
         if (choice.schedule) {  // unknown whatever its value, before its range
           where.reporting([&] { check_param_name(fmt::format("schedule '{}'", spec.name), choice.schedule->params, key); });
         }
-        // A list of one value is that value, as in a config's schedules (red team: refused in a measurement row);
-        // a longer one is several runs, which only a config's list makes.
-        const bool one = parameter.is_array() && parameter.size() == 1;
-        if (parameter.is_array() && parameter.size() > 1) {
-          where.key(key).expected("one value: this is one run (a list of several makes one run per value in a "
-                                  "config's schedules)",
-                                  parameter);
-        }
-        spec.params[key] =
-            read_schedule_param(*find_schedule_param(spec.name, key), one ? parameter.front() : parameter, where.key(key));
+        const auto [number, at] = one_run_value(parameter, where.key(key));
+        spec.params[key] = read_schedule_param(*find_schedule_param(spec.name, key), *number, at);
       }
     }
   }

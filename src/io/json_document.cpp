@@ -18,17 +18,23 @@ namespace {
 
 using nlohmann::json;
 
-/// nlohmann's message with the token it last read cut to its ends: the
-/// cause comes before it, and a 100 kB string would push the cause out of
-/// a shortened line (red team).
+/// nlohmann's message with the token it last read cut to its first and
+/// last 24 bytes, on character boundaries: the cause comes before it, and a
+/// 100 kB string would push the cause out of a shortened line (red team).
 std::string short_token(std::string message) {
   constexpr std::string_view kLastRead = "; last read: '";
   constexpr std::size_t kEnds = 24;
   const std::size_t at = message.find(kLastRead);
   if (at == std::string::npos) return message;
   const std::size_t start = at + kLastRead.size();
-  if (message.size() - start <= 2 * kEnds + 3) return message;
-  return message.substr(0, start + kEnds) + "..." + message.substr(message.size() - kEnds);
+  std::size_t end = message.rfind("'; expected ");  // the token, then what the parser expected, if it says
+  if (end == std::string::npos || end < start) end = message.size() - 1;  // the closing quote
+  if (end - start <= 2 * kEnds + 3) return message;
+  const auto continuation = [&](std::size_t i) { return (static_cast<unsigned char>(message[i]) & 0xC0) == 0x80; };
+  std::size_t head = start + kEnds, tail = end - kEnds;
+  while (head > start && continuation(head)) --head;
+  while (tail < end && continuation(tail)) ++tail;
+  return message.substr(0, head) + "..." + message.substr(tail);
 }
 
 /// nlohmann's SAX events -> a document. Open containers sit on a stack of
@@ -101,7 +107,7 @@ class DocumentBuilder {
       const json& container = *open_[level];
       if (container.is_object()) {
         if (!keys_[level]) break;  // between keys: the object itself ("" is a key: red team)
-        if (!at.empty()) at += '.';
+        if (level > 0) at += '.';  // not "at.empty()": a key "" before it writes nothing
         at += printable(*keys_[level]);
         continue;
       }

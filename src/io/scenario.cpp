@@ -108,7 +108,8 @@ void for_each_combination(const nlohmann::json& value, const JsonWhere& where, s
       for (std::size_t j = 0; j < parameter.size(); ++j) check(key, parameter[j], at.index(j));
       const auto text = [](const nlohmann::json& e) { return !e.is_number(); };
       if (std::any_of(parameter.begin(), parameter.end(), text)) {  // a text parameter's list, or an unknown key's
-        at.expected(what == "schedules" ? "a number or an array of numbers (a text parameter takes an entry per value)"
+        at.expected(what == "schedules" ? "a number or an array of numbers, or for a text parameter one text (an entry "
+                                          "per value compares several)"
                                         : "a number or an array of numbers",  // a collective has no text parameter
                     parameter);
       }
@@ -354,7 +355,9 @@ CollectiveSpec read_collective(const nlohmann::json& value, const JsonWhere& whe
   const CollectiveInfo& info = where.reporting([&]() -> const CollectiveInfo& { return find_collective(spec.name); });
   if (value.is_object()) {
     for (const auto& [key, parameter] : value.items()) {
-      if (key != "name") spec.params[key] = read_collective_param(info, key, parameter, where.key(key));
+      if (key == "name") continue;
+      const auto [number, at] = one_run_value(parameter, where.key(key));
+      spec.params[key] = read_collective_param(info, key, *number, at);
     }
   }
   for (const CollectiveParam& param : info.params) {

@@ -24,9 +24,13 @@ Cluster load_cluster(const std::filesystem::path& file) {
   Cluster c;
   c.source = file.string();
   if (top.has("description")) top.text("description");
-  if (top.has("collective")) c.collective = top.text("collective");
   const JsonWhere at = top.where().key("collective");
-  const CollectiveInfo* info = at.reporting([&] { return &find_collective(c.collective); });
+  if (top.has("collective")) {  // a name, or an object with its parameters, as in a run config (red team)
+    const CollectiveSpec spec = read_collective(top.required("collective"), at);
+    c.collective = spec.name;
+    c.settings.params = spec.params;
+  }
+  const CollectiveInfo* info = &find_collective(c.collective);
   if (info->needs_curve) {
     at.fail("collective 'measured' prices only the measured GPU counts, a plan needs every power-of-two group: use "
             "an analytic collective");

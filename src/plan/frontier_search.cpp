@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -257,7 +258,10 @@ Frontier Reducer::finish(const SearchOptions& options, SearchResult& stats) {
   return states.empty() ? Frontier{} : states.begin()->second;  // empty: nothing fits the memory limit
 }
 
-/// Exact costs of the search's points, fastest first, dominated ones dropped.
+/// Exact costs of the search's points and of pure data parallelism, fastest
+/// first, dominated ones dropped. The search ranks by sums that leave the
+/// gradient start-ups out, so with latency it can miss a plan that simple
+/// (red team: reported "dominated" while faster than every point).
 std::vector<PlanPoint> exact_frontier(const CostModel& model, const FrontierArena& arena, const Frontier& found,
                                       std::int64_t memory_limit) {
   constexpr std::size_t kUnset = static_cast<std::size_t>(-1);
@@ -270,6 +274,15 @@ std::vector<PlanPoint> exact_frontier(const CostModel& model, const FrontierAren
     }
     const Cost cost = model.evaluate(assignment);
     if (cost.memory <= memory_limit) points.push_back({cost, std::move(assignment), model.settings().zero_stage});
+  }
+  std::optional<std::vector<std::size_t>> data_parallel;
+  try {
+    data_parallel = model.data_parallel();
+  } catch (const ConfigError&) {  // a batch data parallelism cannot split: no such plan
+  }
+  if (data_parallel) {
+    const Cost cost = model.evaluate(*data_parallel);
+    if (cost.memory <= memory_limit) points.push_back({cost, std::move(*data_parallel), model.settings().zero_stage});
   }
   return pareto_points(std::move(points));
 }

@@ -97,6 +97,10 @@ struct CalibrationResult {
   /// Per value: no prediction moves when it changes by 1% at the fit (a
   /// value in a flat region, e.g. a limit that binds nowhere): not identifiable.
   std::vector<bool> flat;
+  /// Per value: why a measurement cannot run just past it, where the fit
+  /// stopped at such an edge (a message past an hour) inside the reader's
+  /// bounds: the optimum may lie past it, so not identifiable either.
+  std::vector<std::optional<std::string>> edge;
   std::vector<double> predicted;  ///< per measurement, at the fitted values
   double sum_squared_rel_error = 0.0;
   int evaluations = 0;
@@ -224,6 +228,8 @@ class Calibration {
   /// schedule's minibatches or slice_params): the first one tried and its
   /// refusal; none where one runs, or where the start itself does not.
   std::optional<std::pair<double, std::string>> fraction_refusal(const std::string& path) const;
+  /// Why some measurement cannot run with `values` ("measurements[3]: ..."); none where every one runs.
+  std::optional<std::string> run_refusal(const std::vector<double>& values) const;
 
   /// A key of the config, for messages: `key` in config_file_ at config_at_.
   JsonWhere config_where(std::string_view key) const;

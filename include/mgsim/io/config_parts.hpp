@@ -35,6 +35,11 @@ Network read_network(JsonReader in);
 void check_network_for(const CollectiveInfo& collective, const Network& network, const nlohmann::json& entry,
                        const JsonWhere& where);
 
+/// A number parameter of one run's entry (a measurement row's schedule or
+/// collective) and where it is: the value, or the element of a list of one
+/// (as a config's list of one makes one run); a list of several is refused.
+std::pair<const nlohmann::json*, JsonWhere> one_run_value(const nlohmann::json& parameter, const JsonWhere& where);
+
 /// One collective entry without arrays: a name, or {"name": ..., <parameter>:
 /// <number>}, each parameter checked against its range (defined in scenario.cpp).
 CollectiveSpec read_collective(const nlohmann::json& value, const JsonWhere& where);

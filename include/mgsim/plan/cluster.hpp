@@ -14,7 +14,7 @@ namespace mgsim::plan {
 
 struct Cluster {
   std::string collective = "hierarchical";
-  CollectiveSettings settings;
+  CollectiveSettings settings;  ///< with the collective's parameters
   std::string source;  ///< the file it came from, or "default"
 
   /// Builds the cost model.
