@@ -433,12 +433,6 @@ Scenario read_scenario(const nlohmann::json& document, const std::filesystem::pa
   if (top.has("variability")) {
     scenario.variability =
         read_variability(top.object("variability"), *std::min_element(scenario.gpus.begin(), scenario.gpus.end()));
-    const auto draws = [](const ScheduleSpec& spec) { return spec.name == "matcha"; };  // its activations
-    if (top.required("variability").contains("seed") && scenario.variability.law.empty() &&
-        std::none_of(scenario.schedules.begin(), scenario.schedules.end(), draws)) {  // red team: taken, changed nothing
-      top.where().key("variability").key("seed").fail(
-          "seeds a delay law's draws and MATCHA's activations, and the config has neither: give a law, or remove seed");
-    }
   }
   scenario.iterations = read_iterations(top);
   check_builder_delays(scenario.schedules, scenario.variability, top.where());
