@@ -107,6 +107,7 @@ dp = plan["data_parallel"]
 front = plan["frontier"]
 assert any(p["time_s"] <= dp["time_s"] and p["memory_bytes"] <= dp["memory_bytes"] for p in front), (dp, front[0])
 assert front[0]["time_s"] <= dp["time_s"], (dp, front[0])
+assert dp["on_frontier"] == any(p["time_s"] == dp["time_s"] and p["memory_bytes"] == dp["memory_bytes"] for p in front)
 '; then
     pass "plan: pure data parallelism is on the frontier or dominated by a point of it, with latency"
   else

@@ -421,8 +421,7 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
     if (!value.is_number() || value.get<double>() < 0) where.expected("a number >= 0 at this --fit path", value);
     const auto refused = std::floor(value.get<double>()) == value.get<double>() ? fraction_refusal(path) : std::nullopt;
     if (refused) {  // red team: a gamma 0 that nccl pins was said to take whole numbers only
-      where.fail(fmt::format("expected a value the fit can move, got {}, and {} cannot run here: {}", value.dump(),
-                             refused->first, refused->second));
+      where.fail(fmt::format("expected a value the fit can move, got {}: {}", value.dump(), *refused));
     }
     initial_.push_back(value.get<double>());
   }
@@ -488,20 +487,20 @@ std::optional<std::string> Calibration::refusal(const std::string& path, double 
   }
 }
 
-std::optional<std::pair<double, std::string>> Calibration::fraction_refusal(const std::string& path) const {
+std::optional<std::string> Calibration::fraction_refusal(const std::string& path) const {
   // A reader of whole numbers may take 4.0 for 4 but never 4.001 or 3.5;
   // one of these is in range for any key that takes fractions.
   const double value = base_.at(pointer_of(base_, path)).get<double>();
   if (refusal(path, value)) return std::nullopt;  // the start itself: said where its rows are priced
   if (value >= 0x1p52) {  // red team: 2^53 + 0.001 is 2^53, which a whole-number key takes
-    return std::pair(value, std::string("past 2^52 no double near it holds a fraction: give a start below it"));
+    return "at or past 2^52 no double near it holds a fraction: give a start below it";
   }
-  std::optional<std::pair<double, std::string>> first;
+  std::optional<std::string> first;
   for (const double offset : {1e-3, -1e-3, 0.5, -0.5}) {
     if (value + offset < 0 || std::floor(value + offset) == value + offset) continue;  // rounded to a whole number
     std::optional<std::string> refused = refusal(path, value + offset);
     if (!refused) return std::nullopt;
-    if (!first) first.emplace(value + offset, std::move(*refused));
+    if (!first) first = fmt::format("{} cannot run here: {}", value + offset, *refused);
   }
   return first;
 }

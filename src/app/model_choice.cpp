@@ -140,7 +140,7 @@ ModelChoice choose_model(const std::filesystem::path& config, const std::filesys
     } catch (const WorkError&) {
       throw;
     } catch (const Error& error) {  // the candidate at fault, where from_files did not say (red team)
-      if (std::string_view(error.what()).starts_with("--choose")) throw;
+      if (setting.empty() || std::string_view(error.what()).starts_with("--choose")) throw;  // no --choose: as said
       std::vector<std::string> chosen_values;
       for (const auto& [key, value] : setting) chosen_values.push_back(fmt::format("{}={}", key, value));
       throw ConfigError(fmt::format("--choose {}: {}", fmt::join(chosen_values, " "), error.what()));

@@ -56,11 +56,15 @@ PlanPoint data_parallel(const PlanReport& r) {
   return {m.evaluate(assignment), std::move(assignment), m.settings().zero_stage};
 }
 
+/// Whether `dp` is a point of the frontier (else a point of it dominates it).
+bool on_frontier(const PlanReport& r, const PlanPoint& dp) {
+  const auto& f = r.search->result.frontier;
+  return std::any_of(f.begin(), f.end(), [&](const PlanPoint& p) { return p.cost == dp.cost && p.zero_stage == dp.zero_stage; });
+}
+
 std::string data_parallel_line(const PlanReport& r) {
   const PlanPoint dp = data_parallel(r);
-  const auto& f = r.search->result.frontier;
-  const bool on = std::any_of(f.begin(), f.end(),
-                              [&](const PlanPoint& p) { return p.cost == dp.cost && p.zero_stage == dp.zero_stage; });
+  const bool on = on_frontier(r, dp);
   return fmt::format("data parallel: {:.3f} ms, {:.2f} GiB per device, ZeRO stage {} ({})\n", ms(dp.cost.time),
                      gib(dp.cost.memory), dp.zero_stage, on ? "on the frontier" : "dominated");
 }
@@ -173,7 +177,7 @@ std::string format_plan_json(const PlanReport& r) {
       {"thinned_entries", result.thinned},
       {"exact", result.thinned == 0},
       {"data_parallel", {{"time_s", to_seconds(dp.cost.time)}, {"memory_bytes", dp.cost.memory},
-                         {"zero_stage", dp.zero_stage}}},
+                         {"zero_stage", dp.zero_stage}, {"on_frontier", on_frontier(r, dp)}}},
   };
   nlohmann::ordered_json points = nlohmann::ordered_json::array();
   for (const PlanPoint& p : result.frontier) {

@@ -225,9 +225,9 @@ class Calibration {
   bool accepts(const std::string& path, double value) const { return !refusal(path, value); }
   /// Why no fraction near the whole number at `path` runs (4.001 or 3.5 for
   /// 4; refused for counts such as servers, nvls_tree, gpus_per_node, a
-  /// schedule's minibatches or slice_params): the first one tried and its
-  /// refusal; none where one runs, or where the start itself does not.
-  std::optional<std::pair<double, std::string>> fraction_refusal(const std::string& path) const;
+  /// schedule's minibatches or slice_params): "W cannot run here: REASON"
+  /// for the first one tried; none where one runs, or where the start itself does not.
+  std::optional<std::string> fraction_refusal(const std::string& path) const;
   /// Why some measurement cannot run with `values` ("measurements[3]: ..."); none where every one runs.
   std::optional<std::string> run_refusal(const std::vector<double>& values) const;
 
