@@ -124,7 +124,7 @@ TEST_CASE("A fitted value the fit stopped at because a row cannot run past it is
       "base.json", {{"trace", kTestData + "bad/resume/trace.json"},
                     {"gpus", {2}},
                     {"network", {{"alpha_us", 1000}, {"beta_s_per_byte", 2e-12}}}});
-  nlohmann::json rows = {time_row("wfbp", 4096, 6000)};
+  nlohmann::json rows = nlohmann::json::array({time_row("wfbp", 4096, 6000)});  // {row} alone is the row to clang
   for (int gpus = 2; gpus <= 6; ++gpus) rows.push_back(time_row("wfbp", gpus, 4.0 * (gpus - 1)));
   const auto measurements = dir.write_json("m.json", {{"measurements", rows}});
   const Calibration calibration = Calibration::from_files(config, measurements, {"network.alpha_us"});

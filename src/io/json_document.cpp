@@ -29,7 +29,7 @@ std::string short_token(std::string message) {
   const std::size_t start = at + kLastRead.size();
   std::size_t end = message.rfind("'; expected ");  // the token, then what the parser expected, if it says
   if (end == std::string::npos || end < start) end = message.size() - 1;  // the closing quote
-  if (end - start <= 2 * kEnds + 3) return message;
+  if (end < start || end - start <= 2 * kEnds + 3) return message;
   const auto continuation = [&](std::size_t i) { return (static_cast<unsigned char>(message[i]) & 0xC0) == 0x80; };
   std::size_t head = start + kEnds, tail = end - kEnds;
   while (head > start && continuation(head)) --head;
