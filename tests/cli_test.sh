@@ -374,6 +374,15 @@ else
   fail "(h) bad input with -o -: exit 2, one error line, nothing on stdout" "exit $rc: $(head -c 300 dash.err)"
 fi
 
+# Any input may be gzip-compressed: a .json.gz config naming a .json.gz trace runs as the plain files do.
+mkdir -p gz && gzip -c t.json >gz/t.json.gz && sed 's/"t.json"/"t.json.gz"/' run.json | gzip -c >gz/run.json.gz
+if "$MGSIM" run --config run.json --format json >plain.out && "$MGSIM" run --config gz/run.json.gz --format json >gz.out &&
+   cmp -s plain.out gz.out && grep -q '"t.json.gz"' <(gzip -dc gz/run.json.gz); then
+  pass "(h) a gzipped config and trace run as the plain ones"
+else
+  fail "(h) a gzipped config and trace run as the plain ones"
+fi
+
 # ---- variability -------------------------------------------------------------------------------------------------
 
 # The same seed gives the same bytes; the statistics columns are there, and

@@ -15,6 +15,7 @@
 
 #include "mgsim/error.hpp"
 #include "mgsim/io/utf8.hpp"
+#include "gunzip.hpp"
 
 namespace mgsim {
 namespace {
@@ -133,11 +134,17 @@ std::string_view InputFile::look_ahead(std::size_t count) {
   return {gptr(), std::min(count, have)};
 }
 
+InputText::InputText(const std::filesystem::path& file, InputKind kind) : raw_(file, kind) {
+  if (is_gzip(raw_.look_ahead(2))) gunzipped_ = std::make_unique<GunzipBuffer>(raw_, file.string(), kind);
+}
+
+InputText::~InputText() = default;
+
 std::string read_input_file(const std::filesystem::path& file, InputKind kind) {
-  InputFile in(file, kind);
+  InputText in(file, kind);
   std::string text;
   char buffer[1 << 16];
-  while (const std::streamsize got = in.sgetn(buffer, sizeof buffer)) {
+  while (const std::streamsize got = in.text().sgetn(buffer, sizeof buffer)) {
     text.append(buffer, static_cast<std::size_t>(got));
   }
   return text;

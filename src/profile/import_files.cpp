@@ -15,7 +15,6 @@
 #include <utility>
 
 #include "mgsim/io/json_document.hpp"
-#include "gunzip.hpp"
 #include "kineto_events.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/files.hpp"
@@ -82,10 +81,8 @@ ImportedTrace import_kineto_file(const std::filesystem::path& file, const Kineto
   // The file is read a buffer at a time (and decompressed so) and its events
   // are taken as they are parsed and dropped, so that a trace of many
   // megabytes is never held whole, as text or as a JSON tree.
-  InputFile raw(file, InputKind::trace);
-  std::optional<GunzipBuffer> gunzipped;
-  if (is_gzip(raw.look_ahead(2))) gunzipped.emplace(raw, file.string());
-  std::istream in(gunzipped ? static_cast<std::streambuf*>(&*gunzipped) : &raw);
+  InputText raw(file, InputKind::trace);
+  std::istream in(&raw.text());
   in.exceptions(std::ios::badbit);  // a read error, not the end of the input
   kineto::EventCollector events(file.string());
   const StreamedArray streamed{"traceEvents",

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <streambuf>
 #include <string>
@@ -80,6 +81,24 @@ class InputFile : public std::streambuf {
   Descriptor fd_;
   std::size_t read_ = 0;  ///< bytes read from the file so far
   std::vector<char> buffer_;
+};
+
+/// An input file ("-": standard input) as text, read as InputFile reads
+/// it and decompressed as it is read where it holds gzip data: any input may
+/// be a .json.gz, whatever its name. Failures throw as InputFile's do.
+class InputText {
+ public:
+  InputText(const std::filesystem::path& file, InputKind kind);
+  ~InputText();
+  InputText(const InputText&) = delete;
+  InputText& operator=(const InputText&) = delete;
+
+  /// The text, a buffer at a time.
+  std::streambuf& text() { return gunzipped_ ? *gunzipped_ : raw_; }
+
+ private:
+  InputFile raw_;
+  std::unique_ptr<std::streambuf> gunzipped_;  ///< set where the file is gzip
 };
 
 /// Throws "<source>: line L, byte B: 0xNN: expected UTF-8 text" unless `text` is UTF-8.

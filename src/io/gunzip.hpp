@@ -1,6 +1,6 @@
 #pragma once
-// Decompressing gzip files as they are read (zlib), for traces saved as
-// .json.gz. Private to the importers.
+// Decompressing gzip files as they are read (zlib): any input may be a
+// .json.gz (InputText). Private to mgsim_io.
 
 #include <cstddef>
 #include <memory>
@@ -9,22 +9,23 @@
 #include <string_view>
 #include <vector>
 
+#include "mgsim/io/files.hpp"
+
 struct z_stream_s;  // zlib's
 
-namespace mgsim::profile {
+namespace mgsim {
 
 /// Whether `bytes` starts with the gzip magic number (1f 8b).
 bool is_gzip(std::string_view bytes);
 
 /// The decompressed content of a gzip stream read from `compressed` (several
 /// members are joined), a buffer at a time, so that a large .json.gz is
-/// never held whole, compressed or not. A read throws TraceError naming
-/// `source` on corrupt or truncated data, or when the content passes
-/// kMaxInputBytes (files.hpp); what reading `compressed` throws passes
-/// through.
+/// never held whole, compressed or not. A read throws the error of `kind`
+/// naming `source` on corrupt or truncated data, or when the content passes
+/// kMaxInputBytes; what reading `compressed` throws passes through.
 class GunzipBuffer : public std::streambuf {
  public:
-  GunzipBuffer(std::streambuf& compressed, std::string source);
+  GunzipBuffer(std::streambuf& compressed, std::string source, InputKind kind);
   ~GunzipBuffer() override;
   GunzipBuffer(const GunzipBuffer&) = delete;
   GunzipBuffer& operator=(const GunzipBuffer&) = delete;
@@ -41,6 +42,7 @@ class GunzipBuffer : public std::streambuf {
 
   std::streambuf& compressed_;
   std::string source_;
+  InputKind kind_;
   std::unique_ptr<z_stream_s> stream_;
   std::vector<char> in_;
   std::vector<char> out_;
@@ -49,4 +51,4 @@ class GunzipBuffer : public std::streambuf {
   bool ended_ = false;        ///< the last member ended where the input does
 };
 
-}  // namespace mgsim::profile
+}  // namespace mgsim

@@ -3,30 +3,28 @@
 #include <fmt/format.h>
 #include <zlib.h>
 
-#include "mgsim/error.hpp"
-#include "mgsim/io/files.hpp"
-
-namespace mgsim::profile {
+namespace mgsim {
 
 bool is_gzip(std::string_view bytes) {
   return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
          static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
-GunzipBuffer::GunzipBuffer(std::streambuf& compressed, std::string source)
+GunzipBuffer::GunzipBuffer(std::streambuf& compressed, std::string source, InputKind kind)
     : compressed_(compressed),
       source_(std::move(source)),
+      kind_(kind),
       stream_(std::make_unique<z_stream>()),
       in_(std::size_t{1} << 16),
       out_(std::size_t{1} << 16) {
   if (inflateInit2(stream_.get(), 16 + MAX_WBITS) != Z_OK) {  // 16: a gzip header, not a bare zlib one
-    throw TraceError(fmt::format("{}: cannot start zlib to decompress it", source_));
+    fail("cannot start zlib to decompress it");
   }
 }
 
 GunzipBuffer::~GunzipBuffer() { inflateEnd(stream_.get()); }
 
-void GunzipBuffer::fail(std::string_view what) const { throw TraceError(fmt::format("{}: {}", source_, what)); }
+void GunzipBuffer::fail(std::string_view what) const { throw_input_error(kind_, fmt::format("{}: {}", source_, what)); }
 
 GunzipBuffer::int_type GunzipBuffer::underflow() {
   while (gptr() == egptr() && !ended_) inflate_some();
@@ -64,4 +62,4 @@ void GunzipBuffer::inflate_some() {
                    status == Z_OK || status == Z_BUF_ERROR ? "truncated" : "corrupt"));
 }
 
-}  // namespace mgsim::profile
+}  // namespace mgsim
