@@ -20,16 +20,18 @@ GIB = 1024.0 ** 3
 
 
 def read_frontiers(paths):
-    """{(model, gpus): [(time_ms, memory_gib), ...]} in file order."""
+    """{(model, gpus): ([(time_ms, memory_gib), ...] of the frontier, the same of pure data parallelism)}
+    in file order."""
     frontiers = OrderedDict()
     for path in paths:
         with open(path, newline="") as f:
             rows = list(csv.DictReader(f))
-        if not rows or "memory_bytes" not in rows[0]:
+        if not rows or "memory_bytes" not in rows[0] or "kind" not in rows[0]:
             sys.exit(f"plot_frontier: {path}: not a `mgsim plan --format csv` file")
         for r in rows:
             key = (r["model"], int(r["gpus"]))
-            frontiers.setdefault(key, []).append((float(r["time_s"]) * 1e3, int(r["memory_bytes"]) / GIB))
+            point = (float(r["time_s"]) * 1e3, int(r["memory_bytes"]) / GIB)
+            frontiers.setdefault(key, ([], []))[0 if r["kind"] == "frontier" else 1].append(point)
     return frontiers
 
 
@@ -47,10 +49,12 @@ def main():
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for (model, gpus), points in frontiers.items():
+    for (model, gpus), (points, data_parallel) in frontiers.items():
         points.sort()
-        ax.step([p[0] for p in points], [p[1] for p in points], where="post", marker="o", markersize=3,
-                label=f"{model}, {gpus} GPUs")
+        line, = ax.step([p[0] for p in points], [p[1] for p in points], where="post", marker="o", markersize=3,
+                        label=f"{model}, {gpus} GPUs")
+        ax.plot([p[0] for p in data_parallel], [p[1] for p in data_parallel], linestyle="none", marker="x",
+                color=line.get_color(), label=f"  pure data parallelism, {gpus} GPUs")
     for limit in args.limit:
         ax.axhline(limit, color="grey", linestyle="--", linewidth=0.8)
         ax.annotate(f"{limit:g} GiB", (1.0, limit), xycoords=("axes fraction", "data"), ha="right", va="bottom",

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -237,6 +238,22 @@ Cost CostModel::evaluate(const std::vector<std::size_t>& assignment) const {
   }
   for (const auto& [group, bytes] : group_bytes) total.time += synchronisation(bytes, group);
   return total;
+}
+
+bool CostModel::shares_add_up() const {
+  std::set<int> groups;      // the gradient group sizes a plan may all-reduce over
+  bool always_paid = false;  // some operator all-reduces over one group under every strategy
+  for (const OpTable& table : ops_) {
+    const std::vector<int>& g = table.gradient_groups;
+    groups.insert(g.begin(), g.end());
+    always_paid = always_paid || (g.front() > 1 && std::all_of(g.begin(), g.end(), [&](int x) { return x == g.front(); }));
+  }
+  groups.erase(1);  // no message
+  if (!std::all_of(groups.begin(), groups.end(), [&](int g) { return collective_->allreduce_affine(g); })) return false;
+  // Start-ups left out of the ranking shift every plan alike where none
+  // costs anything, or where every plan pays the one group's once.
+  const bool free = std::all_of(groups.begin(), groups.end(), [&](int g) { return synchronisation(0.0, g) == 0; });
+  return free || (groups.size() == 1 && always_paid);
 }
 
 std::vector<std::size_t> CostModel::data_parallel() const {

@@ -258,12 +258,24 @@ Frontier Reducer::finish(const SearchOptions& options, SearchResult& stats) {
   return states.empty() ? Frontier{} : states.begin()->second;  // empty: nothing fits the memory limit
 }
 
+/// Pure data parallelism priced exactly, or nothing where the batch cannot be split that way.
+std::optional<PlanPoint> data_parallel(const CostModel& model) {
+  std::vector<std::size_t> assignment;
+  try {
+    assignment = model.data_parallel();
+  } catch (const ConfigError&) {  // a batch data parallelism cannot split: no such plan
+    return std::nullopt;
+  }
+  const Cost cost = model.evaluate(assignment);
+  return PlanPoint{cost, std::move(assignment), model.settings().zero_stage};
+}
+
 /// Exact costs of the search's points and of pure data parallelism, fastest
 /// first, dominated ones dropped. The search ranks by sums that leave the
 /// gradient start-ups out, so with latency it can miss a plan that simple
 /// (red team: reported "dominated" while faster than every point).
 std::vector<PlanPoint> exact_frontier(const CostModel& model, const FrontierArena& arena, const Frontier& found,
-                                      std::int64_t memory_limit) {
+                                      const std::optional<PlanPoint>& data_parallel, std::int64_t memory_limit) {
   constexpr std::size_t kUnset = static_cast<std::size_t>(-1);
   std::vector<PlanPoint> points;
   for (const FrontierPoint& p : found) {
@@ -275,15 +287,7 @@ std::vector<PlanPoint> exact_frontier(const CostModel& model, const FrontierAren
     const Cost cost = model.evaluate(assignment);
     if (cost.memory <= memory_limit) points.push_back({cost, std::move(assignment), model.settings().zero_stage});
   }
-  std::optional<std::vector<std::size_t>> data_parallel;
-  try {
-    data_parallel = model.data_parallel();
-  } catch (const ConfigError&) {  // a batch data parallelism cannot split: no such plan
-  }
-  if (data_parallel) {
-    const Cost cost = model.evaluate(*data_parallel);
-    if (cost.memory <= memory_limit) points.push_back({cost, std::move(*data_parallel), model.settings().zero_stage});
-  }
+  if (data_parallel && data_parallel->cost.memory <= memory_limit) points.push_back(*data_parallel);
   return pareto_points(std::move(points));
 }
 
@@ -307,9 +311,11 @@ SearchResult search_frontier(const CostModel& model, const SearchOptions& option
   Reducer reducer(model, arena);
   reducer.reduce(result);
   const Frontier found = reducer.finish(options, result);
-  result.frontier = exact_frontier(model, arena, found, options.memory_limit);
+  result.data_parallel = data_parallel(model);
+  result.frontier = exact_frontier(model, arena, found, result.data_parallel, options.memory_limit);
   result.frontier_bound = arena.bound();
   result.thinned = arena.thinned();
+  result.exact = result.thinned == 0 && model.shares_add_up();
   result.candidates = arena.offered();
   return result;
 }

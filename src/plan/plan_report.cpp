@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <string>
 
 #include <fmt/format.h>
 #include "mgsim/counted.hpp"
@@ -37,36 +39,37 @@ std::string header(const PlanReport& r) {
       zero_searched(*r.search), m.graph().batch_size(), r.cluster, r.timing);
 }
 
+std::string exactness(const SearchResult& result) {
+  if (result.exact) return "exact";
+  if (result.thinned > 0) return "bounded: points between the kept ones may be missing";
+  return "not proven exact: ranked without the gradient start-ups, each point then priced exactly";
+}
+
 std::string search_line(const SearchResult& result) {
   const std::string rest = result.dp_operators <= 1
                                ? std::string("the graph reduced completely")
                                : fmt::format("{} left to the topological dynamic program", result.dp_operators);
   return fmt::format("frontier: {} ({}); bound {} points per table entry (--frontier-bound), {} thinned to it; {} "
                      "eliminated, {}\n",
-                     counted(std::ssize(result.frontier), "point"),
-                     result.thinned == 0 ? "exact" : "bounded: points between the kept ones may be missing",
-                     result.frontier_bound, counted(static_cast<std::int64_t>(result.thinned), "entry", "entries"),
+                     counted(std::ssize(result.frontier), "point"), exactness(result), result.frontier_bound,
+                     counted(static_cast<std::int64_t>(result.thinned), "entry", "entries"),
                      counted(static_cast<std::int64_t>(result.eliminated), "operator"), rest);
 }
 
-/// Pure data parallelism under the first stage searched.
-PlanPoint data_parallel(const PlanReport& r) {
-  const CostModel& m = first_model(r);
-  std::vector<std::size_t> assignment = m.data_parallel();
-  return {m.evaluate(assignment), std::move(assignment), m.settings().zero_stage};
-}
-
-/// Whether `dp` is a point of the frontier (else a point of it dominates it).
-bool on_frontier(const PlanReport& r, const PlanPoint& dp) {
+/// The index of `dp` in the frontier, or nothing where a point of it dominates it.
+std::optional<std::size_t> frontier_index(const PlanReport& r, const PlanPoint& dp) {
   const auto& f = r.search->result.frontier;
-  return std::any_of(f.begin(), f.end(), [&](const PlanPoint& p) { return p.cost == dp.cost && p.zero_stage == dp.zero_stage; });
+  const auto it = std::find_if(f.begin(), f.end(),
+                               [&](const PlanPoint& p) { return p.cost == dp.cost && p.zero_stage == dp.zero_stage; });
+  return it == f.end() ? std::nullopt : std::optional<std::size_t>(static_cast<std::size_t>(it - f.begin()));
 }
 
 std::string data_parallel_line(const PlanReport& r) {
-  const PlanPoint dp = data_parallel(r);
-  const bool on = on_frontier(r, dp);
-  return fmt::format("data parallel: {:.3f} ms, {:.2f} GiB per device, ZeRO stage {} ({})\n", ms(dp.cost.time),
-                     gib(dp.cost.memory), dp.zero_stage, on ? "on the frontier" : "dominated");
+  const std::optional<PlanPoint>& dp = r.search->result.data_parallel;
+  if (!dp) return "data parallel: none (the global batch cannot be split that many ways)\n";
+  const std::optional<std::size_t> at = frontier_index(r, *dp);
+  return fmt::format("data parallel: {:.3f} ms, {:.2f} GiB per device, ZeRO stage {} ({})\n", ms(dp->cost.time),
+                     gib(dp->cost.memory), dp->zero_stage, at ? fmt::format("point {}", *at) : "dominated");
 }
 
 /// The fastest point within the limit, its stage and every operator's strategy.
@@ -146,21 +149,22 @@ std::string format_plan_table(const PlanReport& r) {
 
 std::string format_plan_csv(const PlanReport& r) {
   const CostModel& m = first_model(r);
-  std::string out = fmt::format("model,gpus,point,time_s,memory_bytes,zero_stage,fits_memory_limit,strategies{}\n",
-                                kCsvVersionColumns);
-  for (std::size_t i = 0; i < r.search->result.frontier.size(); ++i) {
-    const PlanPoint& p = r.search->result.frontier[i];
+  std::string out = fmt::format(
+      "model,gpus,kind,point,time_s,memory_bytes,zero_stage,fits_memory_limit,strategies{}\n", kCsvVersionColumns);
+  const auto row = [&](std::string_view kind, std::optional<std::size_t> point, const PlanPoint& p) {
     const std::string fits = r.memory_limit ? (p.cost.memory <= *r.memory_limit ? "yes" : "no") : "";
-    out += fmt::format("{},{},{},{:.9g},{},{},{},\"{}\"{}\n", m.graph().model(), m.settings().devices, i,
-                       to_seconds(p.cost.time), p.cost.memory, p.zero_stage, fits, summary(r, p), csv_version_fields());
-  }
+    out += fmt::format("{},{},{},{},{:.9g},{},{},{},\"{}\"{}\n", m.graph().model(), m.settings().devices, kind,
+                       point ? std::to_string(*point) : "", to_seconds(p.cost.time), p.cost.memory, p.zero_stage,
+                       fits, summary(r, p), csv_version_fields());
+  };
+  for (std::size_t i = 0; i < r.search->result.frontier.size(); ++i) row("frontier", i, r.search->result.frontier[i]);
+  if (const std::optional<PlanPoint>& dp = r.search->result.data_parallel) row("data_parallel", frontier_index(r, *dp), *dp);
   return out;
 }
 
 std::string format_plan_json(const PlanReport& r) {
   const CostModel& m = first_model(r);
   const SearchResult& result = r.search->result;
-  const PlanPoint dp = data_parallel(r);
   nlohmann::ordered_json stages = nlohmann::ordered_json::array();
   for (const CostModel& searched : r.search->models) stages.push_back(searched.settings().zero_stage);
   nlohmann::ordered_json doc{
@@ -175,10 +179,15 @@ std::string format_plan_json(const PlanReport& r) {
       {"provenance", "simulated, not measured: operators timed by " + r.timing + ", communication by the collective cost model"},
       {"frontier_bound", result.frontier_bound},
       {"thinned_entries", result.thinned},
-      {"exact", result.thinned == 0},
-      {"data_parallel", {{"time_s", to_seconds(dp.cost.time)}, {"memory_bytes", dp.cost.memory},
-                         {"zero_stage", dp.zero_stage}, {"on_frontier", on_frontier(r, dp)}}},
+      {"exact", result.exact},
+      {"data_parallel", nullptr},
   };
+  if (const std::optional<PlanPoint>& dp = result.data_parallel) {
+    const std::optional<std::size_t> at = frontier_index(r, *dp);
+    doc["data_parallel"] = {{"time_s", to_seconds(dp->cost.time)}, {"memory_bytes", dp->cost.memory},
+                            {"zero_stage", dp->zero_stage}, {"on_frontier", at.has_value()},
+                            {"point", at ? nlohmann::ordered_json(*at) : nlohmann::ordered_json(nullptr)}};
+  }
   nlohmann::ordered_json points = nlohmann::ordered_json::array();
   for (const PlanPoint& p : result.frontier) {
     points.push_back({{"time_s", to_seconds(p.cost.time)}, {"memory_bytes", p.cost.memory},

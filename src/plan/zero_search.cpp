@@ -33,9 +33,12 @@ StagedSearch search_zero_stages(const zoo::ModelGraph& graph, const zoo::GpuSpec
     SearchResult one = search_frontier(model, budget);
     std::move(one.frontier.begin(), one.frontier.end(), std::back_inserter(all));
     const std::size_t thinned = out.result.thinned + one.thinned;
+    const bool exact = (out.models.size() == 1 || out.result.exact) && one.exact;
+    if (out.models.size() > 1) one.data_parallel = std::move(out.result.data_parallel);  // the first stage's
     one.frontier.clear();
     out.result = std::move(one);
     out.result.thinned = thinned;
+    out.result.exact = exact;
   }
   out.result.frontier = pareto_points(std::move(all));
   return out;

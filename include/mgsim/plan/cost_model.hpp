@@ -79,6 +79,13 @@ class CostModel {
   /// start-ups, only for a collective affine in M (not `nccl`'s protocols
   /// or a shared fabric's floor), so every reported total comes from here.
   Cost evaluate(const std::vector<std::size_t>& assignment) const;
+  /// Whether the gradient shares the search ranks by add up to evaluate's
+  /// totals: at every gradient group size the collective is affine
+  /// (Collective::allreduce_affine), and the start-ups the shares leave out
+  /// are nothing or the same for every plan (one group size, which some
+  /// operator all-reduces over under every strategy). Else a search that
+  /// ranks by the shares can miss a point of the frontier.
+  bool shares_add_up() const;
   /// The strategy index of pure data parallelism (every operator split
   /// devices ways along its batch) per operator; throws ConfigError when the
   /// global batch cannot be split that way.

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "mgsim/plan/cost_model.hpp"
@@ -39,6 +40,13 @@ struct PlanPoint {
 
 struct SearchResult {
   std::vector<PlanPoint> frontier;  ///< fastest first, memory strictly decreasing
+  /// Pure data parallelism, priced exactly whether or not it fits the memory
+  /// limit (a candidate of the frontier where it does); empty where the batch
+  /// cannot be split that way. Of the first stage searched.
+  std::optional<PlanPoint> data_parallel;
+  /// No entry was thinned and the shares added up (CostModel::shares_add_up),
+  /// at every stage searched: the frontier is then the exact one.
+  bool exact = false;
   std::size_t frontier_bound = 0;
   std::size_t thinned = 0;         ///< table entries cut to the bound (0: nothing was lost to it)
   std::size_t eliminated = 0;      ///< operators removed by node elimination or folding
