@@ -683,7 +683,8 @@ TEST_CASE("a sweep takes every key a run takes: overlap, speed classes, all-gath
   json bad = config;
   bad["schedules"] = {{{"name", "lags"}, {"layer_density", {{"fc7", 0.5}}}}};
   CHECK_THROWS_WITH(RunGrid(load_scenario(dir.write_json("s.json", bad)), cache),
-                    Catch::Contains("layer_density names layer 'fc7', which trace t.json does not have"));
+                    Catch::Contains("s.json: schedules[0].layer_density.fc7: 'lags(\"fc7\"=0.5)': no layer of trace t.json has "
+                                    "this name"));
 }
 
 TEST_CASE("run refuses a grid it cannot show, pointing at sweep", "[evaluator]") {

@@ -22,6 +22,7 @@ struct ScheduleSpec {
   SparseOptions sparse;              ///< per-layer densities, loaded selection curve
   std::string selection_curve_file;  ///< where `sparse.selection_curve` came from, as the config names it: the label's
   MessageUnit unit = MessageUnit::tensor;  ///< the scenario's `message_unit`
+  std::string layer_density_at;  ///< where `sparse.layer_density` was given ("run.json: schedules[1].layer_density")
   /// "ddp" or "ddp(bucket_cap_mb=50)": named by the values the run is built
   /// with, however they are written (one label per run), unique within a scenario.
   std::string label() const;

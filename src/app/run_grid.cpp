@@ -150,9 +150,9 @@ void RunGrid::check_layer_names() const {
         const auto named = [&](const Layer& layer) { return layer.name == name; };
         const auto count = std::count_if(trace.layers.begin(), trace.layers.end(), named);
         if (count != 1) {  // red team: a density for a name two layers share was given to both
-          scenario_.where("schedules").fail(fmt::format(
-              "'{}': layer_density names layer '{}', which trace {} {}", labels_[s], printable(name),
-              scenario_.trace_labels[t], count == 0 ? "does not have" : fmt::format("has {} times", count)));
+          throw ConfigError(fmt::format("{}.{}: '{}': {} of trace {} {} this name", spec.layer_density_at,
+                                        printable(name), labels_[s], count == 0 ? "no layer" : counted(count, "layer"),
+                                        scenario_.trace_labels[t], count == 0 ? "has" : "have"));
         }
       }
     }

@@ -180,6 +180,7 @@ ScheduleSpec read_schedule(const nlohmann::json& value, const JsonWhere& where, 
         spec.choices[key] = read_choice(parameter, where.key(key));
       } else if (key == "layer_density") {
         spec.sparse.layer_density = read_layer_density(parameter, where.key(key));
+        spec.layer_density_at = where.key(key).named();
       } else if (key == "selection_curve") {
         const std::filesystem::path file = read_file_name(parameter, where.key(key), folder, false);
         spec.selection_curve_file = parameter.get<std::string>();

@@ -108,7 +108,7 @@ class DocumentBuilder {
       if (container.is_object()) {
         if (!keys_[level]) break;  // between keys: the object itself ("" is a key: red team)
         if (level > 0) at += '.';  // not "at.empty()": a key "" before it writes nothing
-        at += printable(*keys_[level]);
+        at += level == 0 && keys_[level]->empty() ? "\"\"" : printable(*keys_[level]);  // not the top (JsonWhere::key)
         continue;
       }
       const bool innermost = level + 1 == open_.size();

@@ -76,14 +76,15 @@ nlohmann::json parse_json_text(std::string text, const std::string& source, Inpu
 
 JsonWhere JsonWhere::key(std::string_view name) const {
   const std::string shown = printable(name);  // a NUL or a line break in a key would cut the message (red team)
-  return {file, path.empty() ? shown : fmt::format("{}.{}", path, shown), kind};
+  if (path.empty()) return {file, shown.empty() ? "\"\"" : shown, kind};  // a top-level "" is not the top (red team)
+  return {file, fmt::format("{}.{}", path, shown), kind};
 }
 
 JsonWhere JsonWhere::index(std::size_t i) const { return {file, fmt::format("{}[{}]", path, i), kind}; }
 
-void JsonWhere::fail(std::string_view message) const {
-  throw_input_error(kind, fmt::format("{}: {}: {}", file, path.empty() ? "(top level)" : path, message));
-}
+std::string JsonWhere::named() const { return fmt::format("{}: {}", file, path.empty() ? "(top level)" : path); }
+
+void JsonWhere::fail(std::string_view message) const { throw_input_error(kind, fmt::format("{}: {}", named(), message)); }
 
 void JsonWhere::expected(std::string_view what, const nlohmann::json& got) const {
   fail(fmt::format("expected {}, got {}", what, show(got)));

@@ -40,6 +40,8 @@ struct JsonWhere {
 
   JsonWhere key(std::string_view name) const;
   JsonWhere index(std::size_t i) const;
+  /// "file: path" ("file: (top level)" at the top): how a message names it.
+  std::string named() const;
   [[noreturn]] void fail(std::string_view message) const;
   [[noreturn]] void expected(std::string_view what, const nlohmann::json& got) const;
   /// Runs `check` and returns what it returns; a ConfigError it throws (a
