@@ -368,3 +368,21 @@ TEST_CASE("calibrate fits a layer's density under a PyTorch name that holds dots
   CHECK(fit.values.at(0) == Approx(0.2).epsilon(0.01));
   CHECK_FALSE(fit.at_bound.at(0));
 }
+
+TEST_CASE("calibrate takes a path as errors write it, schedules[0].x, for schedules.0.x", "[calibrate]") {
+  // Red team: the path an error named ("schedules[0].partition_params") was "no such key" to --fit.
+  CHECK(dotted_path("schedules[0].cycle_time_ms") == "schedules.0.cycle_time_ms");
+  CHECK(dotted_path("network[1].alpha_us") == "network.1.alpha_us");
+  CHECK(dotted_path("a[2][13].b") == "a.2.13.b");
+  CHECK(dotted_path("schedules.0.layer_density.blocks[x]") == "schedules.0.layer_density.blocks[x]");  // no index
+  CHECK(dotted_path("[0]") == "[0]");  // nothing before it to index
+  CHECK(dotted_path("a[]") == "a[]");
+  SweepTempDir dir;
+  write_traces(dir);
+  json config = every_key("t.json");
+  const auto measurements = dir.write_json("m.json", measurements_of(dir, config, kTraces));
+  config[at("schedules.1.cycle_time_ms")] = 35.0;
+  const auto base = dir.write_json("base.json", config);
+  const auto fitted = [&](const std::string& path) { return Calibration::from_files(base, measurements, {path}).fit(); };
+  CHECK(fitted("schedules[1].cycle_time_ms").values == fitted("schedules.1.cycle_time_ms").values);
+}

@@ -35,7 +35,8 @@ namespace {
 /// `document`: a key of one of its objects that holds dots (a PyTorch layer
 /// name under layer_density, "features.0") is taken whole, the longest such
 /// key first; past what the document holds, every dot separates two keys.
-nlohmann::json::json_pointer pointer_of(const nlohmann::json& document, const std::string& path) {
+nlohmann::json::json_pointer pointer_of(const nlohmann::json& document, const std::string& given) {
+  const std::string path = dotted_path(given);  // "curves[0]" too, as --choose may name it
   nlohmann::json::json_pointer pointer;
   const nlohmann::json* node = &document;
   for (std::size_t at = 0;;) {
@@ -167,6 +168,22 @@ MeasuredRun run_of(const Measurement& m, const std::string& config_collective) {
 /// its repeat), and its label does not show the value it runs. The keys in
 /// order, whatever the order of "fit" and the entry's index (a copy of a case
 /// reads alike).
+std::string dotted_path(std::string_view path) {
+  std::string out;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    const std::size_t close = path[i] == '[' && i > 0 ? path.find(']', i) : std::string_view::npos;
+    const std::string_view inside = close == std::string_view::npos ? "" : path.substr(i + 1, close - i - 1);
+    if (!inside.empty() && std::all_of(inside.begin(), inside.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      out += '.';
+      out += inside;
+      i = close;
+    } else {
+      out += path[i];
+    }
+  }
+  return out;
+}
+
 void mark_fitted(std::vector<Measurement>& rows, const std::vector<std::string>& paths) {
   for (Measurement& m : rows) {
     std::vector<std::string> keys;
@@ -345,6 +362,7 @@ Calibration Calibration::from_files(const std::filesystem::path& config, const s
                                     std::vector<std::string> fit_paths,
                                     const std::vector<std::pair<std::string, std::string>>& setting,
                                     std::shared_ptr<WorkBudget> budget) {
+  for (std::string& path : fit_paths) path = dotted_path(path);
   // Read once ("-" is standard input), parsed twice: checked, and in key order for the fitted copy.
   std::string text = read_input_file(config, InputKind::config);
   nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(text, nullptr, false);

@@ -170,7 +170,7 @@ void validate_case(const std::filesystem::path& file, std::string text, double m
   const std::filesystem::path base_trace = scenario.traces.front();
   std::vector<std::string> paths;
   if (top.has("fit")) {
-    for (const auto& [element, at] : top.array("fit")) paths.push_back(read_text(*element, at));
+    for (const auto& [element, at] : top.array("fit")) paths.push_back(dotted_path(read_text(*element, at)));
   }
   const std::filesystem::path folder = file.parent_path();
   const JsonWhere config_where = top.where().key("config");
