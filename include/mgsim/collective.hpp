@@ -145,6 +145,9 @@ struct CollectiveInfo {
   /// Whether the model prices a network's reduction term (gamma_s_per_byte):
   /// NCCL's predictor has none.
   bool reduces = true;
+  /// Whether the model has an all-gather (Collective::allgather_seconds):
+  /// parameter servers only all-reduce.
+  bool gathers = true;
   /// Throws ConfigError where `network` gives a term the model cannot run
   /// (every path that builds the model asks: a config, a measurement row's
   /// own collective, a plan's cluster).

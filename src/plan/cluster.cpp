@@ -1,5 +1,7 @@
 #include "mgsim/plan/cluster.hpp"
 
+#include <fmt/format.h>
+
 #include "mgsim/io/config_parts.hpp"
 #include "mgsim/io/json_reader.hpp"
 #include "mgsim/error.hpp"
@@ -34,6 +36,11 @@ Cluster load_cluster(const std::filesystem::path& file) {
   if (info->needs_curve) {
     at.fail("collective 'measured' prices only the measured GPU counts, a plan needs every power-of-two group: use "
             "an analytic collective");
+  }
+  if (!info->gathers) {  // red team: refused mid-search, in the words of a run's schedules
+    at.fail(fmt::format("collective '{}' has no all-gather model, which a plan needs (re-layouts between strategies, "
+                        "ZeRO stage 3's parameters): use an all-reduce collective such as ring, hierarchical or nccl",
+                        c.collective));
   }
   if (top.has("gpus_per_node")) c.settings.gpus_per_node = static_cast<int>(top.integer("gpus_per_node", 1, kMaxGpus));
   c.settings.network = read_network(top.object("network"));

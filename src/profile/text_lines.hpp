@@ -82,9 +82,12 @@ inline std::string_view trim(std::string_view text) {
   return text;
 }
 
-/// Throws CurveError "<source>: line <n>: <what>" ("<source>: <what>" for line 0).
+/// Throws CurveError "<source>: line <n>: <what>" ("<source>: <what>" for
+/// line 0), `what` made printable: the words it quotes from the line may hold
+/// a NUL or control bytes (red team: "got \"10.5" for "10.5\x000").
 [[noreturn]] inline void fail_at(const std::string& source, int line, const std::string& what) {
-  throw CurveError(line > 0 ? fmt::format("{}: line {}: {}", source, line, what) : fmt::format("{}: {}", source, what));
+  const std::string shown = printable(what, 1000);
+  throw CurveError(line > 0 ? fmt::format("{}: line {}: {}", source, line, shown) : fmt::format("{}: {}", source, shown));
 }
 
 }  // namespace mgsim::profile
