@@ -274,13 +274,14 @@ ValidationReport validate(const std::filesystem::path& path, double max_work) {
   std::vector<std::filesystem::path> files;
   std::error_code error;  // a name too long or a loop of links: read as a file below, which says so
   if (std::filesystem::is_directory(path, error)) {
-    // Every *.json entry, whatever it is: reading a folder, a device or a
-    // broken link is refused with its name, never skipped without a word.
+    // Every *.json and *.json.gz entry, whatever it is: reading a folder, a
+    // device or a broken link is refused with its name, never skipped
+    // without a word.
     std::filesystem::directory_iterator entries(path, error);
     if (error) throw ConfigError(fmt::format("{}: cannot list the folder: {}", path.string(), error.message()));
     for (const auto& entry : entries) {
-      if (entry.path().extension() != ".json") continue;
       const std::string name = entry.path().filename().string();
+      if (!name.ends_with(".json") && !name.ends_with(".json.gz")) continue;
       if (find_invalid_utf8(name)) {  // the report names each case by its file, in UTF-8 as every argument
         throw ConfigError(fmt::format("{}: case file '{}': expected a UTF-8 file name", path.string(), printable(name)));
       }
@@ -288,7 +289,7 @@ ValidationReport validate(const std::filesystem::path& path, double max_work) {
     }
     std::sort(files.begin(), files.end());
     if (files.empty())
-      throw ConfigError(fmt::format("{}: expected validation cases (*.json), got none", path.string()));
+      throw ConfigError(fmt::format("{}: expected validation cases (*.json, *.json.gz), got none", path.string()));
   } else {
     files.push_back(path);
   }

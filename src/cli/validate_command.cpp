@@ -25,7 +25,7 @@ void add_validate_command(CLI::App& app) {
       "validate", "calibrate and predict the validation cases; predicted vs measured, median and max error");
   command
       ->add_option("path", options->path,
-                   "a folder of validation cases (*.json) or one case; default: the shipped cases")
+                   "a folder of validation cases (*.json, *.json.gz) or one case; default: the shipped cases")
       ->capture_default_str()
       ->transform(shipped_data());
   command->add_option("-f,--format", options->format, "table, csv (the rows) or json (rows, fitted values, summary)")

@@ -47,18 +47,26 @@ void GunzipBuffer::inflate_some() {
   z.avail_out = static_cast<uInt>(out_.size());
   const int status = inflate(&z, Z_NO_FLUSH);
   const std::size_t got = out_.size() - z.avail_out;
+  if (produced_ == 0 && got >= 2 && is_gzip({out_.data(), 2})) {  // red team: "a NUL byte at byte 4"
+    fail("decompressed, it is gzip data again: expected a file compressed once (gunzip it once first)");
+  }
   produced_ += got;
   if (produced_ > kMaxInputBytes) fail(fmt::format("decompresses to more than {} bytes (1 GiB)", kMaxInputBytes));
   setg(out_.data(), out_.data(), out_.data() + got);
   if (status == Z_STREAM_END) {
     refill();
     ended_ = z.avail_in == 0;
-    if (!ended_ && inflateReset(&z) != Z_OK) fail("cannot restart zlib for the next gzip member");
+    if (ended_) return;
+    // Another member follows, or bytes that are none (red team: a newline after the data was "truncated").
+    if (static_cast<unsigned char>(*z.next_in) != 0x1f || (z.avail_in >= 2 && z.next_in[1] != 0x8b)) {
+      fail("bytes follow the end of its gzip data: expected a whole gzip file and nothing after it");
+    }
+    if (inflateReset(&z) != Z_OK) fail("cannot restart zlib for the next gzip member");
     return;
   }
   // Z_OK: progress; Z_BUF_ERROR: none, the input ended inside a member.
   if (status == Z_OK && !(got == 0 && input_done_)) return;
-  fail(fmt::format("gzip data is {}: expected a whole .json.gz file",
+  fail(fmt::format("gzip data is {}: expected a whole gzip file",
                    status == Z_OK || status == Z_BUF_ERROR ? "truncated" : "corrupt"));
 }
 

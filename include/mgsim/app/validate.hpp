@@ -59,7 +59,7 @@ struct ValidationReport {
   std::vector<SourceSummary> by_source() const;
 };
 
-/// Runs every case file (`*.json`, in name order) of `path`, or the one file
+/// Runs every case file (`*.json` and `*.json.gz`, in name order) of `path`, or the one file
 /// `path` names, each case's calibration and predictions within a WorkBudget
 /// of `max_work` steps. Throws ConfigError naming file and key on a bad case.
 ValidationReport validate(const std::filesystem::path& path, double max_work = kDefaultMaxWork);
