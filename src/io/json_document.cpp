@@ -18,10 +18,16 @@ namespace {
 
 using nlohmann::json;
 
-/// nlohmann's message with the token it last read cut to its first and
-/// last 24 bytes, on character boundaries: the cause comes before it, and a
-/// 100 kB string would push the cause out of a shortened line (red team).
+/// nlohmann's message without its exception id ("[json.exception.parse_error.101] ",
+/// the library's, not the user's: red team) and with the token it last read
+/// cut to its first and last 24 bytes, on character boundaries: the cause
+/// comes before it, and a 100 kB string would push the cause out of a
+/// shortened line (red team).
 std::string short_token(std::string message) {
+  if (message.starts_with("[json.exception.")) {
+    const std::size_t id_end = message.find("] ");
+    if (id_end != std::string::npos) message.erase(0, id_end + 2);
+  }
   constexpr std::string_view kLastRead = "; last read: '";
   constexpr std::size_t kEnds = 24;
   const std::size_t at = message.find(kLastRead);
