@@ -88,9 +88,11 @@ bool holds(const nlohmann::json& document, const nlohmann::json::json_pointer& p
 }
 
 /// Refuses a --choose key that is not a text value of `document` (read from
-/// `file`) nor a new key of one of its objects: an array index past its
-/// end, a key below a number or a text.
-void check_text_key(const nlohmann::json& document, const std::string& path, const std::filesystem::path& file) {
+/// `file`) nor a new key of one of its objects (an array index past its
+/// end, a key below a number or a text), and a new key given a number
+/// `value`, which the config would take as text.
+void check_text_key(const nlohmann::json& document, const std::string& path, const std::string& value,
+                    const std::filesystem::path& file) {
   const nlohmann::json::json_pointer pointer = pointer_of(document, path);
   const JsonWhere where{file.string(), path, InputKind::config};
   constexpr std::string_view kWanted = "a text value that --choose can set (such as collective or message_unit)";
@@ -112,6 +114,12 @@ void check_text_key(const nlohmann::json& document, const std::string& path, con
   const nlohmann::json::json_pointer parent = pointer.parent_pointer();
   if (!holds(document, parent) || !document.at(parent).is_object()) {
     where.fail(fmt::format("expected {}, got no such key", kWanted));
+  }
+  double number = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
+  if (error == std::errc() && end == value.data() + value.size()) {  // red team: gpus_per_node=1 was read as "1"
+    where.fail(fmt::format("expected {}, got the number {}: compare numbers with a sweep, or fit one with --fit",
+                           kWanted, value));
   }
 }
 
@@ -372,7 +380,7 @@ Calibration Calibration::from_files(const std::filesystem::path& config, const s
   std::vector<std::string> chosen;
   for (const auto& [path, value] : setting) {
     try {
-      check_text_key(document, path, config);
+      check_text_key(document, path, value, config);
     } catch (const Error& e) {  // red team: a number's key was refused without saying --choose
       throw ConfigError(fmt::format("--choose {}={}: {}", printable(path), printable(value), e.what()));
     }
