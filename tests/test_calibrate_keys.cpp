@@ -371,12 +371,17 @@ TEST_CASE("calibrate fits a layer's density under a PyTorch name that holds dots
 
 TEST_CASE("calibrate takes a path as errors write it, schedules[0].x, for schedules.0.x", "[calibrate]") {
   // Red team: the path an error named ("schedules[0].partition_params") was "no such key" to --fit.
-  CHECK(dotted_path("schedules[0].cycle_time_ms") == "schedules.0.cycle_time_ms");
-  CHECK(dotted_path("network[1].alpha_us") == "network.1.alpha_us");
-  CHECK(dotted_path("a[2][13].b") == "a.2.13.b");
-  CHECK(dotted_path("schedules.0.layer_density.blocks[x]") == "schedules.0.layer_density.blocks[x]");  // no index
-  CHECK(dotted_path("[0]") == "[0]");  // nothing before it to index
-  CHECK(dotted_path("a[]") == "a[]");
+  const json doc = {{"schedules", {{{"name", "lags"}, {"layer_density", {{"features[1]", 0.1}, {"a.b[2].c", 0.2}}}}}},
+                    {"network", {{"alpha_us", 1}}}};
+  CHECK(dotted_path(doc, "schedules[0].layer_density") == "schedules.0.layer_density");
+  CHECK(dotted_path(doc, "schedules.0.layer_density") == "schedules.0.layer_density");
+  // A key holding brackets or dots is taken whole (red team: "features[1]" became "features.1").
+  CHECK(dotted_path(doc, "schedules[0].layer_density.features[1]") == "schedules.0.layer_density.features[1]");
+  CHECK(dotted_path(doc, "schedules[0].layer_density.a.b[2].c") == "schedules.0.layer_density.a.b[2].c");
+  // Past what the config holds: dots split keys, a bracketed number is an index, anything else stays.
+  CHECK(dotted_path(doc, "a[2][13].b") == "a.2.13.b");
+  CHECK(dotted_path(doc, "network.blocks[x]") == "network.blocks[x]");
+  CHECK(dotted_path(doc, "a[]") == "a[]");
   SweepTempDir dir;
   write_traces(dir);
   json config = every_key("t.json");

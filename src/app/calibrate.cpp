@@ -31,36 +31,63 @@
 namespace mgsim {
 namespace {
 
-/// "schedules.2.cycle_time_ms" -> "/schedules/2/cycle_time_ms", in
-/// `document`: a key of one of its objects that holds dots (a PyTorch layer
+/// "schedules.2.cycle_time_ms" (or "schedules[2].cycle_time_ms", as error
+/// messages write an index) -> {"schedules", "2", "cycle_time_ms"}, in `document`:
+/// a key of one of its objects that holds dots or brackets (a PyTorch layer
 /// name under layer_density, "features.0") is taken whole, the longest such
-/// key first; past what the document holds, every dot separates two keys.
-nlohmann::json::json_pointer pointer_of(const nlohmann::json& document, const std::string& given) {
-  const std::string path = dotted_path(given);  // "curves[0]" too, as --choose may name it
-  nlohmann::json::json_pointer pointer;
+/// key first; past what the document holds, every dot separates two keys
+/// and a bracketed number is an index.
+/// The length of the index "[digits]" at the start of `rest`, where one is,
+/// followed by the end, a dot or another bracket; 0 where none is.
+std::size_t index_length(std::string_view rest) {
+  if (!rest.starts_with('[')) return 0;
+  const std::size_t close = rest.find(']');
+  if (close == std::string_view::npos || close == 1) return 0;
+  const std::string_view digits = rest.substr(1, close - 1);
+  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) return 0;
+  const bool ends = close + 1 == rest.size() || rest[close + 1] == '.' || rest[close + 1] == '[';
+  return ends ? close + 1 : 0;
+}
+
+std::vector<std::string> keys_of(const nlohmann::json& document, const std::string& path) {
+  std::vector<std::string> keys;
   const nlohmann::json* node = &document;
   for (std::size_t at = 0;;) {
     const std::string_view rest = std::string_view(path).substr(at);
-    std::string_view key = rest.substr(0, std::min(rest.find('.'), rest.size()));
-    if (node != nullptr && node->is_object()) {  // each key compared once: linear in the path (red team)
+    const std::size_t index = at > 0 ? index_length(rest) : 0;  // "[2]" after a key
+    std::size_t size = 0;  // of the key: up to a dot or an index, else the longest key of the node there
+    while (index == 0 && size < rest.size() && rest[size] != '.' && (size == 0 || index_length(rest.substr(size)) == 0)) {
+      ++size;
+    }
+    std::string_view key = index > 0 ? rest.substr(1, index - 2) : rest.substr(0, size);
+    std::size_t used = index > 0 ? index : size;
+    if (index == 0 && node != nullptr && node->is_object()) {  // each key compared once: linear in the path (red team)
       for (const auto& [name, value] : node->items()) {
-        const bool whole = rest == name || (rest.starts_with(name) && rest.size() > name.size() && rest[name.size()] == '.');
-        if (whole && name.size() > key.size()) key = rest.substr(0, name.size());
+        const bool whole = rest.starts_with(name) && (name.size() == rest.size() || rest[name.size()] == '.' ||
+                                                      index_length(rest.substr(name.size())) > 0);
+        if (whole && name.size() > used) key = rest.substr(0, used = name.size());
       }
     }
-    pointer /= std::string(key);  // escapes "~" and "/": "a/b" is one key
+    keys.emplace_back(key);
     const nlohmann::json* next = nullptr;
     if (node != nullptr && node->is_object() && node->contains(key)) next = &node->at(std::string(key));
-    std::size_t index = 0;
-    const auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), index);
+    std::size_t element = 0;
+    const auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), element);
     if (node != nullptr && node->is_array() && error == std::errc() && end == key.data() + key.size() &&
-        index < node->size()) {
-      next = &node->at(index);
+        element < node->size()) {
+      next = &node->at(element);
     }
     node = next;
-    if (key.size() == rest.size()) break;
-    at += key.size() + 1;
+    at += used;
+    if (at >= path.size()) break;
+    if (path[at] == '.') ++at;  // an index "[" starts the next key as it is
   }
+  return keys;
+}
+
+nlohmann::json::json_pointer pointer_of(const nlohmann::json& document, const std::string& path) {
+  nlohmann::json::json_pointer pointer;
+  for (const std::string& key : keys_of(document, path)) pointer /= key;  // escapes "~" and "/": "a/b" is one key
   return pointer;
 }
 
@@ -115,9 +142,7 @@ void check_text_key(const nlohmann::json& document, const std::string& path, con
   if (!holds(document, parent) || !document.at(parent).is_object()) {
     where.fail(fmt::format("expected {}, got no such key", kWanted));
   }
-  double number = 0;
-  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
-  if (error == std::errc() && end == value.data() + value.size()) {  // red team: gpus_per_node=1 was read as "1"
+  if (nlohmann::json::parse(value, nullptr, false).is_number()) {  // red team: gpus_per_node=1 was read as "1"
     where.fail(fmt::format("expected {}, got the number {}: compare numbers with a sweep, or fit one with --fit",
                            kWanted, value));
   }
@@ -176,20 +201,8 @@ MeasuredRun run_of(const Measurement& m, const std::string& config_collective) {
 /// its repeat), and its label does not show the value it runs. The keys in
 /// order, whatever the order of "fit" and the entry's index (a copy of a case
 /// reads alike).
-std::string dotted_path(std::string_view path) {
-  std::string out;
-  for (std::size_t i = 0; i < path.size(); ++i) {
-    const std::size_t close = path[i] == '[' && i > 0 ? path.find(']', i) : std::string_view::npos;
-    const std::string_view inside = close == std::string_view::npos ? "" : path.substr(i + 1, close - i - 1);
-    if (!inside.empty() && std::all_of(inside.begin(), inside.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      out += '.';
-      out += inside;
-      i = close;
-    } else {
-      out += path[i];
-    }
-  }
-  return out;
+std::string dotted_path(const nlohmann::json& document, const std::string& path) {
+  return fmt::format("{}", fmt::join(keys_of(document, path), "."));
 }
 
 void mark_fitted(std::vector<Measurement>& rows, const std::vector<std::string>& paths) {
@@ -370,11 +383,20 @@ Calibration Calibration::from_files(const std::filesystem::path& config, const s
                                     std::vector<std::string> fit_paths,
                                     const std::vector<std::pair<std::string, std::string>>& setting,
                                     std::shared_ptr<WorkBudget> budget) {
-  for (std::string& path : fit_paths) path = dotted_path(path);
   // Read once ("-" is standard input), parsed twice: checked, and in key order for the fitted copy.
   std::string text = read_input_file(config, InputKind::config);
   nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(text, nullptr, false);
   nlohmann::json document = parse_json_text(std::move(text), config.string(), InputKind::config);
+  for (std::string& path : fit_paths) path = dotted_path(document, path);
+  std::vector<nlohmann::json::json_pointer> chosen_keys;
+  for (const auto& [path, value] : setting) {  // red team: schedules[2] and schedules.2 were two keys
+    const nlohmann::json::json_pointer pointer = pointer_of(document, path);
+    if (std::find(chosen_keys.begin(), chosen_keys.end(), pointer) != chosen_keys.end()) {
+      throw ConfigError(fmt::format("--choose: {} given twice: give its values once ({}=a,b,...)", printable(path),
+                                    printable(path)));
+    }
+    chosen_keys.push_back(pointer);
+  }
   if (!setting.empty()) base_scenario(document, config, "");  // the config's own errors, told as its own
   const nlohmann::json as_written = setting.empty() ? nlohmann::json() : document;
   std::vector<std::string> chosen;

@@ -170,7 +170,7 @@ void validate_case(const std::filesystem::path& file, std::string text, double m
   const std::filesystem::path base_trace = scenario.traces.front();
   std::vector<std::string> paths;
   if (top.has("fit")) {
-    for (const auto& [element, at] : top.array("fit")) paths.push_back(dotted_path(read_text(*element, at)));
+    for (const auto& [element, at] : top.array("fit")) paths.push_back(dotted_path(config, read_text(*element, at)));
   }
   const std::filesystem::path folder = file.parent_path();
   const JsonWhere config_where = top.where().key("config");
@@ -274,14 +274,14 @@ ValidationReport validate(const std::filesystem::path& path, double max_work) {
   std::vector<std::filesystem::path> files;
   std::error_code error;  // a name too long or a loop of links: read as a file below, which says so
   if (std::filesystem::is_directory(path, error)) {
-    // Every *.json and *.json.gz entry, whatever it is: reading a folder, a
-    // device or a broken link is refused with its name, never skipped
-    // without a word.
+    // Every *.json and *.json.gz entry not hidden (.name), whatever it is:
+    // reading a folder, a device or a broken link is refused with its name,
+    // never skipped without a word.
     std::filesystem::directory_iterator entries(path, error);
     if (error) throw ConfigError(fmt::format("{}: cannot list the folder: {}", path.string(), error.message()));
     for (const auto& entry : entries) {
       const std::string name = entry.path().filename().string();
-      if (!name.ends_with(".json") && !name.ends_with(".json.gz")) continue;
+      if (name.starts_with('.') || (!name.ends_with(".json") && !name.ends_with(".json.gz"))) continue;  // hidden: an editor's
       if (find_invalid_utf8(name)) {  // the report names each case by its file, in UTF-8 as every argument
         throw ConfigError(fmt::format("{}: case file '{}': expected a UTF-8 file name", path.string(), printable(name)));
       }

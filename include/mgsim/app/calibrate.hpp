@@ -66,11 +66,12 @@ std::string row_label(const Measurement& m);
 using MeasuredRun = std::tuple<std::string, int, std::string, bool>;
 MeasuredRun run_of(const Measurement& m, const std::string& config_collective);
 
-/// A --fit or --choose path as the fit reads it, dotted: an index written
+/// A --fit path as the fit reads it in `config`, dotted: an index written
 /// as error messages write it, "schedules[0].partition_params", becomes
 /// "schedules.0.partition_params" (red team: the path an error named was
-/// "no such key").
-std::string dotted_path(std::string_view path);
+/// "no such key"); a key of the config holding dots or brackets
+/// ("features[1]", a layer name) stays whole.
+std::string dotted_path(const nlohmann::json& config, const std::string& path);
 
 /// Marks the schedule label of each row whose run a fitted key moves apart
 /// from a row that writes the same values out: the config's schedule entry
