@@ -371,8 +371,8 @@ TEST_CASE("calibrate fits a layer's density under a PyTorch name that holds dots
 
 TEST_CASE("calibrate takes a path as errors write it, schedules[0].x, for schedules.0.x", "[calibrate]") {
   // Red team: the path an error named ("schedules[0].partition_params") was "no such key" to --fit.
-  const json doc = {{"schedules", {{{"name", "lags"}, {"layer_density", {{"features[1]", 0.1}, {"a.b[2].c", 0.2}}}}}},
-                    {"network", {{"alpha_us", 1}}}};
+  const json schedule = {{"name", "lags"}, {"layer_density", {{"features[1]", 0.1}, {"a.b[2].c", 0.2}}}};
+  const json doc = {{"schedules", json::array({schedule})}, {"network", {{"alpha_us", 1}}}};
   CHECK(dotted_path(doc, "schedules[0].layer_density") == "schedules.0.layer_density");
   CHECK(dotted_path(doc, "schedules.0.layer_density") == "schedules.0.layer_density");
   // A key holding brackets or dots is taken whole (red team: "features[1]" became "features.1").
