@@ -365,10 +365,12 @@ void WorkBudget::project(double before, double mean, std::size_t count, std::siz
   if (total <= max_steps_) return;
   const double more = std::max(0.0, total - spent_);
   refused_ = more;
-  throw WorkError(fmt::format("the calibration has simulated about {:.2g} steps and its {} remaining {} take about "
-                              "{:.2g} more (projected from the {} done), past --max-work {:.2g}: give a larger "
-                              "--max-work, or fewer measurements, --fit values or --choose candidates",
-                              spent_, count - done, what, more, done, max_steps_));
+  const auto left = static_cast<std::int64_t>(count - done);  // red team: "its 1 remaining --choose candidates take"
+  throw WorkError(fmt::format("the calibration has simulated about {:.2g} steps and its {} {} about {:.2g} more "
+                              "(projected from the {} done), past --max-work {:.2g}: give a larger --max-work, or "
+                              "fewer measurements, --fit values or --choose candidates",
+                              spent_, counted(left, fmt::format("remaining {}", what)), left == 1 ? "takes" : "take",
+                              more, done, max_steps_));
 }
 
 void WorkBudget::fail() const {
@@ -1002,7 +1004,7 @@ std::vector<std::optional<double>> Calibration::leave_one_out(int threads) const
   const double before = budget_->spent();
   held_out(0, budget_->left());
   charge(0);
-  budget_->project(before, cost[0], count, 1, "held-out fits");
+  budget_->project(before, cost[0], count, 1, "held-out fit");
   const double allowance = budget_->left();
   for_each_index(count - 1, threads, [&](std::size_t k) { held_out(k + 1, allowance); });
   for (std::size_t i = 1; i < count; ++i) charge(i);

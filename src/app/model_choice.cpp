@@ -138,7 +138,7 @@ ModelChoice choose_model(const std::filesystem::path& config, const std::filesys
   const std::vector<std::vector<std::pair<std::string, std::string>>> settings = settings_of(choices);
   for (const auto& setting : settings) {
     const std::size_t done = chosen.candidates.size();
-    if (done > 0) budget->project(0.0, budget->spent() / static_cast<double>(done), settings.size(), done, "--choose candidates");
+    if (done > 0) budget->project(0.0, budget->spent() / static_cast<double>(done), settings.size(), done, "--choose candidate");
     try {
       Calibration calibration = Calibration::from_files(config, measurements, fit_paths, setting, budget);
       CalibrationResult fit = calibration.fit();

@@ -130,7 +130,8 @@ class WorkBudget {
   /// Throws WorkError now, and refuses every later charge, when `count`
   /// pieces of work (fits, say) begun after `before` was spent, each costing
   /// `mean` (that of the `done` ones finished), would pass the budget:
-  /// refused at once, not after the budget is spent.
+  /// refused at once, not after the budget is spent. `what` names one piece
+  /// ("held-out fit").
   void project(double before, double mean, std::size_t count, std::size_t done, std::string_view what);
 
  private:
