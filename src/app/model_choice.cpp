@@ -117,13 +117,7 @@ void check_every_choice_matters(const std::vector<Choice>& choices, const std::v
 ModelChoice choose_model(const std::filesystem::path& config, const std::filesystem::path& measurements,
                          const std::vector<std::string>& fit_paths, const std::vector<Choice>& choices,
                          double max_work, int threads) {
-  for (auto choice = choices.begin(); choice != choices.end(); ++choice) {
-    const auto same_key = [&](const Choice& other) { return other.key == choice->key; };
-    if (std::any_of(choices.begin(), choice, same_key)) {
-      throw ConfigError(fmt::format("--choose: {} given twice: give its values once ({}=a,b,...)", choice->key,
-                                    choice->key));
-    }
-  }
+  // A key given twice, however spelled, is refused by Calibration::from_files, which reads it in the config.
   std::size_t combinations = 1;  // checked before they are made: each is a whole calibration
   for (const Choice& choice : choices) {
     combinations *= choice.values.size();

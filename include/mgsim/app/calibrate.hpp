@@ -161,7 +161,7 @@ class Calibration {
   /// measurements as paths, and each path changes at least one prediction
   /// when perturbed. Throws ConfigError naming file and key. `setting`
   /// replaces text values of the config first (dotted path, value: a
-  /// candidate of --choose).
+  /// candidate of --choose; a key given twice, however spelled, is refused).
   /// Every prediction is charged to `budget` (shared with the held-out
   /// fits; a fresh kDefaultMaxWork one when null).
   static Calibration from_files(const std::filesystem::path& config, const std::filesystem::path& measurements,
