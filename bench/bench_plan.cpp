@@ -21,7 +21,7 @@ constexpr int kPerGpu = 8;
 void BM_PlanFrontier(benchmark::State& state, const char* model_name) {
   using namespace mgsim;
   const zoo::ModelGraph graph = zoo::build_model(model_name, {kDevices * kPerGpu, 0, 0, false, 2});
-  const std::unique_ptr<Collective> collective = plan::default_cluster().make_collective();
+  const std::unique_ptr<Collective> collective = plan::default_cluster().make_collective(kDevices);
   const zoo::GpuSpec& gpu = zoo::find_gpu("h100");
   plan::CostSettings settings;
   settings.devices = kDevices;

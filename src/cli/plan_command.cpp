@@ -223,8 +223,8 @@ void plan_command(const PlanOptions& o, const CLI::App& command) {
       o.memory_limit ? std::optional(parse_size(*o.memory_limit, "--memory-limit")) : std::nullopt;
   const std::vector<int> stages = zero_stages(o.zero);
   const plan::Cluster cluster = o.cluster.empty() ? default_cluster() : load_cluster(o.cluster);
-  const Problem problem = trace ? trace_problem(o, *trace, batch) : zoo_problem(o, batch, zoo::find_gpu(o.gpu));
-  const std::unique_ptr<Collective> collective = cluster.make_collective();
+  Problem problem = trace ? trace_problem(o, *trace, batch) : zoo_problem(o, batch, zoo::find_gpu(o.gpu));
+  const std::unique_ptr<Collective> collective = cluster.make_collective(o.gpus);
   // A trace's layers are timed by the trace: the GPU entry only checks the roofline settings, unused.
   SearchOptions options;
   options.frontier_bound = static_cast<std::size_t>(o.frontier_bound);
@@ -232,14 +232,9 @@ void plan_command(const PlanOptions& o, const CLI::App& command) {
   const std::string where = fmt::format("{} ({}, {} per node)", cluster.source,
                                         CollectiveSpec{cluster.collective, cluster.settings.params}.label(),
                                         counted(cluster.settings.gpus_per_node, "GPU"));
-  const StagedSearch search = [&] {
-    try {
-      return search_zero_stages(problem.graph, zoo::find_gpu(trace ? "h100" : o.gpu), *collective, problem.settings,
-                                stages, options);
-    } catch (const ConfigError& e) {  // a message past an hour: say on which cluster
-      throw ConfigError(fmt::format("{}: {}", where, e.what()));
-    }
-  }();
+  problem.settings.cluster = where;  // a message past an hour says on which cluster
+  const StagedSearch search = search_zero_stages(problem.graph, zoo::find_gpu(trace ? "h100" : o.gpu), *collective,
+                                                 problem.settings, stages, options);
   const PlanReport report{&search, problem.gpu, where, problem.timing, limit};
   switch (format) {
     case ReportFormat::csv: return emit(format_plan_csv(report), o.output);

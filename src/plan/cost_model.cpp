@@ -150,7 +150,11 @@ void CostModel::build_op(OpId v) {
 SimTime CostModel::allreduce(double bytes, int group) const {
   if (group <= 1) return 0;
   return step_ns(collective_->allreduce_seconds(bytes, group),
-                 [&] { return fmt::format("an all-reduce of {} bytes over {} devices", bytes, group); });
+                 [&] { return fmt::format("an all-reduce of {} bytes over {} devices{}", bytes, group, on_cluster()); });
+}
+
+std::string CostModel::on_cluster() const {
+  return settings_.cluster.empty() ? std::string() : " on " + settings_.cluster;
 }
 
 SimTime CostModel::allgather(double bytes, int group) const {
@@ -159,7 +163,7 @@ SimTime CostModel::allgather(double bytes, int group) const {
 
 SimTime CostModel::allgather_pieces(double piece, int group) const {
   return step_ns(collective_->allgather_seconds(piece, group),
-                 [&] { return fmt::format("an all-gather of {} bytes from each of {} devices", piece, group); });
+                 [&] { return fmt::format("an all-gather of {} bytes from each of {} devices{}", piece, group, on_cluster()); });
 }
 
 SimTime CostModel::synchronisation(double bytes, int group) const {

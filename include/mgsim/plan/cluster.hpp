@@ -17,8 +17,10 @@ struct Cluster {
   CollectiveSettings settings;  ///< with the collective's parameters
   std::string source;  ///< the file it came from, or "default"
 
-  /// Builds the cost model.
-  std::unique_ptr<Collective> make_collective() const;
+  /// Builds the cost model for a plan of `gpus` devices. Throws ConfigError
+  /// at the file's `gpus_per_node` where a power-of-two group up to `gpus`,
+  /// each of which a plan prices, does not fill whole nodes.
+  std::unique_ptr<Collective> make_collective(int gpus) const;
 };
 
 /// 8 GPUs per node over NVLink-class links (5 us, 150 GB/s), nodes over

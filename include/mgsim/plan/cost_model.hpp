@@ -8,6 +8,7 @@
 // docs/plan.md ("Cost model").
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -50,6 +51,9 @@ struct CostSettings {
   /// OpKind::measured operator (a layer of a trace, plan/trace_graph.hpp),
   /// which a shard of 1/b of the batch takes 1/b of; 0 for other operators.
   std::vector<double> measured_s;
+  /// How a message about a step past the longest (an all-reduce past an
+  /// hour) names the cluster, e.g. "c.json (nccl, 8 GPUs per node)"; empty: not named.
+  std::string cluster;
 };
 
 class CostModel {
@@ -104,6 +108,8 @@ class CostModel {
   /// The operator's cost under `s` and the bytes of its gradients.
   std::pair<Cost, double> strategy_cost(zoo::OpId op, const Strategy& s) const;
   SimTime allreduce(double bytes, int group) const;
+  /// " on CLUSTER" for a message, or nothing where the settings name none.
+  std::string on_cluster() const;
   SimTime allgather(double bytes, int group) const;
   /// An all-gather of `piece` bytes from each of `group` devices. Like
   /// allreduce, refuses a message past an hour (limits.md), as `run` does.
