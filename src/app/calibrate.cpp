@@ -114,6 +114,36 @@ bool holds(const nlohmann::json& document, const nlohmann::json::json_pointer& p
   }
 }
 
+/// Why `document`, read at key `at` of its file ("" for the whole file),
+/// holds nothing at `keys` (as keys_of splits a path): the first key missing
+/// and what is there instead, for a message.
+std::string why_missing(const nlohmann::json& document, const std::vector<std::string>& keys, std::string at) {
+  const nlohmann::json* node = &document;  // `at` as messages name a key: schedules[0].cycle_time_ms
+  for (const std::string& key : keys) {
+    const std::string here = at.empty() ? "the top level" : at;
+    const bool odd = key.empty() || key.find_first_of("[]") != std::string::npos;
+    const std::string syntax = odd ? " (a path is keys joined by dots, a list's entry [i]: schedules[0].cycle_time_ms)" : "";
+    if (node->is_object()) {
+      if (!node->contains(key)) return fmt::format("{} has no key '{}'{}", here, printable(key), syntax);
+      node = &node->at(key);
+      at += (at.empty() ? "" : ".") + key;
+      continue;
+    }
+    if (!node->is_array()) {
+      return fmt::format("{} is {}, with nothing under it", here, node->is_string() ? "text" : node->dump());
+    }
+    std::size_t element = 0;
+    const auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), element);
+    if (error != std::errc() || end != key.data() + key.size() || element >= node->size()) {
+      return fmt::format("{} is a list of {}: expected an index{}, got '{}'", here, counted(std::ssize(*node), "entry", "entries"),
+                         node->empty() ? "" : fmt::format(" 0..{}", node->size() - 1), printable(key));
+    }
+    node = &node->at(element);
+    at += fmt::format("[{}]", element);
+  }
+  return "no such key";
+}
+
 /// Refuses a --choose key that is not a text value of `document` (read from
 /// `file`) nor a new key of one of its objects (an array index past its
 /// end, a key below a number or a text), and a new key given a number
@@ -140,7 +170,7 @@ void check_text_key(const nlohmann::json& document, const std::string& path, con
   }
   const nlohmann::json::json_pointer parent = pointer.parent_pointer();
   if (!holds(document, parent) || !document.at(parent).is_object()) {
-    where.fail(fmt::format("expected {}, got no such key", kWanted));
+    where.fail(fmt::format("expected {}, got no such key: {}", kWanted, why_missing(document, keys_of(document, path), "")));
   }
   if (nlohmann::json::parse(value, nullptr, false).is_number()) {  // red team: gpus_per_node=1 was read as "1"
     where.fail(fmt::format("expected {}, got the number {}: compare numbers with a sweep, or fit one with --fit",
@@ -434,50 +464,70 @@ Calibration Calibration::from_files(const std::filesystem::path& config, const s
       load_measurements(measurements, document, {config.string(), "", InputKind::config}, base_trace);
   mark_fitted(rows, fit_paths);  // red team: a row of the fitted entry and one of its start value, once "again"
   return Calibration(config, std::move(ordered), "", measurements, "measurements", std::move(rows),
-                     std::move(fit_paths), std::move(budget));
+                     std::move(fit_paths), "", std::move(budget));
 }
 
 JsonWhere Calibration::config_where(std::string_view key) const {
   return JsonWhere{config_file_.string(), config_at_, InputKind::config}.key(key);
 }
 
+JsonWhere Calibration::fit_where(std::size_t i) const {
+  if (fit_key_.empty()) return config_where(paths_[i]);
+  return JsonWhere{config_file_.string(), "", InputKind::config}.key(fit_key_).index(i);  // red team: named --fit
+}
+
+std::string Calibration::fit_named(std::size_t i, std::string_view here) const {
+  return fit_key_.empty() ? std::string(here) : config_where(paths_[i]).path;
+}
+
+std::string Calibration::fit_option() const { return fit_key_.empty() ? "--fit" : fit_key_; }
+
 Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ordered_json config,
                          std::string config_at, const std::filesystem::path& rows_file, std::string rows_key,
                          std::vector<Measurement> measurements, std::vector<std::string> fit_paths,
-                         std::shared_ptr<WorkBudget> budget)
+                         std::string fit_key, std::shared_ptr<WorkBudget> budget)
     : config_file_(config_file),
       config_at_(std::move(config_at)),
       measurements_file_(rows_file),
       rows_key_(std::move(rows_key)),
+      fit_key_(std::move(fit_key)),
       ordered_base_(std::move(config)),
       base_(ordered_base_),
       paths_(std::move(fit_paths)),
       measurements_(std::move(measurements)),
       budget_(budget ? std::move(budget) : std::make_shared<WorkBudget>(kDefaultMaxWork)) {
   const Scenario base = base_scenario(base_, config_file_, config_at_);
-  for (const std::string& path : paths_) {
-    const JsonWhere where = config_where(path);
+  for (std::size_t i = 0; i < paths_.size(); ++i) {
+    const std::string& path = paths_[i];
+    const JsonWhere where = fit_where(i);
     if (path.empty()) {
       throw ConfigError(fmt::format("{}: expected dotted paths to fit such as network.alpha_us, got an empty one",
                                     config_file_.string()));
     }
-    if (std::count(paths_.begin(), paths_.end(), path) > 1) where.fail("given twice among the values to fit");
+    const auto before = paths_.begin() + static_cast<std::ptrdiff_t>(i);
+    if (std::find(paths_.begin(), before, path) != before) where.fail("given twice among the values to fit");
     const auto pointer = pointer_of(base_, path);
     if (!holds(base_, pointer)) {
-      where.fail("expected a number at this --fit path, got no such key: give it in the config, with the value to "
-                 "start from (0 for a term that is off)");
+      const std::vector<std::string> keys = keys_of(base_, path);
+      const bool addable = holds(base_, pointer.parent_pointer()) && base_.at(pointer.parent_pointer()).is_object() &&
+                           !keys.back().empty() && keys.back().find_first_of("[]") == std::string::npos;
+      const std::string why = why_missing(base_, keys, config_at_);
+      where.fail(fmt::format("expected a number at {}, got no such key: {}{}", fit_named(i, "this --fit path"), why,
+                             addable ? ": give it in the config, with the value to start from (0 for a term that is off)"
+                                     : ""));
     }
     const nlohmann::json& value = base_.at(pointer);
-    if (!value.is_number() || value.get<double>() < 0) where.expected("a number >= 0 at this --fit path", value);
+    if (!value.is_number() || value.get<double>() < 0) where.expected(fmt::format("a number >= 0 at {}", fit_named(i, "this --fit path")), value);
     const auto refused = std::floor(value.get<double>()) == value.get<double>() ? fraction_refusal(path) : std::nullopt;
     if (refused) {  // red team: a gamma 0 that nccl pins was said to take whole numbers only
-      where.fail(fmt::format("expected a value the fit can move, got {}: {}", value.dump(), *refused));
+      where.fail(fmt::format("expected a value the fit can move at {}, got {}: {}", fit_named(i, "this --fit path"),
+                             value.dump(), *refused));
     }
     initial_.push_back(value.get<double>());
   }
   if (measurements_.size() < paths_.size()) {
     JsonWhere{measurements_file_.string(), rows_key_, InputKind::config}.fail(fmt::format(
-        "expected at least {} (one per --fit path), got {}", counted(std::ssize(paths_), "measurement"),
+        "expected at least {} (one per {} path), got {}", counted(std::ssize(paths_), "measurement"), fit_option(),
         measurements_.size()));
   }
   // The config's trace, read whether or not a row runs it (no row runs standard input: read_measurements).
@@ -659,10 +709,10 @@ void Calibration::choose_scales(const std::vector<double>& base_prediction) {
         // A continuous value moves the predictions little at its first
         // accepted power of ten; this one turns something on at any value
         // above 0 (0: an input pipeline that never binds), so no search from 0 finds it.
-        config_where(paths_[i]).fail(fmt::format(
-            "0 turns this value off, and the smallest value the config takes ({:g}) moves a prediction by {:.0f}%: "
+        fit_where(i).fail(fmt::format(
+            "0 turns {} off, and the smallest value the config takes ({:g}) moves a prediction by {:.0f}%: "
             "start the fit from a value near the answer (a measured one, or a guess) instead of 0",
-            values[i], moved * 100));
+            fit_named(i, "this value"), values[i], moved * 100));
       }
       // A start so small that 100 times it moves no prediction (1e-9 s of
       // host time where milliseconds matter) counts as 0: from it the search
@@ -686,10 +736,10 @@ void Calibration::check_dependence(const std::vector<double>& base_prediction) c
       return !predicted || *predicted != base_prediction;  // refused: the value matters, some measurement cannot run
     };
     if (std::none_of(std::begin(kFactors), std::end(kFactors), moves)) {
-      config_where(paths_[i]).fail(fmt::format(
-          "no measurement depends on this value (changing it from {} to {} .. {} times {} moves no prediction); add "
-          "a measurement that does or leave it out of --fit",
-          initial_[i], kFactors[3], kFactors[4], unit));
+      fit_where(i).fail(fmt::format(
+          "no measurement depends on {} (changing it from {} to {} .. {} times {} moves no prediction); add "
+          "a measurement that does or leave it out of {}",
+          fit_named(i, "this value"), initial_[i], kFactors[3], kFactors[4], unit, fit_option()));
     }
   }
 }
@@ -981,7 +1031,7 @@ std::vector<std::optional<double>> Calibration::leave_one_out(int threads) const
     std::optional<Calibration> without;  // what it charged counts, however it ends
     try {
       without.emplace(config_file_, ordered_base_, config_at_, measurements_file_, rows_key_, std::move(others), paths_,
-                      std::make_shared<WorkBudget>(allowance));
+                      fit_key_, std::make_shared<WorkBudget>(allowance));
       const CalibrationResult fit = without->fit();
       // Red team: two values the others tie stayed where the fit on every row split them, so the held-out
       // row was predicted by its own split (+0.00%).

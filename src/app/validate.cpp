@@ -135,7 +135,7 @@ void refuse_one_number_in_two_units(const Calibration& calibration, const std::v
     if (!samples) {  // the row's run in the other unit, to know its samples per iteration
       Measurement swapped = calibration.measurements()[i];
       swapped.metric = other.metric;
-      const Calibration in_other_unit(file, calibration.with_values({}), "config", file, "predict", {swapped}, {},
+      const Calibration in_other_unit(file, calibration.with_values({}), "config", file, "predict", {swapped}, {}, "",
                                       budget);
       samples = predicted[i] * in_other_unit.initial_prediction().front();
     }
@@ -210,14 +210,14 @@ void validate_case(const std::filesystem::path& file, std::string text, double m
   }
 
   const auto budget = std::make_shared<WorkBudget>(max_work);
-  const Calibration calibration(file, config, "config", file, "calibrate", calibrating, paths, budget);
+  const Calibration calibration(file, config, "config", file, "calibrate", calibrating, paths, "fit", budget);
   const CalibrationResult fit = calibration.fit();
   add_rows(file, calibrating, fit.predicted, true, report);
   for (std::size_t i = 0; i < paths.size(); ++i)
     report.fitted.push_back(
         {file.filename().string(), paths[i], fit.values[i], identifiability_note(calibration, fit, i)});
   const Calibration prediction(file, calibration.with_values(fit.values), "config", file, "predict", predicting, {},
-                               budget);
+                               "", budget);
   const std::vector<double>& predicted_values = prediction.initial_prediction();
   for (std::size_t i = 0; i < predicting.size(); ++i) {
     refuse_one_number_in_two_units(prediction, predicted_values, i, std::span(predictions).first(first + i),

@@ -170,10 +170,12 @@ class Calibration {
                                 std::shared_ptr<WorkBudget> budget = nullptr);
   /// The same from a config document read from `config_file` at key
   /// `config_at` ("" for the whole file; for messages and relative paths)
-  /// and rows read from key `rows_key` of `rows_file`.
+  /// and rows read from key `rows_key` of `rows_file`; the fit paths listed
+  /// at key `fit_key` of `config_file` ("fit" in a validation case), or ""
+  /// where they are --fit options.
   Calibration(const std::filesystem::path& config_file, nlohmann::ordered_json config, std::string config_at,
               const std::filesystem::path& rows_file, std::string rows_key, std::vector<Measurement> measurements,
-              std::vector<std::string> fit_paths, std::shared_ptr<WorkBudget> budget = nullptr);
+              std::vector<std::string> fit_paths, std::string fit_key, std::shared_ptr<WorkBudget> budget = nullptr);
 
   /// Predicted value of every measurement with `values` at the fit paths.
   std::vector<double> predict(std::span<const double> values) const;
@@ -241,11 +243,19 @@ class Calibration {
 
   /// A key of the config, for messages: `key` in config_file_ at config_at_.
   JsonWhere config_where(std::string_view key) const;
+  /// Fit path i, for messages: its key in the config (a --fit option) or its
+  /// entry of fit_key_; and how a message names the config key: `here`
+  /// ("this --fit path") for a --fit option, else "config.network.alpha_us".
+  JsonWhere fit_where(std::size_t i) const;
+  std::string fit_named(std::size_t i, std::string_view here) const;
+  /// "--fit", or the key that lists the fit paths.
+  std::string fit_option() const;
 
   std::filesystem::path config_file_;
   std::string config_at_;
   std::filesystem::path measurements_file_;
   std::string rows_key_;
+  std::string fit_key_;
   nlohmann::ordered_json ordered_base_;  ///< as written, for config_text()
   nlohmann::json base_;
   std::vector<std::string> paths_;
