@@ -166,13 +166,19 @@ TEST_CASE("trace loader rejects an unreadable or malformed file", "[loaders][tra
   require_error<mgsim::TraceError>([&] { mgsim::load_trace(missing); }, {missing.string(), "cannot read"});
 
   const fs::path malformed = dir.write("bad.json", std::string(R"({"format": "mgsim-trace", "version": 1,)"));
-  require_error<mgsim::TraceError>([&] { mgsim::load_trace(malformed); }, {malformed.string(), "malformed JSON"});
+  require_error<mgsim::TraceError>([&] { mgsim::load_trace(malformed); },
+                                   {malformed.string(), "malformed JSON: the input ends before the document does"});
+  // Cut inside a layer: said where, not blamed on the key being read (red team).
+  const fs::path cut = dir.write("cut.json", std::string(R"({"format": "mgsim-trace", "layers": [{"name": "a", )"));
+  require_error<mgsim::TraceError>([&] { mgsim::load_trace(cut); },
+                                   {cut.string() + ": malformed JSON: the input ends inside layers[0] (cut short?)"});
 
   const fs::path nan_literal = dir.write("nan.json", std::string(R"({"forward_time_s": NaN})"));
   require_error<mgsim::TraceError>([&] { mgsim::load_trace(nan_literal); }, {nan_literal.string(), "malformed JSON"});
 
   const fs::path empty = dir.write("empty.json", std::string());
-  require_error<mgsim::TraceError>([&] { mgsim::load_trace(empty); }, {empty.string(), "malformed JSON"});
+  require_error<mgsim::TraceError>([&] { mgsim::load_trace(empty); },
+                                   {empty.string(), "malformed JSON: the input ends before the document does (empty"});
 
   const fs::path array = dir.write("array.json", std::string("[1, 2]"));
   require_error<mgsim::TraceError>([&] { mgsim::load_trace(array); }, {array.string(), "(top level)", "an object"});

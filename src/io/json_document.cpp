@@ -203,6 +203,11 @@ class NulGuard : public std::streambuf {
 }  // namespace
 
 std::string JsonSyntaxError::located(std::string_view source) const {
+  if (std::string_view(what()).find("unexpected end of input") != std::string_view::npos) {  // red team: read as
+    return fmt::format("{}: malformed JSON: the input ends {}: {}", source,  // the key's fault
+                       at_.empty() ? "before the document does (empty or cut short?)"
+                                   : fmt::format("inside {} (cut short?)", at_), what());
+  }
   return at_.empty() ? fmt::format("{}: malformed JSON: {}", source, what())
                      : fmt::format("{}: {}: malformed JSON: {}", source, at_, what());
 }

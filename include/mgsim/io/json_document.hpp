@@ -26,7 +26,10 @@ class JsonSyntaxError : public std::runtime_error {
   explicit JsonSyntaxError(const std::string& message, std::string at = {})
       : std::runtime_error(message), at_(std::move(at)) {}
   const std::string& at() const { return at_; }
-  /// "SOURCE: PATH: malformed JSON: WHAT", without PATH at the top level.
+  /// "SOURCE: PATH: malformed JSON: WHAT", without PATH at the top level;
+  /// "SOURCE: malformed JSON: the input ends inside PATH (cut short?): WHAT"
+  /// where the input ends before the document does ("ends before the
+  /// document does" at the top level).
   std::string located(std::string_view source) const;
 
  private:
