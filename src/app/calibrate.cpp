@@ -231,6 +231,12 @@ MeasuredRun run_of(const Measurement& m, const std::string& config_collective) {
 /// its repeat), and its label does not show the value it runs. The keys in
 /// order, whatever the order of "fit" and the entry's index (a copy of a case
 /// reads alike).
+std::string choice_label(const std::vector<std::pair<std::string, std::string>>& setting) {
+  std::vector<std::string> values;
+  for (const auto& [key, value] : setting) values.push_back(fmt::format("{}={}", printable(key), printable(value)));
+  return fmt::format("{}", fmt::join(values, " "));
+}
+
 std::string dotted_path(const nlohmann::json& document, const std::string& path) {
   return fmt::format("{}", fmt::join(keys_of(document, path), "."));
 }
@@ -431,7 +437,6 @@ Calibration Calibration::from_files(const std::filesystem::path& config, const s
   }
   if (!setting.empty()) base_scenario(document, config, "");  // the config's own errors, told as its own
   const nlohmann::json as_written = setting.empty() ? nlohmann::json() : document;
-  std::vector<std::string> chosen;
   for (const auto& [path, value] : setting) {
     try {
       check_text_key(document, path, value, config);
@@ -441,7 +446,6 @@ Calibration Calibration::from_files(const std::filesystem::path& config, const s
     const nlohmann::json::json_pointer pointer = pointer_of(document, path);
     document[pointer] = value;
     ordered[nlohmann::ordered_json::json_pointer(pointer.to_string())] = value;
-    chosen.push_back(fmt::format("{}={}", path, printable(value)));
   }
   const std::filesystem::path base_trace = [&] {
     try {
@@ -454,10 +458,10 @@ Calibration Calibration::from_files(const std::filesystem::path& config, const s
         try {
           base_scenario(alone, config, "");
         } catch (const Error& fault) {
-          throw ConfigError(fmt::format("--choose {}: {}", chosen[i], fault.what()));
+          throw ConfigError(fmt::format("--choose {}: {}", choice_label({setting[i]}), fault.what()));
         }
       }
-      throw ConfigError(fmt::format("--choose {}: {}", fmt::join(chosen, " "), e.what()));
+      throw ConfigError(fmt::format("--choose {}: {}", choice_label(setting), e.what()));
     }
   }();
   std::vector<Measurement> rows =

@@ -74,13 +74,6 @@ std::vector<std::vector<std::pair<std::string, std::string>>> settings_of(const 
   return settings;
 }
 
-/// "collective=tree message_unit=layer": a candidate as --choose gave it.
-std::string shown(const std::vector<std::pair<std::string, std::string>>& setting) {
-  std::vector<std::string> values;
-  for (const auto& [key, value] : setting) values.push_back(fmt::format("{}={}", key, value));
-  return fmt::format("{}", fmt::join(values, " "));
-}
-
 /// What the candidates are ranked by: the held-out RMS, or the fit's own
 /// RMS relative error where no measurement could be held out.
 double score(const Candidate& candidate) {
@@ -141,10 +134,10 @@ ModelChoice choose_model(const std::filesystem::path& config, const std::filesys
     } catch (const WorkError& error) {  // the budget is shared: say which candidate it ran out in (red team)
       if (setting.empty()) throw;
       throw WorkError(fmt::format("{} (it ran out fitting --choose {}, candidate {} of {})", error.what(),
-                                  shown(setting), done + 1, settings.size()));
+                                  choice_label(setting), done + 1, settings.size()));
     } catch (const Error& error) {  // the candidate at fault, where from_files did not say (red team)
       if (setting.empty() || std::string_view(error.what()).starts_with("--choose")) throw;  // no --choose: as said
-      throw ConfigError(fmt::format("--choose {}: {}", shown(setting), error.what()));
+      throw ConfigError(fmt::format("--choose {}: {}", choice_label(setting), error.what()));
     }
   }
   check_every_choice_matters(choices, chosen.candidates);

@@ -106,13 +106,6 @@ std::string report(const Calibration& calibration, const CalibrationResult& resu
   return out + missed_note(calibration, result);
 }
 
-/// "collective=nccl, message_unit=layer".
-std::string setting_text(const std::vector<std::pair<std::string, std::string>>& setting) {
-  std::string text;
-  for (const auto& [key, value] : setting) text += fmt::format("{}{}={}", text.empty() ? "" : ", ", key, value);
-  return text;
-}
-
 /// The candidates of --choose, best marked, before the chosen one's report.
 std::string choice_report(const ModelChoice& choice) {
   std::string out = fmt::format("{:<40}  {:>12}  {:>15}  {:>15}\n", "candidate", "fit rms", "held-out median",
@@ -122,7 +115,7 @@ std::string choice_report(const ModelChoice& choice) {
     const double fit_rms = std::sqrt(c.fit.sum_squared_rel_error / static_cast<double>(c.fit.predicted.size()));
     const std::string median = c.held_out.count > 0 ? fmt::format("{:.2f}%", c.held_out.median * 100) : "n/a";
     const std::string max = c.held_out.count > 0 ? fmt::format("{:.2f}%", c.held_out.max * 100) : "n/a";
-    out += fmt::format("{:<40}  {:>11.2f}%  {:>15}  {:>15}{}\n", setting_text(c.setting), fit_rms * 100, median, max,
+    out += fmt::format("{:<40}  {:>11.2f}%  {:>15}  {:>15}{}\n", choice_label(c.setting), fit_rms * 100, median, max,
                        i == choice.best ? "  <- chosen" : "");
   }
   return out + "chosen by the root mean square of the held-out errors (the fit's own where none can be held out)\n\n";

@@ -73,6 +73,10 @@ MeasuredRun run_of(const Measurement& m, const std::string& config_collective);
 /// ("features[1]", a layer name) stays whole.
 std::string dotted_path(const nlohmann::json& config, const std::string& path);
 
+/// A --choose candidate as messages and reports name it, values printable:
+/// "collective=tree message_unit=layer".
+std::string choice_label(const std::vector<std::pair<std::string, std::string>>& setting);
+
 /// Marks the schedule label of each row whose run a fitted key moves apart
 /// from a row that writes the same values out: the config's schedule entry
 /// it names (`schedules.N.*`, marked by the parameter), the config's
