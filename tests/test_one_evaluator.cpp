@@ -201,6 +201,8 @@ TEST_CASE("one evaluator: run, sweep, calibrate and advise agree on 500 random s
     REQUIRE(sweep.size() == rows.size());
     const std::string network = scenario.networks.empty() ? "measured" : "net0";
     for (std::size_t i = 0; i < rows.size(); ++i) {
+      // No run beats its GPUs each training alone (red team: speedup 32 on one GPU, overheads and speed classes).
+      CHECK(rows[i].metrics.scaling_efficiency() <= 1.0 + 1e-9);
       CHECK(sweep.csv_line(i) ==
             fmt::format("{},t.json,{},{},{}", i, network, scenario.gpus_per_node.front(), csv_row(rows[i])));
     }
@@ -537,6 +539,44 @@ TEST_CASE("node_input_samples_per_s: no iteration is shorter than loading its no
   CHECK(floored.p99_iteration == free.p99_iteration);
   config["node_input_samples_per_s"] = -1.0;
   CHECK_THROWS_WITH(load_scenario(dir.write_json("c.json", config)), Catch::Contains("node_input_samples_per_s"));
+}
+
+TEST_CASE("efficiency: host time and the input pipeline do not speed up with a GPU (two layers, by hand)",
+          "[evaluator]") {
+  // The two layers above (1 ms of backward each, 1 ms messages, batch 1,
+  // WFBP on 2 GPUs), one GPU at half speed, 2 ms of host time an iteration.
+  // The slow GPU's gradients are ready at 2 and 4 ms, their messages end at
+  // 5 ms, plus the host: 7 ms, 2 samples. Alone, a GPU of the trace's speed
+  // takes 2 + 2 = 4 ms, the slow one 4 + 2 = 6 ms: together they would apply
+  // 1/4 + 1/6 = 5/12 samples a ms, so the efficiency is (2/7) / (5/12) =
+  // 24/35. (The sum of the speeds, 1.5 GPUs of 4 ms, would say 8/10.5.)
+  SweepTempDir dir;
+  json config = two_layers_on_two_gpus(dir, "iteration_overhead_s", 2e-3);
+  config["speed_classes"] = json::array({{{"fraction", 0.5}, {"speed", 0.5}}});
+  WorkloadCache cache;
+  RunMetrics m = first_row(dir, config, cache);
+  CHECK(m.iteration == 7'000'000);
+  CHECK(m.single_gpu == 4'000'000);
+  CHECK(m.scaling_efficiency() == Approx(24.0 / 35.0));
+  CHECK(m.speedup() == Approx(48.0 / 35.0));
+  // One GPU at half speed alone: 6 ms, all it can do: efficiency 1, speedup 1
+  // (red team: the speeds' sum, 0.5, made it 4 / (0.5 x 6) = 4/3).
+  config["gpus"] = {1};
+  config["speed_classes"] = json::array({{{"fraction", 1.0}, {"speed", 0.5}}});
+  m = first_row(dir, config, cache);
+  CHECK(m.iteration == 6'000'000);
+  CHECK(m.scaling_efficiency() == Approx(1.0));
+  // At a tenth of the speed, no host time, and an input pipeline of 200
+  // samples/s (5 ms a sample): the GPU computes 20 ms, past the 5 ms load; a
+  // GPU of the trace's speed alone waits 5 ms for its input. Efficiency 1
+  // again (the speeds' sum, 0.1 GPUs of 5 ms, said 2.5).
+  config.erase("iteration_overhead_s");
+  config["node_input_samples_per_s"] = 200.0;
+  config["speed_classes"] = json::array({{{"fraction", 1.0}, {"speed", 0.1}}});
+  m = first_row(dir, config, cache);
+  CHECK(m.iteration == 20'000'000);
+  CHECK(m.single_gpu == 5'000'000);
+  CHECK(m.scaling_efficiency() == Approx(1.0));
 }
 
 TEST_CASE("curve_scale multiplies every time of the measured curves (two layers, by hand)", "[evaluator]") {

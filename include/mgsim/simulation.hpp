@@ -41,9 +41,13 @@ struct RunMetrics {
   int batch_size = 0;
   SimTime iteration = 0;   ///< predicted iteration time on `gpus` GPUs
   SimTime compute = 0;     ///< forward + backward (+ selection), the slowest GPU
-  SimTime single_gpu = 0;  ///< iteration time on one GPU: compute without communication
-  /// The GPUs' summed speed: their compute in GPUs of the trace (`gpus` when
-  /// every GPU runs at speed 1), the capacity that efficiency is measured against.
+  SimTime single_gpu = 0;  ///< iteration time of one GPU of the trace's speed training alone, without communication
+  /// The capacity that efficiency is measured against: how many GPUs of the
+  /// trace's speed, each training alone, apply samples as fast as this run's
+  /// GPUs each alone. `gpus` when every GPU runs at speed 1; the sum of the
+  /// speeds where a GPU does all of an iteration's work; less where host time
+  /// or the input pipeline, which a faster GPU does not speed up, takes part
+  /// (red team: speedup 32 on one GPU of speed 0.001 with iteration_overhead_s).
   double speed_sum = 0.0;
   SimTime comm_busy = 0;   ///< sum of message durations, each as long as it ran (slowed under overlap.comm_slowdown)
   SimTime selection = 0;   ///< top-k selection compute per GPU (sparse schedules), inside `compute`
