@@ -178,6 +178,26 @@ assert abs(float(dp[0]["time_s"]) - d["data_parallel"]["time_s"]) <= 1e-9 * d["d
   else
     fail "--zero auto" "$(cat err.txt)"
   fi
+  # Plans past a second: the csv keeps seconds to the nanosecond, as the json (red team: 9 significant digits,
+  # 1.11074963 against 1.110749628).
+  cat >slow.json <<'JSON'
+{"collective": "ring", "gpus_per_node": 1, "network": {"alpha_us": 10, "beta_s_per_byte": 2e-11, "fabric_s_per_byte": 5e-10}}
+JSON
+  if "$MGSIM" plan --trace "$ROOT/traces/googlenet-k80.json" --gpus 16 --cluster slow.json --format json >slow-plan.json \
+      2>err.txt && "$MGSIM" plan --trace "$ROOT/traces/googlenet-k80.json" --gpus 16 --cluster slow.json --format csv \
+      >slow-plan.csv 2>>err.txt && python3 -c '
+import csv, json
+d = json.load(open("slow-plan.json"))
+rows = list(csv.DictReader(open("slow-plan.csv")))
+times = [p["time_s"] for p in d["frontier"]] + [d["data_parallel"]["time_s"]]
+assert max(times) > 1, times
+assert len(rows) == len(times), (len(rows), len(times))
+assert all(abs(float(r["time_s"]) - t) <= 5e-10 for r, t in zip(rows, times)), [(r["time_s"], t) for r, t in zip(rows, times)]
+'; then
+    pass "csv times past a second to the nanosecond, as the json"
+  else
+    fail "csv times past a second to the nanosecond" "$(cat err.txt)"
+  fi
 fi
 
 cat >cluster.json <<'JSON'

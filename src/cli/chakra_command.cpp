@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "mgsim/io/json_reader.hpp"
 #include "mgsim/counted.hpp"
 #include "mgsim/chakra/chakra.hpp"
 #include "mgsim/error.hpp"
@@ -67,7 +68,7 @@ const ScheduleSpec& pick_schedule(const Scenario& config, const ExportOptions& o
 /// The plan of `spec` on `gpus` GPUs of `scenario`, as the one evaluator makes it.
 Plan plan_for_export(Scenario scenario, const ScheduleSpec& spec, int gpus, WorkloadCache& cache) {
   if (!scenario.speed_classes.empty()) {
-    throw ConfigError("speed_classes: the ranks of an export are identical; remove speed_classes from the config");
+    scenario.where("speed_classes").fail("the ranks of an export are identical: remove speed_classes from the config");
   }
   scenario.gpus = {gpus};
   scenario.gpus_origin = fmt::format("--gpus {}", gpus);

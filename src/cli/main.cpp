@@ -139,6 +139,41 @@ void check_subcommand(int argc, char** argv, const CLI::App& app) {
   }
 }
 
+/// The option of `app` or one of its commands named `name` ("--gpus"), or nullptr.
+const CLI::Option* find_option(const CLI::App& app, const std::string& name) {
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->check_name(name)) return option;
+  }
+  for (const CLI::App* command : app.get_subcommands({})) {
+    if (const CLI::Option* option = find_option(*command, name)) return option;
+  }
+  return nullptr;
+}
+
+/// CLI11's message for a parse error, in this project's words where CLI11's
+/// say less (red team): "--zero: At Most 1 required but received 2" (an
+/// option given twice) and "Could not convert: --frontier-bound = 2.5".
+std::string parse_message(const CLI::App& app, const CLI::ParseError& error) {
+  const std::string what = error.what();
+  constexpr std::string_view kAtMost = ": At Most 1 required but received ";
+  if (const std::size_t at = what.find(kAtMost); at != std::string::npos) {
+    return fmt::format("{}: given {} times: give it once", what.substr(0, at), what.substr(at + kAtMost.size()));
+  }
+  constexpr std::string_view kConvert = "Could not convert: ";
+  const std::size_t equals = what.find(" = ");
+  if (what.starts_with(kConvert) && equals != std::string::npos) {
+    const std::string name = what.substr(kConvert.size(), equals - kConvert.size());
+    const CLI::Option* option = find_option(app, name);
+    const std::string type = option == nullptr ? "" : option->get_type_name();
+    const char* expected = type.starts_with("INT")     ? "a whole number"
+                           : type.starts_with("UINT")  ? "a whole number >= 0"
+                           : type.starts_with("FLOAT") ? "a number"
+                                                       : "a value of another kind (see --help)";
+    return fmt::format("{}: expected {}, got '{}'", name, expected, what.substr(equals + 3));
+  }
+  return what;
+}
+
 /// Prints --help or --version; a failed write to stdout (a full disk) is an error, not success.
 int help_or_version(CLI::App& app, const CLI::ParseError& request) {
   const int status = app.exit(request);
@@ -165,7 +200,7 @@ int main(int argc, char** argv) {
     mgsim::cli::finish_stdout();
   } catch (const CLI::ParseError& error) {
     if (error.get_exit_code() == 0) return help_or_version(app, error);
-    return fail(fmt::format("{} (mgsim --help lists the commands and options)", error.what()));
+    return fail(fmt::format("{} (mgsim --help lists the commands and options)", parse_message(app, error)));
   } catch (const std::system_error& error) {  // fmt::print's failed write: stdout, as write_stdout says it
     const std::string_view what = error.what();
     if (what.starts_with("cannot write to file")) {

@@ -44,7 +44,8 @@ std::string shipped_or_given(const std::string& path) {
 CLI::Validator shipped_data() {
   return CLI::Validator(
       [](std::string& path) {
-        path = shipped_or_given(path);
+        if (path.empty()) return std::string("expected a file name, got an empty name");
+        path = shipped_or_given(path);  // red team: plan --cluster '' planned the default cluster
         return std::string();
       },
       "");

@@ -153,7 +153,7 @@ std::string format_plan_csv(const PlanReport& r) {
       "model,gpus,kind,point,time_s,memory_bytes,zero_stage,fits_memory_limit,strategies{}\n", kCsvVersionColumns);
   const auto row = [&](std::string_view kind, std::optional<std::size_t> point, const PlanPoint& p) {
     const std::string fits = r.memory_limit ? (p.cost.memory <= *r.memory_limit ? "yes" : "no") : "";
-    out += fmt::format("{},{},{},{},{:.9g},{},{},{},\"{}\"{}\n", m.graph().model(), m.settings().devices, kind,
+    out += fmt::format("{},{},{},{},{:.9f},{},{},{},\"{}\"{}\n", m.graph().model(), m.settings().devices, kind,
                        point ? std::to_string(*point) : "", to_seconds(p.cost.time), p.cost.memory, p.zero_stage,
                        fits, summary(r, p), csv_version_fields());
   };
