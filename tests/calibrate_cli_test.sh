@@ -93,7 +93,7 @@ bad "unknown --fit path" "base.json: network.alpah_us: expected a number" \
   "$MGSIM" calibrate -c base.json -m m.json --fit network.alpah_us -o fitted.json
 bad "non-numeric --fit path" "base.json: collective: expected a number >= 0 at this --fit path, got \"ring\"" \
   "$MGSIM" calibrate -c base.json -m m.json --fit collective -o fitted.json
-bad "a value no measurement depends on" "base.json: schedules.2.bucket_cap_mb: no measurement depends on this value" \
+bad "a value no measurement depends on" "base.json: schedules[2].bucket_cap_mb: no measurement depends on this value" \
   "$MGSIM" calibrate -c base.json -m m.json --fit network.alpha_us,schedules.2.bucket_cap_mb -o fitted.json
 printf '{"measurements": [{"gpus": 2, "schedule": "single", "iteration_time_s": 0.42}]}\n' >one.json
 bad "fewer measurements than values" "one.json: measurements: expected at least 2 measurements" \

@@ -194,7 +194,7 @@ TEST_CASE("Calibrate refuses fits it cannot answer, naming file and key") {
                     Contains("one.json: measurements: expected at least 2 measurements"));
   // No measurement runs ddp, so its bucket cap moves nothing.
   CHECK_THROWS_WITH(fits(two, {"network.alpha_us", "schedules.1.bucket_cap_mb"}),
-                    Contains("base.json: schedules.1.bucket_cap_mb: no measurement depends on this value"));
+                    Contains("base.json: schedules[1].bucket_cap_mb: no measurement depends on this value"));
   CHECK_THROWS_WITH(fits(two, {"network.alpah_us"}), Contains("base.json: network.alpah_us: expected a number"));
   CHECK_THROWS_WITH(fits(two, {"collective"}),
                     Contains("base.json: collective: expected a number >= 0 at this --fit path, got \"ring\""));

@@ -11,6 +11,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <nlopt.hpp>
 
 #include "mgsim/counted.hpp"
@@ -37,14 +38,23 @@ namespace {
 /// name under layer_density, "features.0") is taken whole, the longest such
 /// key first; past what the document holds, every dot separates two keys
 /// and a bracketed number is an index.
+/// `key` as an index into a list: digits without a leading zero ("0" aside),
+/// as a JSON pointer writes one (red team: "01" was read as 1 by one step, refused by the next).
+std::optional<std::size_t> list_index(std::string_view key) {
+  const bool digits = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!digits || (key.size() > 1 && key.front() == '0')) return std::nullopt;
+  std::size_t index = 0;
+  const auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), index);
+  if (error != std::errc()) return std::nullopt;  // past any list
+  return index;
+}
+
 /// The length of the index "[digits]" at the start of `rest`, where one is,
 /// followed by the end, a dot or another bracket; 0 where none is.
 std::size_t index_length(std::string_view rest) {
   if (!rest.starts_with('[')) return 0;
   const std::size_t close = rest.find(']');
-  if (close == std::string_view::npos || close == 1) return 0;
-  const std::string_view digits = rest.substr(1, close - 1);
-  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) return 0;
+  if (close == std::string_view::npos || !list_index(rest.substr(1, close - 1))) return 0;
   const bool ends = close + 1 == rest.size() || rest[close + 1] == '.' || rest[close + 1] == '[';
   return ends ? close + 1 : 0;
 }
@@ -71,12 +81,8 @@ std::vector<std::string> keys_of(const nlohmann::json& document, const std::stri
     keys.emplace_back(key);
     const nlohmann::json* next = nullptr;
     if (node != nullptr && node->is_object() && node->contains(key)) next = &node->at(std::string(key));
-    std::size_t element = 0;
-    const auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), element);
-    if (node != nullptr && node->is_array() && error == std::errc() && end == key.data() + key.size() &&
-        element < node->size()) {
-      next = &node->at(element);
-    }
+    const std::optional<std::size_t> element = list_index(key);
+    if (node != nullptr && node->is_array() && element && *element < node->size()) next = &node->at(*element);
     node = next;
     at += used;
     if (at >= path.size()) break;
@@ -114,34 +120,64 @@ bool holds(const nlohmann::json& document, const nlohmann::json::json_pointer& p
   }
 }
 
-/// Why `document`, read at key `at` of its file ("" for the whole file),
-/// holds nothing at `keys` (as keys_of splits a path): the first key missing
-/// and what is there instead, for a message.
-std::string why_missing(const nlohmann::json& document, const std::vector<std::string>& keys, std::string at) {
-  const nlohmann::json* node = &document;  // `at` as messages name a key: schedules[0].cycle_time_ms
+/// "X is a list of N entries: expected an index 0..N-1, got 'KEY'".
+std::string not_an_index(std::string_view named, const nlohmann::json& list, std::string_view key) {
+  return fmt::format("{} is a list of {}: expected an index{}, got '{}'", named,
+                     counted(std::ssize(list), "entry", "entries"),
+                     list.empty() ? "" : fmt::format(" 0..{}", list.size() - 1), printable(key));
+}
+
+/// Why `document`, read at `at`, holds nothing at `keys` (as keys_of splits
+/// a path): the first key missing and what is there instead, for a message.
+std::string why_missing(const nlohmann::json& document, const std::vector<std::string>& keys, JsonWhere at) {
+  const nlohmann::json* node = &document;
   for (const std::string& key : keys) {
-    const std::string here = at.empty() ? "the top level" : at;
-    const bool odd = key.empty() || key.find_first_of("[]") != std::string::npos;
-    const std::string syntax = odd ? " (a path is keys joined by dots, a list's entry [i]: schedules[0].cycle_time_ms)" : "";
+    const std::string here = at.path.empty() ? "the top level" : at.path;
     if (node->is_object()) {
-      if (!node->contains(key)) return fmt::format("{} has no key '{}'{}", here, printable(key), syntax);
-      node = &node->at(key);
-      at += (at.empty() ? "" : ".") + key;
-      continue;
+      if (node->contains(key)) {
+        node = &node->at(key);
+        at = at.key(key);
+        continue;
+      }
+      const std::size_t open = key.find('[');  // red team: gpus[-1] and gpus[01] were keys the top level lacks
+      if (open != std::string::npos && open > 0 && key.back() == ']' && node->contains(key.substr(0, open))) {
+        const nlohmann::json& inside = node->at(key.substr(0, open));
+        const std::string named = at.key(key.substr(0, open)).path;
+        const std::string_view index = std::string_view(key).substr(open + 1, key.size() - open - 2);
+        if (inside.is_array()) return not_an_index(named, inside, index);
+        return fmt::format("{} is not a list: it has no entry [{}]", named, printable(index));
+      }
+      if (list_index(key)) return fmt::format("{} is not a list: it has no entry [{}], nor a key '{}'", here, key, key);
+      const bool odd = key.empty() || key.find_first_of("[]") != std::string::npos;
+      return fmt::format("{} has no key '{}'{}", here, printable(key),
+                         odd ? " (a path is keys joined by dots, a list's entry [i]: schedules[0].cycle_time_ms)" : "");
     }
     if (!node->is_array()) {
       return fmt::format("{} is {}, with nothing under it", here, node->is_string() ? "text" : node->dump());
     }
-    std::size_t element = 0;
-    const auto [end, error] = std::from_chars(key.data(), key.data() + key.size(), element);
-    if (error != std::errc() || end != key.data() + key.size() || element >= node->size()) {
-      return fmt::format("{} is a list of {}: expected an index{}, got '{}'", here, counted(std::ssize(*node), "entry", "entries"),
-                         node->empty() ? "" : fmt::format(" 0..{}", node->size() - 1), printable(key));
-    }
-    node = &node->at(element);
-    at += fmt::format("[{}]", element);
+    const std::optional<std::size_t> element = list_index(key);
+    if (!element || *element >= node->size()) return not_an_index(here, *node, key);
+    node = &node->at(*element);
+    at = at.index(*element);
   }
   return "no such key";
+}
+
+/// `path` (as keys_of splits it in `document`) below `at`, as messages name
+/// keys: schedules[0].cycle_time_ms, however it was written.
+JsonWhere where_of(JsonWhere at, const nlohmann::json& document, const std::string& path) {
+  const nlohmann::json* node = &document;
+  for (const std::string& key : keys_of(document, path)) {
+    const std::optional<std::size_t> element = node != nullptr && node->is_array() ? list_index(key) : std::nullopt;
+    if (element) {
+      at = at.index(*element);
+      node = *element < node->size() ? &node->at(*element) : nullptr;
+    } else {
+      at = at.key(key);
+      node = node != nullptr && node->is_object() && node->contains(key) ? &node->at(key) : nullptr;
+    }
+  }
+  return at;
 }
 
 /// Refuses a --choose key that is not a text value of `document` (read from
@@ -165,12 +201,17 @@ void check_text_key(const nlohmann::json& document, const std::string& path, con
                                   path));
   }
   if (holds(document, pointer)) {
-    if (!document.at(pointer).is_string()) where.expected(kWanted, document.at(pointer));
+    const nlohmann::json& given = document.at(pointer);
+    if (given.is_object() && given.contains("name") && given["name"].is_string()) {  // red team: told to choose it
+      where.fail(fmt::format("expected {}, got an object whose text is at {}.name: choose that (its other keys are "
+                             "its parameters, which every candidate must take)", kWanted, path));
+    }
+    if (!given.is_string()) where.expected(kWanted, given);
     return;
   }
   const nlohmann::json::json_pointer parent = pointer.parent_pointer();
   if (!holds(document, parent) || !document.at(parent).is_object()) {
-    where.fail(fmt::format("expected {}, got no such key: {}", kWanted, why_missing(document, keys_of(document, path), "")));
+    where.fail(fmt::format("expected {}, got no such key: {}", kWanted, why_missing(document, keys_of(document, path), {})));
   }
   if (nlohmann::json::parse(value, nullptr, false).is_number()) {  // red team: gpus_per_node=1 was read as "1"
     where.fail(fmt::format("expected {}, got the number {}: compare numbers with a sweep, or fit one with --fit",
@@ -476,12 +517,13 @@ JsonWhere Calibration::config_where(std::string_view key) const {
 }
 
 JsonWhere Calibration::fit_where(std::size_t i) const {
-  if (fit_key_.empty()) return config_where(paths_[i]);
+  if (fit_key_.empty()) return where_of({config_file_.string(), config_at_, InputKind::config}, base_, paths_[i]);
   return JsonWhere{config_file_.string(), "", InputKind::config}.key(fit_key_).index(i);  // red team: named --fit
 }
 
 std::string Calibration::fit_named(std::size_t i, std::string_view here) const {
-  return fit_key_.empty() ? std::string(here) : config_where(paths_[i]).path;
+  return fit_key_.empty() ? std::string(here)
+                          : where_of({config_file_.string(), config_at_, InputKind::config}, base_, paths_[i]).path;
 }
 
 std::string Calibration::fit_option() const { return fit_key_.empty() ? "--fit" : fit_key_; }
@@ -509,13 +551,18 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
                                     config_file_.string()));
     }
     const auto before = paths_.begin() + static_cast<std::ptrdiff_t>(i);
-    if (std::find(paths_.begin(), before, path) != before) where.fail("given twice among the values to fit");
+    if (const auto earlier = std::find(paths_.begin(), before, path); earlier != before) {
+      where.fail(fit_key_.empty() ? std::string("given twice among the values to fit")
+                                  : fmt::format("{} given twice among the values to fit, as {}[{}]",
+                                                fit_named(i, ""), fit_key_, earlier - paths_.begin()));
+    }
     const auto pointer = pointer_of(base_, path);
     if (!holds(base_, pointer)) {
       const std::vector<std::string> keys = keys_of(base_, path);
       const bool addable = holds(base_, pointer.parent_pointer()) && base_.at(pointer.parent_pointer()).is_object() &&
-                           !keys.back().empty() && keys.back().find_first_of("[]") == std::string::npos;
-      const std::string why = why_missing(base_, keys, config_at_);
+                           !list_index(keys.back()) && !keys.back().empty() &&
+                           keys.back().find_first_of("[]") == std::string::npos;
+      const std::string why = why_missing(base_, keys, {config_file_.string(), config_at_, InputKind::config});
       where.fail(fmt::format("expected a number at {}, got no such key: {}{}", fit_named(i, "this --fit path"), why,
                              addable ? ": give it in the config, with the value to start from (0 for a term that is off)"
                                      : ""));
@@ -577,7 +624,7 @@ std::optional<std::string> Calibration::refusal(const std::string& path, double 
   nlohmann::json document = base_;
   document[pointer_of(base_, path)] = value;
   try {
-    const Scenario scenario = read_scenario(document, config_file_);
+    const Scenario scenario = read_scenario(document, config_file_, config_at_);
     for (std::size_t i = 0; i < measurements_.size(); ++i) {  // red team: a row's nccl pinned gamma at 0 silently
       try {
         if (measurements_[i].collective) collectives_of(scenario, measurements_[i]);

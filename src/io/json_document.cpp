@@ -203,7 +203,9 @@ class NulGuard : public std::streambuf {
 }  // namespace
 
 std::string JsonSyntaxError::located(std::string_view source) const {
-  if (std::string_view(what()).find("unexpected end of input") != std::string_view::npos) {  // red team: read as
+  const std::string_view message = what();  // nlohmann's words for input that stops inside a token, or between
+  if (message.find("unexpected end of input") != std::string_view::npos ||
+      message.find("missing closing quote") != std::string_view::npos) {  // red team: read as
     return fmt::format("{}: malformed JSON: the input ends {}: {}", source,  // the key's fault
                        at_.empty() ? "before the document does (empty or cut short?)"
                                    : fmt::format("inside {} (cut short?)", at_), what());
