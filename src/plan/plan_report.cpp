@@ -91,15 +91,20 @@ std::string summary(const PlanReport& r, const PlanPoint& p) {
 std::string operator_table(const CostModel& m, const std::vector<std::size_t>& assignment) {
   std::string out = fmt::format("{:<52} {:<10} {:>12} {:>10} {:>12}\n", "operator", "kind", "strategy", "time_ms",
                                 "memory_MiB");
+  const CostModel::TimeParts parts = m.time_parts(assignment);
+  SimTime operators = 0;
   for (zoo::OpId v = 0; v < m.op_count(); ++v) {
+    operators += parts.operators[v];
     const zoo::Operator& op = m.graph().op(v);
     if (op.kind == zoo::OpKind::view) continue;
-    const Cost& c = m.op_cost(v, assignment[v]);
     out += fmt::format("{:<52} {:<10} {:>12} {:>10.3f} {:>12.2f}\n", op.name, zoo::op_kind_name(op.kind),
-                       format_strategy(m.strategies(v)[assignment[v]]), ms(c.time),
-                       static_cast<double>(c.memory) / (1024.0 * 1024.0));
+                       format_strategy(m.strategies(v)[assignment[v]]), ms(parts.operators[v]),
+                       static_cast<double>(m.op_cost(v, assignment[v]).memory) / (1024.0 * 1024.0));
   }
-  return out;
+  return out + fmt::format("operators {:.3f} ms + re-layouts {:.3f} ms + gradient all-reduce start-ups {:.3f} ms = "
+                           "{:.3f} ms\n",
+                           ms(operators), ms(parts.relayouts), ms(parts.startups),
+                           ms(operators + parts.relayouts + parts.startups));
 }
 
 }  // namespace

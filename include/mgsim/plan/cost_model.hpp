@@ -68,10 +68,10 @@ class CostModel {
   std::size_t op_count() const { return ops_.size(); }
 
   const std::vector<Strategy>& strategies(zoo::OpId op) const { return ops_[op].strategies; }
-  /// An operator's own cost under its i-th strategy: shard compute forward and
-  /// backward, partial-sum all-reduces, the size-dependent part of its
-  /// gradient all-reduce T_b(M) - T_b(0), the optimizer step of its
-  /// parameter shard, and its memory.
+  /// An operator's own cost under its i-th strategy, as the search ranks it:
+  /// shard compute forward and backward, partial-sum all-reduces, the
+  /// size-dependent part of its gradient all-reduce T_b(M) - T_b(0) priced
+  /// alone, the optimizer step of its parameter shard, and its memory.
   const Cost& op_cost(zoo::OpId op, std::size_t i) const { return ops_[op].costs[i]; }
   /// Re-layout time, forward and backward, of the tensor `producer` hands to
   /// `consumer`, under their strategies i and j.
@@ -83,6 +83,17 @@ class CostModel {
   /// start-ups, only for a collective affine in M (not `nccl`'s protocols
   /// or a shared fabric's floor), so every reported total comes from here.
   Cost evaluate(const std::vector<std::size_t>& assignment) const;
+  /// evaluate's time of an assignment in the parts a report lists, which add
+  /// up to it exactly: per operator its own cost with, in place of its
+  /// gradient share, its part of its group's fused message in proportion to
+  /// its bytes; the re-layouts on the edges; and what the fused messages take
+  /// beyond those parts (their start-ups T_g(0), and the rounding).
+  struct TimeParts {
+    std::vector<SimTime> operators;
+    SimTime relayouts = 0;
+    SimTime startups = 0;
+  };
+  TimeParts time_parts(const std::vector<std::size_t>& assignment) const;
   /// Whether the gradient shares the search ranks by add up to evaluate's
   /// totals: at every gradient group size the collective is affine
   /// (Collective::allreduce_affine), and the start-ups the shares leave out
