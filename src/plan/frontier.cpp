@@ -48,8 +48,8 @@ std::int32_t FrontierArena::join(std::int32_t left, std::int32_t right) {
 Frontier FrontierArena::take() {
   if (offered_ > max_candidates_) {
     throw ConfigError(fmt::format("the search offered more than {:g} candidate plans (--max-work; {:.2g} to {:.2g} s "
-                                  "at 12 to 25 M a second): plan fewer GPUs, with a lower --frontier-bound or "
-                                  "without --allow-replication, or give a larger --max-work",
+                                  "at 12 to 25 M a second): plan fewer GPUs, with a lower --frontier-bound (or "
+                                  "without --allow-replication, where given), or give a larger --max-work",
                                   max_candidates_, max_candidates_ / 2.5e7, max_candidates_ / 1.2e7));
   }
   std::sort(candidates_.begin(), candidates_.end(), [](const Candidate& x, const Candidate& y) {
