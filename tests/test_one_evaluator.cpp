@@ -126,7 +126,7 @@ std::filesystem::path random_scenario(std::mt19937_64& rng, const SweepTempDir& 
     config["variability"] = {{"law", pick(rng, std::vector<std::string>{"exponential", "lognormal", "bernoulli"})},
                              {"per", builder ? "iteration" : pick(rng, std::vector<std::string>{"iteration", "layer"})},
                              {"seed", std::uniform_int_distribution<int>(0, 1000)(rng)},
-                             {"stragglers", {{"ranks", {1}}, {"speed", 0.5}}}};
+                             {"stragglers", {{"ranks", {1}}, {"speed", pick(rng, std::vector<double>{0.5, 2.0})}}}};
   }
   if (coin(rng, 0.5) || builder) config["iterations"] = std::uniform_int_distribution<int>(1, 3)(rng);
   return dir.write_json("config.json", config);
@@ -201,8 +201,10 @@ TEST_CASE("one evaluator: run, sweep, calibrate and advise agree on 500 random s
     REQUIRE(sweep.size() == rows.size());
     const std::string network = scenario.networks.empty() ? "measured" : "net0";
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      // No run beats its GPUs each training alone (red team: speedup 32 on one GPU, overheads and speed classes).
-      CHECK(rows[i].metrics.scaling_efficiency() <= 1.0 + 1e-9);
+      // No run beats its GPUs each training alone (red team: speedup 32 on one GPU, overheads and speed classes;
+      // 2.99 with builders' stragglers at speed 1000) but a sharded one, whose GPUs split the optimizer step.
+      const bool shards = rows[i].schedule.starts_with("zero") || rows[i].schedule.starts_with("fsdp");
+      if (!shards) CHECK(rows[i].metrics.scaling_efficiency() <= 1.0 + 1e-9);
       CHECK(sweep.csv_line(i) ==
             fmt::format("{},t.json,{},{},{}", i, network, scenario.gpus_per_node.front(), csv_row(rows[i])));
     }
@@ -577,6 +579,14 @@ TEST_CASE("efficiency: host time and the input pipeline do not speed up with a G
   CHECK(m.iteration == 20'000'000);
   CHECK(m.single_gpu == 5'000'000);
   CHECK(m.scaling_efficiency() == Approx(1.0));
+  // At three times the speed, nothing else: each 1 ms layer runs 333,333 ns (rounded to the nanosecond), 666,666
+  // ns in all; measured against the same rounding, one GPU is 1 (the speed, 3 GPUs of 2 ms, said 1.0000005;
+  // red team: 1.4 where 1.4 ns layers ran 1 ns).
+  config.erase("node_input_samples_per_s");
+  config["speed_classes"] = json::array({{{"fraction", 1.0}, {"speed", 3.0}}});
+  m = first_row(dir, config, cache);
+  CHECK(m.iteration == 666'666);
+  CHECK(m.scaling_efficiency() == Approx(1.0).epsilon(1e-12));
 }
 
 TEST_CASE("curve_scale multiplies every time of the measured curves (two layers, by hand)", "[evaluator]") {

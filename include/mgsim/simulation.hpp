@@ -3,6 +3,9 @@
 // GPU count in; the predicted timing and the metrics users compare out.
 
 #include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
 
 #include "mgsim/cluster.hpp"
 #include "mgsim/collective.hpp"
@@ -44,10 +47,11 @@ struct RunMetrics {
   SimTime single_gpu = 0;  ///< iteration time of one GPU of the trace's speed training alone, without communication
   /// The capacity that efficiency is measured against: how many GPUs of the
   /// trace's speed, each training alone, apply samples as fast as this run's
-  /// GPUs each alone. `gpus` when every GPU runs at speed 1; the sum of the
-  /// speeds where a GPU does all of an iteration's work; less where host time
-  /// or the input pipeline, which a faster GPU does not speed up, takes part
-  /// (red team: speedup 32 on one GPU of speed 0.001 with iteration_overhead_s).
+  /// GPUs each alone (alone_capacity). `gpus` when every GPU runs at speed 1;
+  /// about the sum of the speeds where a GPU does all of an iteration's work;
+  /// less where host time or the input pipeline, which a faster GPU does not
+  /// speed up, takes part (red team: speedup 32 on one GPU of speed 0.001
+  /// with iteration_overhead_s).
   double speed_sum = 0.0;
   SimTime comm_busy = 0;   ///< sum of message durations, each as long as it ran (slowed under overlap.comm_slowdown)
   SimTime selection = 0;   ///< top-k selection compute per GPU (sparse schedules), inside `compute`
@@ -124,8 +128,34 @@ Iteration replay_iteration(const Workload& workload, const Collective& collectiv
 /// simulate() reports, for callers that keep the iteration (for a timeline).
 RunMetrics measure(const Workload& workload, const Cluster& cluster, const Iteration& iteration);
 
-/// The sum of every rank's speed (RunMetrics::speed_sum).
-double speed_sum(const Cluster& cluster);
+/// What one GPU training alone adds to its compute in an iteration: the
+/// whole model's optimizer step at the trace's speed (1/speed as long on a
+/// GPU of another), host time (the same on any GPU), and the input
+/// pipeline's floor under the whole iteration (0: none).
+struct AloneCosts {
+  SimTime optimizer = 0;
+  SimTime host = 0;
+  SimTime floor = 0;
+};
+
+/// Ranks whose compute runs at relative speed `compute` and optimizer step at `step`
+/// (a persistent straggler slows its compute only, as a run times it).
+struct RanksAt {
+  double compute = 1.0;
+  double step = 1.0;
+  int ranks = 0;
+};
+
+/// An iteration of one GPU training alone at `speed`: its compute rounded as
+/// a run of that speed rounds it (scaled_profile), then `costs`.
+SimTime alone_time(const ComputeProfile& profile, const RanksAt& speed, const AloneCosts& costs);
+
+/// RunMetrics::speed_sum of the ranks `ranks_at`: each counts alone_time at
+/// speed 1 over alone_time at its own.
+double alone_capacity(const ComputeProfile& profile, std::span<const RanksAt> ranks_at, const AloneCosts& costs);
+
+/// The speed classes of `cluster` as alone_capacity takes them.
+std::vector<RanksAt> class_speeds(const Cluster& cluster);
 
 /// Whether the closed form (evaluate_closed_form) times a run exactly: one
 /// speed class and no interference. The one statement of that condition.

@@ -22,9 +22,7 @@ BuildContext context_of(const RunPoint& point, const Cluster& cluster) {
 RunMetrics measure_iterations(const Workload& workload, const Cluster& cluster, const SimulationResult& result) {
   RunMetrics metrics;
   metrics.gpus = cluster.size();
-  metrics.speed_sum = speed_sum(cluster);
-  metrics.batch_size = workload.trace.batch_size;
-  metrics.single_gpu = workload.profile.compute_time();
+  metrics.batch_size = workload.trace.batch_size;  // speed_sum and single_gpu: with_overheads
   metrics.iteration = result.stats.mean;
   metrics.mean_iteration = result.stats.mean;
   metrics.p50_iteration = result.stats.p50;
@@ -88,17 +86,10 @@ struct StepOverheads {
   SimTime step = 0;
   SimTime sync = 0;
   SimTime floor = 0;
-  SimTime alone_host = 0;       ///< iteration_overhead_s, which a GPU's speed does not change
-  SimTime alone_optimizer = 0;  ///< the whole model's step at the trace's speed
-  SimTime alone_floor = 0;
+  AloneCosts alone;  ///< of one GPU training alone: the whole model's step, loading its own batch
 
   /// An iteration of `engine` nanoseconds, with these.
   SimTime apply(SimTime engine) const { return std::max(engine + step + sync, floor); }
-  /// Seconds an iteration of one GPU of relative `speed` takes alone, whose
-  /// compute at the trace's speed is `compute`: the GPU's work 1/speed as long.
-  double alone_s(SimTime compute, double speed) const {
-    return std::max(to_seconds(compute + alone_optimizer) / speed + to_seconds(alone_host), to_seconds(alone_floor));
-  }
 };
 
 StepOverheads step_overheads(const RunPoint& point, int zero_stage) {
@@ -112,14 +103,14 @@ StepOverheads step_overheads(const RunPoint& point, int zero_stage) {
                            slowest_speed(cluster);
   StepOverheads overheads;
   overheads.step = step_ns(point.iteration_overhead_s + optimizer, describe);
-  overheads.alone_host = step_ns(point.iteration_overhead_s, describe);
-  overheads.alone_optimizer = step_ns(trace_optimizer_step_s(trace, point.optimizer, 0, 1), describe);
+  overheads.alone.host = step_ns(point.iteration_overhead_s, describe);
+  overheads.alone.optimizer = step_ns(trace_optimizer_step_s(trace, point.optimizer, 0, 1), describe);
   overheads.sync = cluster.size() > 1 ? step_ns(point.sync_overhead_s, describe_sync) : 0;
   if (point.node_input_samples_per_s > 0) {
     const double batch = trace.batch_size;
     const int on_node = std::min(cluster.gpus_per_node(), cluster.size());
     overheads.floor = step_ns(batch * on_node / point.node_input_samples_per_s, describe_load);
-    overheads.alone_floor = step_ns(batch / point.node_input_samples_per_s, describe_load);
+    overheads.alone.floor = step_ns(batch / point.node_input_samples_per_s, describe_load);
   }
   return overheads;
 }
@@ -128,8 +119,9 @@ StepOverheads step_overheads(const RunPoint& point, int zero_stage) {
 /// gets them before the statistics are taken (a floor does not commute with
 /// a mean), the nominal one too. A standalone builder's iteration is its
 /// mean, so it follows the mean. Efficiency is then measured against the
-/// cluster's GPUs each training alone with these overheads.
-Evaluation with_overheads(Timed timed, const StepOverheads& overheads, bool builder, const Cluster& cluster) {
+/// cluster's GPUs each training alone with these overheads: a builder's
+/// stragglers, which its iterations run at their speed, at that speed.
+Evaluation with_overheads(Timed timed, const StepOverheads& overheads, bool builder, const RunPoint& point) {
   RunMetrics& m = timed.evaluation.metrics;
   const SimTime before = m.iteration;
   if (timed.iterations.empty()) {
@@ -152,15 +144,17 @@ Evaluation with_overheads(Timed timed, const StepOverheads& overheads, bool buil
   m.compute += overheads.step + input_wait;
   // The nominal iteration (never a builder's) is the engine's window, `before`.
   if (auto& nominal = timed.evaluation.iteration) nominal->overheads = {overheads.step, overheads.sync, input_wait};
-  const SimTime compute = m.single_gpu;  // the trace's forward + backward
-  m.single_gpu = std::max(compute + overheads.alone_optimizer + overheads.alone_host, overheads.alone_floor);
-  if (overheads.alone_host > 0 || overheads.alone_floor > 0) {  // else each GPU counts as its speed: speed_sum(cluster)
-    const double alone = overheads.alone_s(compute, 1.0);
-    m.speed_sum = 0.0;
-    for (int c = 0; c < cluster.class_count(); ++c) {
-      m.speed_sum += cluster.class_size(c) * alone / overheads.alone_s(compute, cluster.speed(c));
+  const Cluster& cluster = point.cluster;
+  std::vector<RanksAt> ranks_at = class_speeds(cluster);
+  if (builder) {  // red team: stragglers at speed 1000 counted at 1 made a builder's efficiency 2.99
+    for (const int rank : point.variability.stragglers.ranks) {
+      const int c = cluster.class_of(rank);
+      --ranks_at[static_cast<std::size_t>(c)].ranks;
+      ranks_at.push_back({cluster.speed(c) * point.variability.stragglers.speed, cluster.speed(c), 1});
     }
   }
+  m.single_gpu = alone_time(point.workload.profile, {}, overheads.alone);
+  m.speed_sum = alone_capacity(point.workload.profile, ranks_at, overheads.alone);
   return std::move(timed.evaluation);
 }
 
@@ -251,7 +245,7 @@ Timed evaluate_without_overheads(const RunPoint& point, Timing timing, bool keep
 Evaluation evaluate_with(const RunPoint& point, Timing timing, bool keep_iteration) {
   const int stage = point.spec.builder() ? 0 : find_schedule(point.spec.name).zero_stage;
   Evaluation evaluation = with_overheads(evaluate_without_overheads(point, timing, keep_iteration),
-                                         step_overheads(point, stage), point.spec.builder() != nullptr, point.cluster);
+                                         step_overheads(point, stage), point.spec.builder() != nullptr, point);
   if (evaluation.metrics.iteration <= 0 || evaluation.metrics.single_gpu <= 0) {  // a throughput would be infinite
     throw ConfigError("an iteration takes under a nanosecond, the simulator's unit of time: the trace's compute at "
                       "its speed is too small to time (give its times in seconds, or a slower speed)");

@@ -1,5 +1,6 @@
 #include "mgsim/simulation.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "mgsim/limits.hpp"
@@ -48,10 +49,26 @@ Iteration replay_iteration(const Workload& workload, const Collective& collectiv
   return iteration;
 }
 
-double speed_sum(const Cluster& cluster) {
-  double sum = 0.0;
-  for (int c = 0; c < cluster.class_count(); ++c) sum += cluster.class_size(c) * cluster.speed(c);
-  return sum;
+SimTime alone_time(const ComputeProfile& profile, const RanksAt& speed, const AloneCosts& costs) {
+  const SimTime gpu = scaled_profile(profile, speed.compute).compute_time() + scaled_time(costs.optimizer, speed.step);
+  return std::max(gpu + costs.host, costs.floor);
+}
+
+double alone_capacity(const ComputeProfile& profile, std::span<const RanksAt> ranks_at, const AloneCosts& costs) {
+  // Red team: the sum of the speeds counted host time as sped up (speedup 32 on one GPU of speed 0.001) and
+  // compute as unrounded (efficiency 1.4 on one GPU of speed 1000 whose 1.4 ns layers ran 1 ns).
+  const auto reference = static_cast<double>(alone_time(profile, {}, costs));
+  double capacity = 0.0;
+  for (const RanksAt& at : ranks_at) {
+    if (at.ranks > 0) capacity += at.ranks * reference / static_cast<double>(alone_time(profile, at, costs));
+  }
+  return capacity;
+}
+
+std::vector<RanksAt> class_speeds(const Cluster& cluster) {
+  std::vector<RanksAt> speeds;
+  for (int c = 0; c < cluster.class_count(); ++c) speeds.push_back({cluster.speed(c), cluster.speed(c), cluster.class_size(c)});
+  return speeds;
 }
 
 RunMetrics measure(const Workload& workload, const Cluster& cluster, const Iteration& iteration) {
@@ -60,7 +77,7 @@ RunMetrics measure(const Workload& workload, const Cluster& cluster, const Itera
   const int gpus = cluster.size();
   RunMetrics metrics;
   metrics.gpus = gpus;
-  metrics.speed_sum = speed_sum(cluster);
+  metrics.speed_sum = alone_capacity(workload.profile, class_speeds(cluster), {});
   metrics.batch_size = workload.trace.batch_size;
   metrics.iteration = timing.iteration_end;
   metrics.compute = timing.compute_end - timing.parameter_wait + timing.forward;
