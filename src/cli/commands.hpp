@@ -76,9 +76,14 @@ CLI::Validator whole_in(long long min, long long max);
 /// empty (which would read as "not given") nor holding control characters.
 CLI::Validator name_text(std::string_view what);
 
-/// An output option's check: a file name or "-", never an empty name (which
-/// would otherwise read as "not given": standard output).
+/// Why `text` is no file name ("" where it is one): empty (which would read
+/// as "not given"), or an option such as -f, taken as the name where the name
+/// was left out. "-" is `dash` (standard input or output).
+std::string file_name_refusal(const std::string& text, std::string_view dash);
+/// An output option's check: a file name or "-" (file_name_refusal).
 CLI::Validator output_name();
+/// An input file argument's check: a file name or "-" (file_name_refusal).
+CLI::Validator input_name();
 
 /// An input path as given when it exists (or is absolute, or "-"), else the
 /// same relative path in mgsim's data folder when it is there: the shipped

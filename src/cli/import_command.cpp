@@ -190,7 +190,7 @@ void import_kineto(const ImportOptions& options) {
 
 CLI::App* add_source(CLI::App& parent, const char* name, const char* what, ImportOptions& options) {
   CLI::App* command = parent.add_subcommand(name, what);
-  command->add_option("file", options.input, "the tool's output")->required();
+  command->add_option("file", options.input, "the tool's output")->required()->check(input_name());
   command->add_option("-o,--output", options.output, "the mgsim file to write (default or -: stdout)")
       ->check(output_name());
   return command;

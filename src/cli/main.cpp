@@ -14,7 +14,10 @@
 #include <system_error>
 
 #include <CLI/CLI.hpp>
+#include <sstream>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "commands.hpp"
 #include "mgsim/error.hpp"
@@ -116,20 +119,43 @@ void check_numbers(CLI::App& app) {
   for (CLI::App* command : app.get_subcommands({})) check_numbers(*command);
 }
 
+/// "mgsim zoo trace": the commands named at the start of the command line.
+std::string command_path(int argc, char** argv, const CLI::App& app) {
+  const CLI::App* level = &app;
+  std::string path = "mgsim";
+  for (int i = 1; i < argc; ++i) {
+    const CLI::App* next = nullptr;
+    for (const CLI::App* command : level->get_subcommands({})) {
+      if (command->get_name() == argv[i]) next = command;
+    }
+    if (next == nullptr) break;
+    path += " " + next->get_name();
+    level = next;
+  }
+  return path;
+}
+
 /// Refuses a word that names no subcommand where one is expected (mgsim
-/// WORD, mgsim import WORD), suggesting the nearest (CLI11 would only say
-/// that a subcommand is required).
+/// WORD, mgsim import WORD), suggesting the nearest, and an option or
+/// nothing there (CLI11 would only say that a subcommand is required).
 void check_subcommand(int argc, char** argv, const CLI::App& app) {
   const CLI::App* level = &app;
   std::string path = "mgsim";
-  for (int i = 1; i < argc && argv[i][0] != '-'; ++i) {
+  for (int i = 1;; ++i) {
     std::vector<std::string> names;
     const CLI::App* next = nullptr;
     for (const CLI::App* command : level->get_subcommands({})) {
       names.push_back(command->get_name());
-      if (command->get_name() == argv[i]) next = command;
+      if (i < argc && command->get_name() == argv[i]) next = command;
     }
     if (names.empty()) return;  // a command's own arguments
+    const std::string_view word = i < argc ? argv[i] : "";
+    if (word == "-h" || word == "--help" || (level == &app && word == "--version")) return;
+    if (i >= argc || word.starts_with('-')) {  // red team: mgsim --bogus, mgsim zoo: "A subcommand is required"
+      throw mgsim::ConfigError(fmt::format("{}: expected a command ({}), got {} ({} --help lists them)", path,
+                                           fmt::join(names, ", "),
+                                           i < argc ? fmt::format("'{}'", mgsim::printable(word)) : "none", path));
+    }
     if (next == nullptr) {
       throw mgsim::ConfigError(
           fmt::format("{} ({} --help lists them)", mgsim::unknown_name("command", argv[i], names), path));
@@ -152,9 +178,25 @@ const CLI::Option* find_option(const CLI::App& app, const std::string& name) {
 
 /// CLI11's message for a parse error, in this project's words where CLI11's
 /// say less (red team): "--zero: At Most 1 required but received 2" (an
-/// option given twice) and "Could not convert: --frontier-bound = 2.5".
-std::string parse_message(const CLI::App& app, const CLI::ParseError& error) {
+/// option given twice), "Could not convert: --frontier-bound = 2.5", "--batch:
+/// 1 required INT missing" and "The following argument was not expected: --bogus".
+std::string parse_message(const CLI::App& app, const CLI::ParseError& error, const std::string& command) {
   const std::string what = error.what();
+  for (const std::string_view extra : {"The following argument was not expected: ",
+                                       "The following arguments were not expected: "}) {
+    if (what.starts_with(extra)) {  // CLI11 lists them last first
+      std::vector<std::string> words;
+      std::istringstream listed(what.substr(extra.size()));
+      for (std::string word; listed >> word;) words.insert(words.begin(), word);
+      return fmt::format("{} takes no argument '{}': an option of another command, or misspelt?", command,
+                         fmt::join(words, " "));
+    }
+  }
+  constexpr std::string_view kMissing = " missing";
+  if (const std::size_t colon = what.find(": "); what.ends_with(kMissing) && colon != std::string::npos &&
+                                                  what.find(" required ", colon) != std::string::npos) {
+    return fmt::format("{}: expected a value after it, got none", what.substr(0, colon));
+  }
   constexpr std::string_view kAtMost = ": At Most 1 required but received ";
   if (const std::size_t at = what.find(kAtMost); at != std::string::npos) {
     return fmt::format("{}: given {} times: give it once", what.substr(0, at), what.substr(at + kAtMost.size()));
@@ -200,7 +242,9 @@ int main(int argc, char** argv) {
     mgsim::cli::finish_stdout();
   } catch (const CLI::ParseError& error) {
     if (error.get_exit_code() == 0) return help_or_version(app, error);
-    return fail(fmt::format("{} (mgsim --help lists the commands and options)", parse_message(app, error)));
+    const std::string command = command_path(argc, argv, app);
+    return fail(fmt::format("{} ({} --help lists {})", parse_message(app, error, command), command,
+                            command == "mgsim" ? "the commands and options" : "its options"));
   } catch (const std::system_error& error) {  // fmt::print's failed write: stdout, as write_stdout says it
     const std::string_view what = error.what();
     if (what.starts_with("cannot write to file")) {

@@ -44,9 +44,9 @@ std::string shipped_or_given(const std::string& path) {
 CLI::Validator shipped_data() {
   return CLI::Validator(
       [](std::string& path) {
-        if (path.empty()) return std::string("expected a file name, got an empty name");
-        path = shipped_or_given(path);  // red team: plan --cluster '' planned the default cluster
-        return std::string();
+        std::string refused = file_name_refusal(path, "standard input");  // red team: plan --cluster '' planned
+        if (refused.empty()) path = shipped_or_given(path);                // the default cluster
+        return refused;
       },
       "");
 }

@@ -41,12 +41,21 @@ CLI::Validator whole_in(long long min, long long max) {
       fmt::format("INT in [{}, {}]", min, max));
 }
 
+std::string file_name_refusal(const std::string& text, std::string_view dash) {
+  if (text.empty()) return fmt::format("expected a file name, or - for {}, got an empty name", dash);
+  if (text.size() > 1 && text.front() == '-') {  // red team: -o -f wrote a file named -f
+    return fmt::format("expected a file name, got the option '{}': is the name missing before it? (write ./{} for a "
+                       "file of that name)", printable(text), printable(text));
+  }
+  return "";
+}
+
 CLI::Validator output_name() {
-  return CLI::Validator(
-      [](const std::string& text) -> std::string {
-        return text.empty() ? "expected a file name, or - for standard output, got an empty name" : "";
-      },
-      "FILE");
+  return CLI::Validator([](const std::string& text) { return file_name_refusal(text, "standard output"); }, "FILE");
+}
+
+CLI::Validator input_name() {
+  return CLI::Validator([](const std::string& text) { return file_name_refusal(text, "standard input"); }, "FILE");
 }
 
 CLI::Validator name_text(std::string_view what) {
