@@ -517,13 +517,16 @@ JsonWhere Calibration::config_where(std::string_view key) const {
 }
 
 JsonWhere Calibration::fit_where(std::size_t i) const {
-  if (fit_key_.empty()) return where_of({config_file_.string(), config_at_, InputKind::config}, base_, paths_[i]);
+  if (fit_key_.empty()) return path_where(i);
   return JsonWhere{config_file_.string(), "", InputKind::config}.key(fit_key_).index(i);  // red team: named --fit
 }
 
+JsonWhere Calibration::path_where(std::size_t i) const {
+  return where_of({config_file_.string(), config_at_, InputKind::config}, base_, paths_[i]);
+}
+
 std::string Calibration::fit_named(std::size_t i, std::string_view here) const {
-  return fit_key_.empty() ? std::string(here)
-                          : where_of({config_file_.string(), config_at_, InputKind::config}, base_, paths_[i]).path;
+  return fit_key_.empty() ? std::string(here) : path_where(i).path;
 }
 
 std::string Calibration::fit_option() const { return fit_key_.empty() ? "--fit" : fit_key_; }

@@ -119,50 +119,44 @@ void check_numbers(CLI::App& app) {
   for (CLI::App* command : app.get_subcommands({})) check_numbers(*command);
 }
 
-/// "mgsim zoo trace": the commands named at the start of the command line.
-std::string command_path(int argc, char** argv, const CLI::App& app) {
-  const CLI::App* level = &app;
-  std::string path = "mgsim";
-  for (int i = 1; i < argc; ++i) {
+/// The commands named at the start of the command line: the last one, how
+/// messages name it ("mgsim zoo trace"), and the index of the word after them.
+struct NamedCommand {
+  const CLI::App* command;
+  std::string path;
+  int next;
+};
+
+NamedCommand named_command(int argc, char** argv, const CLI::App& app) {
+  NamedCommand named{&app, "mgsim", 1};
+  for (; named.next < argc; ++named.next) {
     const CLI::App* next = nullptr;
-    for (const CLI::App* command : level->get_subcommands({})) {
-      if (command->get_name() == argv[i]) next = command;
+    for (const CLI::App* command : named.command->get_subcommands({})) {
+      if (command->get_name() == argv[named.next]) next = command;
     }
     if (next == nullptr) break;
-    path += " " + next->get_name();
-    level = next;
+    named.path += " " + next->get_name();
+    named.command = next;
   }
-  return path;
+  return named;
 }
 
 /// Refuses a word that names no subcommand where one is expected (mgsim
 /// WORD, mgsim import WORD), suggesting the nearest, and an option or
 /// nothing there (CLI11 would only say that a subcommand is required).
 void check_subcommand(int argc, char** argv, const CLI::App& app) {
-  const CLI::App* level = &app;
-  std::string path = "mgsim";
-  for (int i = 1;; ++i) {
-    std::vector<std::string> names;
-    const CLI::App* next = nullptr;
-    for (const CLI::App* command : level->get_subcommands({})) {
-      names.push_back(command->get_name());
-      if (i < argc && command->get_name() == argv[i]) next = command;
-    }
-    if (names.empty()) return;  // a command's own arguments
-    const std::string_view word = i < argc ? argv[i] : "";
-    if (word == "-h" || word == "--help" || (level == &app && word == "--version")) return;
-    if (i >= argc || word.starts_with('-')) {  // red team: mgsim --bogus, mgsim zoo: "A subcommand is required"
-      throw mgsim::ConfigError(fmt::format("{}: expected a command ({}), got {} ({} --help lists them)", path,
-                                           fmt::join(names, ", "),
-                                           i < argc ? fmt::format("'{}'", mgsim::printable(word)) : "none", path));
-    }
-    if (next == nullptr) {
-      throw mgsim::ConfigError(
-          fmt::format("{} ({} --help lists them)", mgsim::unknown_name("command", argv[i], names), path));
-    }
-    path += " " + next->get_name();
-    level = next;
+  const auto [level, path, i] = named_command(argc, argv, app);
+  std::vector<std::string> names;
+  for (const CLI::App* command : level->get_subcommands({})) names.push_back(command->get_name());
+  if (names.empty()) return;  // a command's own arguments
+  const std::string_view word = i < argc ? argv[i] : "";
+  if (word == "-h" || word == "--help" || (level == &app && word == "--version")) return;
+  if (i >= argc || word.starts_with('-')) {  // red team: mgsim --bogus, mgsim zoo: "A subcommand is required"
+    throw mgsim::ConfigError(fmt::format("{}: expected a command ({}), got {} ({} --help lists them)", path,
+                                         fmt::join(names, ", "),
+                                         i < argc ? fmt::format("'{}'", mgsim::printable(word)) : "none", path));
   }
+  throw mgsim::ConfigError(fmt::format("{} ({} --help lists them)", mgsim::unknown_name("command", argv[i], names), path));
 }
 
 /// The option of `app` or one of its commands named `name` ("--gpus"), or nullptr.
@@ -242,7 +236,7 @@ int main(int argc, char** argv) {
     mgsim::cli::finish_stdout();
   } catch (const CLI::ParseError& error) {
     if (error.get_exit_code() == 0) return help_or_version(app, error);
-    const std::string command = command_path(argc, argv, app);
+    const std::string command = named_command(argc, argv, app).path;
     return fail(fmt::format("{} ({} --help lists {})", parse_message(app, error, command), command,
                             command == "mgsim" ? "the commands and options" : "its options"));
   } catch (const std::system_error& error) {  // fmt::print's failed write: stdout, as write_stdout says it

@@ -50,7 +50,9 @@ Iteration replay_iteration(const Workload& workload, const Collective& collectiv
 }
 
 SimTime alone_time(const ComputeProfile& profile, const RanksAt& speed, const AloneCosts& costs) {
-  const SimTime gpu = scaled_profile(profile, speed.compute).compute_time() + scaled_time(costs.optimizer, speed.step);
+  const SimTime compute =  // speed 1: the profile as it is, not a copy (every run asks, once or twice)
+      speed.compute == 1.0 ? profile.compute_time() : scaled_profile(profile, speed.compute).compute_time();
+  const SimTime gpu = compute + scaled_time(costs.optimizer, speed.step);
   return std::max(gpu + costs.host, costs.floor);
 }
 

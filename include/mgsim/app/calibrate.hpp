@@ -252,6 +252,8 @@ class Calibration {
   /// ("this --fit path") for a --fit option, else "config.network.alpha_us".
   JsonWhere fit_where(std::size_t i) const;
   std::string fit_named(std::size_t i, std::string_view here) const;
+  /// Fit path i's key in the config, as messages name keys (schedules[0].x).
+  JsonWhere path_where(std::size_t i) const;
   /// "--fit", or the key that lists the fit paths.
   std::string fit_option() const;
 
