@@ -159,7 +159,9 @@ SweepShard SweepShard::parse(std::string_view text) {
     ok = first.ec == std::errc{} && first.ptr == text.data() + slash && second.ec == std::errc{} && second.ptr == end &&
          shard.count >= 1 && shard.index >= 1 && shard.index <= shard.count;
   }
-  if (!ok) throw ConfigError(fmt::format("--shard: expected i/n with 1 <= i <= n, got '{}'", text));
+  // As written, or 01/4 would run slice 1/4 under another name (red team).
+  ok = ok && text == fmt::format("{}/{}", shard.index, shard.count);
+  if (!ok) throw ConfigError(fmt::format("--shard: expected i/n with 1 <= i <= n, in digits without leading zeros, got '{}'", text));
   return shard;
 }
 

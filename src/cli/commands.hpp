@@ -76,6 +76,13 @@ CLI::Validator whole_in(long long min, long long max);
 /// empty (which would read as "not given") nor holding control characters.
 CLI::Validator name_text(std::string_view what);
 
+/// Name options' checks against the zoo's catalogues (a model, a GPU, a
+/// precision): name_text's, then the catalogue's own lookup, so that "unknown
+/// gpu 'x'; did you mean ..." comes with the option's name.
+CLI::Validator zoo_model_name();
+CLI::Validator zoo_gpu_name();
+CLI::Validator zoo_precision_name();
+
 /// Why `text` is no file name ("" where it is one): empty (which would read
 /// as "not given"), or an option such as -f, taken as the name where the name
 /// was left out. "-" is `dash` (standard input or output).

@@ -239,7 +239,7 @@ void add_import_command(CLI::App& app) {
       ->check(whole_in(0, 1 << 20));
   kineto->add_option("--zoo", options->zoo_model,
                      "a trace without record_shapes: take the parameter sizes from this zoo model")
-      ->check(name_text("a zoo model"));
+      ->check(zoo_model_name());
   kineto->add_option("--param-sizes", options->param_sizes,
                      "a trace without record_shapes: a file of parameter element counts, one tensor per line in "
                      "state_dict order")

@@ -5,16 +5,19 @@
 // a failed write to stdout.
 
 #include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <sstream>
 #include <system_error>
 
 #include <CLI/CLI.hpp>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -88,6 +91,31 @@ const char* misread_number(std::string_view value) {
                 : nullptr;
 }
 
+/// Whether all of `text` reads as a T in decimal, nothing around it.
+template <typename T>
+std::errc read_whole(std::string_view text, T& value) {
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc() && end != text.data() + text.size() ? std::errc::invalid_argument : error;
+}
+
+/// Why `value`, given to a numeric option of type `type` ("INT", "UINT",
+/// "FLOAT"), is not that number as written, or "": besides misread_number's,
+/// the option parser reads '' as 0, ' 8' and '+8' as 8, clamps a 20-digit
+/// whole number, and takes nan and inf (red team).
+std::string number_refusal(std::string_view value, std::string_view type) {
+  if (const char* why = type != "FLOAT" ? misread_number(value) : nullptr) return fmt::format("'{}': {}", value, why);
+  long long whole = 0;
+  unsigned long long count = 0;
+  double number = 0;
+  const std::errc error = type == "INT"    ? read_whole(value, whole)
+                          : type == "UINT" ? read_whole(value, count)
+                                           : read_whole(value, number);
+  if (error == std::errc() && (type != "FLOAT" || std::isfinite(number))) return {};
+  return fmt::format("expected {}, got '{}'{}",
+                     type == "INT" ? "a whole number" : type == "UINT" ? "a whole number >= 0" : "a finite number",
+                     value, error == std::errc::result_out_of_range ? ": out of range" : "");
+}
+
 /// Refuses an argument (a flag's value, a file name) that is not UTF-8.
 void check_arguments(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
@@ -101,22 +129,35 @@ void check_arguments(int argc, char** argv) {
 }
 
 /// Gives every numeric option of `app` and its commands a check that refuses
-/// a number the option parser would read as another one. Numeric options
-/// only: a file named 0123 or a model named 007 is no number (red team).
+/// a value that is not the number it looks like (number_refusal). Numeric
+/// options only: a file named 0123 or a model named 007 is no number (red team).
 void check_numbers(CLI::App& app) {
-  const CLI::Validator as_typed(
-      [](std::string& value) -> std::string {
-        const char* why = misread_number(value);
-        return why == nullptr ? std::string() : fmt::format("'{}': {}", value, why);
-      },
-      "");
   for (CLI::Option* option : app.get_options()) {
-    const std::string type = option->get_type_name();
-    if (!type.starts_with("INT") && !type.starts_with("UINT")) continue;  // a FLOAT is read in decimal: 010 is 10
+    const std::string full = option->get_type_name();  // "INT", "INT:INT in [1, 8]", "INT FLOAT"
+    const std::string type = full.substr(0, full.find_first_of(" :"));
+    if (type != "INT" && type != "UINT" && type != "FLOAT") continue;
+    const CLI::Validator as_typed([type](std::string& value) { return number_refusal(value, type); }, "");
     // A pair ("INT FLOAT": --second-figure): its first value alone.
-    option->check(type.find(' ') == std::string::npos ? as_typed : CLI::Validator(as_typed).application_index(0));
+    option->check(full.find(' ') == std::string::npos ? as_typed : CLI::Validator(as_typed).application_index(0));
   }
   for (CLI::App* command : app.get_subcommands({})) check_numbers(*command);
+}
+
+/// Refuses a flag of a command run that was given twice (--resume --resume)
+/// or given a value (--aux-heads=false, read as off): CLI11 takes both.
+void check_flags(const CLI::App& command) {
+  for (const CLI::Option* option : command.get_options()) {
+    if (option->get_expected_max() != 0 || option->count() == 0) continue;
+    const std::string name = option->get_name(false, true);
+    if (option->count() > 1) {
+      throw CLI::ArgumentMismatch(fmt::format("{}: given {} times: give it once", name, option->count()));
+    }
+    if (option->results().front() != "true") {
+      throw CLI::ArgumentMismatch(fmt::format("{}: a flag takes no value, got '{}': give {} alone to set it, leave "
+                                              "it out to leave it unset", name, option->results().front(), name));
+    }
+  }
+  for (const CLI::App* used : command.get_subcommands()) check_flags(*used);
 }
 
 /// The commands named at the start of the command line: the last one, how
@@ -170,6 +211,33 @@ const CLI::Option* find_option(const CLI::App& app, const std::string& name) {
   return nullptr;
 }
 
+/// The first word after the named commands that reads as an option their
+/// last does not take (--bogus, --bogus=1, -q), or "": CLI11 reports a
+/// missing required option before it (red team: run --bogus said "--config
+/// is required"). A value such as -, -1 or -.5 is no option.
+std::string unknown_option(int argc, char** argv, const CLI::App& app) {
+  const NamedCommand named = named_command(argc, argv, app);
+  for (int i = named.next; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word == "--") break;
+    if (word.size() < 2 || word.front() != '-' || word[1] == '.' ||
+        std::isdigit(static_cast<unsigned char>(word[1])) != 0) {
+      continue;
+    }
+    const std::string name(word.starts_with("--") ? word.substr(0, word.find('=')) : word.substr(0, 2));
+    bool known = false;
+    for (const CLI::App* at = named.command; at != nullptr && !known; at = at->get_parent()) {
+      known = at->get_option_no_throw(name) != nullptr;
+    }
+    if (!known) return std::string(word);
+  }
+  return {};
+}
+
+std::string takes_no_argument(const std::string& command, const std::string& words) {
+  return fmt::format("{} takes no argument '{}': an option of another command, or misspelt?", command, words);
+}
+
 /// CLI11's message for a parse error, in this project's words where CLI11's
 /// say less (red team): "--zero: At Most 1 required but received 2" (an
 /// option given twice), "Could not convert: --frontier-bound = 2.5", "--batch:
@@ -182,8 +250,7 @@ std::string parse_message(const CLI::App& app, const CLI::ParseError& error, con
       std::vector<std::string> words;
       std::istringstream listed(what.substr(extra.size()));
       for (std::string word; listed >> word;) words.insert(words.begin(), word);
-      return fmt::format("{} takes no argument '{}': an option of another command, or misspelt?", command,
-                         fmt::join(words, " "));
+      return takes_no_argument(command, fmt::format("{}", fmt::join(words, " ")));
     }
   }
   constexpr std::string_view kMissing = " missing";
@@ -226,6 +293,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   for (const auto add_command : kCommands) add_command(app);
   check_numbers(app);
+  app.parse_complete_callback([&app] { check_flags(app); });
   mgsim::ReadSet inputs;  // every file the command reads; its outputs are checked against them
   const mgsim::ReadSetScope recording(inputs);
   mgsim::cli::set_command_line(argc, argv);
@@ -237,7 +305,12 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& error) {
     if (error.get_exit_code() == 0) return help_or_version(app, error);
     const std::string command = named_command(argc, argv, app).path;
-    return fail(fmt::format("{} ({} --help lists {})", parse_message(app, error, command), command,
+    const std::string unknown = dynamic_cast<const CLI::RequiredError*>(&error) != nullptr
+                                    ? unknown_option(argc, argv, app)
+                                    : std::string();
+    return fail(fmt::format("{} ({} --help lists {})",
+                            unknown.empty() ? parse_message(app, error, command) : takes_no_argument(command, unknown),
+                            command,
                             command == "mgsim" ? "the commands and options" : "its options"));
   } catch (const std::system_error& error) {  // fmt::print's failed write: stdout, as write_stdout says it
     const std::string_view what = error.what();

@@ -248,7 +248,8 @@ void plan_command(const PlanOptions& o, const CLI::App& command) {
 void add_plan_command(CLI::App& app) {
   auto o = std::make_shared<PlanOptions>();
   CLI::App* command = app.add_subcommand("plan", "frontier of parallelization strategies: iteration time vs memory per GPU");
-  command->add_option("--model", o->model, "zoo model (see `mgsim zoo list`); without it, --trace is planned");
+  command->add_option("--model", o->model, "zoo model (see `mgsim zoo list`); without it, --trace is planned")
+      ->check(zoo_model_name());
   command->add_option("--gpus", o->gpus, "devices, a power of two")->required()->check(whole_in(1, 1 << 16));
   command->add_option("--batch", o->batch, "samples per GPU; the global batch is batch x gpus (default: 8, or the trace's)")
       ->check(whole_in(1, kMaxGlobalBatch));
@@ -262,8 +263,9 @@ void add_plan_command(CLI::App& app) {
       ->transform(shipped_data());
   command->add_option("--activation-bytes", o->activation_bytes,
                       "--trace alone: activations stored per sample, e.g. 120MiB (a trace does not record them)");
-  command->add_option("--gpu", o->gpu, "GPU catalogue entry for the roofline")->capture_default_str();
-  command->add_option("--precision", o->precision, "fp32, tf32, fp16 or bf16 (default: bf16, or the trace's element size)");
+  command->add_option("--gpu", o->gpu, "GPU catalogue entry for the roofline")->capture_default_str()->check(zoo_gpu_name());
+  command->add_option("--precision", o->precision, "fp32, tf32, fp16 or bf16 (default: bf16, or the trace's element size)")
+      ->check(zoo_precision_name());
   command->add_option("--optimizer", o->optimizer, "sgd, momentum or adam")->capture_default_str();
   command->add_option("--zero", o->zero, "ZeRO stage of the data-parallel replicas: auto (search 0..3) or 0, 1, 2, 3")
       ->capture_default_str();

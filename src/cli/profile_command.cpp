@@ -60,6 +60,9 @@ struct LayersOptions {
   std::string output;
 };
 
+/// Largest all-reduce message the bench is asked for: 1 TiB, past any GPU's memory.
+constexpr std::int64_t kMaxMessageBytes = std::int64_t{1} << 40;
+
 struct AllreduceOptions {
   int gpus = 0;
   std::int64_t min_bytes = 4;
@@ -253,6 +256,10 @@ void profile_layers(const LayersOptions& o, const std::string& command) {
 }
 
 void profile_allreduce(const AllreduceOptions& o, const std::string& command) {
+  if (o.min_bytes > o.max_bytes) {  // before looking for GPUs: a bad argument is refused on any machine
+    throw ConfigError(fmt::format("--min-bytes {} is above --max-bytes {}: expected min <= max", o.min_bytes,
+                                  o.max_bytes));
+  }
   const profile::CudaDevices devices = profile::probe_cuda_devices();
   const int present = static_cast<int>(devices.names.size());
   if (present < 2) {
@@ -314,27 +321,35 @@ void add_profile_command(CLI::App& app) {
                          "mgsim profile allreduce -o allreduce.json"});
 
   CLI::App* l = command->add_subcommand("layers", "per-layer backward times of a PyTorch model -> trace");
-  l->add_option("--model", layers->model, "torchvision or transformers model name, or module:function")->required();
+  l->add_option("--model", layers->model, "torchvision or transformers model name, or module:function")
+      ->required()
+      ->check(name_text("a model name"));
   l->add_option("--batch", layers->batch_size, "samples per iteration")->required()->check(whole_in(1, 1 << 20));
   l->add_option("--precision", layers->precision, "fp32, fp16 or bf16 (autocast)")
       ->capture_default_str()
       ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
-  l->add_option("--warmup", layers->warmup, "iterations run before measuring")->capture_default_str();
+  l->add_option("--warmup", layers->warmup, "iterations run before measuring")
+      ->capture_default_str()
+      ->check(whole_in(0, 100000));
   l->add_option("--iterations", layers->iterations, "measured iterations")
       ->capture_default_str()
       ->check(whole_in(1, 100000));
-  l->add_option("--device", layers->device, "CUDA device index (the first, with --gpus)")->capture_default_str();
+  l->add_option("--device", layers->device, "CUDA device index (the first, with --gpus)")
+      ->capture_default_str()
+      ->check(whole_in(0, 1023));
   l->add_option("--gpus", layers->gpus,
                 "train on N GPUs under DDP (one process each) and record the all-reduces in situ")
       ->capture_default_str()
       ->check(whole_in(1, 1024));
-  l->add_option("--seq-len", layers->seq_len, "sequence length for transformers models")->capture_default_str();
+  l->add_option("--seq-len", layers->seq_len, "sequence length for transformers models")
+      ->capture_default_str()
+      ->check(whole_in(1, 1 << 20));
   l->add_option("--optimizer", layers->optimizer,
                 "sgd, momentum or adam: the optimizer to train with; its step, timed, becomes the trace's "
                 "optimizer_bytes_per_s (a run config naming the same one times the step as measured)")
       ->capture_default_str()
       ->check(CLI::IsMember({"sgd", "momentum", "adam"}));
-  l->add_option("--python", layers->python, "Python with PyTorch")->capture_default_str();
+  l->add_option("--python", layers->python, "Python with PyTorch")->capture_default_str()->check(name_text("a program"));
   l->add_option("-o,--output", layers->output, "trace file to write (-: stdout)")->required()
       ->check(output_name());
   add_examples(l, {"mgsim profile layers --model resnet50 --batch 64 --precision bf16 -o resnet50.json"});
@@ -347,9 +362,15 @@ void add_profile_command(CLI::App& app) {
 
   CLI::App* a = command->add_subcommand("allreduce", "NCCL all-reduce latency over message sizes -> curve");
   a->add_option("--gpus", allreduce->gpus, "GPUs to use (default: all)")->check(whole_in(2, 1024));
-  a->add_option("--min-bytes", allreduce->min_bytes, "smallest message")->capture_default_str();
-  a->add_option("--max-bytes", allreduce->max_bytes, "largest message (sizes double)")->capture_default_str();
-  a->add_option("--warmup", allreduce->warmup, "untimed repetitions per size")->capture_default_str();
+  a->add_option("--min-bytes", allreduce->min_bytes, "smallest message")
+      ->capture_default_str()
+      ->check(whole_in(1, kMaxMessageBytes));
+  a->add_option("--max-bytes", allreduce->max_bytes, "largest message (sizes double)")
+      ->capture_default_str()
+      ->check(whole_in(1, kMaxMessageBytes));
+  a->add_option("--warmup", allreduce->warmup, "untimed repetitions per size")
+      ->capture_default_str()
+      ->check(whole_in(0, 100000));
   a->add_option("--repetitions", allreduce->repetitions, "timed repetitions per size")
       ->capture_default_str()
       ->check(whole_in(1, 100000));

@@ -7,7 +7,10 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "mgsim/error.hpp"
 #include "mgsim/io/utf8.hpp"
+#include "mgsim/zoo/gpus.hpp"
+#include "mgsim/zoo/models.hpp"
 
 namespace mgsim::cli {
 
@@ -39,6 +42,38 @@ CLI::Validator whole_in(long long min, long long max) {
         return fmt::format("expected a whole number in [{}, {}], got '{}'", min, max, text);
       },
       fmt::format("INT in [{}, {}]", min, max));
+}
+
+namespace {
+
+/// name_text(what), then `find` (which throws mgsim::Error for an unknown name).
+CLI::Validator known_name(std::string_view what, void (*find)(std::string_view)) {
+  const CLI::Validator text = name_text(what);
+  return CLI::Validator(
+      [text, find](std::string& value) -> std::string {
+        if (std::string why = text(value); !why.empty()) return why;
+        try {
+          find(value);
+        } catch (const Error& error) {
+          return error.what();
+        }
+        return {};
+      },
+      "NAME");
+}
+
+}  // namespace
+
+CLI::Validator zoo_model_name() {
+  return known_name("a zoo model", [](std::string_view name) { static_cast<void>(zoo::find_model(name)); });
+}
+
+CLI::Validator zoo_gpu_name() {
+  return known_name("a GPU name", [](std::string_view name) { static_cast<void>(zoo::find_gpu(name)); });
+}
+
+CLI::Validator zoo_precision_name() {
+  return known_name("a precision", [](std::string_view name) { static_cast<void>(zoo::parse_precision(name)); });
 }
 
 std::string file_name_refusal(const std::string& text, std::string_view dash) {

@@ -54,12 +54,14 @@ void add_model_options(CLI::App* command, ModelArgs& a) {
   command->add_option("--seq-len", a.seq_len, "text models: tokens (LSTM: time steps) per sample (default: the model's)")
       ->check(whole_in(1, 1 << 20));
   command->add_flag("--aux-heads", a.aux_heads, "add GoogLeNet / Inception-v3 auxiliary heads, BERT pre-training heads");
-  command->add_option("--precision", a.precision, "fp32, tf32, fp16 or bf16")->capture_default_str();
+  command->add_option("--precision", a.precision, "fp32, tf32, fp16 or bf16")
+      ->capture_default_str()
+      ->check(zoo_precision_name());
 }
 
 void add_roofline_options(CLI::App* command, RooflineArgs& r) {
   CLI::Option* gpu = command->add_option("--gpu", r.gpu, "GPU catalogue entry (see `mgsim zoo list`)")
-                         ->check(name_text("a GPU name"));
+                         ->check(zoo_gpu_name());
   CLI::Option* spec = command->add_option("--gpu-spec", r.gpu_spec, "GPU spec file for a card the catalogue lacks "
                                           "(docs/models.md#gpu-spec-files)")
                           ->check(name_text("a GPU spec file"));
@@ -123,7 +125,8 @@ void add_measured_options(CLI::App* command, MeasuredCompute& m) {
                                           "scale the trace to this measured 1-GPU iteration (forward + backward), s")
                           ->check(finite_in(0, kMaxStepSeconds, false));
   CLI::Option* by = command->add_option("--measured-by", m.measured_by,
-                                        "who measured the figure and where (paper table, repository file and commit)");
+                                        "who measured the figure and where (paper table, repository file and commit)")
+                        ->check(name_text("the source of the figure (who measured it, where)"));
   throughput->excludes(step);
   throughput->needs(by);
   step->needs(by);
@@ -270,7 +273,9 @@ void add_trace_command(CLI::App* zoo) {
   };
   auto o = std::make_shared<Options>();
   CLI::App* command = zoo->add_subcommand("trace", "write a roofline-synthetic trace of a model on a GPU");
-  command->add_option("--model", o->model.model, "model name (see `mgsim zoo list`)")->required();
+  command->add_option("--model", o->model.model, "model name (see `mgsim zoo list`)")
+      ->required()
+      ->check(zoo_model_name());
   command->add_option("--batch", o->model.batch, "samples per GPU")->capture_default_str()->check(whole_in(1, 1 << 20));
   add_model_options(command, o->model);
   add_roofline_options(command, o->roofline);
@@ -300,7 +305,8 @@ void add_calibrate_command(CLI::App* zoo) {
   auto o = std::make_shared<Options>();
   CLI::App* command = zoo->add_subcommand("calibrate", "fit a GPU entry's efficiencies to a measured trace");
   command->add_option("--trace", o->trace, "measured trace (docs/trace-format.md)")->required()->transform(shipped_data());
-  command->add_option("--model", o->model.model, "zoo model to compare with (default: the trace's model name)");
+  command->add_option("--model", o->model.model, "zoo model to compare with (default: the trace's model name)")
+      ->check(zoo_model_name());
   add_model_options(command, o->model);
   add_roofline_options(command, o->roofline);
   command->add_flag("--fit-overhead", o->options.fit_overhead, "also fit a fixed time per operator");
@@ -322,7 +328,7 @@ void add_zoo_command(CLI::App& app) {
   add_examples(list_command, {"mgsim zoo list"});
   auto show_args = std::make_shared<ModelArgs>();
   CLI::App* show_command = zoo->add_subcommand("show", "print a model's operators with shapes, FLOPs and bytes");
-  show_command->add_option("--model", show_args->model, "model name")->required();
+  show_command->add_option("--model", show_args->model, "model name")->required()->check(zoo_model_name());
   show_command->add_option("--batch", show_args->batch, "samples")->capture_default_str()->check(whole_in(1, 1 << 20));
   add_model_options(show_command, *show_args);
   add_examples(show_command, {"mgsim zoo show --model resnet50 --batch 64"});
