@@ -266,7 +266,9 @@ void add_plan_command(CLI::App& app) {
   command->add_option("--gpu", o->gpu, "GPU catalogue entry for the roofline")->capture_default_str()->check(zoo_gpu_name());
   command->add_option("--precision", o->precision, "fp32, tf32, fp16 or bf16 (default: bf16, or the trace's element size)")
       ->check(zoo_precision_name());
-  command->add_option("--optimizer", o->optimizer, "sgd, momentum or adam")->capture_default_str();
+  command->add_option("--optimizer", o->optimizer, "sgd, momentum or adam")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"sgd", "momentum", "adam"}));
   command->add_option("--zero", o->zero, "ZeRO stage of the data-parallel replicas: auto (search 0..3) or 0, 1, 2, 3")
       ->capture_default_str();
   command->add_option("--cluster", o->cluster, "cluster file: collective, gpus_per_node, network (default: see docs/plan.md)")
