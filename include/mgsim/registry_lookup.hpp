@@ -6,6 +6,7 @@
 // and SimGrid's module lookup do).
 
 #include <algorithm>
+#include <cctype>
 #include <numeric>
 #include <span>
 #include <string>
@@ -38,17 +39,27 @@ inline bool near_name(std::string_view typed, std::string_view valid) {
   return edit_distance(typed, valid) <= std::max<std::size_t>(2, valid.size() / 3);
 }
 
+/// `text` in ASCII lower case.
+inline std::string lowercase(std::string_view text) {
+  std::string lower(text);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  return lower;
+}
+
 /// "unknown <what> '<name>'; did you mean '<nearest>'? (valid: a, b)": the
-/// nearest valid name is suggested when it is near_name() to `name`.
+/// nearest valid name is suggested when it is near_name() to `name`, case
+/// aside (red team: H100 was offered p100).
 template <typename Names>
 std::string unknown_name(std::string_view what, std::string_view name, const Names& names) {
   std::string valid, nearest;
   std::size_t best = 0;
+  const std::string typed = lowercase(name);
   for (const auto& candidate : names) {
     const std::string_view text = candidate;
     valid += fmt::format("{}{}", valid.empty() ? "" : ", ", text);
-    const std::size_t distance = edit_distance(name, text);
-    if (near_name(name, text) && (nearest.empty() || distance < best)) {
+    const std::string lower = lowercase(text);
+    const std::size_t distance = edit_distance(typed, lower);
+    if (near_name(typed, lower) && (nearest.empty() || distance < best)) {
       nearest = text;
       best = distance;
     }

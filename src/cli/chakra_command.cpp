@@ -144,7 +144,7 @@ void export_chakra(const ExportOptions& options) {
     }
     throw;
   }
-  fmt::print("wrote {}.{{0..{}}}.et: {} {} on {}, {}, {}, {} bytes each\n", options.prefix, options.gpus - 1,
+  fmt::print("wrote {}.{{0..{}}}.et: {} {} on {}, {}, {}, {} bytes each\n", printable(options.prefix), options.gpus - 1,
              workload.trace.model, spec.label(), counted(options.gpus, "GPU"),
              counted(std::ssize(workload.trace.layers), "layer"), counted(std::ssize(plan), "message"), bytes.size());
   // After the output, never before an error; one a term the config sets (red team: "overlap and variability"
@@ -208,7 +208,9 @@ std::optional<std::string> rank_past(const std::string& prefix, int missing) {
 /// The file to read: `input` itself, or rank 0 of the prefix `input`; other
 /// ranks' files that differ from rank 0 are reported.
 std::filesystem::path rank_file(const std::string& input) {
-  if (input.empty()) throw ConfigError("import chakra: expected an .et file or the PREFIX of PREFIX.<rank>.et, got ''");
+  if (is_blank(input)) {  // red team: ' ' was read as a prefix
+    throw ConfigError(fmt::format("import chakra: expected an .et file or the PREFIX of PREFIX.<rank>.et, got '{}'", input));
+  }
   if (input == "-" || std::filesystem::is_regular_file(input)) return input;
   const std::filesystem::path first = input + ".0.et";
   if (!std::filesystem::is_regular_file(first)) {
@@ -256,7 +258,7 @@ void import_chakra(const ChakraImportOptions& options) {
   emit(format_trace_json(imported.trace, provenance_of(imported, file.string())), options.output);
   for (const std::string& warning : imported.warnings) std::fprintf(stderr, "mgsim: warning: %s\n", warning.c_str());
   if (options.output.empty() || options.output == kStdout) return;
-  fmt::print("wrote {}: {}, forward {:.3f} ms, {} ({})\n", options.output,
+  fmt::print("wrote {}: {}, forward {:.3f} ms, {} ({})\n", printable(options.output),
              counted(std::ssize(imported.trace.layers), "layer"), imported.trace.forward_time_s * 1e3,
              counted(std::ssize(imported.messages), "collective"),
              imported.from_mgsim ? "an mgsim export: trace and plan as exported" : "one layer per collective");
@@ -267,7 +269,8 @@ void import_chakra(const ChakraImportOptions& options) {
 void add_import_chakra(CLI::App& import_command) {
   auto options = std::make_shared<ChakraImportOptions>();
   CLI::App* chakra = import_command.add_subcommand("chakra", "Chakra execution trace (.et) of a data-parallel step -> trace");
-  chakra->add_option("file", options->input, "an .et file, or the PREFIX of PREFIX.<rank>.et (reads rank 0)")->required();
+  chakra->add_option("file", options->input, "an .et file, or the PREFIX of PREFIX.<rank>.et (reads rank 0)")
+      ->required();
   chakra->add_option("-o,--output", options->output, "the mgsim file to write (default or -: stdout)")
       ->check(output_name());
   chakra->add_option("--model", options->model, "model name (default: the file name; an mgsim export keeps its own, and refuses it)")
@@ -293,7 +296,8 @@ void add_export_command(CLI::App& app) {
       ->required()
       ->check(whole_in(1, chakra::kMaxExportRanks));
   chakra->add_option("--schedule", options->schedule, "the config's schedule to plan with (its name or label)")
-      ->required();
+      ->required()
+      ->check(name_text("a schedule name or label"));
   chakra->add_option("-o,--output", options->prefix, "file prefix: writes PREFIX.0.et .. PREFIX.<gpus-1>.et")
       ->required()
       ->check(output_name());

@@ -80,6 +80,8 @@ CLI::Validator name_text(std::string_view what);
 /// precision): name_text's, then the catalogue's own lookup, so that "unknown
 /// gpu 'x'; did you mean ..." comes with the option's name.
 CLI::Validator zoo_model_name();
+/// A choice among `names`: "unknown <what> 'x'; did you mean ...? (valid: ...)".
+CLI::Validator one_of(std::string_view what, std::vector<std::string> names);
 CLI::Validator zoo_gpu_name();
 CLI::Validator zoo_precision_name();
 

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "commands.hpp"
+#include "mgsim/io/utf8.hpp"
 #include "mgsim/counted.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/limits.hpp"
@@ -47,7 +48,7 @@ void write_curve(const profile::ImportedCurve& curve, const ImportOptions& optio
   provenance["imported_by"] = command_line();
   emit(format_curve_json(curve.points, provenance, curve.collective), options.output);
   if (!writes_file(options)) return;
-  fmt::print("wrote {}: {} curve, {} for {} ({})\n", options.output, curve_collective_name(curve.collective),
+  fmt::print("wrote {}: {} curve, {} for {} ({})\n", printable(options.output), curve_collective_name(curve.collective),
              counted(std::ssize(curve.points), "size"), counted(curve.points.empty() ? 0 : curve.points.front().gpus, "GPU"),
              tool);
 }
@@ -125,7 +126,7 @@ void report_kineto(const profile::ImportedTrace& imported, const std::string& ou
   for (const std::string& warning : imported.warnings) std::fprintf(stderr, "mgsim: warning: %s\n", warning.c_str());
   const double backward = backward_time_s(imported.trace);
   if (output.empty() || output == kStdout) return print_step_check(imported, backward, stderr);
-  fmt::print("wrote {}: {}, forward {:.3f} ms, backward {:.3f} ms\n", output,
+  fmt::print("wrote {}: {}, forward {:.3f} ms, backward {:.3f} ms\n", printable(output),
              counted(std::ssize(imported.trace.layers), "layer"), imported.trace.forward_time_s * 1e3, backward * 1e3);
   print_step_check(imported, backward, stdout);
 }
@@ -248,7 +249,7 @@ void add_import_command(CLI::App& app) {
                      "sgd, momentum or adam: the optimizer whose bytes turn a measured Optimizer.step into the "
                      "trace's optimizer_bytes_per_s (a run config naming the same one times the step as measured)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"sgd", "momentum", "adam"}));
+      ->check(one_of("optimizer", {"sgd", "momentum", "adam"}));
   add_examples(kineto, {"mgsim import kineto trace.json --model resnet50 --batch 64 --skip-steps 1 -o resnet50.json"});
   kineto->callback([options] { import_kineto(*options); });
 

@@ -128,11 +128,36 @@ void check_arguments(int argc, char** argv) {
   }
 }
 
-/// Gives every numeric option of `app` and its commands a check that refuses
-/// a value that is not the number it looks like (number_refusal). Numeric
-/// options only: a file named 0123 or a model named 007 is no number (red team).
-void check_numbers(CLI::App& app) {
+/// Whether `value`, given to an option, reads as another option (--aux-heads,
+/// -c): the option before it lacks its value (red team: --measured-by
+/// --aux-heads wrote a trace measured by "--aux-heads", exit 0). -1, -.5 and
+/// -inf are values.
+bool option_like(std::string_view value) {
+  const auto letter = [&](std::size_t at) {
+    return value.size() > at && std::isalpha(static_cast<unsigned char>(value[at])) != 0;
+  };
+  return value.starts_with("--") ? letter(2) : value.size() == 2 && value[0] == '-' && letter(1);
+}
+
+/// Why a value given to an option is none, or "": another option, or a
+/// short option's value written after '=' (-o=x: CLI11 reads "=x").
+std::string value_refusal(std::string_view value) {
+  if (option_like(value)) return fmt::format("expected a value after it, got the option '{}'", value);
+  if (value.starts_with('=')) {
+    return fmt::format("got '{}': a short option takes its value after a space (-o x), not after '='", value);
+  }
+  return {};
+}
+
+/// Gives every option of `app` and its commands that takes a value a check
+/// that refuses what is no value (value_refusal) and, on a numeric option,
+/// a value that is not the number it looks like (number_refusal). Numbers
+/// on numeric options only: a file named 0123 or a model named 007 is no
+/// number (red team).
+void check_values(CLI::App& app) {
   for (CLI::Option* option : app.get_options()) {
+    if (option->get_expected_max() == 0) continue;  // a flag
+    option->check(CLI::Validator([](std::string& value) { return value_refusal(value); }, ""));
     const std::string full = option->get_type_name();  // "INT", "INT:INT in [1, 8]", "INT FLOAT"
     const std::string type = full.substr(0, full.find_first_of(" :"));
     if (type != "INT" && type != "UINT" && type != "FLOAT") continue;
@@ -140,22 +165,15 @@ void check_numbers(CLI::App& app) {
     // A pair ("INT FLOAT": --second-figure): its first value alone.
     option->check(full.find(' ') == std::string::npos ? as_typed : CLI::Validator(as_typed).application_index(0));
   }
-  for (CLI::App* command : app.get_subcommands({})) check_numbers(*command);
+  for (CLI::App* command : app.get_subcommands({})) check_values(*command);
 }
 
-/// Refuses a flag of a command run that was given twice (--resume --resume)
-/// or given a value (--aux-heads=false, read as off): CLI11 takes both.
+/// Refuses a flag of a command run that was given twice (--resume --resume): CLI11 takes it.
 void check_flags(const CLI::App& command) {
   for (const CLI::Option* option : command.get_options()) {
-    if (option->get_expected_max() != 0 || option->count() == 0) continue;
-    const std::string name = option->get_name(false, true);
-    if (option->count() > 1) {
-      throw CLI::ArgumentMismatch(fmt::format("{}: given {} times: give it once", name, option->count()));
-    }
-    if (option->results().front() != "true") {
-      throw CLI::ArgumentMismatch(fmt::format("{}: a flag takes no value, got '{}': give {} alone to set it, leave "
-                                              "it out to leave it unset", name, option->results().front(), name));
-    }
+    if (option->get_expected_max() != 0 || option->count() < 2) continue;
+    throw CLI::ArgumentMismatch(
+        fmt::format("{}: given {} times: give it once", option->get_name(false, true), option->count()));
   }
   for (const CLI::App* used : command.get_subcommands()) check_flags(*used);
 }
@@ -225,13 +243,31 @@ std::string unknown_option(int argc, char** argv, const CLI::App& app) {
       continue;
     }
     const std::string name(word.starts_with("--") ? word.substr(0, word.find('=')) : word.substr(0, 2));
-    bool known = false;
-    for (const CLI::App* at = named.command; at != nullptr && !known; at = at->get_parent()) {
-      known = at->get_option_no_throw(name) != nullptr;
-    }
-    if (!known) return std::string(word);
+    if (named.command->get_option_no_throw(name) == nullptr) return std::string(word);  // --version is mgsim's alone
   }
   return {};
+}
+
+/// Refuses a flag of the named command given a value (--aux-heads=false,
+/// read as off; --resume=, read as on; --help=1), and words after --version,
+/// before CLI11 acts on either (red team).
+void check_flag_values(int argc, char** argv, const CLI::App& app) {
+  const NamedCommand named = named_command(argc, argv, app);
+  for (int i = named.next; i < argc; ++i) {
+    const std::string_view word = argv[i];
+    if (word == "--") break;
+    if (named.command == &app && word == "--version" && i + 1 < argc) {
+      throw mgsim::ConfigError(fmt::format("--version takes nothing after it, got '{}'", mgsim::printable(argv[i + 1])));
+    }
+    const std::size_t equals = word.find('=');
+    if (!word.starts_with("--") || equals == std::string_view::npos) continue;
+    const std::string name(word.substr(0, equals));
+    const CLI::Option* option = named.command->get_option_no_throw(name);
+    if (option == nullptr || option->get_expected_max() != 0) continue;
+    throw mgsim::ConfigError(fmt::format("{}: a flag takes no value, got '{}': give {} alone to set it, leave it out "
+                                         "to leave it unset ({} --help lists its options)",
+                                         name, mgsim::printable(word.substr(equals + 1)), name, named.path));
+  }
 }
 
 std::string takes_no_argument(const std::string& command, const std::string& words) {
@@ -258,9 +294,16 @@ std::string parse_message(const CLI::App& app, const CLI::ParseError& error, con
                                                   what.find(" required ", colon) != std::string::npos) {
     return fmt::format("{}: expected a value after it, got none", what.substr(0, colon));
   }
-  constexpr std::string_view kAtMost = ": At Most 1 required but received ";
-  if (const std::size_t at = what.find(kAtMost); at != std::string::npos) {
-    return fmt::format("{}: given {} times: give it once", what.substr(0, at), what.substr(at + kAtMost.size()));
+  constexpr std::string_view kAtMost = ": At Most ";
+  constexpr std::string_view kReceived = " required but received ";
+  const std::size_t at = what.find(kAtMost);
+  const std::size_t received = what.find(kReceived);
+  int most = 0, got = 0;  // CLI11 counts values: a pair (--second-figure) given twice is "At Most 2 ... received 4"
+  if (at != std::string::npos && received != std::string::npos && received > at &&
+      std::from_chars(what.data() + at + kAtMost.size(), what.data() + received, most).ec == std::errc() &&
+      std::from_chars(what.data() + received + kReceived.size(), what.data() + what.size(), got).ec == std::errc() &&
+      most > 0 && got % most == 0) {
+    return fmt::format("{}: given {} times: give it once", what.substr(0, at), got / most);
   }
   constexpr std::string_view kConvert = "Could not convert: ";
   const std::size_t equals = what.find(" = ");
@@ -292,7 +335,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", fmt::format("mgsim {}", mgsim::version()), "print mgsim's version and exit");
   app.require_subcommand(1);
   for (const auto add_command : kCommands) add_command(app);
-  check_numbers(app);
+  check_values(app);
   app.parse_complete_callback([&app] { check_flags(app); });
   mgsim::ReadSet inputs;  // every file the command reads; its outputs are checked against them
   const mgsim::ReadSetScope recording(inputs);
@@ -300,6 +343,7 @@ int main(int argc, char** argv) {
   try {
     check_arguments(argc, argv);
     check_subcommand(argc, argv, app);
+    check_flag_values(argc, argv, app);
     app.parse(argc, argv);
     mgsim::cli::finish_stdout();
   } catch (const CLI::ParseError& error) {

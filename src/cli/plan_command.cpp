@@ -58,17 +58,27 @@ struct PlanOptions {
   std::string output;
 };
 
+/// A largest size an option takes: bytes, and as its message writes them.
+struct SizeLimit {
+  double bytes;
+  std::string_view name;
+};
+
 /// Largest --memory-limit: 1 PiB per GPU, far past any device.
-constexpr double kMaxMemoryBytes = 0x1p50;
+constexpr SizeLimit kMaxMemory{0x1p50, "1 PiB"};
+
+/// Largest --activation-bytes, per sample: 1 TiB, so that the global batch's
+/// activations (at most 2^20 samples) stay far inside 64-bit byte counts.
+constexpr SizeLimit kMaxActivation{0x1p40, "1 TiB"};
 
 /// "40GiB", "80GB", "512MiB", "1e9B": bytes, at least one and at most
-/// kMaxMemoryBytes. The unit is required (B, KB, MB, GB, TB, PB: powers of
-/// 1000; KiB .. PiB: of 1024): a bare "0.5" or "40" is refused, never read as bytes.
+/// `limit`. The unit is required (B, KB, MB, GB, TB, PB: powers of 1000;
+/// KiB .. PiB: of 1024): a bare "0.5" or "40" is refused, never read as bytes.
 /// `flag` names the option in the error.
-std::int64_t parse_size(const std::string& text, std::string_view flag) {
+std::int64_t parse_size(const std::string& text, std::string_view flag, SizeLimit limit) {
   const auto bad = [&](std::string_view why) {
     return ConfigError(fmt::format("{}: expected a size with a unit such as 40GiB or 80GB (1 byte .. "
-                                   "1 PiB){}, got '{}'", flag, why, text));
+                                   "{}){}, got '{}'", flag, limit.name, why, text));
   };
   double value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -79,16 +89,12 @@ std::int64_t parse_size(const std::string& text, std::string_view flag) {
       {"GB", 1e9}, {"TB", 1e12}, {"PB", 1e15}, {"KiB", 0x1p10}, {"MiB", 0x1p20}, {"GiB", 0x1p30}, {"TiB", 0x1p40},
       {"PiB", 0x1p50}}};
   for (const auto& [name, scale] : kUnits) {
-    if (unit == name && value * scale >= 1 && value * scale <= kMaxMemoryBytes) {
+    if (unit == name && value * scale >= 1 && value * scale <= limit.bytes) {
       return static_cast<std::int64_t>(value * scale);
     }
   }
   throw bad("");
 }
-
-/// Largest --activation-bytes, per sample: 1 TiB, so that the global batch's
-/// activations (at most 2^20 samples) stay far inside 64-bit byte counts.
-constexpr std::int64_t kMaxActivationBytes = std::int64_t{1} << 40;
 
 /// Largest global batch (batch x gpus): the zoo's largest batch size.
 constexpr std::int64_t kMaxGlobalBatch = std::int64_t{1} << 20;
@@ -192,10 +198,8 @@ Problem trace_problem(const PlanOptions& o, const Trace& trace, int batch) {
   settings.optimizer = parse_optimizer(o.optimizer);
   settings.optimizer_bytes_per_s = trace.optimizer_bytes_per_s;  // the trace's step, if it times one
   settings.allow_replication = o.allow_replication;
-  const std::int64_t activations = o.activation_bytes ? parse_size(*o.activation_bytes, "--activation-bytes") : 0;
-  if (activations > kMaxActivationBytes) {
-    throw ConfigError(fmt::format("--activation-bytes: expected at most 1 TiB per sample, got '{}'", *o.activation_bytes));
-  }
+  const std::int64_t activations =
+      o.activation_bytes ? parse_size(*o.activation_bytes, "--activation-bytes", kMaxActivation) : 0;
   TraceGraph traced =
       trace_graph(trace, o.trace, batch * o.gpus, zoo::precision_bytes(settings.precision), activations);
   settings.measured_s = std::move(traced.measured_s);
@@ -220,7 +224,7 @@ void plan_command(const PlanOptions& o, const CLI::App& command) {
   check_numbers(o, batch);
   if (trace) check_trace_plan(o, command);
   const std::optional<std::int64_t> limit =
-      o.memory_limit ? std::optional(parse_size(*o.memory_limit, "--memory-limit")) : std::nullopt;
+      o.memory_limit ? std::optional(parse_size(*o.memory_limit, "--memory-limit", kMaxMemory)) : std::nullopt;
   const std::vector<int> stages = zero_stages(o.zero);
   const plan::Cluster cluster = o.cluster.empty() ? default_cluster() : load_cluster(o.cluster);
   Problem problem = trace ? trace_problem(o, *trace, batch) : zoo_problem(o, batch, zoo::find_gpu(o.gpu));
@@ -268,7 +272,7 @@ void add_plan_command(CLI::App& app) {
       ->check(zoo_precision_name());
   command->add_option("--optimizer", o->optimizer, "sgd, momentum or adam")
       ->capture_default_str()
-      ->check(CLI::IsMember({"sgd", "momentum", "adam"}));
+      ->check(one_of("optimizer", {"sgd", "momentum", "adam"}));
   command->add_option("--zero", o->zero, "ZeRO stage of the data-parallel replicas: auto (search 0..3) or 0, 1, 2, 3")
       ->capture_default_str();
   command->add_option("--cluster", o->cluster, "cluster file: collective, gpus_per_node, network (default: see docs/plan.md)")

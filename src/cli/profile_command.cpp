@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "mgsim/io/utf8.hpp"
 #include "mgsim/counted.hpp"
 #include "mgsim/io/report.hpp"
 #include "mgsim/io/trace_io.hpp"
@@ -59,6 +60,9 @@ struct LayersOptions {
   std::string python = "python3";
   std::string output;
 };
+
+/// Highest CUDA device index profile takes.
+constexpr int kMaxDevice = 1023;
 
 /// Largest all-reduce message the bench is asked for: 1 TiB, past any GPU's memory.
 constexpr std::int64_t kMaxMessageBytes = std::int64_t{1} << 40;
@@ -173,6 +177,12 @@ void warn(const std::vector<std::string>& warnings) {
 }
 
 void profile_layers(const LayersOptions& o, const std::string& command) {
+  // Arguments before GPUs: a bad one is refused on any machine (red team).
+  if (o.device + o.gpus - 1 > kMaxDevice) {
+    throw ConfigError(fmt::format("--device {} with --gpus {} asks for devices {}..{}: expected at most device {}",
+                                  o.device, o.gpus, o.device, o.device + o.gpus - 1, kMaxDevice));
+  }
+  check_outputs({o.output});
   const profile::CudaDevices devices = profile::probe_cuda_devices();
   const int present = static_cast<int>(devices.names.size());
   if (o.device + o.gpus > present) {
@@ -244,7 +254,7 @@ void profile_layers(const LayersOptions& o, const std::string& command) {
   emit(format_trace_json(result.trace, provenance), o.output);
   if (o.output == kStdout) return;
   const double backward = backward_time_s(result.trace);
-  fmt::print("wrote {}: {}, forward {:.3f} ms, backward {:.3f} ms (medians of {} iterations)", o.output,
+  fmt::print("wrote {}: {}, forward {:.3f} ms, backward {:.3f} ms (medians of {} iterations)", printable(o.output),
              counted(std::ssize(result.trace.layers), "layer"), result.trace.forward_time_s * 1e3, backward * 1e3,
              result.provenance["statistics"]["iterations"].get<int>());
   if (result.provenance.contains("optimizer_step")) {
@@ -256,10 +266,11 @@ void profile_layers(const LayersOptions& o, const std::string& command) {
 }
 
 void profile_allreduce(const AllreduceOptions& o, const std::string& command) {
-  if (o.min_bytes > o.max_bytes) {  // before looking for GPUs: a bad argument is refused on any machine
+  if (o.min_bytes > o.max_bytes) {  // arguments before GPUs, as profile_layers
     throw ConfigError(fmt::format("--min-bytes {} is above --max-bytes {}: expected min <= max", o.min_bytes,
                                   o.max_bytes));
   }
+  check_outputs({o.output});
   const profile::CudaDevices devices = profile::probe_cuda_devices();
   const int present = static_cast<int>(devices.names.size());
   if (present < 2) {
@@ -305,7 +316,7 @@ void profile_allreduce(const AllreduceOptions& o, const std::string& command) {
   for (const auto& [key, value] : output.info) provenance[key] = value;
   const std::vector<CurveSample> curve = profile::summarize_bench(output);
   emit(format_curve_json(curve, provenance), o.output);
-  if (o.output != kStdout) fmt::print("wrote {}: {} on {}\n", o.output, counted(std::ssize(curve), "size"), counted(gpus, "GPU"));
+  if (o.output != kStdout) fmt::print("wrote {}: {} on {}\n", printable(o.output), counted(std::ssize(curve), "size"), counted(gpus, "GPU"));
 }
 
 }  // namespace
@@ -327,7 +338,7 @@ void add_profile_command(CLI::App& app) {
   l->add_option("--batch", layers->batch_size, "samples per iteration")->required()->check(whole_in(1, 1 << 20));
   l->add_option("--precision", layers->precision, "fp32, fp16 or bf16 (autocast)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"fp32", "fp16", "bf16"}));
+      ->check(one_of("precision", {"fp32", "fp16", "bf16"}));
   l->add_option("--warmup", layers->warmup, "iterations run before measuring")
       ->capture_default_str()
       ->check(whole_in(0, 100000));
@@ -336,7 +347,7 @@ void add_profile_command(CLI::App& app) {
       ->check(whole_in(1, 100000));
   l->add_option("--device", layers->device, "CUDA device index (the first, with --gpus)")
       ->capture_default_str()
-      ->check(whole_in(0, 1023));
+      ->check(whole_in(0, kMaxDevice));
   l->add_option("--gpus", layers->gpus,
                 "train on N GPUs under DDP (one process each) and record the all-reduces in situ")
       ->capture_default_str()
@@ -348,7 +359,7 @@ void add_profile_command(CLI::App& app) {
                 "sgd, momentum or adam: the optimizer to train with; its step, timed, becomes the trace's "
                 "optimizer_bytes_per_s (a run config naming the same one times the step as measured)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"sgd", "momentum", "adam"}));
+      ->check(one_of("optimizer", {"sgd", "momentum", "adam"}));
   l->add_option("--python", layers->python, "Python with PyTorch")->capture_default_str()->check(name_text("a program"));
   l->add_option("-o,--output", layers->output, "trace file to write (-: stdout)")->required()
       ->check(output_name());

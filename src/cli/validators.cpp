@@ -5,10 +5,12 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "commands.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/utf8.hpp"
+#include "mgsim/registry_lookup.hpp"
 #include "mgsim/zoo/gpus.hpp"
 #include "mgsim/zoo/models.hpp"
 
@@ -64,6 +66,16 @@ CLI::Validator known_name(std::string_view what, void (*find)(std::string_view))
 
 }  // namespace
 
+CLI::Validator one_of(std::string_view what, std::vector<std::string> names) {
+  const std::string description = fmt::format("{{{}}}", fmt::join(names, ","));
+  return CLI::Validator(
+      [what = std::string(what), names = std::move(names)](const std::string& value) -> std::string {
+        if (std::find(names.begin(), names.end(), value) != names.end()) return {};
+        return unknown_name(what, printable(value), names);
+      },
+      description);
+}
+
 CLI::Validator zoo_model_name() {
   return known_name("a zoo model", [](std::string_view name) { static_cast<void>(zoo::find_model(name)); });
 }
@@ -78,6 +90,7 @@ CLI::Validator zoo_precision_name() {
 
 std::string file_name_refusal(const std::string& text, std::string_view dash) {
   if (text.empty()) return fmt::format("expected a file name, or - for {}, got an empty name", dash);
+  if (is_blank(text)) return fmt::format("expected a file name, or - for {}, got blanks", dash);  // red team
   if (text.size() > 1 && text.front() == '-') {  // red team: -o -f wrote a file named -f
     return fmt::format("expected a file name, got the option '{}': is the name missing before it? (write ./{} for a "
                        "file of that name)", printable(text), printable(text));

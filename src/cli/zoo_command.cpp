@@ -84,7 +84,7 @@ void add_optimizer_option(CLI::App* command, RooflineArgs& r) {
                       "sgd, momentum or adam: the optimizer step the trace times on the GPU (a run times its "
                       "config's optimizer at the trace's bandwidth); none: no step (a parameter server updates)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"none", "sgd", "momentum", "adam"}));
+      ->check(one_of("optimizer", {"none", "sgd", "momentum", "adam"}));
 }
 
 /// A second measured iteration at a smaller batch: {batch, step time in
@@ -113,7 +113,7 @@ void add_per_pass_options(CLI::App* command, RooflineArgs& r, SecondFigure& seco
                       "the per-pass term --second-figure fits: launch (--launch-us: eager frameworks) or overhead "
                       "(--op-overhead-us: CUDA graphs, compiled models)")
       ->capture_default_str()
-      ->check(CLI::IsMember({"launch", "overhead"}))
+      ->check(one_of("per-pass term", {"launch", "overhead"}))
       ->needs(figure);
 }
 

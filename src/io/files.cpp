@@ -77,6 +77,9 @@ Descriptor open_input(const std::filesystem::path& file, InputKind kind) {
   if (standard_input && ::isatty(STDIN_FILENO) == 1) {  // it would wait for typing, silently
     fail("standard input is a terminal: pipe the input in (< file), or name a file");
   }
+  if (ReadSet* set = current_read_set.load(); standard_input && set != nullptr && !set->claim_standard_input()) {
+    fail("standard input can be read once, and another input of this command read it: give the others as files");
+  }
   if (!standard_input && !S_ISREG(info.st_mode)) {
     fail(fmt::format("expected a regular file (or - for standard input), got {}", file_type(info.st_mode)));
   }
@@ -199,6 +202,11 @@ void ReadSet::add_input(const std::filesystem::path& file, std::uint64_t device,
     if (output.file == input.file) return;
   }
   inputs_.push_back(std::move(input));
+}
+
+bool ReadSet::claim_standard_input() {
+  const std::lock_guard lock(mutex_);
+  return !std::exchange(standard_input_read_, true);
 }
 
 void ReadSet::check_output(const std::filesystem::path& output) {

@@ -17,8 +17,11 @@ TraceGraph trace_graph(const Trace& trace, const std::string& source, int global
   measured_s.push_back(0.0);
   for (const Layer& layer : trace.layers) {
     if (layer.dtype_bytes != dtype_bytes) {
-      throw ConfigError(fmt::format("{}: layer '{}' has {}-byte gradients, the plan's precision {}: give the "
-                                    "--precision of the trace", source, layer.name, layer.dtype_bytes, dtype_bytes));
+      throw ConfigError(fmt::format("{}: layer '{}' has {}-byte gradients, the plan's --precision {}-byte ones: give "
+                                    "the --precision of the trace ({})", source, layer.name, layer.dtype_bytes,
+                                    dtype_bytes, layer.dtype_bytes == 2   ? "fp16 or bf16"
+                                                 : layer.dtype_bytes == 4 ? "fp32 or tf32"
+                                                                          : "none of fp32, tf32, fp16, bf16"));
     }
     std::vector<zoo::ParamTensor> params;
     for (std::size_t t = 0; t < layer.params.size(); ++t) params.push_back({fmt::format("tensor{}", t), {layer.params[t]}});

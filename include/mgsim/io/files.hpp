@@ -132,6 +132,10 @@ class ReadSet {
   /// of the inputs (same device and inode, or same canonical path), or not a
   /// regular file (output_target); else remembers it as an output.
   void check_output(const std::filesystem::path& output);
+  /// Whether standard input is still unread: true once, for the input that
+  /// reads it (red team: plan --trace - --cluster - blamed the second for
+  /// ending early).
+  bool claim_standard_input();
 
  private:
   struct Identity {
@@ -141,6 +145,7 @@ class ReadSet {
   std::mutex mutex_;
   std::vector<Identity> inputs_;
   std::vector<Identity> outputs_;
+  bool standard_input_read_ = false;
 };
 
 /// Makes `set` the read set that read_input_file records into and
