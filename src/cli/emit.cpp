@@ -85,9 +85,12 @@ void check_outputs(std::initializer_list<std::string_view> outputs) {
       if (error) file = std::filesystem::absolute(target);
     }
     for (const auto& [other, other_file] : seen) {
+      if (other_file == file && file.empty()) {  // red team: "- and - are the same standard output", - given once
+        throw OutputError("two outputs go to standard output (-, where a report goes when -o is not given): give "
+                          "each but one a file");
+      }
       if (other_file == file) {
-        throw OutputError(fmt::format("{} and {} are the same {}: give each output its own", other, output,
-                                      file.empty() ? "standard output" : "file"));
+        throw OutputError(fmt::format("{} and {} are the same file: give each output its own", other, output));
       }
     }
     seen.emplace_back(output, std::move(file));

@@ -229,21 +229,35 @@ const CLI::Option* find_option(const CLI::App& app, const std::string& name) {
   return nullptr;
 }
 
-/// The first word after the named commands that reads as an option their
-/// last does not take (--bogus, --bogus=1, -q), or "": CLI11 reports a
-/// missing required option before it (red team: run --bogus said "--config
-/// is required"). A value such as -, -1 or -.5 is no option.
+/// The first word after the named commands that their last does not take,
+/// or "": an option it lacks (--bogus, --bogus=1, -q), or a word that is no
+/// option's value where it takes no positional argument (zoo trace resnet50,
+/// run -- x). CLI11 reports a missing required option before it (red team:
+/// run --bogus said "--config is required"). A value such as -, -1 or -.5 is
+/// no option.
 std::string unknown_option(int argc, char** argv, const CLI::App& app) {
   const NamedCommand named = named_command(argc, argv, app);
+  const std::vector<const CLI::Option*> options = named.command->get_options();
+  const bool positional = std::any_of(options.begin(), options.end(), [](const CLI::Option* o) { return !o->nonpositional(); });
+  int values = 0;  // words still to read as the last option's values
   for (int i = named.next; i < argc; ++i) {
     const std::string_view word = argv[i];
-    if (word == "--") break;
-    if (word.size() < 2 || word.front() != '-' || word[1] == '.' ||
-        std::isdigit(static_cast<unsigned char>(word[1])) != 0) {
+    if (word == "--") return positional || i + 1 >= argc ? std::string() : std::string(argv[i + 1]);
+    const bool option = word.size() >= 2 && word.front() == '-' && word[1] != '.' &&
+                        std::isdigit(static_cast<unsigned char>(word[1])) == 0;
+    if (!option) {
+      if (values > 0) {
+        --values;
+      } else if (!positional) {
+        return std::string(word);
+      }
       continue;
     }
     const std::string name(word.starts_with("--") ? word.substr(0, word.find('=')) : word.substr(0, 2));
-    if (named.command->get_option_no_throw(name) == nullptr) return std::string(word);  // --version is mgsim's alone
+    const CLI::Option* known = named.command->get_option_no_throw(name);
+    if (known == nullptr) return std::string(word);  // --version is mgsim's alone
+    const bool attached = word.find('=') != std::string_view::npos || (!word.starts_with("--") && word.size() > 2);
+    values = attached ? 0 : known->get_expected_max();  // at most: a list takes the words up to the next option
   }
   return {};
 }
@@ -271,7 +285,8 @@ void check_flag_values(int argc, char** argv, const CLI::App& app) {
 }
 
 std::string takes_no_argument(const std::string& command, const std::string& words) {
-  return fmt::format("{} takes no argument '{}': an option of another command, or misspelt?", command, words);
+  return fmt::format("{} takes no argument '{}': {}", command, words,
+                     words.starts_with('-') ? "an option of another command, or misspelt?" : "a value without its option?");
 }
 
 /// CLI11's message for a parse error, in this project's words where CLI11's
