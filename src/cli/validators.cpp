@@ -110,10 +110,9 @@ CLI::Validator name_text(std::string_view what) {
   return CLI::Validator(
       [what = std::string(what)](const std::string& text) -> std::string {
         if (is_blank(text)) return fmt::format("expected {}, got {}", what, text.empty() ? "an empty value" : "blanks");
-        const auto control = [](unsigned char c) { return c < 0x20 || c == 0x7f; };
-        if (std::any_of(text.begin(), text.end(), control)) {
-          return fmt::format("expected {} without control characters (a newline, a tab), got '{}'", what,
-                             printable(text));
+        if (hides_any(text)) {  // red team: U+0085 and U+202E passed
+          return fmt::format("expected {} without control characters (a newline, a tab, a bidirectional "
+                             "control), got '{}'", what, printable(text));
         }
         return "";
       },

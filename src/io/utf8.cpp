@@ -59,7 +59,32 @@ std::string describe_byte(std::string_view text, std::size_t offset) {
   return fmt::format("line {}, byte {}: 0x{:02x}", line, offset - line_start + 1, static_cast<unsigned char>(text[offset]));
 }
 
-bool is_blank(std::string_view text) { return text.find_first_not_of(" \t\r\n") == std::string_view::npos; }
+namespace {
+
+/// Whether `c` shows as blank space (Unicode's White_Space and the zero-width spaces).
+constexpr bool blank(char32_t c) {
+  return c == ' ' || (c >= 0x09 && c <= 0x0D) || c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200B) ||
+         c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000 || c == 0xFEFF;
+}
+
+/// Whether every well-formed character of `text` is one `test` accepts (an invalid byte is none).
+template <typename Test>
+bool all_characters(std::string_view text, Test test) {
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t length = sequence_length(text.substr(at));
+    if (length == 0 || !test(decode_utf8(text.substr(at, length)))) return false;
+    at += length;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool is_blank(std::string_view text) { return all_characters(text, blank); }
+
+bool hides_any(std::string_view text) {
+  return !all_characters(text, [](char32_t c) { return !hides_text(c); });
+}
 
 std::string printable(std::string_view text, std::size_t max_bytes) {
   std::string out;

@@ -23,8 +23,14 @@ std::string describe_byte(std::string_view text, std::size_t offset);
 /// (mgsim/display_text.hpp), and text past `max_bytes` becomes "...".
 std::string printable(std::string_view text, std::size_t max_bytes = 200);
 
-/// Whether `text` holds nothing but spaces, tabs and line ends (or nothing).
+/// Whether `text` holds nothing but blank space (or nothing): spaces, tabs
+/// and line ends, and Unicode's (no-break, em and ideographic spaces, zero
+/// width ones, NEL, line and paragraph separators).
 bool is_blank(std::string_view text);
+
+/// Whether `text` holds a character that hides_text names (a control, a
+/// line separator, a bidirectional control: mgsim/display_text.hpp).
+bool hides_any(std::string_view text);
 
 /// `text` with A-Z lowered to a-z (other bytes as they are), to compare names
 /// whatever their case.
