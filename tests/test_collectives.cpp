@@ -68,6 +68,19 @@ TEST_CASE("hierarchical: intra reduce-scatter, inter ring of M/g, intra all-gath
   CHECK_THROWS_AS(cost("hierarchical", 8, 12, eight), ConfigError);
 }
 
+TEST_CASE("hierarchical: a reduce-scatter and an all-gather add up to the all-reduce") {
+  // The settings above; P = 8 (g = 4, n = 2), M = 8, m = M/P = 1 per GPU. All-gather: across the 2 nodes,
+  // each GPU's block on its own ring, 1 * (2 + 1*0.5) = 2.5; inside, the 2 nodes' blocks of 1 over 4 GPUs,
+  // 3 * (1 + 2*0.25) = 4.5: 7. Reduce-scatter: 3*1 + 6*0.375 = 5.25 inside, 1*2 + (1/2)*2*0.75 = 2.75 across: 8.
+  const CollectiveSettings settings{{{1.0, 0.25, 0.125}, {2.0, 0.5, 0.25}}, 4, {}, "", {}};
+  const auto model = find_collective("hierarchical").make(settings);
+  CHECK(model->allgather_seconds(1, 8) == Approx(7.0));
+  CHECK(model->reduce_scatter_seconds(8, 8) == Approx(8.0));
+  CHECK(model->reduce_scatter_seconds(8, 8) + model->allgather_seconds(1, 8) == Approx(cost("hierarchical", 8, 8, settings)));
+  // One node: the ring inside alone, 3 * (1 + 1*0.25).
+  CHECK(model->allgather_seconds(1, 4) == Approx(3.75));
+}
+
 TEST_CASE("flat models on a two-level network use the inter-node link") {
   const CollectiveSettings settings{{{100.0, 100.0, 100.0}, {2.0, 0.5, 0.25}}, 1, {}, "", {}};
   CHECK(cost("ring", 8, 4, settings) == Approx(19.5));

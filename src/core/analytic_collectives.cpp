@@ -105,12 +105,15 @@ class HierarchicalCollective : public Collective {
     return inside + (nodes - 1) * inter.alpha_s + share * (inter.beta_s_per_byte + inter.gamma_s_per_byte);
   }
 
-  /// Ring all-gather inside each node, then across nodes of the node blocks.
+  /// Ring all-gather of each GPU's block across the nodes (one ring per
+  /// local rank, as the all-reduce's rings of M/g), then of the nodes' blocks
+  /// inside each node: RS(M) + AG(M/P) is the all-reduce (red team: the
+  /// blocks of a node through one ring cost g times the inter-node time).
   double allgather_seconds(double bytes, int gpus) const override {
     const int g = node_size(gpus);
     const int nodes = gpus / g;
-    const double inside = g > 1 ? ring_allgather(network_.intra, bytes, g) : 0.0;
-    return inside + (nodes > 1 ? ring_allgather(network_.inter, g * bytes, nodes) : 0.0);
+    const double across = nodes > 1 ? ring_allgather(network_.inter, bytes, nodes) : 0.0;
+    return across + (g > 1 ? ring_allgather(network_.intra, nodes * bytes, g) : 0.0);
   }
 
  private:
