@@ -461,6 +461,30 @@ TEST_CASE("iteration_overhead_s adds its host time to every iteration, overlappi
   CHECK(noisy.p99_iteration - quiet.p99_iteration == 2'000'000);
 }
 
+TEST_CASE("a persistent straggler takes the optimizer step at its speed, as a speed class does (two layers, by hand)",
+          "[evaluator]") {
+  // The two layers above (1 ms of backward each, 1 ms messages, WFBP on 2 GPUs) with SGD's step: 10 bytes an
+  // element of 1 byte (1 gradient + 9 parameter), 2000 elements at 10 MB/s: 2 ms. Rank 0 at half speed runs
+  // its layers [0, 2] and [2, 4] ms; the messages [2, 3] and [4, 5] ms; its step 4 ms: 9 ms (red team: the
+  // step at full speed made 7).
+  SweepTempDir dir;
+  Trace trace = make_trace({0.001, 0.001}, {1000, 1000});
+  trace.optimizer_bytes_per_s = 1e7;
+  dir.write_json("t.json", trace_json(trace));
+  json config = {{"trace", "t.json"},
+                 {"gpus", {2}},
+                 {"network", {{"alpha_us", 0}, {"beta_s_per_byte", 1e-6}}},
+                 {"schedules", {"wfbp"}},
+                 {"optimizer", "sgd"}};
+  WorkloadCache cache;
+  CHECK(first_row(dir, config, cache).iteration == 5'000'000);
+  config["variability"] = {{"stragglers", {{"ranks", {0}}, {"speed", 0.5}}}};
+  CHECK(first_row(dir, config, cache).mean_iteration == 9'000'000);
+  config.erase("variability");
+  config["speed_classes"] = json::array({{{"fraction", 0.5}, {"speed", 0.5}}});
+  CHECK(first_row(dir, config, cache).iteration == 9'000'000);
+}
+
 TEST_CASE("sync_overhead_s: every iteration on more than one GPU waits it, exposed (two layers, by hand)",
           "[evaluator]") {
   // The two layers above (1 ms of backward each, 1 ms messages, WFBP on 2

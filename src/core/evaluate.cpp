@@ -67,10 +67,14 @@ std::vector<IterationTiming> rank_iterations(const RunPoint& point, const Cluste
   return simulate(*builder, point.variability.seed, point.iterations).iterations;
 }
 
-/// The speed of the cluster's slowest class.
-double slowest_speed(const Cluster& cluster) {
+/// The speed of the slowest GPU: of the slowest class, or a persistent
+/// straggler's (red team: a straggler at half speed took the step at full).
+double slowest_speed(const RunPoint& point) {
+  const Cluster& cluster = point.cluster;
   double slowest = cluster.speed(0);
   for (int c = 1; c < cluster.class_count(); ++c) slowest = std::min(slowest, cluster.speed(c));
+  const Stragglers& stragglers = point.variability.stragglers;
+  for (const int rank : stragglers.ranks) slowest = std::min(slowest, cluster.speed(cluster.class_of(rank)) * stragglers.speed);
   return slowest;
 }
 
@@ -100,7 +104,7 @@ StepOverheads step_overheads(const RunPoint& point, int zero_stage) {
   const Trace& trace = point.workload.trace;
   // The step of the GPU updating the most elements (docs/schedules.md), on the slowest class.
   const double optimizer = trace_optimizer_step_s(trace, point.optimizer, zero_stage, cluster.size()) /
-                           slowest_speed(cluster);
+                           slowest_speed(point);
   StepOverheads overheads;
   overheads.step = step_ns(point.iteration_overhead_s + optimizer, describe);
   overheads.alone.host = step_ns(point.iteration_overhead_s, describe);
