@@ -485,6 +485,28 @@ TEST_CASE("a persistent straggler takes the optimizer step at its speed, as a sp
   CHECK(first_row(dir, config, cache).iteration == 9'000'000);
 }
 
+TEST_CASE("a layer's tensors go in the order their gradients are ready (two layers, by hand)", "[evaluator]") {
+  // Layer 1: one tensor, 10 ms of backward; layer 2: two tensors ready 2 ms and 10 ms into its 10 ms backward;
+  // 4 MB each (1-byte elements), 12 ms a message (ring on 2 GPUs, 3 ns a byte), 20 ms of forward. The backward
+  // runs layer 2 first: its first tensor goes [2, 14] ms, its second [14, 26], layer 1's [26, 38]; layer 1's
+  // forward [38, 48], layer 2's [48, 58]. Sent last parameter first, the second would have gone first, [10, 22],
+  // the first [22, 34], layer 1's [34, 46]: 66 ms (red team). With alpha 0 no grouping is faster: optimal alike.
+  SweepTempDir dir;
+  Trace trace = make_trace({0.01, 0.01}, {4'000'000, 4'000'000}, 0.02);
+  trace.layers[1].params = {4'000'000, 4'000'000};
+  trace.layers[1].grad_ready_s = {0.002, 0.01};
+  dir.write_json("t.json", trace_json(trace));
+  const json config = {{"trace", "t.json"},
+                       {"gpus", {2}},
+                       {"network", {{"alpha_us", 0}, {"beta_s_per_byte", 3e-9}}},
+                       {"schedules", {"wfbp", "optimal"}}};
+  WorkloadCache cache;
+  const std::vector<RunRow> rows = rows_of(execute_runs(RunGrid(load_scenario(dir.write_json("c.json", config)), cache),
+                                                        KeepIterations::no));
+  REQUIRE(rows.size() == 2);
+  for (const RunRow& row : rows) CHECK(row.metrics.iteration == 58'000'000);
+}
+
 TEST_CASE("sync_overhead_s: every iteration on more than one GPU waits it, exposed (two layers, by hand)",
           "[evaluator]") {
   // The two layers above (1 ms of backward each, 1 ms messages, WFBP on 2
