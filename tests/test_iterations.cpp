@@ -41,6 +41,13 @@ TEST_CASE("speed shares take their ranks first, rounded by largest remainders, a
   REQUIRE(two.class_count() == 2);
   CHECK(two.speed(0) == 2.0);
   CHECK(two.speed(1) == 3.0);
+  // Two thirds listed, the rest 1 - 2/3 (0.33333333333333337 in doubles): a tie of three, the first share first.
+  const SpeedShare two_thirds[] = {{1.0 / 3, 2.0}, {1.0 / 3, 4.0}};
+  const Cluster split = Cluster::with_shares(4, 1, two_thirds);
+  REQUIRE(split.class_count() == 3);
+  CHECK(split.class_size(0) == 2);
+  CHECK(split.class_size(1) == 1);
+  CHECK(split.class_size(2) == 1);
   // 0.33 each: 1.32 ranks each and 0.04 for the rest, whose remainder is the smallest.
   const SpeedShare almost[] = {{0.33, 2.0}, {0.33, 3.0}, {0.33, 4.0}};
   CHECK(Cluster::with_shares(4, 1, almost).class_count() == 3);

@@ -54,7 +54,9 @@ Cluster Cluster::with_shares(int gpus, int gpus_per_node, std::span<const SpeedS
   std::vector<double> remainder;
   long long given = 0;
   for (const SpeedShare& share : all) {
-    const double exact = share.fraction * gpus;
+    // To 1e-9 of a rank, so that shares equal as written tie (red team: the rest of two thirds, 1 - 2/3, is
+    // 0.33333333333333337 and took the first third's extra rank); exact to a few ulps at 2^20 GPUs.
+    const double exact = std::round(share.fraction * gpus * 1e9) / 1e9;
     ranks.push_back(static_cast<long long>(std::floor(exact)));
     remainder.push_back(exact - std::floor(exact));
     given += ranks.back();
