@@ -466,7 +466,9 @@ TEST_CASE("a persistent straggler takes the optimizer step at its speed, as a sp
   // The two layers above (1 ms of backward each, 1 ms messages, WFBP on 2 GPUs) with SGD's step: 10 bytes an
   // element of 1 byte (1 gradient + 9 parameter), 2000 elements at 10 MB/s: 2 ms. Rank 0 at half speed runs
   // its layers [0, 2] and [2, 4] ms; the messages [2, 3] and [4, 5] ms; its step 4 ms: 9 ms (red team: the
-  // step at full speed made 7).
+  // step at full speed made 7). The nominal iteration has no persistent straggler: 5 ms, its step at full speed
+  // (red team: 7, the straggler's step on full-speed compute). D-PSGD's rounds alike, and the one GPU it is
+  // measured against is the straggler alone: efficiency 1.
   SweepTempDir dir;
   Trace trace = make_trace({0.001, 0.001}, {1000, 1000});
   trace.optimizer_bytes_per_s = 1e7;
@@ -479,7 +481,18 @@ TEST_CASE("a persistent straggler takes the optimizer step at its speed, as a sp
   WorkloadCache cache;
   CHECK(first_row(dir, config, cache).iteration == 5'000'000);
   config["variability"] = {{"stragglers", {{"ranks", {0}}, {"speed", 0.5}}}};
-  CHECK(first_row(dir, config, cache).mean_iteration == 9'000'000);
+  const RunMetrics straggling = first_row(dir, config, cache);
+  CHECK(straggling.mean_iteration == 9'000'000);
+  CHECK(straggling.iteration == 5'000'000);
+  config["gpus"] = {1};
+  config["schedules"] = {"dpsgd"};
+  config["iterations"] = 3;
+  const RunMetrics alone = first_row(dir, config, cache);  // 2 + 2 ms of layers and 4 ms of step at half speed
+  CHECK(alone.iteration == 8'000'000);
+  CHECK(alone.scaling_efficiency() == Approx(1.0));
+  config["gpus"] = {2};
+  config["schedules"] = {"wfbp"};
+  config.erase("iterations");
   config.erase("variability");
   config["speed_classes"] = json::array({{{"fraction", 0.5}, {"speed", 0.5}}});
   CHECK(first_row(dir, config, cache).iteration == 9'000'000);

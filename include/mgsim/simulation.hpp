@@ -138,11 +138,9 @@ struct AloneCosts {
   SimTime floor = 0;
 };
 
-/// Ranks whose compute runs at relative speed `compute` and optimizer step at `step`
-/// (a persistent straggler slows its compute only, as a run times it).
+/// Ranks whose compute and optimizer step run at relative speed `speed`.
 struct RanksAt {
-  double compute = 1.0;
-  double step = 1.0;
+  double speed = 1.0;
   int ranks = 0;
 };
 

@@ -67,19 +67,23 @@ std::vector<IterationTiming> rank_iterations(const RunPoint& point, const Cluste
   return simulate(*builder, point.variability.seed, point.iterations).iterations;
 }
 
-/// The speed of the slowest GPU: of the slowest class, or a persistent
-/// straggler's (red team: a straggler at half speed took the step at full).
-double slowest_speed(const RunPoint& point) {
+/// The speed of the slowest GPU: of the slowest class, or with `stragglers`
+/// a persistent straggler's (red team: a straggler at half speed took the
+/// step at full).
+double slowest_speed(const RunPoint& point, bool stragglers) {
   const Cluster& cluster = point.cluster;
   double slowest = cluster.speed(0);
   for (int c = 1; c < cluster.class_count(); ++c) slowest = std::min(slowest, cluster.speed(c));
-  const Stragglers& stragglers = point.variability.stragglers;
-  for (const int rank : stragglers.ranks) slowest = std::min(slowest, cluster.speed(cluster.class_of(rank)) * stragglers.speed);
+  if (!stragglers) return slowest;
+  const Stragglers& slow = point.variability.stragglers;
+  for (const int rank : slow.ranks) slowest = std::min(slowest, cluster.speed(cluster.class_of(rank)) * slow.speed);
   return slowest;
 }
 
 /// What every iteration adds to the engine's: the host time and optimizer
-/// step (`step`, overlapping nothing, in the compute), on more than one GPU
+/// step (`step` in the nominal iteration, which has no persistent
+/// stragglers; `ranks_step` in the iterations run per rank, where the
+/// slowest may be one; overlapping nothing, in the compute), on more than one GPU
 /// the coordination across them (`sync`, exposed communication, not
 /// compute), and the input pipeline's floor: one node's samples take batch
 /// x GPUs on the node / rate to load, prefetched while the GPUs train, so
@@ -88,12 +92,13 @@ double slowest_speed(const RunPoint& point) {
 /// it was). The one GPU pays the whole model's step and loads its own batch.
 struct StepOverheads {
   SimTime step = 0;
+  SimTime ranks_step = 0;
   SimTime sync = 0;
   SimTime floor = 0;
   AloneCosts alone;  ///< of one GPU training alone: the whole model's step, loading its own batch
 
-  /// An iteration of `engine` nanoseconds, with these.
-  SimTime apply(SimTime engine) const { return std::max(engine + step + sync, floor); }
+  /// An iteration of `engine` nanoseconds, with these and the step `with_step`.
+  SimTime apply(SimTime engine, SimTime with_step) const { return std::max(engine + with_step + sync, floor); }
 };
 
 StepOverheads step_overheads(const RunPoint& point, int zero_stage) {
@@ -102,11 +107,11 @@ StepOverheads step_overheads(const RunPoint& point, int zero_stage) {
   const auto describe_load = [] { return std::string("loading a node's batch at node_input_samples_per_s"); };
   const Cluster& cluster = point.cluster;
   const Trace& trace = point.workload.trace;
-  // The step of the GPU updating the most elements (docs/schedules.md), on the slowest class.
-  const double optimizer = trace_optimizer_step_s(trace, point.optimizer, zero_stage, cluster.size()) /
-                           slowest_speed(point);
+  // The step of the GPU updating the most elements (docs/schedules.md), on the slowest GPU.
+  const double optimizer = trace_optimizer_step_s(trace, point.optimizer, zero_stage, cluster.size());
   StepOverheads overheads;
-  overheads.step = step_ns(point.iteration_overhead_s + optimizer, describe);
+  overheads.step = step_ns(point.iteration_overhead_s + optimizer / slowest_speed(point, false), describe);
+  overheads.ranks_step = step_ns(point.iteration_overhead_s + optimizer / slowest_speed(point, true), describe);
   overheads.alone.host = step_ns(point.iteration_overhead_s, describe);
   overheads.alone.optimizer = step_ns(trace_optimizer_step_s(trace, point.optimizer, 0, 1), describe);
   overheads.sync = cluster.size() > 1 ? step_ns(point.sync_overhead_s, describe_sync) : 0;
@@ -129,11 +134,11 @@ Evaluation with_overheads(Timed timed, const StepOverheads& overheads, bool buil
   RunMetrics& m = timed.evaluation.metrics;
   const SimTime before = m.iteration;
   if (timed.iterations.empty()) {
-    m.iteration = m.mean_iteration = m.p50_iteration = m.p99_iteration = overheads.apply(m.iteration);
+    m.iteration = m.mean_iteration = m.p50_iteration = m.p99_iteration = overheads.apply(m.iteration, overheads.step);
   } else {
     SimTime start = 0;
     for (IterationTiming& timing : timed.iterations) {
-      const SimTime duration = overheads.apply(timing.duration());
+      const SimTime duration = overheads.apply(timing.duration(), overheads.ranks_step);
       timing.start = start;
       timing.end = start += duration;
     }
@@ -142,10 +147,11 @@ Evaluation with_overheads(Timed timed, const StepOverheads& overheads, bool buil
     m.p50_iteration = stats.p50;
     m.p99_iteration = stats.p99;
     m.wait = stats.wait;
-    m.iteration = builder ? stats.mean : overheads.apply(m.iteration);
+    m.iteration = builder ? stats.mean : overheads.apply(m.iteration, overheads.step);
   }
-  const SimTime input_wait = m.iteration - before - overheads.step - overheads.sync;
-  m.compute += overheads.step + input_wait;
+  const SimTime step = builder ? overheads.ranks_step : overheads.step;  // a builder's iteration is its rounds' mean
+  const SimTime input_wait = m.iteration - before - step - overheads.sync;
+  m.compute += step + input_wait;
   // The nominal iteration (never a builder's) is the engine's window, `before`.
   if (auto& nominal = timed.evaluation.iteration) nominal->overheads = {overheads.step, overheads.sync, input_wait};
   const Cluster& cluster = point.cluster;
@@ -154,7 +160,7 @@ Evaluation with_overheads(Timed timed, const StepOverheads& overheads, bool buil
     for (const int rank : point.variability.stragglers.ranks) {
       const int c = cluster.class_of(rank);
       --ranks_at[static_cast<std::size_t>(c)].ranks;
-      ranks_at.push_back({cluster.speed(c) * point.variability.stragglers.speed, cluster.speed(c), 1});
+      ranks_at.push_back({cluster.speed(c) * point.variability.stragglers.speed, 1});  // its step too (red team)
     }
   }
   m.single_gpu = alone_time(point.workload.profile, {}, overheads.alone);

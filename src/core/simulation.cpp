@@ -51,8 +51,8 @@ Iteration replay_iteration(const Workload& workload, const Collective& collectiv
 
 SimTime alone_time(const ComputeProfile& profile, const RanksAt& speed, const AloneCosts& costs) {
   const SimTime compute =  // speed 1: the profile as it is, not a copy (every run asks, once or twice)
-      speed.compute == 1.0 ? profile.compute_time() : scaled_profile(profile, speed.compute).compute_time();
-  const SimTime gpu = compute + scaled_time(costs.optimizer, speed.step);
+      speed.speed == 1.0 ? profile.compute_time() : scaled_profile(profile, speed.speed).compute_time();
+  const SimTime gpu = compute + scaled_time(costs.optimizer, speed.speed);
   return std::max(gpu + costs.host, costs.floor);
 }
 
@@ -69,7 +69,7 @@ double alone_capacity(const ComputeProfile& profile, std::span<const RanksAt> ra
 
 std::vector<RanksAt> class_speeds(const Cluster& cluster) {
   std::vector<RanksAt> speeds;
-  for (int c = 0; c < cluster.class_count(); ++c) speeds.push_back({cluster.speed(c), cluster.speed(c), cluster.class_size(c)});
+  for (int c = 0; c < cluster.class_count(); ++c) speeds.push_back({cluster.speed(c), cluster.class_size(c)});
   return speeds;
 }
 
