@@ -86,11 +86,19 @@ TEST_CASE("Non-blocking SGD: a slow rank stops at its next mini-batch boundary, 
     CHECK(round.samples == 2.0);
     CHECK(round.idle == 4000);
   }
-  SECTION("a 3 us deadline: rank 0 has done 2 and finishes a third (4.5 us), rank 1 its second (5 us)") {
+  SECTION("a 3 us deadline: rank 0 ends its second at 3 us, none in progress; rank 1 finishes its second (5 us)") {
+    // Red team: rank 0 ran a third, to 4.5 us, as if one were in progress at the deadline.
     const IterationTiming round =
         run("nbsgd", cluster, {{{"deadline_s", 3e-6}}, {{"trigger", "deadline"}}, {}}, 1).iterations[0];
     CHECK(round.compute_end == 5000);
     CHECK(round.end == 9000);
+    CHECK(round.samples == 4 * 0.25);
+    CHECK(round.idle == 2000);  // rank 0 waits 3 -> 5 us
+  }
+  SECTION("a 3.1 us deadline: rank 0 is in its third and finishes it (4.5 us), rank 1 its second (5 us)") {
+    const IterationTiming round =
+        run("nbsgd", cluster, {{{"deadline_s", 3.1e-6}}, {{"trigger", "deadline"}}, {}}, 1).iterations[0];
+    CHECK(round.compute_end == 5000);
     CHECK(round.samples == 5 * 0.25);
     CHECK(round.idle == 500);
   }

@@ -520,6 +520,24 @@ TEST_CASE("a layer's tensors go in the order their gradients are ready (two laye
   for (const RunRow& row : rows) CHECK(row.metrics.iteration == 58'000'000);
 }
 
+TEST_CASE("Non-blocking SGD's mini-batches add up to the compute, so one GPU is 100% efficient (by hand)",
+          "[evaluator]") {
+  // 4 ms of forward and 2 + 2 ms of backward at speed 0.5: 16 ms, in 3 mini-batches ending at 5.333333,
+  // 10.666667 and 16 ms (red team: three of round(16/3 ms) made 15.999999 ms, efficiency 1.0000000625).
+  SweepTempDir dir;
+  dir.write_json("t.json", trace_json(make_trace({0.002, 0.002}, {250, 250}, 0.004)));
+  const json config = {{"trace", "t.json"},
+                       {"gpus", {1}},
+                       {"network", {{"alpha_us", 0}, {"beta_s_per_byte", 1e-6}}},
+                       {"speed_classes", json::array({{{"fraction", 1}, {"speed", 0.5}}})},
+                       {"schedules", json::array({{{"name", "nbsgd"}, {"minibatches", 3}}})},
+                       {"iterations", 1}};
+  WorkloadCache cache;
+  const RunMetrics m = first_row(dir, config, cache);
+  CHECK(m.iteration == 16'000'000);
+  CHECK(m.scaling_efficiency() == 1.0);
+}
+
 TEST_CASE("sync_overhead_s: every iteration on more than one GPU waits it, exposed (two layers, by hand)",
           "[evaluator]") {
   // The two layers above (1 ms of backward each, 1 ms messages, WFBP on 2

@@ -38,7 +38,7 @@ class NbsgdBuilder : public IterationBuilder {
 
   NbsgdSettings settings_;
   double samples_per_minibatch_;
-  std::vector<SimTime> minibatch_time_;  ///< per rank, nominal
+  std::vector<SimTime> compute_time_;    ///< per rank, nominal: its m mini-batches together
   std::unique_ptr<DelayLaw> law_;        ///< null: no random delays
   SimTime allreduce_;
   SimTime start_ = 0;
