@@ -23,6 +23,8 @@ inline SimTime round_nonnegative(double x) {
   return whole + (x - static_cast<double>(whole) >= 0.5 ? 1 : 0);
 }
 
-inline double to_seconds(SimTime ns) { return static_cast<double>(ns) * 1e-9; }
+/// `ns` in seconds, the double nearest the decimal (a quotient of two exact
+/// doubles is rounded once; ns x 1e-9 wrote 18 ms as 0.018000000000000002).
+inline double to_seconds(SimTime ns) { return static_cast<double>(ns) / 1e9; }
 
 }  // namespace mgsim
