@@ -250,7 +250,7 @@ expect_error "unknown model" "unknown model 'resnet51'" plan --model resnet51 --
 expect_error "unknown optimizer" "unknown optimizer 'adagrad'" "${PLAN[@]}" --optimizer adagrad
 expect_error "ZeRO stage past 3" "^mgsim: error: --zero: expected auto (search stages 0..3) or a ZeRO stage 0..3 .*, got '4'$" \
   "${PLAN[@]}" --zero 4
-expect_error "unknown format" "--format: expected table, csv or json, got 'xml'" "${PLAN[@]}" --format xml
+expect_error "unknown format" "--format: unknown format 'xml' (valid: table, csv, json)" "${PLAN[@]}" --format xml
 expect_error "cluster key misspelled" "typo.json: gpu_per_node: unknown key" "${PLAN[@]}" --cluster typo.json
 expect_error "cluster with a measured curve" "measured.json: collective: collective 'measured'" "${PLAN[@]}" --cluster measured.json
 expect_error "cluster with a negative latency" "negative.json: network.alpha_us: expected" "${PLAN[@]}" --cluster negative.json

@@ -74,22 +74,21 @@ void check_utf8_arguments(int argc, char** argv) {
 
 /// Whether `value`, given to an option, reads as another option (--aux-heads,
 /// -c): the option before it lacks its value (red team: --measured-by
-/// --aux-heads wrote a trace measured by "--aux-heads", exit 0). -1, -.5 and
-/// -inf are values.
+/// --aux-heads wrote a trace measured by "--aux-heads", exit 0). -1, -.5,
+/// -inf and a text with blanks ('--help me, table 3') are values.
 bool option_like(std::string_view value) {
+  if (value.find_first_of(" \t") != std::string_view::npos) return false;
   const auto letter = [&](std::size_t at) {
     return value.size() > at && std::isalpha(static_cast<unsigned char>(value[at])) != 0;
   };
   return value.starts_with("--") ? letter(2) : value.size() == 2 && value[0] == '-' && letter(1);
 }
 
-/// Why a value given to an option is none, or "": another option, or a
-/// short option's value written after '=' (-o=x: CLI11 reads "=x").
+/// Why a value given to an option is none, or "": another option, or the
+/// "--" that ends the options (red team: a model named "--").
 std::string value_refusal(std::string_view value) {
   if (option_like(value)) return fmt::format("expected a value after it, got the option '{}'", value);
-  if (value.starts_with('=')) {
-    return fmt::format("got '{}': a short option takes its value after a space (-o x), not after '='", value);
-  }
+  if (value == "--") return "expected a value after it, got '--', which ends the options";
   return {};
 }
 
@@ -177,25 +176,39 @@ std::string unknown_option(int argc, char** argv, const CLI::App& app) {
   return {};
 }
 
-/// Refuses a flag of the named command given a value (--aux-heads=false,
-/// read as off; --resume=, read as on; --help=1), and words after --version,
-/// before CLI11 acts on either (red team).
-void check_flag_values(int argc, char** argv, const CLI::App& app) {
+/// Refuses what CLI11 would misread in an option's word, before it acts on
+/// it (red team): a flag given a value (--aux-heads=false, read as off;
+/// --resume=, read as on; --help=1, -h=1, -hx), a short option's value
+/// after '=' (-o=x, read as "=x"), and words after --version.
+void check_attached_values(int argc, char** argv, const CLI::App& app) {
   const NamedCommand named = named_command(argc, argv, app);
+  const auto refuse = [&](std::string_view what) {
+    throw mgsim::ConfigError(fmt::format("{} ({} --help lists its options)", what, named.path));
+  };
   for (int i = named.next; i < argc; ++i) {
     const std::string_view word = argv[i];
     if (word == "--") break;
     if (named.command == &app && word == "--version" && i + 1 < argc) {
       throw mgsim::ConfigError(fmt::format("--version takes nothing after it, got '{}'", mgsim::printable(argv[i + 1])));
     }
+    const bool is_long = word.starts_with("--");
+    if (word.size() < 3 || word.front() != '-' || (!is_long && std::isalpha(static_cast<unsigned char>(word[1])) == 0)) {
+      continue;  // no option with something attached: a value, -1, -.5
+    }
     const std::size_t equals = word.find('=');
-    if (!word.starts_with("--") || equals == std::string_view::npos) continue;
-    const std::string name(word.substr(0, equals));
+    if (is_long && equals == std::string_view::npos) continue;
+    const std::string name(is_long ? word.substr(0, equals) : word.substr(0, 2));
     const CLI::Option* option = named.command->get_option_no_throw(name);
-    if (option == nullptr || option->get_expected_max() != 0) continue;
-    throw mgsim::ConfigError(fmt::format("{}: a flag takes no value, got '{}': give {} alone to set it, leave it out "
-                                         "to leave it unset ({} --help lists its options)",
-                                         name, mgsim::printable(word.substr(equals + 1)), name, named.path));
+    if (option == nullptr) continue;  // unknown: reported as such
+    const std::string_view attached = word.substr(is_long ? equals + 1 : word[2] == '=' ? 3 : 2);
+    if (option->get_expected_max() == 0) {
+      refuse(fmt::format("{}: a flag takes no value, got '{}': give {} alone to set it, leave it out to leave it "
+                         "unset", name, mgsim::printable(attached), name));
+    }
+    if (!is_long && word[2] == '=') {
+      refuse(fmt::format("{}: got '{}': a short option takes its value after a space ({} {}), not after '='", name,
+                         mgsim::printable(word.substr(2)), name, mgsim::printable(attached)));
+    }
   }
 }
 
@@ -284,7 +297,7 @@ void check_flags(const CLI::App& command) {
 void check_command_line(int argc, char** argv, const CLI::App& app) {
   check_utf8_arguments(argc, argv);
   check_subcommand(argc, argv, app);
-  check_flag_values(argc, argv, app);
+  check_attached_values(argc, argv, app);
 }
 
 std::string parse_error_message(int argc, char** argv, const CLI::App& app, const CLI::ParseError& error) {

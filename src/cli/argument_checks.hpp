@@ -9,8 +9,8 @@ namespace mgsim::cli {
 
 /// Gives every option of `app` and its commands that takes a value a check
 /// that refuses what is no value (another option: --measured-by --aux-heads;
-/// a short option's "=x") and, on a numeric option, a value that is not the
-/// number it looks like (010, 0x10, '', ' 8', '+8', 20 digits, nan).
+/// "--") and, on a numeric option, a value that is not the number it looks
+/// like (010, 0x10, '', ' 8', '+8', 20 digits, nan).
 void check_values(CLI::App& app);
 
 /// Refuses a flag of a command run that was given twice (CLI11 takes it):
@@ -19,7 +19,8 @@ void check_flags(const CLI::App& command);
 
 /// Before parsing: refuses an argument that is not UTF-8, a missing or
 /// unknown command where one is expected, a flag given a value
-/// (--aux-heads=false) and words after --version.
+/// (--aux-heads=false, -h=1), a short option's value after '=' (-o=x) and
+/// words after --version.
 void check_command_line(int argc, char** argv, const CLI::App& app);
 
 /// The one-line message for CLI11's parse error `error`, in the project's

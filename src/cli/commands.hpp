@@ -15,7 +15,7 @@
 namespace mgsim::cli {
 
 /// Records the command as typed (main does, before parsing).
-void set_command_line(int argc, const char* const* argv);
+void set_command_line(int argc, const char* const* argv, const CLI::App& app);
 /// The command as typed, "mgsim" and every argument but the output (-o, the
 /// same bytes wherever they go), each quoted for a POSIX shell where it needs
 /// it: what a file it writes says made it (provenance).

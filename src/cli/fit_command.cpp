@@ -69,7 +69,8 @@ void fit(const FitOptions& options) {
     throw ConfigError(fmt::format("--format: expected text or json, got '{}'", options.format));
   }
   if (options.curves.size() > 1 && (!options.insitu.empty() || !options.curve_output.empty())) {
-    throw ConfigError("--insitu and --curve-out take one curve; give one file");
+    throw ConfigError(fmt::format("{} takes one curve, got {}: give one file", !options.insitu.empty() ? "--insitu" : "--curve-out",
+                                  options.curves.size()));  // red team: named both, one given
   }
   const auto from_stdin = std::count(options.curves.begin(), options.curves.end(), "-") + (options.insitu == "-");
   if (from_stdin > 1) throw ConfigError("standard input (-) can be read once: give the other inputs as files");

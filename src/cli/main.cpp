@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
   app.parse_complete_callback([&app] { mgsim::cli::check_flags(app); });
   mgsim::ReadSet inputs;  // every file the command reads; its outputs are checked against them
   const mgsim::ReadSetScope recording(inputs);
-  mgsim::cli::set_command_line(argc, argv);
+  mgsim::cli::set_command_line(argc, argv, app);
   try {
     mgsim::cli::check_command_line(argc, argv, app);
     app.parse(argc, argv);

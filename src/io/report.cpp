@@ -1,5 +1,6 @@
 #include "mgsim/io/report.hpp"
 
+#include <array>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -8,6 +9,7 @@
 #include "mgsim/error.hpp"
 #include "mgsim/io/json_text.hpp"
 #include "mgsim/io/utf8.hpp"
+#include "mgsim/registry_lookup.hpp"
 #include "mgsim/version.hpp"
 
 namespace mgsim {
@@ -70,7 +72,8 @@ ReportFormat parse_report_format(std::string_view name) {
   if (name == "table") return ReportFormat::table;
   if (name == "csv") return ReportFormat::csv;
   if (name == "json") return ReportFormat::json;
-  throw ConfigError(fmt::format("--format: expected table, csv or json, got '{}'", name));
+  const std::array<std::string_view, 3> names{"table", "csv", "json"};
+  throw ConfigError(fmt::format("--format: {}", unknown_name("format", name, names)));
 }
 
 std::string format_report(const std::vector<RunRow>& rows, ReportFormat format, const TableOptions& table) {

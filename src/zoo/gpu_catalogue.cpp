@@ -8,6 +8,7 @@
 #include "mgsim/zoo/gpus.hpp"
 
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -113,10 +114,12 @@ std::string_view precision_name(Precision precision) {
 }
 
 Precision parse_precision(std::string_view name) {
+  std::vector<std::string_view> names;
   for (Precision p : kPrecisions) {
     if (precision_name(p) == name) return p;
+    names.push_back(precision_name(p));
   }
-  throw ConfigError(fmt::format("unknown precision '{}' (valid: fp32, tf32, fp16, bf16)", name));
+  throw ConfigError(unknown_name("precision", name, names));  // red team: FP32 was offered nothing
 }
 
 int precision_bytes(Precision precision) {
