@@ -538,6 +538,29 @@ TEST_CASE("Non-blocking SGD's mini-batches add up to the compute, so one GPU is 
   CHECK(m.scaling_efficiency() == 1.0);
 }
 
+TEST_CASE("a top-k selection runs at its GPU's speed, as the layers do (two layers, by hand)", "[evaluator]") {
+  // Two layers of 1024 one-byte elements, 1 ms of backward each; TopK selects from all 2048 after the backward,
+  // selection_s chosen so that it takes 1 ms (s d log2 d). At half speed the layers take 4 ms and the selection
+  // 2 ms: the exchange, the same bytes, starts 3 ms later (red team: the selection took 1 ms at every speed).
+  SweepTempDir dir;
+  dir.write_json("t.json", trace_json(make_trace({0.001, 0.001}, {1024, 1024})));
+  json config = {{"trace", "t.json"},
+                 {"gpus", {2}},
+                 {"network", {{"alpha_us", 0}, {"beta_s_per_byte", 1e-6}}},
+                 {"schedules", json::array({{{"name", "topk"}, {"selection_s", 1e-3 / (2048 * 11)}}})}};
+  WorkloadCache cache;
+  const RunMetrics full = first_row(dir, config, cache);
+  CHECK(full.selection == 1'000'000);
+  config["speed_classes"] = json::array({{{"fraction", 1}, {"speed", 0.5}}});
+  const RunMetrics half = first_row(dir, config, cache);
+  CHECK(half.selection == 2'000'000);
+  CHECK(half.iteration - full.iteration == 3'000'000);
+  // One of the two GPUs a persistent straggler at half speed: its layers and its selection, 3 ms more.
+  config.erase("speed_classes");
+  config["variability"] = {{"stragglers", {{"ranks", {0}}, {"speed", 0.5}}}};
+  CHECK(first_row(dir, config, cache).mean_iteration - full.iteration == 3'000'000);
+}
+
 TEST_CASE("sync_overhead_s: every iteration on more than one GPU waits it, exposed (two layers, by hand)",
           "[evaluator]") {
   // The two layers above (1 ms of backward each, 1 ms messages, WFBP on 2

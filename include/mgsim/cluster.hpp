@@ -6,6 +6,7 @@
 // per class; a homogeneous cluster is one class of speed 1. The GPU count of
 // a run lives here and nowhere else.
 
+#include <algorithm>
 #include <span>
 #include <vector>
 
@@ -35,6 +36,8 @@ class Cluster {
   int class_count() const { return static_cast<int>(speeds_.size()); }
   int class_of(int rank) const;
   double speed(int speed_class) const { return speeds_[static_cast<std::size_t>(speed_class)]; }
+  /// The slowest class's speed.
+  double slowest_speed() const { return *std::min_element(speeds_.begin(), speeds_.end()); }
   /// Ranks in `speed_class`.
   int class_size(int speed_class) const { return class_size_[static_cast<std::size_t>(speed_class)]; }
   bool homogeneous() const { return class_count() == 1 && speeds_[0] == 1.0; }

@@ -101,6 +101,9 @@ inline constexpr double kMaxSpeed = 1000.0;
 /// (kMaxComputeSeconds) or `speed` is not a positive finite number.
 SimTime scaled_ns(SimTime time, double speed);
 
+/// `time` divided by `speed`, rounded to the nanosecond; speed 1 returns it unchanged.
+inline SimTime scaled_time(SimTime time, double speed) { return speed == 1.0 ? time : scaled_ns(time, speed); }
+
 /// Throws ConfigError: step `what` takes `seconds`, past kMaxStepSeconds (or not a number).
 [[noreturn]] void refuse_step(double seconds, std::string_view what);
 

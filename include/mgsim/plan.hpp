@@ -28,6 +28,9 @@ struct CommProblem {
   /// GPU, which waits for the messages carrying the layer's gradients.
   std::vector<SimTime> forward;
   CommCost cost;                         ///< all-reduce cost at this GPU count
+  /// The slowest GPU's speed relative to the trace's: a message's top-k
+  /// selection (priced at the trace's speed) takes 1/speed as long on it.
+  double compute_speed = 1.0;
 
   int tensor_count() const { return layout->tensor_count(); }
   int layer_count() const { return layout->layer_count(); }

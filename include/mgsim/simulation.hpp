@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "mgsim/limits.hpp"
 #include "mgsim/cluster.hpp"
 #include "mgsim/collective.hpp"
 #include "mgsim/replay.hpp"
@@ -32,9 +33,6 @@ struct Placement {
   CommProblem problem;
 };
 
-/// `time` divided by `speed`, rounded to the nanosecond; speed 1 returns it unchanged.
-SimTime scaled_time(SimTime time, double speed);
-
 /// `profile` with every time scaled_time()d; speed 1 returns it unchanged.
 ComputeProfile scaled_profile(const ComputeProfile& profile, double speed);
 
@@ -54,7 +52,7 @@ struct RunMetrics {
   /// with iteration_overhead_s).
   double speed_sum = 0.0;
   SimTime comm_busy = 0;   ///< sum of message durations, each as long as it ran (slowed under overlap.comm_slowdown)
-  SimTime selection = 0;   ///< top-k selection compute per GPU (sparse schedules), inside `compute`
+  SimTime selection = 0;   ///< top-k selection compute of the slowest GPU (sparse schedules), inside `compute`
   int messages = 0;
   std::int64_t bytes = 0;       ///< gradient bytes communicated per GPU (the dense equivalent)
   std::int64_t sent_bytes = 0;  ///< bytes each GPU contributes: `bytes` dense, values + indices sparse

@@ -58,6 +58,9 @@ struct ComputeProfile {
   /// few allocations, not one per layer.
   std::vector<SimTime> ready_offsets;
   std::vector<int> tensor_begin;
+  /// Its speed relative to the trace's (scaled_profile): work a plan prices
+  /// at the trace's speed, a top-k selection, takes 1/speed as long here.
+  double speed = 1.0;
 
   /// Tensor `index` of layer `layer` (forward order): its ready offset.
   SimTime ready_offset(int layer, int index) const {

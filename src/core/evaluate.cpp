@@ -72,8 +72,7 @@ std::vector<IterationTiming> rank_iterations(const RunPoint& point, const Cluste
 /// step at full).
 double slowest_speed(const RunPoint& point, bool stragglers) {
   const Cluster& cluster = point.cluster;
-  double slowest = cluster.speed(0);
-  for (int c = 1; c < cluster.class_count(); ++c) slowest = std::min(slowest, cluster.speed(c));
+  double slowest = cluster.slowest_speed();
   if (!stragglers) return slowest;
   const Stragglers& slow = point.variability.stragglers;
   for (const int rank : slow.ranks) slowest = std::min(slowest, cluster.speed(cluster.class_of(rank)) * slow.speed);

@@ -68,7 +68,7 @@ RankChains::RankChains(const Engine& engine, const ReplayDag::Stream& stream, co
       }
       nominals.push_back(scaled_time(cut, speed));
       compute += nominals.back();
-      if (stream.selection[u] >= 0) times[at(stream.selection[u])] = engine.work(stream.selection[u]);
+      if (stream.selection[u] >= 0) times[at(stream.selection[u])] = scaled_time(engine.work(stream.selection[u]), speed);
     }
     nominals.push_back(compute);
     if (law == nullptr) continue;

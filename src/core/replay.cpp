@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "mgsim/limits.hpp"
 
 namespace mgsim {
 namespace {
@@ -84,11 +85,12 @@ void check_coverage(const TensorLayout& layout, const Plan& plan) {
   }
 }
 
-/// Per backward-order layer, the selection compute that follows it. Checks the
+/// Per backward-order layer, the selection compute that follows it on a GPU
+/// of relative speed `speed` (a plan prices it at the trace's). Checks the
 /// plan's invariants: messages cover every tensor once (check_coverage);
 /// with selection compute they come in backward order and those with
 /// selection end on a layer boundary.
-std::vector<SimTime> selection_after_layers(const TensorLayout& layout, const Plan& plan) {
+std::vector<SimTime> selection_after_layers(const TensorLayout& layout, const Plan& plan, double speed) {
   check_coverage(layout, plan);
   std::vector<SimTime> after(static_cast<std::size_t>(layout.layer_count()), 0);
   if (std::none_of(plan.begin(), plan.end(), [](const Message& m) { return m.selection > 0; })) return after;
@@ -103,7 +105,7 @@ std::vector<SimTime> selection_after_layers(const TensorLayout& layout, const Pl
     if (layout.layer_begin[u + 1] != message.end) {
       throw std::logic_error("plan: a message with selection compute must end on a layer boundary");
     }
-    after[static_cast<std::size_t>(u)] += message.selection;
+    after[static_cast<std::size_t>(u)] += scaled_time(message.selection, speed);
   }
   return after;
 }
@@ -145,7 +147,7 @@ Stream add_compute_stream(Engine& engine, const ComputeProfile& compute, const T
     }
     stream.layer_first.push_back(first_segment);
     stream.layer_last.push_back(stream.last);
-    const SimTime selection = selection_after[static_cast<std::size_t>(u)];
+    const SimTime selection = scaled_time(selection_after[static_cast<std::size_t>(u)], compute.speed);
     stream.selection.push_back(selection > 0 ? chain(selection) : -1);
   }
   return stream;
@@ -232,7 +234,9 @@ CommProblem make_problem(std::span<const GpuClass> classes, const TensorLayout& 
                       .layer_end = std::vector<SimTime>(layers, 0),
                       .forward = std::vector<SimTime>(layers, 0),
                       .cost = cost};
+  problem.compute_speed = classes.empty() ? 1.0 : classes.front().compute.speed;
   for (const GpuClass& gpu : classes) {
+    problem.compute_speed = std::min(problem.compute_speed, gpu.compute.speed);
     problem.compute_end = std::max(problem.compute_end, gpu.compute.compute_time() - gpu.compute.forward);
     for (std::size_t l = 0; l < problem.forward.size(); ++l) {
       problem.forward[l] = std::max(problem.forward[l], gpu.compute.forward_layers[l]);
@@ -253,7 +257,7 @@ CommProblem make_problem(std::span<const GpuClass> classes, const TensorLayout& 
 
 ReplayDag::ReplayDag(Engine& engine, std::span<const GpuClass> classes, const TensorLayout& layout, const Plan& plan,
                      SimTime start, InterferenceModel* interference) {
-  const std::vector<SimTime> selection_after = selection_after_layers(layout, plan);
+  const std::vector<SimTime> selection_after = selection_after_layers(layout, plan, 1.0);  // each stream's at its speed
   const ResourceId channel = engine.add_resource(kCommResource);
   std::vector<ResourceId> computes;
   for (const GpuClass& gpu : classes) {
@@ -405,7 +409,7 @@ class GatedBackward {
  public:
   GatedBackward(const CommProblem& problem, const Plan& plan)
       : problem_(problem),
-        selection_after_(selection_after_layers(*problem.layout, plan)),
+        selection_after_(selection_after_layers(*problem.layout, plan, problem.compute_speed)),
         gate_(selection_after_.size(), 0) {}
   /// When tensors [begin, end) are ready, with the selection after the last
   /// one's layer when `selection`.

@@ -10,14 +10,11 @@ namespace mgsim {
 Workload::Workload(Trace trace_in)
     : trace(std::move(trace_in)), layout(make_layout(trace)), profile(make_profile(trace)) {}
 
-SimTime scaled_time(SimTime time, double speed) {
-  return speed == 1.0 ? time : scaled_ns(time, speed);
-}
-
 ComputeProfile scaled_profile(const ComputeProfile& profile, double speed) {
   if (speed == 1.0) return profile;
   const auto scale = [speed](SimTime t) { return scaled_time(t, speed); };
   ComputeProfile scaled = profile;
+  scaled.speed = profile.speed * speed;
   scaled.forward = 0;
   for (SimTime& t : scaled.forward_layers) scaled.forward += t = scale(t);
   for (SimTime& t : scaled.backward) t = scale(t);
@@ -90,11 +87,12 @@ RunMetrics measure(const Workload& workload, const Cluster& cluster, const Itera
   metrics.mean_iteration = metrics.p50_iteration = metrics.p99_iteration = timing.iteration_end;
   metrics.wait = timing.wait;
   metrics.messages = static_cast<int>(plan.size());
+  const double slowest = cluster.slowest_speed();
   // Each message as long as it ran: slowed beside compute under overlap.comm_slowdown.
   for (std::size_t m = 0; m < plan.size(); ++m) {
     const Message& message = plan[m];
     metrics.comm_busy += timing.message_end[m] - timing.message_start[m];
-    metrics.selection += message.selection;
+    metrics.selection += scaled_time(message.selection, slowest);  // on the slowest GPU, as it ran
     if (message.kind != CollectiveKind::param_allgather) metrics.bytes += message.bytes;
     metrics.sent_bytes += message.sent_bytes;
   }

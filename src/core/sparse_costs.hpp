@@ -57,13 +57,13 @@ class SparseCosts {
   const Group& layer(int u) const { return layers_[static_cast<std::size_t>(u)]; }
   static Group merge(const Group& a, const Group& b) { return {a.elements + b.elements, a.weighted + b.weighted}; }
 
-  /// t_s(d): s d log2(d), or the measured selection curve.
-  SimTime selection(const Group& group) const { return selection_step(group, selection_seconds(group)); }
+  /// t_s(d) on the slowest GPU: s d log2(d), or the measured selection
+  /// curve, at the trace's speed (selection_work), over the problem's compute speed.
+  SimTime selection(const Group& group) const { return scaled_time(selection_work(group), problem_.compute_speed); }
   /// The selection, or nothing when it takes more than an hour (limits.md).
   std::optional<SimTime> selection_within_limit(const Group& group) const {
-    const double seconds = selection_seconds(group);
-    if (seconds > kMaxStepSeconds) return std::nullopt;
-    return selection_step(group, seconds);
+    if (selection_seconds(group) / problem_.compute_speed > kMaxStepSeconds) return std::nullopt;
+    return selection(group);
   }
   /// The elements a group keeps before rounding: density x elements, or the
   /// sum over its layers with per-layer densities (additive over layers).
@@ -104,7 +104,7 @@ class SparseCosts {
     m.bytes = problem_.bytes_of(m.begin, m.end);
     m.sent_bytes = sent_bytes(group);
     m.duration = exchange(group);
-    m.selection = selection(group);
+    m.selection = selection_work(group);
     m.kind = CollectiveKind::sparse_allgather;
     return m;
   }
@@ -132,8 +132,10 @@ class SparseCosts {
     if (d >= last) return last > 1 ? curve.back().y * (d * std::log2(d)) / (last * std::log2(last)) : curve.back().y * d / last;
     return interpolate(curve, d);
   }
-  SimTime selection_step(const Group& group, double seconds) const {
-    return step_ns(seconds, [&] { return fmt::format("a top-k selection from {} elements", group.elements); });
+  /// The selection at the trace's speed, as a message holds it (each GPU takes it at its own speed).
+  SimTime selection_work(const Group& group) const {
+    return step_ns(selection_seconds(group),
+                   [&] { return fmt::format("a top-k selection from {} elements", group.elements); });
   }
 
   const CommProblem& problem_;
