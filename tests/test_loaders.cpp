@@ -352,11 +352,11 @@ TEST_CASE("trace loader rejects a wrong layer", "[loaders][trace]") {
   }
   SECTION("dtype_bytes 0") {
     trace["layers"][0]["dtype_bytes"] = 0;
-    require_trace_error(trace, {"layers[0].dtype_bytes", "[1, 16]", "got 0"});
+    require_trace_error(trace, {"layers[0].dtype_bytes", "[1, 8]", "got 0"});
   }
-  SECTION("dtype_bytes 17") {
-    trace["layers"][0]["dtype_bytes"] = 17;
-    require_trace_error(trace, {"layers[0].dtype_bytes", "[1, 16]"});
+  SECTION("dtype_bytes 9, past fp64") {
+    trace["layers"][0]["dtype_bytes"] = 9;
+    require_trace_error(trace, {"layers[0].dtype_bytes", "[1, 8]"});
   }
   SECTION("grad_ready_s with the wrong length") {
     trace["layers"][0]["grad_ready_s"] = {0.001};

@@ -96,6 +96,10 @@ inline constexpr double kMaxCurveScale = 1000.0;
 inline constexpr double kMinSpeed = 1e-3;
 inline constexpr double kMaxSpeed = 1000.0;
 
+/// Bytes per gradient element a trace may give: up to fp64's 8, which the
+/// model-state sums take (red team: traces took 16, which every run refused).
+inline constexpr int kMaxDtypeBytes = 8;
+
 /// `time` run at relative `speed`: time / speed, rounded. Throws ConfigError
 /// naming both when the result is past the longest compute of an iteration
 /// (kMaxComputeSeconds) or `speed` is not a positive finite number.

@@ -35,7 +35,9 @@ Layer read_layer(const Attributes& attrs, const std::string& what) {
   layer.backward_time_s = seconds_attr(attrs, "mgsim_backward_s", what);
   layer.params = required(ints_attr(attrs, "mgsim_params", what), what, "mgsim_params");
   const std::int64_t dtype = required(int_attr(attrs, "mgsim_dtype_bytes", what), what, "mgsim_dtype_bytes");
-  if (dtype < 1 || dtype > 16) throw TraceError(fmt::format("{}: mgsim_dtype_bytes: expected 1 to 16", what));
+  if (dtype < 1 || dtype > kMaxDtypeBytes) {
+    throw TraceError(fmt::format("{}: mgsim_dtype_bytes: expected 1 to {}", what, kMaxDtypeBytes));
+  }
   layer.dtype_bytes = static_cast<int>(dtype);
   for (std::int64_t n : layer.params) {
     if (n < 1 || n > kMaxTensorElements) {

@@ -119,7 +119,7 @@ void fit(const FitOptions& options) {
   const nlohmann::json provenance = {
       {"kind", "synthetic"},
       {"derived_from", options.curves.front()},
-      {"method", "mgsim fit: a + b*M per size range (breakpoints by BIC), evaluated at the measured sizes"}};
+      {"method", "mgsim fit: a + b*M per size range (the fewest ranges that each fit within --tolerance), evaluated at the measured sizes"}};
   // A curve holds collectives of 2 ranks or more: an in-situ trace's 1-GPU iterations are left out (red team:
   // the shipped trace could not be written out).
   std::vector<CurveSample> fitted;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "mgsim/error.hpp"
+#include "mgsim/limits.hpp"
 #include "mgsim/registry_lookup.hpp"
 
 namespace mgsim {
@@ -34,8 +35,9 @@ const OptimizerInfo& info_of(Optimizer optimizer) {
 constexpr std::int64_t kMaxElements = std::int64_t{1} << 56;
 
 void check(const ModelStateSettings& s) {
-  if (s.element_bytes < 1 || s.element_bytes > 8) {
-    throw ConfigError(fmt::format("model states: expected 1..8 bytes per parameter element, got {}", s.element_bytes));
+  if (s.element_bytes < 1 || s.element_bytes > kMaxDtypeBytes) {
+    throw ConfigError(fmt::format("model states: expected 1..{} bytes per parameter element, got {}", kMaxDtypeBytes,
+                                  s.element_bytes));
   }
   if (s.zero_stage < 0 || s.zero_stage > kMaxZeroStage) {
     throw ConfigError(fmt::format("model states: expected a ZeRO stage in 0..{}, got {}", kMaxZeroStage, s.zero_stage));

@@ -48,7 +48,7 @@ Layer read_layer(const nlohmann::json& value, const JsonWhere& where) {
   for (const auto& [element, at] : in.array("params")) {
     layer.params.push_back(read_integer(*element, at, 1, kMaxTensorElements));
   }
-  layer.dtype_bytes = static_cast<int>(in.integer("dtype_bytes", 1, 16));
+  layer.dtype_bytes = static_cast<int>(in.integer("dtype_bytes", 1, kMaxDtypeBytes));
   layer.backward_time_s = in.number("backward_time_s", 0.0, true, kMaxStepSeconds);
   if (in.has("forward_time_s")) layer.forward_time_s = in.number("forward_time_s", 0.0, true, kMaxStepSeconds);
   if (in.has("grad_ready_s")) {

@@ -19,7 +19,7 @@ ParamInfo read_param(const nlohmann::json& value, const JsonWhere& where) {
   param.name = in.text("name");
   param.layer = in.text("layer");
   param.elements = in.integer("elements", 1, kMaxTensorElements);
-  param.dtype_bytes = static_cast<int>(in.integer("dtype_bytes", 1, 16));
+  param.dtype_bytes = static_cast<int>(in.integer("dtype_bytes", 1, kMaxDtypeBytes));
   in.reject_unknown();
   return param;
 }
