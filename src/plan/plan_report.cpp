@@ -9,6 +9,7 @@
 #include "mgsim/counted.hpp"
 #include "mgsim/io/json_text.hpp"
 #include "mgsim/io/report.hpp"
+#include "mgsim/io/utf8.hpp"
 #include <nlohmann/json.hpp>
 
 namespace mgsim::plan {
@@ -35,7 +36,7 @@ std::string header(const PlanReport& r) {
   return fmt::format(
       "{} on {} x {} ({}, {}, {}), global batch {}, cluster: {}\n"
       "simulated, not measured: operators timed by {}, communication by the collective cost model\n",
-      m.graph().model(), s.devices, r.gpu, zoo::precision_name(s.precision), optimizer_name(s.optimizer),
+      printable(m.graph().model()), s.devices, r.gpu, zoo::precision_name(s.precision), optimizer_name(s.optimizer),
       zero_searched(*r.search), m.graph().batch_size(), r.cluster, r.timing);
 }
 
@@ -158,7 +159,7 @@ std::string format_plan_csv(const PlanReport& r) {
       "model,gpus,kind,point,time_s,memory_bytes,zero_stage,fits_memory_limit,strategies{}\n", kCsvVersionColumns);
   const auto row = [&](std::string_view kind, std::optional<std::size_t> point, const PlanPoint& p) {
     const std::string fits = r.memory_limit ? (p.cost.memory <= *r.memory_limit ? "yes" : "no") : "";
-    out += fmt::format("{},{},{},{},{:.9f},{},{},{},\"{}\"{}\n", m.graph().model(), m.settings().devices, kind,
+    out += fmt::format("{},{},{},{},{:.9f},{},{},{},\"{}\"{}\n", csv_field(m.graph().model()), m.settings().devices, kind,
                        point ? std::to_string(*point) : "", to_seconds(p.cost.time), p.cost.memory, p.zero_stage,
                        fits, summary(r, p), csv_version_fields());
   };
