@@ -250,7 +250,14 @@ void trace(const ModelArgs& a, const RooflineArgs& r, const MeasuredCompute& mea
 
 void calibrate_trace(ModelArgs a, const RooflineArgs& r, const std::string& trace_file, const CalibrationOptions& options) {
   const Trace measured = load_trace(trace_file);
-  if (a.model.empty()) a.model = measured.model;
+  if (a.model.empty()) {  // red team: "unknown model 'RESNET50'" named neither the trace nor what to do
+    a.model = measured.model;
+    try {
+      static_cast<void>(find_model(a.model));
+    } catch (const Error& error) {
+      throw ConfigError(fmt::format("{}: model: {}: give --model the zoo model it ran", trace_file, error.what()));
+    }
+  }
   const Precision precision = parse_precision(a.precision);
   const GpuSpec gpu = gpu_of(r, precision);
   const ModelGraph graph = build(a, measured.batch_size);
