@@ -3,6 +3,7 @@
 // calibration that recovers the efficiencies a trace was made with, and the
 // shipped GoogleNet/K80 trace matched layer by layer.
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -339,4 +340,19 @@ TEST_CASE("zoo: the shipped GoogleNet/K80 trace matches bvlc_googlenet with aux 
   const ModelGraph tv = build_model("googlenet", {measured.batch_size, 0, 0, true, 4});
   CHECK_THROWS_WITH(calibrate(measured, tv, k80, Precision::fp32, RooflineSettings::defaults_for(k80), {}),
                     Contains("--model") && Contains("123 gradient-producing layers"));
+}
+
+TEST_CASE("zoo: the calibration table shows a layer's name escaped and cut, one row a layer", "[zoo]") {
+  // Red team: a name with a newline split its row, and a 10 MB one padded every row to its width (1.1 GB).
+  const mgsim::Trace measured = mgsim::load_trace(mgsim::test::kGoogleNetTrace);
+  const GpuSpec& k80 = find_gpu("k80");
+  const ModelGraph bvlc = build_model("googlenet-bvlc", {measured.batch_size, 0, 0, true, 4});
+  CalibrationResult r = calibrate(measured, bvlc, k80, Precision::fp32, RooflineSettings::defaults_for(k80), {false, true});
+  const std::string plain = format_calibration(r);
+  const auto lines = std::count(plain.begin(), plain.end(), '\n');
+  r.layers[0].name = "conv1\n" + std::string(1'000'000, 'x');
+  const std::string table = format_calibration(r);
+  CHECK(std::count(table.begin(), table.end(), '\n') == lines);
+  CHECK(table.find("conv1\\x0a") != std::string::npos);
+  CHECK(table.size() < 64 * 400);  // 64 rows of at most 200 bytes of name and the columns
 }

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "mgsim/error.hpp"
+#include "mgsim/io/utf8.hpp"
 #include "mgsim/relative_error.hpp"
 
 namespace mgsim::zoo {
@@ -184,7 +185,7 @@ std::string format_calibration(const CalibrationResult& r) {
     return measured > 0 ? fmt::format("{:+.1f}%", 100 * relative_error(predicted, measured)) : std::string("n/a");
   };
   std::string out = fmt::format("calibration: model {}, gpu {}, precision {}, {} layers matched by {}, compared with {}\n\n",
-                                r.model, r.gpu, precision_name(r.precision), r.layers.size(), r.matched_by,
+                                printable(r.model), r.gpu, precision_name(r.precision), r.layers.size(), r.matched_by,
                                 r.owner_only ? "the owning operator only" : "the owning operator and its followers");
   out += fmt::format("{:<8} {:>18} {:>17} {:>14} {:>16}\n", "", "compute_efficiency", "memory_efficiency",
                      "op_overhead_us", "backward_factor");
@@ -192,12 +193,15 @@ std::string format_calibration(const CalibrationResult& r) {
     out += fmt::format("{:<8} {:>18.4f} {:>17.4f} {:>14.2f} {:>16.2f}\n", label, s.compute_efficiency,
                        s.memory_efficiency, s.op_overhead_s * 1e6, s.backward_factor);
   }
+  // Names as a message shows them: escaped, at most 200 bytes (red team: a 10 MB name padded every row to 1.1 GB).
+  std::vector<std::string> names;
   std::size_t width = 5;
-  for (const LayerComparison& l : r.layers) width = std::max(width, l.name.size());
+  for (const LayerComparison& l : r.layers) width = std::max(width, names.emplace_back(printable(l.name)).size());
   out += fmt::format("\n{:<{}}  {:>13}  {:>11}  {:>8}  {:>11}  {:>8}\n", "layer", width, "measured (ms)", "before (ms)",
                      "error", "after (ms)", "error");
-  for (const LayerComparison& l : r.layers) {
-    out += fmt::format("{:<{}}  {:>13.3f}  {:>11.3f}  {:>8}  {:>11.3f}  {:>8}\n", l.name, width, l.measured_s * 1e3,
+  for (std::size_t i = 0; i < r.layers.size(); ++i) {
+    const LayerComparison& l = r.layers[i];
+    out += fmt::format("{:<{}}  {:>13.3f}  {:>11.3f}  {:>8}  {:>11.3f}  {:>8}\n", names[i], width, l.measured_s * 1e3,
                        l.before_s * 1e3, pct(l.before_s, l.measured_s), l.after_s * 1e3, pct(l.after_s, l.measured_s));
   }
   out += fmt::format("{:<{}}  {:>13.3f}  {:>11.3f}  {:>8}  {:>11.3f}  {:>8}\n", "total backward", width,
