@@ -66,8 +66,9 @@ struct Message {
   SimTime duration = 0;         ///< collective time plus any overhead the schedule adds
   SimTime not_before = 0;       ///< the schedule's own earliest start (e.g. a Horovod cycle)
   /// Compute every GPU spends on this message before it can be sent (top-k
-  /// selection), right after the backward of the message's last layer and
-  /// before the next layer's backward. Only plans whose messages end on layer
+  /// selection), on a GPU of the trace's speed (one of speed s takes 1/s as
+  /// long), right after the backward of the message's last layer and before
+  /// the next layer's backward. Only plans whose messages end on layer
   /// boundaries may use it.
   SimTime selection = 0;
   CollectiveKind kind = CollectiveKind::allreduce;
