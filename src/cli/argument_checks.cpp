@@ -167,11 +167,10 @@ std::string unknown_option(int argc, char** argv, const CLI::App& app) {
       }
       continue;
     }
-    const std::string name(word.starts_with("--") ? word.substr(0, word.find('=')) : word.substr(0, 2));
-    const CLI::Option* known = named.command->get_option_no_throw(name);
+    const OptionWord split = split_option(word);
+    const CLI::Option* known = named.command->get_option_no_throw(split.name);
     if (known == nullptr) return std::string(word);  // --version is mgsim's alone
-    const bool attached = word.find('=') != std::string_view::npos || (!word.starts_with("--") && word.size() > 2);
-    values = attached ? 0 : known->get_expected_max();  // at most: a list takes the words up to the next option
+    values = split.attached ? 0 : known->get_expected_max();  // at most: a list takes the words up to the next option
   }
   return {};
 }
@@ -195,19 +194,19 @@ void check_attached_values(int argc, char** argv, const CLI::App& app) {
     if (word.size() < 3 || word.front() != '-' || (!is_long && std::isalpha(static_cast<unsigned char>(word[1])) == 0)) {
       continue;  // no option with something attached: a value, -1, -.5
     }
-    const std::size_t equals = word.find('=');
-    if (is_long && equals == std::string_view::npos) continue;
-    const std::string name(is_long ? word.substr(0, equals) : word.substr(0, 2));
+    const auto [name, given] = split_option(word);
+    if (!given) continue;
     const CLI::Option* option = named.command->get_option_no_throw(name);
     if (option == nullptr) continue;  // unknown: reported as such
-    const std::string_view attached = word.substr(is_long ? equals + 1 : word[2] == '=' ? 3 : 2);
+    const bool short_equals = !is_long && given->starts_with('=');
+    const std::string_view attached = given->substr(short_equals ? 1 : 0);
     if (option->get_expected_max() == 0) {
       refuse(fmt::format("{}: a flag takes no value, got '{}': give {} alone to set it, leave it out to leave it "
                          "unset", name, mgsim::printable(attached), name));
     }
-    if (!is_long && word[2] == '=') {
+    if (short_equals) {
       refuse(fmt::format("{}: got '{}': a short option takes its value after a space ({} {}), not after '='", name,
-                         mgsim::printable(word.substr(2)), name, mgsim::printable(attached)));
+                         mgsim::printable(*given), name, mgsim::printable(attached)));
     }
   }
 }
@@ -264,6 +263,16 @@ std::string parse_message(const CLI::App& app, const CLI::ParseError& error, con
 }
 
 }  // namespace
+
+OptionWord split_option(std::string_view word) {
+  if (word.starts_with("--")) {
+    const std::size_t equals = word.find('=');
+    if (equals == std::string_view::npos) return {std::string(word), std::nullopt};
+    return {std::string(word.substr(0, equals)), word.substr(equals + 1)};
+  }
+  if (word.size() > 2) return {std::string(word.substr(0, 2)), word.substr(2)};
+  return {std::string(word), std::nullopt};
+}
 
 /// Gives every option of `app` and its commands that takes a value a check
 /// that refuses what is no value (value_refusal) and, on a numeric option,

@@ -1,11 +1,22 @@
 #pragma once
 // Checks of the command line around CLI::App::parse (argument_checks.cpp).
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 
 namespace mgsim::cli {
+
+/// A word of the command line that names an option, split: "--name=value"
+/// into "--name" and "value", "-xvalue" (or "-x=value") into "-x" and
+/// "value" ("=value"); nothing attached to "--name" or "-x".
+struct OptionWord {
+  std::string name;
+  std::optional<std::string_view> attached;
+};
+OptionWord split_option(std::string_view word);
 
 /// Gives every option of `app` and its commands that takes a value a check
 /// that refuses what is no value (another option: --measured-by --aux-heads;

@@ -3,6 +3,7 @@
 #include <string>
 #include <string_view>
 
+#include "argument_checks.hpp"
 #include "commands.hpp"
 
 namespace mgsim::cli {
@@ -50,14 +51,11 @@ void set_command_line(int argc, const char* const* argv, const CLI::App& app) {
       typed += " " + shell_word(word);
       continue;
     }
-    const bool is_long = word.starts_with("--");
-    const std::size_t equals = word.find('=');
-    const std::string name(is_long ? word.substr(0, equals) : word.substr(0, 2));
-    const bool attached = is_long ? equals != std::string_view::npos : word.size() > 2;
-    const CLI::Option* known = command->get_option_no_throw(name);
+    const OptionWord split = split_option(word);
+    const CLI::Option* known = command->get_option_no_throw(split.name);
     // Where it wrote, not what: -o FILE and -o - write the same bytes.
     output = known != nullptr && known->check_lname("output");
-    if (known != nullptr && !attached) values = std::min(known->get_expected_max(), 1 << 20);
+    if (known != nullptr && !split.attached) values = std::min(known->get_expected_max(), 1 << 20);
     first = values > 0;
     if (!output) typed += " " + shell_word(word);
   }
