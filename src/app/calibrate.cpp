@@ -585,7 +585,10 @@ Calibration::Calibration(const std::filesystem::path& config_file, nlohmann::ord
         measurements_.size()));
   }
   // The config's trace, read whether or not a row runs it (no row runs standard input: read_measurements).
-  if (base.trace_labels.front() != "-") base.where("trace").reading_file(InputKind::trace, [&] { workloads_.get(base.traces.front()); });
+  if (base.trace_labels.front() != "-") {
+    base.where("trace").reading_file(InputKind::trace, [&] { workloads_.get(base.traces.front()); });
+    const RunGrid whole(base, workloads_);  // the config checked as `run` checks it, schedules no row runs too
+  }
   for (std::size_t i = 0; i < measurements_.size(); ++i) {
     try {
       workloads_.get(measurements_[i].trace);

@@ -189,6 +189,7 @@ std::vector<double> advice_values(double first) {
 
 std::vector<KnobAdvice> advise(Scenario scenario, WorkloadCache& cache, double max_work) {
   require_one_of_each(scenario, "mgsim advise");
+  const RunGrid checked(scenario, cache);  // the config checked as `run` checks it, the schedules advise does not run too
   scenario.schedules = candidates(scenario.message_unit);
   const RunGrid grid(std::move(scenario), cache);
   double steps = 0.0;  // red team: 10^6 iterations under variability ran past 30 s where `run` refused them

@@ -38,7 +38,7 @@ void add_advise_command(CLI::App& app) {
   auto options = std::make_shared<AdviseOptions>();
   CLI::App* command = app.add_subcommand("advise", "best DDP bucket_cap_mb and Horovod fusion threshold per GPU count, "
                                                    "against the default and the optimal merge");
-  command->add_option("-c,--config", options->config, "run config (JSON, see docs/config.md); its schedules are not used")
+  command->add_option("-c,--config", options->config, "run config (JSON, see docs/config.md); its schedules are checked as run checks them, not run")
       ->required()
       ->transform(shipped_data());
   command->add_option("-f,--format", options->format, "table, csv or json")->capture_default_str();
