@@ -7,6 +7,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -72,6 +73,24 @@ struct Prediction {
   bool operator==(const Prediction& other) const { return run == other.run && measured == other.measured; }
 };
 
+/// Every case's predicted numbers so far, found again by their run (red
+/// team: a pass over all of them for each row made 200,000 rows take 350 s).
+struct Predictions {
+  std::vector<Prediction> list;
+  std::multimap<MeasuredRun, std::size_t> by_run;  ///< indices in `list`, in order within a run
+
+  void add(Prediction prediction) {
+    by_run.emplace(prediction.run, list.size());
+    list.push_back(std::move(prediction));
+  }
+  /// The indices below `end` of the predictions of `run`, in order.
+  std::vector<std::size_t> of(const MeasuredRun& run, std::size_t end) const {
+    std::vector<std::size_t> found;
+    for (auto [at, last] = by_run.equal_range(run); at != last && at->second < end; ++at) found.push_back(at->second);
+    return found;
+  }
+};
+
 /// The runs of `rows`, in order.
 std::vector<MeasuredRun> runs_of(const std::vector<Measurement>& rows, const std::string& config_collective) {
   std::vector<MeasuredRun> runs;
@@ -87,21 +106,24 @@ std::vector<MeasuredRun> runs_of(const std::vector<Measurement>& rows, const std
 /// no prediction. Two sources may measure one run.
 void refuse_repeated_runs(const std::vector<Measurement>& rows, const std::vector<MeasuredRun>& runs, const JsonWhere& where,
                           const std::vector<MeasuredRun>& calibrated, const JsonWhere& calibrating_where) {
+  // The first row of each run by source and by value, and of each run calibrated on: found, not searched for.
+  std::map<std::pair<MeasuredRun, std::string>, std::size_t> by_source;
+  std::map<std::pair<MeasuredRun, double>, std::size_t> by_value;
+  std::map<MeasuredRun, std::size_t> calibrating;
+  for (std::size_t j = calibrated.size(); j-- > 0;) calibrating[calibrated[j]] = j;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    for (std::size_t j = 0; j < i; ++j) {
-      if (runs[j] == runs[i] && (rows[j].source == rows[i].source || rows[j].value == rows[i].value)) {
-        where.index(i).fail(fmt::format("the run of {}[{}] again, {} (trace, GPUs, schedule, collective and what it "
-                                        "times): give each measured run once",
-                                        where.path, j,
-                                        rows[j].source == rows[i].source ? "from the same source" : "the same number"));
-      }
+    const std::size_t same_source = by_source.try_emplace({runs[i], rows[i].source}, i).first->second;
+    const std::size_t same_value = by_value.try_emplace({runs[i], rows[i].value}, i).first->second;
+    if (const std::size_t j = std::min(same_source, same_value); j < i) {
+      where.index(i).fail(fmt::format("the run of {}[{}] again, {} (trace, GPUs, schedule, collective and what it "
+                                      "times): give each measured run once",
+                                      where.path, j,
+                                      rows[j].source == rows[i].source ? "from the same source" : "the same number"));
     }
-    for (std::size_t j = 0; j < calibrated.size(); ++j) {
-      if (calibrated[j] == runs[i]) {
-        where.index(i).fail(fmt::format("the run of {}[{}], which the case calibrates on: a number it fits is no "
-                                        "prediction",
-                                        calibrating_where.path, j));
-      }
+    if (const auto found = calibrating.find(runs[i]); found != calibrating.end()) {
+      where.index(i).fail(fmt::format("the run of {}[{}], which the case calibrates on: a number it fits is no "
+                                      "prediction",
+                                      calibrating_where.path, found->second));
     }
   }
 }
@@ -127,11 +149,13 @@ double half_unit(double value) {
 /// number would weigh twice in the median and max (red team, within a case
 /// and across two).
 void refuse_one_number_in_two_units(const Calibration& calibration, const std::vector<double>& predicted,
-                                    std::size_t i, std::span<const Prediction> earlier, const Prediction& row,
+                                    std::size_t i, const Predictions& predictions, std::size_t at,
                                     const std::filesystem::path& file, const std::shared_ptr<WorkBudget>& budget) {
+  const Prediction& row = predictions.list[at];
   std::optional<double> samples;
-  for (const Prediction& other : earlier) {
-    if (other.run != row.run || other.metric == row.metric) continue;
+  for (const std::size_t earlier : predictions.of(row.run, at)) {
+    const Prediction& other = predictions.list[earlier];
+    if (other.metric == row.metric) continue;
     if (!samples) {  // the row's run in the other unit, to know its samples per iteration
       Measurement swapped = calibration.measurements()[i];
       swapped.metric = other.metric;
@@ -156,7 +180,7 @@ void refuse_one_number_in_two_units(const Calibration& calibration, const std::v
 
 /// Calibrates and predicts the case `file`, whose content is `text`.
 void validate_case(const std::filesystem::path& file, std::string text, double max_work, ValidationReport& report,
-                   std::vector<Prediction>& predictions) {
+                   Predictions& predictions) {
   const nlohmann::json document = parse_json_text(std::move(text), file.string(), InputKind::config);
   JsonReader top(document, {file.string(), "", InputKind::config});
   if (top.required("format") != "mgsim-validation") {
@@ -196,17 +220,17 @@ void validate_case(const std::filesystem::path& file, std::string text, double m
   // A run calibrated on twice is refused by the Calibration (Calibration::refuse_repeated_runs).
   refuse_repeated_runs(predicting, predicted, top.where().key("predict"), calibrated, top.where().key("calibrate"));
   top.reject_unknown();
-  const std::size_t first = predictions.size();  // this case's first prediction
+  const std::size_t first = predictions.list.size();  // this case's first prediction
   for (std::size_t i = 0; i < predicting.size(); ++i) {
     Prediction prediction{predicted[i], predicting[i].metric, predicting[i].value, file.string(), i};
-    for (const Prediction& earlier : predictions) {
-      if (earlier == prediction) {
+    for (const std::size_t earlier : predictions.of(prediction.run, first + i)) {
+      if (predictions.list[earlier] == prediction) {
         throw ConfigError(fmt::format("{}: the number {} predicts (the same run and measured value): counted "
                                       "twice (a copy of that case?): give each measured number once",
-                                      prediction.where(), earlier.where()));
+                                      prediction.where(), predictions.list[earlier].where()));
       }
     }
-    predictions.push_back(std::move(prediction));
+    predictions.add(std::move(prediction));
   }
 
   const auto budget = std::make_shared<WorkBudget>(max_work);
@@ -220,8 +244,7 @@ void validate_case(const std::filesystem::path& file, std::string text, double m
                                "", budget);
   const std::vector<double>& predicted_values = prediction.initial_prediction();
   for (std::size_t i = 0; i < predicting.size(); ++i) {
-    refuse_one_number_in_two_units(prediction, predicted_values, i, std::span(predictions).first(first + i),
-                                   predictions[first + i], file, budget);
+    refuse_one_number_in_two_units(prediction, predicted_values, i, predictions, first + i, file, budget);
   }
   add_rows(file, predicting, predicted_values, false, report);
 }
@@ -297,7 +320,7 @@ ValidationReport validate(const std::filesystem::path& path, double max_work) {
   for (const std::filesystem::path& file : files) texts.push_back(read_input_file(file, InputKind::config));
   refuse_repeated_cases(files, texts);
   ValidationReport report;
-  std::vector<Prediction> predictions;  // of every case so far
+  Predictions predictions;  // of every case so far
   for (std::size_t i = 0; i < files.size(); ++i) {
     try {
       validate_case(files[i], std::move(texts[i]), max_work, report, predictions);
