@@ -300,6 +300,25 @@ TEST_CASE("calibrate --choose keeps the candidate with the smallest held-out err
   CHECK_THROWS_AS(parse_choice("collective=ring,"), ConfigError);
 }
 
+TEST_CASE("calibrate --choose names the candidates that tie with the chosen one", "[calibrate]") {
+  // Truth: momentum (18 bytes an element), 2 ms of coordination, one trace, on 8 to 32 GPUs only. The step adds
+  // the same time to every run, so SGD (12 bytes) fits exactly with a longer coordination time; Adam (28 bytes,
+  // about 3.9 ms more than momentum's 7 ms step) would need a negative one and cannot. SGD and momentum tie: the
+  // first given is kept, and the other is named (red team: chosen without a word).
+  SweepTempDir dir;
+  write_traces(dir);
+  json config = every_key("t.json");
+  config.erase("variability");
+  const auto measurements = dir.write_json("m.json", measurements_of(dir, config, {"t.json"}));
+  const ModelChoice choice = choose_model(dir.write_json("base.json", config), measurements, {"sync_overhead_s"},
+                                          {parse_choice("optimizer=sgd,momentum,adam")});
+  REQUIRE(choice.candidates.size() == 3);
+  CHECK(choice.best == 0);
+  CHECK(choice.tied == std::vector<std::size_t>{1});
+  CHECK(choice.candidates[0].held_out.max < 1e-6);
+  CHECK(choice.candidates[2].held_out.max > 0.01);
+}
+
 TEST_CASE("calibrate fits from any start a user may write, and says what it cannot fit", "[calibrate]") {
   // Far above the answer: the optimiser's unit is the start (3600 s), the
   // answer 2 ms sits near 0 in it, yet it is found and is not the bound.

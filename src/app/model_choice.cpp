@@ -74,6 +74,9 @@ std::vector<std::vector<std::pair<std::string, std::string>>> settings_of(const 
   return settings;
 }
 
+/// Scores within this (relative, and absolute near 0) of the best tie with it.
+constexpr double kTieTolerance = 1e-6;
+
 /// What the candidates are ranked by: the held-out RMS, or the fit's own
 /// RMS relative error where no measurement could be held out.
 double score(const Candidate& candidate) {
@@ -147,6 +150,13 @@ ModelChoice choose_model(const std::filesystem::path& config, const std::filesys
     if (s < best) {
       best = s;
       chosen.best = i;
+    }
+  }
+  // Red team: of two settings the fitted values made equal (sgd and momentum, with a coordination time to fit),
+  // the first given was chosen without a word.
+  for (std::size_t i = 0; i < chosen.candidates.size(); ++i) {
+    if (i != chosen.best && score(chosen.candidates[i]) <= best * (1 + kTieTolerance) + kTieTolerance) {
+      chosen.tied.push_back(i);
     }
   }
   return chosen;

@@ -127,7 +127,9 @@ std::string value_text(const KnobAdvice& advice) {
 }
 
 std::string format_table(const std::vector<KnobAdvice>& advice, std::string_view model, std::string_view collective) {
-  std::string out = fmt::format("model {}, collective {}\n\n", printable(model), collective);
+  // Red team: under variability the times are means, which run's iter column is not.
+  std::string out = fmt::format("model {}, collective {}; times (ms) are mean iterations\n\n", printable(model),
+                                collective);
   out += fmt::format("{:>6}  {:<13}  {:<19}  {:>19}  {:>10}  {:>9}  {:>12}  {:>13}  {:>12}  {:>15}\n", "gpus",
                      "schedule", "parameter", "best value", "best (ms)", "default", "default (ms)", "default loses",
                      "optimal (ms)", "best vs optimal");

@@ -3,6 +3,7 @@
 // (docs/fidelity.md).
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -118,7 +119,15 @@ std::string choice_report(const ModelChoice& choice) {
     out += fmt::format("{:<40}  {:>11.2f}%  {:>15}  {:>15}{}\n", choice_label(c.setting), fit_rms * 100, median, max,
                        i == choice.best ? "  <- chosen" : "");
   }
-  return out + "chosen by the root mean square of the held-out errors (the fit's own where none can be held out)\n\n";
+  out += "chosen by the root mean square of the held-out errors (the fit's own where none can be held out)\n";
+  if (!choice.tied.empty()) {
+    std::vector<std::string> labels;
+    for (const std::size_t i : choice.tied) labels.push_back(choice_label(choice.candidates[i].setting));
+    out += fmt::format("tied with the chosen one (within a part in a million): {}: the measurements cannot tell "
+                       "them apart, the first given was kept\n",
+                       fmt::join(labels, ", "));
+  }
+  return out + "\n";
 }
 
 void calibrate(const CalibrateOptions& options) {
