@@ -333,6 +333,12 @@ void SweepFile::finish() {
   ::close(std::exchange(fd_, -1));  // the lock held until both are in place
 }
 
+void SweepFile::discard() {
+  ::unlink(fingerprint_file(partial_).c_str());
+  ::unlink(partial_.c_str());
+  ::close(std::exchange(fd_, -1));  // the lock held until both are gone
+}
+
 void SweepFile::append(std::string_view text) {
   while (!text.empty()) {
     const ssize_t written = ::write(fd_, text.data(), text.size());

@@ -61,14 +61,21 @@ void sweep(SweepOptions options) {
   }
   ProgressBar progress(first, total, std::chrono::milliseconds(0));
   progress.update(first);
-  run_sweep(grid, shard, first, options.threads, [&](std::string_view rows, std::size_t done) {
-    if (file) {
-      file->append(rows);
-    } else {
-      write_stdout(rows);
-    }
-    progress.update(done);
-  });
+  bool rows = first > 0;  // in the partial file
+  try {
+    run_sweep(grid, shard, first, options.threads, [&](std::string_view text, std::size_t done) {
+      if (file) {
+        file->append(text);
+        rows = true;
+      } else {
+        write_stdout(text);
+      }
+      progress.update(done);
+    });
+  } catch (const Error&) {
+    if (file && !rows) file->discard();  // red team: a header-only partial file and its sidecar were left
+    throw;
+  }
   if (file) file->finish();
 }
 

@@ -87,6 +87,9 @@ class SweepFile {
   /// Every row is written: the partial file and its sidecar replace the CSV
   /// and its sidecar. Throws OutputError.
   void finish();
+  /// A sweep refused before its first row: the partial file (its header
+  /// alone) and its sidecar go, for nothing could resume from them.
+  void discard();
 
  private:
   /// Cuts or rewrites the opened, locked partial file and writes its sidecar.
