@@ -162,6 +162,32 @@ TEST_CASE("fit: a model past 25% rms error gets a warning, not a config to paste
   CHECK(bad.find("warning: rms error above 25%") != std::string::npos);
 }
 
+TEST_CASE("fit: points on 1 GPU stay out of the ring, tree and nccl fits", "[fit]") {
+  // The exact ring of the test above (alpha 10 us, beta 1 ns/B at P = 2, 4), plus 1-GPU points of 50 us, which
+  // every model prices at 0: counted, each would be a 100% miss (red team: 69.7% rms for 55.7%). Left out, the
+  // ring fits exactly, and P = 1 keeps its piecewise line but gets no ring or tree of its own.
+  CurveFile curve;
+  for (double b : sizes()) curve.points.push_back({1, static_cast<std::int64_t>(b), 50e-6});
+  for (int p : {2, 4}) {
+    for (double b : sizes()) {
+      curve.points.push_back({p, static_cast<std::int64_t>(b), 2 * (p - 1) * 10e-6 + 2.0 * (p - 1) / p * b * 1e-9});
+    }
+  }
+  const auto result = fit_curve("with-p1.json", curve, {}).result;
+  const auto& ring = result["all_gpu_counts"]["ring"];
+  CHECK(ring["network"]["alpha_us"].get<double>() == Approx(10).epsilon(1e-6));
+  CHECK(ring["max_rel_error"].get<double>() < 1e-9);
+  REQUIRE(result["gpu_counts"][0]["gpus"] == 1);
+  CHECK_FALSE(result["gpu_counts"][0].contains("ring"));
+  CHECK(result["gpu_counts"][1].contains("ring"));
+  // A curve of 1 GPU alone: no model to fit, and the text says why.
+  CurveFile alone;
+  for (double b : sizes()) alone.points.push_back({1, static_cast<std::int64_t>(b), 50e-6});
+  const auto single = fit_curve("p1.json", alone, {}).result;
+  CHECK_FALSE(single.contains("all_gpu_counts"));
+  CHECK(format_fit_text(single).find("price an all-reduce on 1 GPU at 0") != std::string::npos);
+}
+
 TEST_CASE("fit: curve files written by mgsim load back", "[fit]") {
   const std::filesystem::path file = std::filesystem::temp_directory_path() / "mgsim-test-fit-curve.json";
   {
