@@ -66,6 +66,8 @@ class OsuReader {
         comment(view.substr(1), line);
       } else if (is_row && size_column_) {
         row(view, line);
+      } else if (is_row && title_line_ != 0) {  // red team: rows under the title, above the header, were dropped
+        fail(line, "a result row before the column header (\"# Size  Avg Latency(us) ...\"): a damaged log");
       }
     }
   }

@@ -44,15 +44,19 @@ inline std::optional<double> to_double(std::string_view text) {
   return value;
 }
 
-/// A latency in microseconds, as seconds: a number in (0, kMaxStepSeconds] s, or nothing.
+/// A latency in microseconds, as seconds: a number in [kMinMeasuredSeconds, kMaxStepSeconds] s, the range a
+/// curve file holds (red team: 1e-4 us passed here, then the curve writer refused it naming neither file nor
+/// line), or nothing.
 inline std::optional<double> latency_seconds(std::string_view microseconds) {
   const std::optional<double> us = to_double(microseconds);
-  if (!us || !(*us > 0) || !(*us * 1e-6 <= kMaxStepSeconds)) return std::nullopt;
+  if (!us || !(*us * 1e-6 >= kMinMeasuredSeconds) || !(*us * 1e-6 <= kMaxStepSeconds)) return std::nullopt;
   return *us * 1e-6;
 }
 
 /// What latency_seconds accepts, for messages.
-inline std::string latency_range() { return fmt::format("a time in (0, {:g}] us", kMaxStepSeconds * 1e6); }
+inline std::string latency_range() {
+  return fmt::format("a time in [{:g}, {:g}] us", kMinMeasuredSeconds * 1e6, kMaxStepSeconds * 1e6);
+}
 
 /// A message size in bytes: an integer in [0, kMaxMessageBytes], or nothing.
 inline std::optional<std::int64_t> message_bytes(std::string_view text) {
