@@ -67,14 +67,16 @@ class EventReader {
     return found->get<std::string>();
   }
 
-  /// pid / tid may be numbers or strings; only equality matters.
-  static std::uint64_t id(const nlohmann::json& event, const char* key) {
+  /// pid / tid may be numbers or strings; only equality matters. Every
+  /// event the import reads has both (red team: a backward node without its
+  /// "tid" was read on thread 0, and the model gained a layer).
+  std::uint64_t id(const nlohmann::json& event, const char* key) const {
     const auto found = event.find(key);
-    if (found == event.end()) return 0;
+    if (found == event.end()) fail(fmt::format("expected \"{}\" (a number or a string)", key));
     if (found->is_number_integer()) return static_cast<std::uint64_t>(found->get<std::int64_t>());
     if (found->is_number()) return std::hash<double>{}(found->get<double>());
     if (found->is_string()) return std::hash<std::string>{}(found->get<std::string>());
-    return 0;
+    fail(fmt::format("expected \"{}\" to be a number or a string, got {}", key, found->type_name()));
   }
 
   static std::optional<std::int64_t> arg_int(const nlohmann::json* args, const char* key) {
@@ -181,17 +183,17 @@ void EventCollector::add(const nlohmann::json& event, std::size_t index) {
     const auto stream = EventReader::arg_int(args, "stream");
     events_.records.activities.push_back(
         {static_cast<std::uint64_t>(*correlation),
-         static_cast<std::uint32_t>(device.value_or(static_cast<std::int64_t>(EventReader::id(event, "pid")))),
-         static_cast<std::uint32_t>(stream.value_or(static_cast<std::int64_t>(EventReader::id(event, "tid")))), start,
+         static_cast<std::uint32_t>(device ? *device : static_cast<std::int64_t>(in.id(event, "pid"))),
+         static_cast<std::uint32_t>(stream ? *stream : static_cast<std::int64_t>(in.id(event, "tid"))), start,
          end});
   } else if (category == "cuda_runtime" || category == "cuda_driver" || category == "runtime" ||
              category == "driver") {
     if (const auto correlation = EventReader::arg_int(args, "correlation")) {
       events_.records.launches.push_back(
-          {static_cast<std::uint64_t>(*correlation), EventReader::id(event, "tid"), start});
+          {static_cast<std::uint64_t>(*correlation), in.id(event, "tid"), start});
     }
   } else if (name == "record_param_comms" && args != nullptr) {
-    CommCall call{EventReader::id(event, "tid"), start, end, in.text(*args, "Collective name"), 0, 0};
+    CommCall call{in.id(event, "tid"), start, end, in.text(*args, "Collective name"), 0, 0};
     const auto elements = EventReader::arg_int(args, "In msg nelems");
     const std::int64_t element = dtype_bytes(in.text(*args, "dtype"));
     if (elements && *elements > 0 && element > 0 && *elements <= kMaxTensorElements) call.bytes = *elements * element;
@@ -210,7 +212,7 @@ void EventCollector::add(const nlohmann::json& event, std::size_t index) {
                               : cpu                                        ? &events_.operators
                                                                            : nullptr;
     if (kind == nullptr) return;
-    Span span{name, EventReader::id(event, "tid"), start, end, EventReader::arg_int(args, "Sequence number"), {}};
+    Span span{name, in.id(event, "tid"), start, end, EventReader::arg_int(args, "Sequence number"), {}};
     for (const char* key : {"Input Dims", "Input type"}) {
       if (args != nullptr && args->contains(key)) span.inputs[key] = (*args)[key];
     }
@@ -224,7 +226,10 @@ Events EventCollector::take() && {
   by_start(events_.operators);
   by_start(events_.modules);
   by_start(events_.steps);
-  refuse_twice(events_.operators, [](const Span& s) { return s.name.ends_with(kAccumulateGrad); }, source_);
+  // A gradient or an optimizer step counted twice (red team: a duplicated "Optimizer.step#SGD.step" doubled the step).
+  refuse_twice(events_.operators,
+               [](const Span& s) { return s.name.ends_with(kAccumulateGrad) || s.name.starts_with(kOptimizerStep); },
+               source_);
   refuse_twice(events_.steps, [](const Span&) { return true; }, source_);
   return std::move(events_);
 }

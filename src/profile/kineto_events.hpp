@@ -16,6 +16,7 @@ namespace mgsim::profile::kineto {
 /// A CPU-side span: an operator, a module call or a step annotation.
 /// The autograd node that accumulates one parameter's gradient.
 inline constexpr std::string_view kAccumulateGrad = "torch::autograd::AccumulateGrad";
+inline constexpr std::string_view kOptimizerStep = "Optimizer.step#";  // "Optimizer.step#SGD.step"
 
 struct Span {
   std::string name;

@@ -48,7 +48,6 @@ using kineto::Events;
 using kineto::Span;
 
 constexpr std::string_view kEvaluate = "autograd::engine::evaluate_function: ";
-constexpr std::string_view kOptimizerStep = "Optimizer.step#";  // "Optimizer.step#SGD.step"
 
 /// One execution of a backward node: its evaluate_function span and the
 /// node's own span inside it (which carries the sequence number and inputs).
@@ -290,7 +289,7 @@ class KinetoImporter {
     const std::vector<Span>& ops = events_.operators;  // by start
     auto op = std::lower_bound(ops.begin(), ops.end(), from, [](const Span& o, std::int64_t t) { return o.start_ns < t; });
     for (; op != ops.end() && op->start_ns <= to; ++op) {
-      if (!op->name.starts_with(kOptimizerStep)) continue;
+      if (!op->name.starts_with(kineto::kOptimizerStep)) continue;
       if (op->end_ns > to) {
         fail(fmt::format("an \"{}\" operator starting at {} ns ends {} ns past its ProfilerStep# window: expected "
                          "a step's optimizer inside the step (a damaged file?)",
