@@ -203,7 +203,7 @@ TEST_CASE("import: malformed nccl-tests outputs are refused with file and line",
   CHECK_THROWS_WITH(parse_nccl_tests(std::string(kHeader) + "  8  2  float  sum  -1  12.00  0.00  0.00  3  11.0  0  0  0\n"),
                     Catch::Contains("line 4: nccl-tests counted 3 wrong results"));
   CHECK_THROWS_WITH(parse_nccl_tests(std::string(kHeader) + "  8  2  float  sum  -1  fast  0.00  0.00  0  11.0  0  0  0\n"),
-                    Catch::Contains("line 4: expected a time in (0, 3.6e+09] us, got \"fast\""));
+                    Catch::Contains("line 4: expected a time in [0.001, 3.6e+09] us, got \"fast\""));
   CHECK_THROWS_WITH(parse_nccl_tests(std::string(kHeader)), Catch::Contains("no result rows"));
   // Without the device list the rank count is unknown.
   const std::string header_only = "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n";

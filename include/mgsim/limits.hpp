@@ -100,6 +100,13 @@ inline constexpr double kMaxSpeed = 1000.0;
 /// model-state sums take (red team: traces took 16, which every run refused).
 inline constexpr int kMaxDtypeBytes = 8;
 
+/// Longest name or other short text a file gives (a model, a layer, a
+/// schedule, a source id, a file name): 4 KiB, a path's most on Linux (red
+/// team: a 10 MB model name made `run -f csv` write 100 MB). Descriptions and
+/// a source's citation: kMaxProseBytes.
+inline constexpr std::size_t kMaxNameBytes = 4096;
+inline constexpr std::size_t kMaxProseBytes = 65536;
+
 /// `time` run at relative `speed`: time / speed, rounded. Throws ConfigError
 /// naming both when the result is past the longest compute of an iteration
 /// (kMaxComputeSeconds) or `speed` is not a positive finite number.

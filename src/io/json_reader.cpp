@@ -113,13 +113,13 @@ const nlohmann::json& JsonReader::required(std::string_view key) {
   return *found;
 }
 
-std::string JsonReader::text(std::string_view key) {
+std::string JsonReader::text(std::string_view key, std::size_t max_bytes) {
   const nlohmann::json& value = required(key);
-  return is_text(value) ? value.get<std::string>() : read_text(value, where_.key(key));
+  return read_text(value, where_.key(key), max_bytes);
 }
 
 std::string JsonReader::prose(std::string_view key) {
-  std::string value = text(key);
+  std::string value = text(key, kMaxProseBytes);
   if (is_blank(value)) where_.key(key).fail("expected text, got blanks");
   return value;
 }
@@ -186,11 +186,14 @@ std::int64_t read_integer(const nlohmann::json& value, const JsonWhere& where, s
   return integer_of(value);
 }
 
-std::string read_text(const nlohmann::json& value, const JsonWhere& where) {
+std::string read_text(const nlohmann::json& value, const JsonWhere& where, std::size_t max_bytes) {
   if (value.is_string() && value.get_ref<const std::string&>().find('\0') != std::string::npos) {
     where.fail("expected text without NUL characters (\\u0000)");
   }
   if (!is_text(value)) where.expected("a non-empty string", value);
+  if (const std::size_t size = value.get_ref<const std::string&>().size(); size > max_bytes) {
+    where.fail(fmt::format("expected text of at most {} bytes, got {}", max_bytes, size));
+  }
   return value.get<std::string>();
 }
 

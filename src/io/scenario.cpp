@@ -398,7 +398,7 @@ Scenario read_scenario(const nlohmann::json& document, const std::filesystem::pa
   Scenario scenario;
   scenario.file = file;
   scenario.at = at;
-  if (top.has("description")) top.text("description");
+  if (top.has("description")) top.text("description", kMaxProseBytes);
   read_traces(top, scenario);
   if (top.has("gpus")) {
     const std::vector<Element> counts = top.array("gpus");

@@ -36,7 +36,7 @@ Cluster load_cluster(const std::filesystem::path& file) {
   JsonReader top(document, {file.string(), "", InputKind::config});
   Cluster c;
   c.source = file.string();
-  if (top.has("description")) top.text("description");
+  if (top.has("description")) top.text("description", kMaxProseBytes);
   const JsonWhere at = top.where().key("collective");
   if (top.has("collective")) {  // a name, or an object with its parameters, as in a run config (red team)
     const CollectiveSpec spec = read_collective(top.required("collective"), at);

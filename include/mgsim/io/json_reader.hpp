@@ -19,6 +19,7 @@
 #include "mgsim/error.hpp"
 #include "mgsim/io/files.hpp"
 #include "mgsim/io/json_document.hpp"
+#include "mgsim/limits.hpp"
 
 namespace mgsim {
 
@@ -77,8 +78,10 @@ class JsonReader {
   /// The raw value of a key (marking it known); fails when it is missing.
   const nlohmann::json& required(std::string_view key);
 
-  std::string text(std::string_view key);  ///< non-empty string
-  std::string prose(std::string_view key);  ///< text that is not all blanks (a description, a source)
+  /// A non-empty string of at most `max_bytes` (kMaxNameBytes: a name).
+  std::string text(std::string_view key, std::size_t max_bytes = kMaxNameBytes);
+  /// Text that is not all blanks, of at most kMaxProseBytes (a description, a source).
+  std::string prose(std::string_view key);
   /// A finite number above `min` (or equal, when `min_inclusive`) and at most `max`.
   double number(std::string_view key, double min, bool min_inclusive,
                 double max = std::numeric_limits<double>::infinity());
@@ -107,7 +110,8 @@ std::int64_t read_integer(const nlohmann::json& value, const JsonWhere& where, s
 /// `value` as an integer when it is a whole number in [min, max] (4, or 4.0
 /// below 2^53, where a double is exact), else none.
 std::optional<std::int64_t> whole_number(const nlohmann::json& value, std::int64_t min, std::int64_t max);
-std::string read_text(const nlohmann::json& value, const JsonWhere& where);
+/// A non-empty string without NUL, of at most `max_bytes`.
+std::string read_text(const nlohmann::json& value, const JsonWhere& where, std::size_t max_bytes = kMaxNameBytes);
 /// The input file a config names at `where`, relative to `folder` (the
 /// config's): "-" is standard input wherever the config lies, and only where
 /// `standard_input` allows it (a trace, read once).
