@@ -201,9 +201,14 @@ RunRow RunGrid::row(std::size_t run, const RunMetrics& metrics) const {
 
 void RunGrid::rethrow_in_context(std::size_t run, const ConfigError& error) const {
   const GridIndex at = index(run);
-  throw ConfigError(fmt::format("{}: {}, schedule '{}', trace {}: {}", scenario_.file.string(),
+  const GridLink& link = links_[at.link];
+  // Which link, where the grid has several (red team: a sweep over two networks did not say which failed).
+  const std::string on = links_.size() == 1 ? std::string()
+                                            : fmt::format(", collective '{}' on network '{}', {} per node", link.collective,
+                                                          link.network, counted(link.gpus_per_node, "GPU"));
+  throw ConfigError(fmt::format("{}: {}, schedule '{}', trace {}{}: {}", scenario_.file.string(),
                                 counted(scenario_.gpus[at.gpus], "GPU"), labels_[at.schedule], scenario_.trace_labels[at.trace],
-                                error.what()));
+                                on, error.what()));
 }
 
 Evaluation RunGrid::evaluate(std::size_t run, bool keep_iteration) const {

@@ -158,7 +158,12 @@ CostSettings cost_settings(const PlanOptions& o, const zoo::GpuSpec& gpu, std::s
   CostSettings settings;
   settings.devices = o.gpus;
   settings.precision = zoo::parse_precision(o.precision.value_or("bf16"));
-  gpu.peak_tflops(settings.precision);  // refuse an unsupported precision before building
+  try {  // refuse an unsupported precision before building
+    gpu.peak_tflops(settings.precision);
+  } catch (const ConfigError& error) {  // red team: the default bf16 on a K80 did not say how to choose another
+    if (o.precision) throw;
+    throw ConfigError(fmt::format("--precision not given, so bf16: {}: give --precision", error.what()));
+  }
   settings.roofline = zoo::RooflineSettings::defaults_for(gpu);
   settings.optimizer = parse_optimizer(o.optimizer);
   settings.allow_replication = o.allow_replication;
@@ -213,6 +218,7 @@ Problem trace_problem(const PlanOptions& o, const Trace& trace, int batch) {
 
 void plan_command(const PlanOptions& o, const CLI::App& command) {
   const ReportFormat format = parse_report_format(o.format);
+  check_outputs({o.output});  // before a search of seconds (red team: a missing folder refused after 15.6 s)
   if (o.model.empty() && o.trace.empty()) {
     throw ConfigError("expected --model (a zoo model, see `mgsim zoo list`) or --trace (a measured trace to plan)");
   }
