@@ -103,6 +103,17 @@ TEST_CASE("import: a real 16-rank H100 log, rank count from the device list, bus
   CHECK(busbw_gbs(curve.collective, curve.points.back()) == Approx(338.82).epsilon(5e-4));
 }
 
+TEST_CASE("import: a cut log whose device list keeps one rank of 128 says no host count", "[import]") {
+  // The GB200 log keeps only "# Rank 127 ... on instance..." (its head was cut): one host seen of 128 ranks,
+  // which read as 1 host made `fit` suggest 128 GPUs a node (red team). The ranks come from --gpus.
+  NcclTestsOptions options;
+  options.gpus = 128;
+  const ImportedCurve curve = import_nccl_tests_file(kTestData + "nccl-tests-allreduce-128gpu-gb200-2racks.txt", options);
+  CHECK(curve.points.front().gpus == 128);
+  CHECK_FALSE(curve.provenance.contains("hosts"));
+  CHECK(curve.provenance["ranks_from"] == "--gpus");
+}
+
 TEST_CASE("import: Open MPI's warnings inside the device list are skipped", "[import]") {
   const ImportedCurve curve = import_nccl_tests_file(kTestData + "nccl-tests-allreduce-16gpu-h100-hgx-mpirun-noise.txt", {});
   // 8 B .. 16 GiB: 32 sizes; 16 ranks on bm-h100-01 and -02.

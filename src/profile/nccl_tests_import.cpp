@@ -192,7 +192,9 @@ class NcclTestsReader {
     if (!section.devices.empty()) {
       curve.provenance["hardware"] = std::vector<std::string>(section.devices.begin(), section.devices.end());
     }
-    if (!section.hosts.empty()) curve.provenance["hosts"] = section.hosts.size();
+    // The hosts of every rank, or none said (red team: the one rank line a cut 128-GPU log kept read as 1 host,
+    // and `fit` then suggested 128 GPUs a node).
+    if (!section.hosts.empty() && std::ssize(section.ranks) == gpus) curve.provenance["hosts"] = section.hosts.size();
     if (!section.settings.empty()) curve.provenance["run_settings"] = section.settings;
     if (skipped_empty > 0) curve.provenance["rows_of_0_bytes_skipped"] = skipped_empty;
     return curve;
