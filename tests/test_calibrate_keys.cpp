@@ -317,6 +317,34 @@ TEST_CASE("calibrate --choose names the candidates that tie with the chosen one"
   CHECK(choice.tied == std::vector<std::size_t>{1});
   CHECK(choice.candidates[0].held_out.max < 1e-6);
   CHECK(choice.candidates[2].held_out.max > 0.01);
+  // Given Adam first, the first of the two that tie is kept, whichever scores a rounding lower.
+  const ModelChoice reordered = choose_model(dir.path() / "base.json", measurements, {"sync_overhead_s"},
+                                             {parse_choice("optimizer=adam,momentum,sgd")});
+  CHECK(reordered.best == 1);
+  CHECK(reordered.tied == std::vector<std::size_t>{2});
+}
+
+TEST_CASE("calibrate --choose: values the fit makes predict alike tie, they are not refused as unread", "[calibrate]") {
+  // Two layers on 2 GPUs, ring at alpha 10 us: ring's all-reduce takes 2(P-1) alpha = 20 us of latency,
+  // recursive doubling's log2(P) alpha = 10 us, the same bandwidth term M beta. Only the last message is
+  // exposed, in WFBP as in one merged message, so every run differs by 10 us, which a fitted coordination time
+  // absorbs. Before the fit the two predict apart: the key is read, so the two tie (red team: refused, "no
+  // measurement depends on collective").
+  SweepTempDir dir;
+  dir.write_json("t.json", trace_json(make_trace({0.001, 0.002}, {4000, 20000}, 0.001)));
+  const json config = {{"trace", "t.json"}, {"gpus", {2}}, {"collective", "ring"},
+                       {"network", {{"alpha_us", 10}, {"beta_s_per_byte", 1e-9}}},
+                       {"schedules", {"wfbp"}}, {"sync_overhead_s", 0.001}};
+  const json rows = {{"measurements",
+                      {{{"gpus", 2}, {"schedule", "wfbp"}, {"iteration_time_s", 0.0055}},
+                       {{"gpus", 2}, {"schedule", "single"}, {"iteration_time_s", 0.0052}}}}};
+  const ModelChoice choice =
+      choose_model(dir.write_json("base.json", config), dir.write_json("m.json", rows), {"sync_overhead_s"},
+                   {parse_choice("collective=recursive-doubling,ring")});
+  REQUIRE(choice.candidates.size() == 2);
+  CHECK(choice.candidates[0].calibration.initial_prediction() != choice.candidates[1].calibration.initial_prediction());
+  CHECK(choice.best == 0);
+  CHECK(choice.tied == std::vector<std::size_t>{1});
 }
 
 TEST_CASE("calibrate fits from any start a user may write, and says what it cannot fit", "[calibrate]") {

@@ -86,9 +86,13 @@ double score(const Candidate& candidate) {
 }
 
 /// Refuses a choice whose values all predict the same, whatever the others
-/// are (a key the runs do not read, such as a schedule the measurements
-/// name for themselves): choosing among them would pick by position alone.
-/// Candidates run the first choice slowest (settings_of).
+/// are, from the config's values and fitted alike (a key the runs do not
+/// read, such as a schedule the measurements name for themselves): choosing
+/// among them would pick by position alone. Values whose predictions differ
+/// before the fit but not after it are read, and tie (red team: a fitted
+/// coordination time absorbs ring's 10 us over recursive doubling at 2 GPUs,
+/// and the key was said to be read by no measurement). Candidates run the
+/// first choice slowest (settings_of).
 void check_every_choice_matters(const std::vector<Choice>& choices, const std::vector<Candidate>& candidates) {
   std::size_t stride = candidates.size();
   for (const Choice& choice : choices) {
@@ -98,7 +102,8 @@ void check_every_choice_matters(const std::vector<Choice>& choices, const std::v
     bool moves = false;
     for (std::size_t i = 0; i < candidates.size() && !moves; ++i) {
       const std::size_t first = i - (i / stride % values) * stride;  // the same setting with this choice's first value
-      moves = candidates[i].fit.predicted != candidates[first].fit.predicted;
+      moves = candidates[i].fit.predicted != candidates[first].fit.predicted ||
+              candidates[i].calibration.initial_prediction() != candidates[first].calibration.initial_prediction();
     }
     if (!moves) {
       throw ConfigError(fmt::format("--choose: every value of {} predicts every measurement the same: no "
@@ -144,19 +149,18 @@ ModelChoice choose_model(const std::filesystem::path& config, const std::filesys
     }
   }
   check_every_choice_matters(choices, chosen.candidates);
-  double best = std::numeric_limits<double>::infinity();
+  double lowest = std::numeric_limits<double>::infinity();
+  for (const Candidate& candidate : chosen.candidates) lowest = std::min(lowest, score(candidate));
+  // The first given of those that tie with the lowest score, the others named (red team: of two settings the
+  // fitted values made equal, one was chosen without a word, and not always the first given).
+  bool found = false;
   for (std::size_t i = 0; i < chosen.candidates.size(); ++i) {
-    const double s = score(chosen.candidates[i]);
-    if (s < best) {
-      best = s;
-      chosen.best = i;
-    }
-  }
-  // Red team: of two settings the fitted values made equal (sgd and momentum, with a coordination time to fit),
-  // the first given was chosen without a word.
-  for (std::size_t i = 0; i < chosen.candidates.size(); ++i) {
-    if (i != chosen.best && score(chosen.candidates[i]) <= best * (1 + kTieTolerance) + kTieTolerance) {
+    if (score(chosen.candidates[i]) > lowest * (1 + kTieTolerance) + kTieTolerance) continue;
+    if (found) {
       chosen.tied.push_back(i);
+    } else {
+      chosen.best = i;
+      found = true;
     }
   }
   return chosen;

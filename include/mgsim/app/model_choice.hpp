@@ -52,7 +52,8 @@ struct ModelChoice {
   std::vector<Candidate> candidates;
   std::size_t best = 0;
   /// The other candidates that score as the best within a part in a million:
-  /// the measurements cannot tell them apart, and the first given was kept.
+  /// the measurements cannot tell them apart, and the first given of them
+  /// is `best`.
   std::vector<std::size_t> tied;
 };
 /// Every candidate's fits share one WorkBudget of `max_work` steps; the
