@@ -763,6 +763,37 @@ TEST_CASE("import: a real PyTorch 1.8 kineto step gives its two Linear layers, t
                     Catch::Contains("accumulates 4 gradients, but sizes.txt lists 3 parameter tensors"));
 }
 
+TEST_CASE("import: an optimizer step inside another or written again counts once (their union)", "[import]") {
+  // The pt18 step's Optimizer.step#SGD.step runs 235935 to 236598 us (663 us, above). A copy 1 us later on
+  // another thread (red team: summed, the step doubled to 1326 us) makes the union 235935 to 236599: 664 us.
+  // A wrapper's step 10 us around it (as a ZeroRedundancyOptimizer's around its inner optimizer's) makes it
+  // 235925 to 236608: 683 us.
+  const auto with_extra = [](const std::string& name, double shift_us, double longer_us, int tid) {
+    nlohmann::json document = nlohmann::json::parse(std::ifstream(kPt18));
+    auto& events = document["traceEvents"];
+    const auto step = std::find_if(events.begin(), events.end(), [](const nlohmann::json& e) {
+      return e.value("name", "").starts_with("Optimizer.step#");
+    });
+    REQUIRE(step != events.end());
+    nlohmann::json extra = *step;
+    extra["name"] = name;
+    extra["ts"] = (*step)["ts"].get<double>() + shift_us;
+    extra["dur"] = (*step)["dur"].get<double>() + longer_us;
+    extra["tid"] = tid;
+    events.push_back(extra);
+    const std::filesystem::path file = std::filesystem::temp_directory_path() / "mgsim-test-optimizer-steps.json";
+    std::ofstream(file) << document.dump();
+    return file;
+  };
+  const KinetoOptions sizes{"mlp", 2, 0, {100, 10, 20, 2}, "sizes.txt"};
+  const ImportedTrace copied = import_kineto_file(with_extra("Optimizer.step#SGD.step", 1, 0, 7), sizes);
+  REQUIRE(copied.optimizer_step_s);
+  CHECK(*copied.optimizer_step_s == Approx(664e-6).margin(1e-9));
+  const ImportedTrace wrapped = import_kineto_file(with_extra("Optimizer.step#Wrapper.step", -10, 20, 7), sizes);
+  REQUIRE(wrapped.optimizer_step_s);
+  CHECK(*wrapped.optimizer_step_s == Approx(683e-6).margin(1e-9));
+}
+
 // tests/data/kineto-resnet50-bottleneck-t4-backward.json is real, trimmed
 // (tests/data/README.md): the backward of one training step of the
 // authors' ResNet-50 with bottleneck blocks on a Tesla T4 (PyTorch 2.0,

@@ -282,10 +282,14 @@ class KinetoImporter {
   /// operator that starts in it (one per optimizer), the longer of its CPU
   /// span (a step bound by its launches) and the span from the first to the
   /// last GPU work launched inside it on its thread (a step bound by the
-  /// GPU), summed; nothing when the window has none. One whose CPU span ends
-  /// past the window is refused.
+  /// GPU), from its start; the union of those, so that a step inside another
+  /// (a wrapper's around its inner optimizer's) or written twice counts once
+  /// (red team: a copy 1 ns later, or on another thread, was summed: the step
+  /// doubled); nothing when the window has none. One whose CPU span ends past
+  /// the window is refused.
   std::optional<double> optimizer_step_in(std::int64_t from, std::int64_t to) const {
-    std::optional<double> total;
+    std::optional<std::int64_t> total;
+    std::int64_t start = 0, end = 0;  // the union's interval being grown
     const std::vector<Span>& ops = events_.operators;  // by start
     auto op = std::lower_bound(ops.begin(), ops.end(), from, [](const Span& o, std::int64_t t) { return o.start_ns < t; });
     for (; op != ops.end() && op->start_ns <= to; ++op) {
@@ -296,14 +300,23 @@ class KinetoImporter {
                          printable(op->name), op->start_ns, op->end_ns - to));
       }
       std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = std::numeric_limits<std::int64_t>::min();
-      for (const auto& [start, end] : work_of(launches_in(op->start_ns, op->end_ns, op->thread))) {
-        first = std::min(first, start);
-        last = std::max(last, end);
+      for (const auto& [work_start, work_end] : work_of(launches_in(op->start_ns, op->end_ns, op->thread))) {
+        first = std::min(first, work_start);
+        last = std::max(last, work_end);
       }
       const std::int64_t gpu = first <= last ? last - first : 0;
-      total = total.value_or(0) + static_cast<double>(std::max(op->end_ns - op->start_ns, gpu)) * 1e-9;
+      const std::int64_t step_end = op->start_ns + std::max(op->end_ns - op->start_ns, gpu);
+      if (total && op->start_ns < end) {  // ops come by start: this one begins inside the union so far
+        end = std::max(end, step_end);
+        continue;
+      }
+      if (total) *total += end - start;
+      total = total.value_or(0);
+      start = op->start_ns;
+      end = step_end;
     }
-    return total;
+    if (!total) return std::nullopt;
+    return static_cast<double>(*total + end - start) * 1e-9;
   }
 
   std::pair<std::int64_t, std::int64_t> whole_trace() const {
