@@ -34,6 +34,7 @@ struct ExportOptions {
   int gpus = 0;
   std::string schedule;
   std::string prefix;
+  double max_work = kDefaultMaxWork;
 };
 
 /// The config's schedule named `name` (its label, or its name when one schedule has it).
@@ -65,15 +66,18 @@ const ScheduleSpec& pick_schedule(const Scenario& config, const ExportOptions& o
   return spec;
 }
 
-/// The plan of `spec` on `gpus` GPUs of `scenario`, as the one evaluator makes it.
-Plan plan_for_export(Scenario scenario, const ScheduleSpec& spec, int gpus, WorkloadCache& cache) {
+/// The plan of `spec` on `gpus` GPUs of `scenario`, as the one evaluator makes it, within `max_work` steps
+/// as `run` estimates them (red team: an omgs plan of 30,000 layers ran past 100 s; run refused it at once).
+Plan plan_for_export(Scenario scenario, const ScheduleSpec& spec, int gpus, double max_work, WorkloadCache& cache) {
   if (!scenario.speed_classes.empty()) {
     scenario.where("speed_classes").fail("the ranks of an export are identical: remove speed_classes from the config");
   }
   scenario.gpus = {gpus};
   scenario.gpus_origin = fmt::format("--gpus {}", gpus);
   scenario.schedules = {spec};
-  return RunGrid(std::move(scenario), cache).evaluate(0, true).iteration.value().plan;
+  const RunGrid grid(std::move(scenario), cache);
+  check_work(grid.estimate_steps(0), max_work);
+  return grid.evaluate(0, true).iteration.value().plan;
 }
 
 std::string provenance_of(const std::filesystem::path& trace) {
@@ -86,7 +90,7 @@ void export_chakra(const ExportOptions& options) {
   require_one_of_each(config, "mgsim export chakra");
   const ScheduleSpec& spec = pick_schedule(config, options);
   WorkloadCache cache;
-  const Plan plan = plan_for_export(config, spec, options.gpus, cache);
+  const Plan plan = plan_for_export(config, spec, options.gpus, options.max_work, cache);
   const Workload& workload = cache.get(config.traces.front());
   const chakra::ExportLabel label{
       fmt::format("mgsim {} export chakra -c {} --gpus {} --schedule {}", version(), options.config, options.gpus,
@@ -306,6 +310,9 @@ void add_export_command(CLI::App& app) {
   chakra->add_option("-o,--output", options->prefix, "file prefix: writes PREFIX.0.et .. PREFIX.<gpus-1>.et")
       ->required()
       ->check(output_name());
+  chakra->add_option("--max-work", options->max_work, "most events to simulate (an estimate, checked before running)")
+      ->capture_default_str()
+      ->check(finite_in(1, 1e15, true));
   add_examples(chakra, {"mgsim export chakra -c configs/googlenet-k80-ring.json --gpus 4 --schedule mgwfbp -o et/googlenet"});
   chakra->callback([options] { export_chakra(*options); });
 }
