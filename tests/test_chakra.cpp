@@ -207,6 +207,16 @@ TEST_CASE("Export then import gives back random traces with ready offsets and ev
   }
 }
 
+TEST_CASE("Export then import gives back a plan whose messages wait past an hour into the iteration") {
+  // A layer of 3600 s of backward (an hour, the most a step takes) then one of 10 s: Horovod's cycle sends the
+  // second layer's gradients after 3610 s, a not_before past an hour, which the import once refused.
+  const Scenario config = load_scenario(std::string(MGSIM_SOURCE_DIR) + "/configs/googlenet-k80-ring.json");
+  const auto ring =
+      find_collective("ring").make(config.collective_settings(config.collectives.at(0), config.networks.at(0).network, 1));
+  const Trace trace = test::make_trace({3600.0, 10.0}, {40, 40}, 1.0);
+  round_trip_every_schedule(trace, *ring, 2);
+}
+
 TEST_CASE("A PyTorch-like ET maps to one layer per gradient collective, the rest reported") {
   chakra::EtFile et;
   auto add = [&](std::uint64_t id, const char* name, ChakraProtoMsg::NodeType type, std::uint64_t us,

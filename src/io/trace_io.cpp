@@ -134,6 +134,11 @@ void read_forward(JsonReader& top, int version, const std::vector<bool>& has_for
     top.where().key("forward_time_s").fail("not in version 2: each layer has its own forward_time_s");
   }
   for (const Layer& layer : trace.layers) trace.forward_time_s += layer.forward_time_s;
+  if (trace.forward_time_s > kMaxStepSeconds) {  // red team: written to an export, which its import refused
+    layers_at.fail(fmt::format("expected the layers' forward_time_s to sum to at most {:g} s (the forward pass, one "
+                               "step: docs/limits.md), got {:g} s",
+                               kMaxStepSeconds, trace.forward_time_s));
+  }
 }
 
 }  // namespace
