@@ -338,7 +338,7 @@ std::vector<Measurement> read_measurements(const nlohmann::json& rows, const Jso
     }
     m.trace_content = contents.at(m.trace);
     m.gpus = static_cast<int>(in.integer("gpus", 1, kMaxGpus));
-    if (in.has("source")) m.source = in.text("source");
+    if (in.has("source")) m.source = in.text("source", kMaxProseBytes);  // free text: a citation
     const nlohmann::json& schedule = in.required("schedule");
     m.config_schedule =
         schedule.is_string() ? config_schedule_index(base_config, schedule.get<std::string>(), at.key("schedule")) : -1;

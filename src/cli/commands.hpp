@@ -12,6 +12,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "mgsim/limits.hpp"
+
 namespace mgsim::cli {
 
 /// Records the command as typed (main does, before parsing).
@@ -73,8 +75,9 @@ CLI::Validator finite_in(double min, double max, bool min_inclusive);
 CLI::Validator whole_in(long long min, long long max);
 
 /// A name option's check (a model, a GPU, a file to read): `what`, neither
-/// empty (which would read as "not given") nor holding control characters.
-CLI::Validator name_text(std::string_view what);
+/// empty (which would read as "not given") nor holding control characters,
+/// of at most `max_bytes` (kMaxProseBytes for a citation).
+CLI::Validator name_text(std::string_view what, std::size_t max_bytes = kMaxNameBytes);
 
 /// Name options' checks against the zoo's catalogues (a model, a GPU, a
 /// precision): name_text's, then the catalogue's own lookup, so that "unknown

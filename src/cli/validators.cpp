@@ -106,10 +106,11 @@ CLI::Validator input_name() {
   return CLI::Validator([](const std::string& text) { return file_name_refusal(text, "standard input"); }, "FILE");
 }
 
-CLI::Validator name_text(std::string_view what) {
+CLI::Validator name_text(std::string_view what, std::size_t max_bytes) {
   return CLI::Validator(
-      [what = std::string(what)](const std::string& text) -> std::string {
+      [what = std::string(what), max_bytes](const std::string& text) -> std::string {
         if (is_blank(text)) return fmt::format("expected {}, got {}", what, text.empty() ? "an empty value" : "blanks");
+        if (text.size() > max_bytes) return fmt::format("expected {} of at most {} bytes, got {}", what, max_bytes, text.size());
         if (hides_any(text)) {  // red team: U+0085 and U+202E passed
           return fmt::format("expected {} without control characters (a newline, a tab, a bidirectional "
                              "control), got '{}'", what, printable(text));

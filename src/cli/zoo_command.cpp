@@ -126,7 +126,7 @@ void add_measured_options(CLI::App* command, MeasuredCompute& m) {
                           ->check(finite_in(0, kMaxStepSeconds, false));
   CLI::Option* by = command->add_option("--measured-by", m.measured_by,
                                         "who measured the figure and where (paper table, repository file and commit)")
-                        ->check(name_text("the source of the figure (who measured it, where)"));
+                        ->check(name_text("the source of the figure (who measured it, where)", kMaxProseBytes));
   throughput->excludes(step);
   throughput->needs(by);
   step->needs(by);

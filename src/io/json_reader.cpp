@@ -118,8 +118,8 @@ std::string JsonReader::text(std::string_view key, std::size_t max_bytes) {
   return read_text(value, where_.key(key), max_bytes);
 }
 
-std::string JsonReader::prose(std::string_view key) {
-  std::string value = text(key, kMaxProseBytes);
+std::string JsonReader::prose(std::string_view key, std::size_t max_bytes) {
+  std::string value = text(key, max_bytes);
   if (is_blank(value)) where_.key(key).fail("expected text, got blanks");
   return value;
 }

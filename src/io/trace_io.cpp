@@ -28,6 +28,10 @@ int read_header(JsonReader& top, std::string_view format, int latest = 1) {
   if (top.required("format") != format) at.expected(fmt::format("\"{}\"", format), top.required("format"));
   const auto version = static_cast<int>(top.integer("version", 1, latest));
   JsonReader provenance = top.object("provenance");
+  // Copied into what is made from the file (every rank of an export): bounded as prose (red team: 5 MB each).
+  if (const std::size_t size = top.required("provenance").dump().size(); size > kMaxProseBytes) {
+    provenance.where().fail(fmt::format("expected at most {} bytes (as JSON), got {}", kMaxProseBytes, size));
+  }
   const std::string kind = provenance.text("kind");
   if (kind != "measured" && kind != "synthetic") {
     provenance.where().key("kind").expected("\"measured\" or \"synthetic\"", kind);

@@ -37,7 +37,7 @@ GpuSpec load_gpu_spec(const std::filesystem::path& file) {
   const nlohmann::json document = parse_json_file(file, InputKind::config);
   JsonReader top(document, {file.string(), "", InputKind::config});
   GpuSpec gpu;
-  gpu.name = top.prose("name");
+  gpu.name = top.prose("name", kMaxNameBytes);
   const auto& catalogue = gpu_catalogue();
   if (std::any_of(catalogue.begin(), catalogue.end(), [&](const GpuSpec& g) { return g.name == gpu.name; })) {
     top.where().key("name").fail("'" + gpu.name + "' is a catalogue entry: give the file's card another name");

@@ -80,8 +80,8 @@ class JsonReader {
 
   /// A non-empty string of at most `max_bytes` (kMaxNameBytes: a name).
   std::string text(std::string_view key, std::size_t max_bytes = kMaxNameBytes);
-  /// Text that is not all blanks, of at most kMaxProseBytes (a description, a source).
-  std::string prose(std::string_view key);
+  /// Text that is not all blanks, of at most `max_bytes` (a description, a source; a name that may hold spaces).
+  std::string prose(std::string_view key, std::size_t max_bytes = kMaxProseBytes);
   /// A finite number above `min` (or equal, when `min_inclusive`) and at most `max`.
   double number(std::string_view key, double min, bool min_inclusive,
                 double max = std::numeric_limits<double>::infinity());
