@@ -10,7 +10,7 @@
 #include <istream>
 #include <optional>
 #include <string_view>
-#include <set>
+#include <map>
 #include <sstream>
 #include <utility>
 
@@ -109,11 +109,14 @@ std::vector<RankTrace> import_kineto_folder(const std::filesystem::path& folder,
   std::sort(files.begin(), files.end());
   if (files.empty()) throw TraceError(fmt::format("{}: no .json or .json.gz trace in this folder", folder.string()));
   std::vector<RankTrace> ranks;
-  std::set<int> seen;
+  std::map<int, std::filesystem::path> seen;  // each rank's file, to name both of two (red team: one was named)
   for (std::size_t i = 0; i < files.size(); ++i) {
     ImportedTrace imported = import_kineto_file(files[i], options);
     const int r = rank_of(imported, files[i], i, files.size());
-    if (!seen.insert(r).second) throw TraceError(fmt::format("{}: rank {} is given twice in {}", files[i].string(), r, folder.string()));
+    if (const auto [at, fresh] = seen.emplace(r, files[i]); !fresh) {
+      throw TraceError(fmt::format("{}: rank {} is given twice in {}, here and in {}", files[i].string(), r,
+                                   folder.string(), at->second.filename().string()));
+    }
     ranks.push_back({r, files[i], std::move(imported)});
   }
   std::sort(ranks.begin(), ranks.end(), [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; });
