@@ -103,10 +103,7 @@ struct NamedCommand {
 NamedCommand named_command(int argc, char** argv, const CLI::App& app) {
   NamedCommand named{&app, "mgsim", 1};
   for (; named.next < argc; ++named.next) {
-    const CLI::App* next = nullptr;
-    for (const CLI::App* command : named.command->get_subcommands({})) {
-      if (command->get_name() == argv[named.next]) next = command;
-    }
+    const CLI::App* next = subcommand_named(*named.command, argv[named.next]);
     if (next == nullptr) break;
     named.path += " " + next->get_name();
     named.command = next;
@@ -263,6 +260,13 @@ std::string parse_message(const CLI::App& app, const CLI::ParseError& error, con
 }
 
 }  // namespace
+
+const CLI::App* subcommand_named(const CLI::App& parent, std::string_view name) {
+  for (const CLI::App* command : parent.get_subcommands({})) {
+    if (command->get_name() == name) return command;
+  }
+  return nullptr;
+}
 
 OptionWord split_option(std::string_view word) {
   if (word.starts_with("--")) {

@@ -18,6 +18,9 @@ struct OptionWord {
 };
 OptionWord split_option(std::string_view word);
 
+/// The command of `parent` named `name` ("sweep" of mgsim, "nccl-tests" of import), or nullptr.
+const CLI::App* subcommand_named(const CLI::App& parent, std::string_view name);
+
 /// Gives every option of `app` and its commands that takes a value a check
 /// that refuses what is no value (another option: --measured-by --aux-heads;
 /// "--") and, on a numeric option, a value that is not the number it looks

@@ -43,11 +43,7 @@ void set_command_line(int argc, const char* const* argv, const CLI::App& app) {
     }
     values = 0;
     if (!option) {
-      const CLI::App* sub = nullptr;
-      for (const CLI::App* candidate : command->get_subcommands({})) {
-        if (candidate->get_name() == word) sub = candidate;
-      }
-      if (sub != nullptr) command = sub;
+      if (const CLI::App* sub = subcommand_named(*command, word)) command = sub;
       typed += " " + shell_word(word);
       continue;
     }
