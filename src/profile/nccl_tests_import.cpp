@@ -119,6 +119,9 @@ struct Section {
   std::string settings;
 };
 
+/// Where the rank count came from, when the device list gave it.
+constexpr std::string_view kDeviceList = "the '# Rank' lines of the device list";
+
 class NcclTestsReader {
  public:
   NcclTestsReader(const std::string& source, const NcclTestsOptions& options) : source_(source), options_(options) {
@@ -177,6 +180,7 @@ class NcclTestsReader {
                           options_.reduction.empty() ? "(any)" : options_.reduction));
     }
     if (curve.points.empty()) fail(0, fmt::format("no result rows under the column header{}", where(section)));
+    if (ranks_from == kDeviceList) check_listed_ranks(section, group, gpus);
     curve.provenance = {
         {"kind", "measured"},
         {"tool", fmt::format("nccl-tests {}", section.name.empty() ? binary_of(options_.collective) : section.name)},
@@ -389,6 +393,34 @@ class NcclTestsReader {
     }
   }
 
+  /// A device list cut at its end (its last ranks' lines lost) still
+  /// numbers its ranks from 0 without a gap: the bus bandwidth over the
+  /// algorithm bandwidth of the row with the largest algbw, to their printed
+  /// digits alone, must allow the listed count (red team: a 16-rank log
+  /// without its "# Rank 15" line imported as 15 GPUs; 338.82 / 180.71 gives
+  /// 2 x 15 / 16, where 15 ranks give 2 x 14 / 15, 0.44% less).
+  void check_listed_ranks(const Section& section, std::size_t group, int gpus) const {
+    const Columns& c = *section.columns;
+    if (c.algbw.size() <= group || c.busbw.size() <= group) return;
+    std::optional<std::pair<double, double>> widest;  // (algbw, busbw)
+    for (const RawRow& raw : section.rows) {
+      const std::vector<std::string_view> words(raw.words.begin(), raw.words.end());
+      if (!keep(c, words) || words.size() <= std::max(c.algbw[group], c.busbw[group])) continue;
+      const std::optional<double> algbw = to_double(words[c.algbw[group]]), busbw = to_double(words[c.busbw[group]]);
+      if (algbw && busbw && (!widest || *algbw > widest->first)) widest = {{*algbw, *busbw}};
+    }
+    constexpr double kHalfDigit = 0.005;
+    if (!widest || widest->first <= kHalfDigit) return;
+    const auto [algbw, busbw] = *widest;
+    const double factor = bus_bandwidth(options_.collective, 1.0, 1.0, gpus) /
+                          (options_.collective == CurveCollective::allgather ? gpus : 1.0);
+    if (factor < (busbw - kHalfDigit) / (algbw + kHalfDigit) || factor > (busbw + kHalfDigit) / (algbw - kHalfDigit)) {
+      fail(0, fmt::format("the '# Rank' lines list {} ranks, but busbw / algbw at {} GB/s, {:.5f}, is not that of {} "
+                          "ranks ({:.5f}): a rank's line is missing (a cut log?); give --gpus",
+                          gpus, algbw, busbw / algbw, gpus, factor));
+    }
+  }
+
   /// count x element size = size (all-reduce), x ranks (all-gather, reduce-scatter).
   void check_count(std::string_view count_word, std::string_view type, int line, std::int64_t size, int gpus) const {
     const auto element = type_bytes().find(type);
@@ -434,7 +466,7 @@ class NcclTestsReader {
     } else if (s.nranks) {
       found = {*s.nranks, "NCCL's \"nranks\" (NCCL_DEBUG=INFO lines)"};
     } else if (!s.ranks.empty()) {
-      found = {static_cast<std::int64_t>(s.ranks.size()), "the '# Rank' lines of the device list"};
+      found = {static_cast<std::int64_t>(s.ranks.size()), std::string(kDeviceList)};
       if (*s.ranks.begin() != 0 || *s.ranks.rbegin() + 1 != found.first) {
         fail(0, fmt::format("the '# Rank' lines list {} ranks numbered {} to {}, not 0 to {}: a rank's line is "
                             "missing (a cut log?); give --gpus",
