@@ -90,6 +90,7 @@ void export_chakra(const ExportOptions& options) {
   require_one_of_each(config, "mgsim export chakra");
   const ScheduleSpec& spec = pick_schedule(config, options);
   WorkloadCache cache;
+  const RunGrid whole(config, cache);  // the config checked as `run` checks it, schedules not exported too (red team)
   const Plan plan = plan_for_export(config, spec, options.gpus, options.max_work, cache);
   const Workload& workload = cache.get(config.traces.front());
   const chakra::ExportLabel label{
