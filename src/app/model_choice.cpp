@@ -106,9 +106,11 @@ void check_every_choice_matters(const std::vector<Choice>& choices, const std::v
               candidates[i].calibration.initial_prediction() != candidates[first].calibration.initial_prediction();
     }
     if (!moves) {
-      throw ConfigError(fmt::format("--choose: every value of {} predicts every measurement the same: no "
-                                    "measurement depends on {} (choose a key the runs read, such as collective)",
-                                    choice.key, choice.key));
+      throw ConfigError(fmt::format("--choose: every value of {} predicts every measurement the same, before the "
+                                    "fit and after it: these measurements cannot tell its values apart (a key the "
+                                    "runs do not read, or values alike at these runs, as ring and rabenseifner on 2 "
+                                    "GPUs); choose another key or measure where they differ",
+                                    choice.key));
     }
   }
 }
