@@ -13,6 +13,7 @@
 #include "mgsim/error.hpp"
 #include "mgsim/io/files.hpp"
 #include "mgsim/io/json_reader.hpp"
+#include "mgsim/io/utf8.hpp"
 #include "mgsim/limits.hpp"
 
 namespace mgsim {
@@ -230,8 +231,14 @@ CurveFile read_curve(const nlohmann::json& document, const std::string& source) 
 }
 
 /// What a file's writer names in a message when the file it made would not
-/// load (an importer's number past a reader's bound, a NaN written as null).
-constexpr const char* kToWrite = "the file to write";
+/// load (an importer's number past a reader's bound, a NaN written as null):
+/// with the file it was imported from, where its provenance says (red team:
+/// an import's provenance past its bound named neither file).
+std::string to_write(const nlohmann::ordered_json& provenance) {
+  const auto from = provenance.find("source_file");
+  if (from == provenance.end() || !from->is_string()) return "the file to write";
+  return fmt::format("the file to write from {}", printable(from->get<std::string>()));
+}
 
 }  // namespace
 
@@ -304,7 +311,7 @@ std::string format_trace_json(const Trace& trace, const nlohmann::ordered_json& 
     }
   }
   std::string text = json_text(out, 1) + "\n";
-  parse_trace(text, kToWrite);  // nothing is written that mgsim would not read back
+  parse_trace(text, to_write(provenance));  // nothing is written that mgsim would not read back
   return text;
 }
 
@@ -327,7 +334,8 @@ std::string format_curve_json(std::vector<CurveSample> points, const nlohmann::o
     out["points"].push_back(std::move(point));
   }
   std::string text = json_text(out, 1) + "\n";
-  read_curve(parse_json_text(text, kToWrite, InputKind::curve), kToWrite);  // nothing mgsim would not read back
+  const std::string label = to_write(provenance);
+  read_curve(parse_json_text(text, label, InputKind::curve), label);  // nothing mgsim would not read back
   return text;
 }
 
