@@ -52,17 +52,27 @@ std::optional<std::int64_t> rank_in_name(const std::filesystem::path& file) {
 /// distributedInfo, else its file name, else its place in name order): one
 /// of 0..count-1, so that the ranks have no gap (a missing file) and none is
 /// negative or huge.
-int rank_of(const ImportedTrace& imported, const std::filesystem::path& file, std::size_t place, std::size_t count) {
+/// A file's rank and where it comes from: its distributedInfo, its name, or its place in name order.
+struct FileRank {
+  int rank;
+  std::string_view from;
+};
+
+FileRank rank_of(const ImportedTrace& imported, const std::filesystem::path& file, std::size_t place, std::size_t count) {
   const auto given = imported.provenance.find("rank");
   std::optional<std::int64_t> rank = rank_in_name(file);
-  if (given != imported.provenance.end() && given->is_number_integer()) rank = given->get<std::int64_t>();
+  std::string_view from = rank ? "its name" : "its place in file name order";
+  if (given != imported.provenance.end() && given->is_number_integer()) {
+    rank = given->get<std::int64_t>();
+    from = "its distributedInfo";
+  }
   const std::int64_t r = rank.value_or(static_cast<std::int64_t>(place));
   if (r < 0 || static_cast<std::uint64_t>(r) >= count) {
     throw TraceError(fmt::format("{}: rank {}: expected a rank in 0..{}, one file per rank of the {} in the folder "
                                  "(a missing rank's file?)",
                                  file.string(), r, count - 1, count));
   }
-  return static_cast<int>(r);
+  return {static_cast<int>(r), from};
 }
 
 }  // namespace
@@ -109,15 +119,18 @@ std::vector<RankTrace> import_kineto_folder(const std::filesystem::path& folder,
   std::sort(files.begin(), files.end());
   if (files.empty()) throw TraceError(fmt::format("{}: no .json or .json.gz trace in this folder", folder.string()));
   std::vector<RankTrace> ranks;
-  std::map<int, std::filesystem::path> seen;  // each rank's file, to name both of two (red team: one was named)
+  // Each rank's file and where its rank came from, to name both of two (red team: one was named, and a file
+  // whose rank came from its place was said to give it).
+  std::map<int, std::pair<std::filesystem::path, std::string_view>> seen;
   for (std::size_t i = 0; i < files.size(); ++i) {
     ImportedTrace imported = import_kineto_file(files[i], options);
-    const int r = rank_of(imported, files[i], i, files.size());
-    if (const auto [at, fresh] = seen.emplace(r, files[i]); !fresh) {
-      throw TraceError(fmt::format("{}: rank {} is given twice in {}, here and in {}", files[i].string(), r,
-                                   folder.string(), at->second.filename().string()));
+    const FileRank r = rank_of(imported, files[i], i, files.size());
+    if (const auto [at, fresh] = seen.emplace(r.rank, std::pair(files[i], r.from)); !fresh) {
+      throw TraceError(fmt::format("{}: rank {} ({}) is also that of {} ({}) in {}: one file per rank",
+                                   files[i].string(), r.rank, r.from, at->second.first.filename().string(),
+                                   at->second.second, folder.string()));
     }
-    ranks.push_back({r, files[i], std::move(imported)});
+    ranks.push_back({r.rank, files[i], std::move(imported)});
   }
   std::sort(ranks.begin(), ranks.end(), [](const RankTrace& a, const RankTrace& b) { return a.rank < b.rank; });
   return ranks;
