@@ -499,6 +499,17 @@ if grep -q 'vs wfbp$' baseline.txt && [[ $got == "$expected" ]]; then
 else
   fail "table --baseline wfbp" "got '$got', expected '$expected'"
 fi
+# Under variability both means (red team: a builder's mean round was divided by the baseline's nominal time).
+STRAGGLERS="$ROOT/configs/stragglers-study.json"
+"$MGSIM" run -c "$STRAGGLERS" --baseline mgwfbp >baseline-var.txt
+expected=$("$MGSIM" run -c "$STRAGGLERS" --format csv |
+  awk -F, 'NR > 1 { t[$4 "," $2] = $16 } END { printf "%.2fx", t["16,mgwfbp"] / t["16,nbsgd"] }')
+got=$(awk '$1 == 16 && $2 == "nbsgd" { print $NF }' baseline-var.txt)
+if [[ $got == "$expected" ]]; then
+  pass "table --baseline under variability: the baseline's mean iteration / the row's ($got)"
+else
+  fail "table --baseline under variability" "got '$got', expected '$expected'"
+fi
 expect_error baseline-unknown "--baseline: no schedule 'tree' in this run (its schedules: wfbp, single, mgwfbp, optimal, ddp, horovod)" \
   run -c "$RING" --baseline tree
 expect_error baseline-csv "--baseline: only the table has a speedup column" run -c "$RING" --baseline wfbp --format csv

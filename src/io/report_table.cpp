@@ -125,7 +125,9 @@ Layout layout(const std::vector<RunRow>& rows, bool all_columns, std::size_t fix
   return layout;
 }
 
-/// The baseline's iteration time at each row's GPU count / the row's; "" without a baseline.
+/// The baseline's mean iteration time at each row's GPU count / the row's; "" without a baseline. Means
+/// both (the nominal iteration without variability): a builder's row is its mean round, delays included
+/// (red team: divided by a planned baseline's nominal time, without them).
 std::vector<std::string> speedups(const std::vector<RunRow>& rows, const std::string& baseline, int width) {
   if (baseline.empty()) return std::vector<std::string>(rows.size());
   const auto is_baseline = [&](const RunRow& row) { return row.schedule == baseline; };
@@ -143,8 +145,8 @@ std::vector<std::string> speedups(const std::vector<RunRow>& rows, const std::st
       return is_baseline(other) && other.metrics.gpus == row.metrics.gpus;
     });
     cells.push_back(base == rows.end() ? fmt::format("{:>{}}", "-", width)
-                                       : fmt::format("{:>{}.2f}x", base->metrics.iteration_time_s() /
-                                                                         row.metrics.iteration_time_s(),
+                                       : fmt::format("{:>{}.2f}x", to_seconds(base->metrics.mean_iteration) /
+                                                                         to_seconds(row.metrics.mean_iteration),
                                                      width - 1));
   }
   return cells;
