@@ -499,6 +499,17 @@ if grep -q 'vs wfbp$' baseline.txt && [[ $got == "$expected" ]]; then
 else
   fail "table --baseline wfbp" "got '$got', expected '$expected'"
 fi
+# A value that is not 0 never shows as 0: 1 ns of forward and two 1 ns layers on 1 GPU, 3 ns = 3e-06 ms.
+python3 -c 'import json, sys; json.dump({"format": "mgsim-trace", "version": 1, "model": "ns", "batch_size": 1,
+  "forward_time_s": 1e-9, "provenance": {"kind": "synthetic", "note": "nanoseconds"},
+  "layers": [{"name": n, "params": [1], "dtype_bytes": 4, "backward_time_s": 1e-9} for n in "ab"]}, open("ns.json", "w"))'
+printf '{"trace": "ns.json", "gpus": [1], "network": {"alpha_us": 1, "beta_s_per_byte": 1e-9}, "schedules": ["wfbp"]}' >ns-run.json
+"$MGSIM" run -c ns-run.json --columns all >ns.txt
+if awk '$2 == "wfbp" { found = 1; if ($3 != "3e-06") exit 1 } END { exit !found }' ns.txt; then
+  pass "table: 3 ns of iteration shows as 3e-06 ms, not 0.000"
+else
+  fail "table: a value that is not 0 shows as 0" "$(cat ns.txt)"
+fi
 # Under variability both means (red team: a builder's mean round was divided by the baseline's nominal time).
 STRAGGLERS="$ROOT/configs/stragglers-study.json"
 "$MGSIM" run -c "$STRAGGLERS" --baseline mgwfbp >baseline-var.txt
