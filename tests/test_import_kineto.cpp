@@ -227,7 +227,8 @@ TEST_CASE("import: a folder of per-rank traces imports each rank, ordered by dis
     return document.dump();
   }();
   CHECK_THROWS_WITH(import_kineto_folder(folder, {"two-linear", 64, 0, {}, {}}),
-                    Catch::Contains("b.json: rank 1 is given twice"));
+                    Catch::Contains("b.json: rank 1 (its distributedInfo) is also that of a0.json (its "
+                                    "distributedInfo)"));
   std::filesystem::remove_all(folder);
 }
 
