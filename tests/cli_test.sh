@@ -526,4 +526,19 @@ expect_error baseline-unknown "--baseline: no schedule 'tree' in this run (its s
 expect_error baseline-csv "--baseline: only the table has a speedup column" run -c "$RING" --baseline wfbp --format csv
 expect_error columns-unknown "--columns: expected 'default' or 'all', got 'some'" run -c "$RING" --columns some
 
+# zoo calibrate's "to use the fit" command makes the trace it fitted: a roofline at backward factor 3 and
+# efficiencies 0.3 and 0.5 comes back whole (red team: the printed command left --backward-factor out).
+"$MGSIM" zoo trace --model alexnet --batch 16 --gpu v100 --backward-factor 3 --compute-efficiency 0.3 \
+  --memory-efficiency 0.5 --optimizer none -o zoo-truth.json >/dev/null
+use=$("$MGSIM" zoo calibrate --trace zoo-truth.json --gpu v100 --backward-factor 3 | sed -n 's/^to use the fit: mgsim //p')
+# shellcheck disable=SC2086  # the printed command's words
+"$MGSIM" $use --optimizer none -o zoo-again.json >/dev/null
+if python3 -c 'import json, sys; a, b = (json.load(open(f))["layers"] for f in sys.argv[1:])
+sys.exit(0 if [round(x["backward_time_s"], 15) for x in a] == [round(x["backward_time_s"], 15) for x in b] else 1)' \
+  zoo-truth.json zoo-again.json; then
+  pass "zoo calibrate: its 'to use the fit' command makes the fitted trace again ($use)"
+else
+  fail "zoo calibrate: the printed command does not make the fitted trace" "$use"
+fi
+
 finish

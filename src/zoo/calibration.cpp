@@ -118,11 +118,24 @@ LayerMatch match_layers(const Trace& measured, const ModelGraph& graph) {
   for (std::size_t j = 0; j < layers.size(); ++j) by_name.emplace(graph.op(layers[j].owner).name, j);
   LayerMatch match{{}, "name"};
   std::string unmatched;
-  for (const Layer& layer : measured.layers) {
+  std::map<std::size_t, std::size_t> matched_by;  // model layer -> the trace layer that took it
+  for (std::size_t i = 0; i < measured.layers.size(); ++i) {
+    const Layer& layer = measured.layers[i];
     const auto found = by_name.find(layer.name);
     if (found == by_name.end()) {
       unmatched = layer.name;
       break;
+    }
+    // Red team: a name given twice was fitted as that layer twice; another tensor count, as the same layer.
+    if (const auto [at, fresh] = matched_by.emplace(found->second, i); !fresh) {
+      throw ConfigError(fmt::format("trace layers {} and {} are both named '{}': each model layer is measured once",
+                                    at->second, i, printable(layer.name)));
+    }
+    const std::size_t tensors = graph.op(layers[found->second].owner).params.size();
+    if (layer.params.size() != tensors) {
+      throw ConfigError(fmt::format("trace layer {} ('{}') has {} tensors, model {}'s layer of that name has {}: "
+                                    "not the same layer (choose the model it ran with --model)",
+                                    i, printable(layer.name), layer.params.size(), graph.model(), tensors));
     }
     match.model_layer.push_back(found->second);
   }
@@ -149,6 +162,15 @@ LayerMatch match_layers(const Trace& measured, const ModelGraph& graph) {
 CalibrationResult calibrate(const Trace& measured, const ModelGraph& graph, const GpuSpec& gpu, Precision precision,
                             const RooflineSettings& start, const CalibrationOptions& options) {
   start.check();
+  if (start.backward_factor <= 0) {  // red team: fitted to 0.001 and 0.001, a roofline hundreds of times too slow
+    throw ConfigError("--backward-factor 0 makes every layer's backward 0 whatever the efficiencies: nothing to fit");
+  }
+  const auto timed = [](const Layer& layer) { return layer.backward_time_s > 0; };
+  if (std::none_of(measured.layers.begin(), measured.layers.end(), timed)) {
+    throw ConfigError(fmt::format("trace model {}: every layer's backward_time_s is 0: nothing to fit (its RMS error "
+                                  "was shown as 0%)",
+                                  printable(measured.model)));
+  }
   const LayerMatch match = match_layers(measured, graph);
   const std::vector<LayerCost> costs = layer_costs(graph, gpu, precision, start.backward_factor, options.owner_only);
   std::vector<const LayerCost*> matched;
