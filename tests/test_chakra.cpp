@@ -4,6 +4,7 @@
 // every schedule, and the generic import of a hand-built PyTorch-like ET.
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <fstream>
 #include <iterator>
@@ -290,6 +291,33 @@ TEST_CASE("A gradient collective without comm_size is refused as missing it, not
   et.offsets = {0, 1};
   // Red team: "comm_size 0: expected bytes in [1, ...]" for an attribute the node does not have.
   CHECK_THROWS_WITH(chakra::import_et(encode_et(et), "pt"), Catch::Contains("comm_size: missing"));
+}
+
+TEST_CASE("A node past an hour is refused naming it, not clamped") {
+  // Red team: 2^64 - 1 us read as 2^40 us, then refused by the trace writer as "1099511.627776", naming no node.
+  for (const std::uint64_t micros : {std::uint64_t{3'600'000'001}, ~std::uint64_t{0}}) {
+    chakra::EtFile et;
+    ChakraProtoMsg::Node& backward = et.nodes.emplace_back();
+    backward.set_id(1);
+    backward.set_name("LinearBackward0");
+    backward.set_type(ChakraProtoMsg::COMP_NODE);
+    backward.set_duration_micros(micros);
+    ChakraProtoMsg::Node& reduce = et.nodes.emplace_back();
+    reduce.set_id(2);
+    reduce.set_name("nccl");
+    reduce.set_type(ChakraProtoMsg::COMM_COLL_NODE);
+    reduce.add_data_deps(1);
+    for (const auto& [name, value] : {std::pair{"comm_type", std::int64_t{ChakraProtoMsg::ALL_REDUCE}},
+                                      std::pair{"comm_size", std::int64_t{4096}}}) {
+      auto* attr = reduce.add_attr();
+      attr->set_name(name);
+      attr->set_int64_val(value);
+    }
+    et.offsets = {0, 1};
+    CHECK_THROWS_WITH(chakra::import_et(encode_et(et), "pt"),
+                      Catch::Contains("'LinearBackward0'") &&
+                          Catch::Contains(fmt::format("duration_micros {}: expected at most 3.6e+09", micros)));
+  }
 }
 
 TEST_CASE("An mgsim export whose message is larger than its tensors is refused as damaged") {

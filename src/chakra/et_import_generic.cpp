@@ -49,6 +49,17 @@ bool is_gradient_message(const ChakraProtoMsg::Node& node, const std::string& wh
   return false;
 }
 
+/// A node's duration, at most an hour (the longest step: docs/limits.md), named where past it (red team: clamped
+/// at 2^40 us, then refused by the trace writer as that figure, naming no node).
+SimTime node_duration(const ChakraProtoMsg::Node& node, const std::string& what) {
+  const std::uint64_t micros = node.duration_micros();
+  if (static_cast<double>(micros) > kMaxStepSeconds * 1e6) {
+    throw TraceError(fmt::format("{}: duration_micros {}: expected at most {:g} (an hour, the longest step)", what,
+                                 micros, kMaxStepSeconds * 1e6));
+  }
+  return static_cast<SimTime>(micros) * 1000;
+}
+
 Stream read_stream(const EtFile& file, const EtGraph& graph, const std::string& source) {
   Stream stream;
   std::vector<std::ptrdiff_t> last_compute(file.nodes.size(), -1);
@@ -58,13 +69,13 @@ Stream read_stream(const EtFile& file, const EtGraph& graph, const std::string& 
     for (std::size_t p : graph.parents[i]) last_compute[i] = std::max(last_compute[i], last_compute[p]);
     const ChakraProtoMsg::AttributeProto* cpu = find_attr(node.attr(), "is_cpu_op");
     if (node.type() == ChakraProtoMsg::COMP_NODE && cpu && cpu->bool_val()) {
-      ++stream.skipped["CPU ops (is_cpu_op), not GPU compute"];
+      ++stream.skipped["CPU ops (is_cpu_op: not GPU compute)"];
     } else if (node.type() == ChakraProtoMsg::COMP_NODE) {
       if (stream.backward_start < 0 && names_backward(node.name())) {
         stream.backward_start = static_cast<std::ptrdiff_t>(stream.compute.size());
       }
       last_compute[i] = static_cast<std::ptrdiff_t>(stream.compute.size());
-      stream.compute.push_back(static_cast<SimTime>(std::min<std::uint64_t>(node.duration_micros(), 1ULL << 40)) * 1000);
+      stream.compute.push_back(node_duration(node, what));
     } else if (node.type() == ChakraProtoMsg::COMM_COLL_NODE && is_gradient_message(node, what, stream)) {
       stream.messages.push_back(i);
       stream.trigger.push_back(last_compute[i]);
@@ -92,7 +103,7 @@ Message read_message(const ChakraProtoMsg::Node& node, int index, const std::str
   m.begin = index;
   m.end = index + 1;
   m.bytes = m.sent_bytes = size;
-  m.duration = static_cast<SimTime>(std::min<std::uint64_t>(node.duration_micros(), 1ULL << 40)) * 1000;
+  m.duration = node_duration(node, what);
   m.kind = int_attr(node.attr(), "comm_type", what) == ChakraProtoMsg::ALL_GATHER ? CollectiveKind::sparse_allgather
                                                                                  : CollectiveKind::allreduce;
   return m;

@@ -245,7 +245,7 @@ std::filesystem::path rank_file(const std::string& input) {
 }
 
 nlohmann::ordered_json provenance_of(const chakra::Imported& imported, const std::string& file) {
-  nlohmann::ordered_json provenance = {{"kind", "measured"}, {"tool", "Chakra execution trace"}, {"source", file}};
+  nlohmann::ordered_json provenance = {{"kind", "measured"}, {"tool", "Chakra execution trace"}, {"source_file", file}};
   if (!imported.provenance.empty()) provenance = nlohmann::ordered_json::parse(imported.provenance);
   if (!provenance.is_object() || !provenance.contains("kind")) {
     throw TraceError(fmt::format("{}: mgsim_provenance: expected a JSON object with \"kind\"", file));
