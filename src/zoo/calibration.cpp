@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "mgsim/counted.hpp"
 #include "mgsim/error.hpp"
 #include "mgsim/io/utf8.hpp"
 #include "mgsim/relative_error.hpp"
@@ -206,8 +207,9 @@ std::string format_calibration(const CalibrationResult& r) {
   const auto pct = [](double predicted, double measured) {
     return measured > 0 ? fmt::format("{:+.1f}%", 100 * relative_error(predicted, measured)) : std::string("n/a");
   };
-  std::string out = fmt::format("calibration: model {}, gpu {}, precision {}, {} layers matched by {}, compared with {}\n\n",
-                                printable(r.model), r.gpu, precision_name(r.precision), r.layers.size(), r.matched_by,
+  std::string out = fmt::format("calibration: model {}, gpu {}, precision {}, {} matched by {}, compared with {}\n\n",
+                                printable(r.model), r.gpu, precision_name(r.precision),
+                                counted(std::ssize(r.layers), "layer"), r.matched_by,
                                 r.owner_only ? "the owning operator only" : "the owning operator and its followers");
   out += fmt::format("{:<8} {:>18} {:>17} {:>14} {:>16}\n", "", "compute_efficiency", "memory_efficiency",
                      "op_overhead_us", "backward_factor");
