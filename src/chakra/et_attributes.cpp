@@ -43,17 +43,29 @@ namespace {
 [[noreturn]] void wrong_kind(std::string_view name, const std::string& what, std::string_view expected) {
   throw TraceError(fmt::format("{}: attribute '{}': expected {}", what, name, expected));
 }
+
+/// The attribute `name` of a node, refused when given twice (red team: a comm_size of 4000 then 9 took the
+/// first without a word).
+const ChakraProtoMsg::AttributeProto* find_once(const Attributes& attrs, std::string_view name, const std::string& what) {
+  const ChakraProtoMsg::AttributeProto* found = nullptr;
+  for (const ChakraProtoMsg::AttributeProto& attr : attrs) {
+    if (attr.name() != name) continue;
+    if (found) throw TraceError(fmt::format("{}: attribute '{}' given twice: a damaged node", what, name));
+    found = &attr;
+  }
+  return found;
+}
 }  // namespace
 
 std::optional<double> double_attr(const Attributes& attrs, std::string_view name, const std::string& what) {
-  const ChakraProtoMsg::AttributeProto* attr = find_attr(attrs, name);
+  const ChakraProtoMsg::AttributeProto* attr = find_once(attrs, name, what);
   if (!attr) return std::nullopt;
   if (!attr->has_double_val()) wrong_kind(name, what, "a double_val");
   return attr->double_val();
 }
 
 std::optional<std::string> string_attr(const Attributes& attrs, std::string_view name, const std::string& what) {
-  const ChakraProtoMsg::AttributeProto* attr = find_attr(attrs, name);
+  const ChakraProtoMsg::AttributeProto* attr = find_once(attrs, name, what);
   if (!attr) return std::nullopt;
   if (!attr->has_string_val()) wrong_kind(name, what, "a string_val");
   return attr->string_val();
@@ -61,7 +73,7 @@ std::optional<std::string> string_attr(const Attributes& attrs, std::string_view
 
 std::optional<std::vector<std::int64_t>> ints_attr(const Attributes& attrs, std::string_view name,
                                                    const std::string& what) {
-  const ChakraProtoMsg::AttributeProto* attr = find_attr(attrs, name);
+  const ChakraProtoMsg::AttributeProto* attr = find_once(attrs, name, what);
   if (!attr) return std::nullopt;
   if (!attr->has_int64_list()) wrong_kind(name, what, "an int64_list");
   return std::vector<std::int64_t>(attr->int64_list().values().begin(), attr->int64_list().values().end());
@@ -69,14 +81,14 @@ std::optional<std::vector<std::int64_t>> ints_attr(const Attributes& attrs, std:
 
 std::optional<std::vector<double>> doubles_attr(const Attributes& attrs, std::string_view name,
                                                 const std::string& what) {
-  const ChakraProtoMsg::AttributeProto* attr = find_attr(attrs, name);
+  const ChakraProtoMsg::AttributeProto* attr = find_once(attrs, name, what);
   if (!attr) return std::nullopt;
   if (!attr->has_double_list()) wrong_kind(name, what, "a double_list");
   return std::vector<double>(attr->double_list().values().begin(), attr->double_list().values().end());
 }
 
 std::optional<std::int64_t> int_attr(const Attributes& attrs, std::string_view name, const std::string& what) {
-  const ChakraProtoMsg::AttributeProto* attr = find_attr(attrs, name);
+  const ChakraProtoMsg::AttributeProto* attr = find_once(attrs, name, what);
   if (!attr) return std::nullopt;
   using A = ChakraProtoMsg::AttributeProto;
   switch (attr->value_case()) {
