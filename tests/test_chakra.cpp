@@ -293,6 +293,45 @@ TEST_CASE("A gradient collective without comm_size is refused as missing it, not
   CHECK_THROWS_WITH(chakra::import_et(encode_et(et), "pt"), Catch::Contains("comm_size: missing"));
 }
 
+TEST_CASE("A gradient collective after no backward compute is said, its layer of 0 backward") {
+  // Forward 100 us, then LinearBackward0 300 us. The collective of 4096 bytes follows the backward; the one of
+  // 1024 follows the forward only (red team: a layer of 0 backward without a word).
+  chakra::EtFile et;
+  auto add = [&](std::uint64_t id, const char* name, ChakraProtoMsg::NodeType type, std::uint64_t us,
+                 std::vector<std::uint64_t> deps) -> ChakraProtoMsg::Node& {
+    ChakraProtoMsg::Node& node = et.nodes.emplace_back();
+    node.set_id(id);
+    node.set_name(name);
+    node.set_type(type);
+    node.set_duration_micros(us);
+    for (auto d : deps) node.add_data_deps(d);
+    return node;
+  };
+  auto coll = [&](std::uint64_t id, std::int64_t size, std::vector<std::uint64_t> deps) {
+    auto& node = add(id, "nccl", ChakraProtoMsg::COMM_COLL_NODE, 7, deps);
+    for (const auto& [name, value] : {std::pair{"comm_type", std::int64_t{ChakraProtoMsg::ALL_REDUCE}},
+                                      std::pair{"comm_size", size}}) {
+      auto* attr = node.add_attr();
+      attr->set_name(name);
+      attr->set_int64_val(value);
+    }
+  };
+  add(10, "aten::linear", ChakraProtoMsg::COMP_NODE, 100, {});
+  coll(11, 1024, {10});
+  add(12, "LinearBackward0", ChakraProtoMsg::COMP_NODE, 300, {10});
+  coll(13, 4096, {12});
+  for (std::size_t i = 0; i < et.nodes.size(); ++i) et.offsets.push_back(i);
+  const chakra::Imported got = chakra::import_et(encode_et(et), "pt");
+  REQUIRE(got.trace.layers.size() == 2);
+  // Layers in forward order: the 4096-byte one (300 us), then the 1024-byte one (0: nothing before it).
+  CHECK(got.trace.layers[0].params == std::vector<std::int64_t>{4096});
+  CHECK(got.trace.layers[0].backward_time_s == Approx(300e-6).epsilon(1e-12));
+  CHECK(got.trace.layers[1].params == std::vector<std::int64_t>{1024});
+  CHECK(got.trace.layers[1].backward_time_s == 0.0);
+  REQUIRE(got.warnings.size() == 1);
+  CHECK_THAT(got.warnings[0], Catch::Contains("1 gradient collective after no backward compute"));
+}
+
 TEST_CASE("A node past an hour is refused naming it, not clamped") {
   // Red team: 2^64 - 1 us read as 2^40 us, then refused by the trace writer as "1099511.627776", naming no node.
   for (const std::uint64_t micros : {std::uint64_t{3'600'000'001}, ~std::uint64_t{0}}) {

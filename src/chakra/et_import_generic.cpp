@@ -17,6 +17,7 @@
 #include "mgsim/error.hpp"
 #include "mgsim/io/trace_io.hpp"
 #include "mgsim/io/utf8.hpp"
+#include "mgsim/counted.hpp"
 #include "mgsim/limits.hpp"
 
 namespace mgsim::chakra {
@@ -144,8 +145,10 @@ Imported import_generic(const EtFile& file, const EtGraph& graph, const std::str
   const std::ptrdiff_t start = std::max<std::ptrdiff_t>(stream.backward_start, 0);
   imported.trace.forward_time_s = to_seconds(sum(stream.compute, 0, start));
   std::ptrdiff_t done = start;  // compute nodes [0, done) are accounted for
+  int before_backward = 0;      // collectives after no backward compute (red team: 0 backward without a word)
   for (std::size_t k = 0; k < stream.messages.size(); ++k) {
     const std::size_t i = stream.messages[k];
+    if (stream.backward_start >= 0 && stream.trigger[k] < stream.backward_start) ++before_backward;
     const std::string what = describe(file, i, source);
     const std::ptrdiff_t end = std::max(done, stream.trigger[k] + 1);
     Layer layer;
@@ -158,6 +161,12 @@ Imported import_generic(const EtFile& file, const EtGraph& graph, const std::str
     done = end;
   }
   std::reverse(imported.trace.layers.begin(), imported.trace.layers.end());
+  if (before_backward > 0) {
+    imported.warnings.push_back(fmt::format(
+        "{}: {} after no backward compute (only the forward, or nothing): a layer of 0 backward each, ready when "
+        "the backward starts",
+        source, counted(before_backward, "gradient collective")));
+  }
   const auto total = static_cast<std::ptrdiff_t>(stream.compute.size());
   warn_skipped(stream, sum(stream.compute, done, total), total - done, source, imported);
   return imported;
