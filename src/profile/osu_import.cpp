@@ -68,8 +68,6 @@ class OsuReader {
         row(view, line);
       } else if (is_row && title_line_ != 0) {  // red team: rows under the title, above the header, were dropped
         fail(line, "a result row before the column header (\"# Size  Avg Latency(us) ...\"): a damaged log");
-      } else if (is_row && numbers_only(view)) {  // and above the title (a launcher's other lines are not numbers)
-        fail(line, "a result row before the OSU title (\"# OSU ... Latency Test\"): a damaged log");
       }
     }
   }
@@ -120,13 +118,6 @@ class OsuReader {
     return words.size() == columns_ && std::all_of(words.begin() + 1, words.end(), [](std::string_view word) {
              return to_double(word).has_value();
            });
-  }
-
-  /// A size and at least one number after it, and nothing else: a result row.
-  static bool numbers_only(std::string_view text) {
-    const std::vector<std::string_view> words = split_words(text);
-    return words.size() >= 2 && to_int(words.front()).has_value() &&
-           std::all_of(words.begin() + 1, words.end(), [](std::string_view word) { return to_double(word).has_value(); });
   }
 
   void comment(std::string_view body, int line) {
