@@ -533,8 +533,10 @@ expect_error columns-unknown "--columns: expected 'default' or 'all', got 'some'
 use=$("$MGSIM" zoo calibrate --trace zoo-truth.json --gpu v100 --backward-factor 3 | sed -n 's/^to use the fit: mgsim //p')
 # shellcheck disable=SC2086  # the printed command's words
 "$MGSIM" $use --optimizer none -o zoo-again.json >/dev/null
+# Within the fit's own precision (its grid lands within 1e-5 of the truth): a factor left out would be 33% off.
 if python3 -c 'import json, sys; a, b = (json.load(open(f))["layers"] for f in sys.argv[1:])
-sys.exit(0 if [round(x["backward_time_s"], 15) for x in a] == [round(x["backward_time_s"], 15) for x in b] else 1)' \
+sys.exit(0 if len(a) == len(b) and all(abs(x["backward_time_s"] - y["backward_time_s"]) <= 1e-4 * x["backward_time_s"]
+                                       for x, y in zip(a, b)) else 1)' \
   zoo-truth.json zoo-again.json; then
   pass "zoo calibrate: its 'to use the fit' command makes the fitted trace again ($use)"
 else

@@ -299,6 +299,20 @@ TEST_CASE("zoo: a synthetic ResNet-50 trace is written, loads with the trace loa
   CHECK(m.compute > 0);
 }
 
+TEST_CASE("zoo: calibration leaves layers of 0 measured time out of the fit", "[zoo]") {
+  // A synthetic trace at 0.3 and 0.5 whose last 40 of 64 layers read 0 (not measured): the 24 timed layers alone
+  // decide the fit, which finds 0.3 and 0.5 again (red team: the zeros pulled both efficiencies to their edge).
+  const ModelGraph graph = build_model("googlenet-bvlc", {64, 0, 0, true, 4});
+  const GpuSpec& k80 = find_gpu("k80");
+  SyntheticTrace made = synthesize_trace(graph, k80, Precision::fp32, {0.3, 0.5, 2.0, 0.0});
+  for (std::size_t l = 24; l < made.trace.layers.size(); ++l) made.trace.layers[l].backward_time_s = 0;
+  const CalibrationResult r = calibrate(made.trace, graph, k80, Precision::fp32, RooflineSettings::defaults_for(k80), {});
+  CHECK(r.after.compute_efficiency == Approx(0.3).epsilon(1e-3));
+  CHECK(r.after.memory_efficiency == Approx(0.5).epsilon(1e-3));
+  CHECK(r.rms_relative_after < 1e-3);
+  CHECK_THAT(format_calibration(r), Catch::Contains("40 layers of 0 measured time left out of the fit"));
+}
+
 TEST_CASE("zoo: calibration recovers the efficiencies a synthetic trace was made with", "[zoo]") {
   const ModelGraph graph = build_model("googlenet-bvlc", {64, 0, 0, true, 4});
   const GpuSpec& k80 = find_gpu("k80");

@@ -11,8 +11,8 @@ namespace {
 
 std::string typed = "mgsim";
 
-/// `word` as a POSIX shell reads it back: as it is when it holds only characters no shell treats
-/// specially, else in single quotes (a quote inside as '\'').
+}  // namespace
+
 std::string shell_word(std::string_view word) {
   const auto plain = [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -23,8 +23,6 @@ std::string shell_word(std::string_view word) {
   for (const char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return quoted + "'";
 }
-
-}  // namespace
 
 void set_command_line(int argc, const char* const* argv, const CLI::App& app) {
   typed = "mgsim";

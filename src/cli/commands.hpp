@@ -16,6 +16,10 @@
 
 namespace mgsim::cli {
 
+/// `word` as a POSIX shell reads it back: as it is when it holds only characters no shell treats
+/// specially, else in single quotes (a quote inside as '\'').
+std::string shell_word(std::string_view word);
+
 /// Records the command as typed (main does, before parsing).
 void set_command_line(int argc, const char* const* argv, const CLI::App& app);
 /// The command as typed, "mgsim" and every argument but the output (-o, the

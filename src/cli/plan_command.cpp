@@ -171,7 +171,11 @@ CostSettings cost_settings(const PlanOptions& o, const zoo::GpuSpec& gpu, std::s
   if (!o.trace.empty()) {
     const Trace measured = load_trace(o.trace);
     const zoo::ModelGraph graph = build(o, measured.batch_size, settings.precision);
-    settings.roofline = zoo::calibrate(measured, graph, gpu, settings.precision, settings.roofline, {}).after;
+    try {
+      settings.roofline = zoo::calibrate(measured, graph, gpu, settings.precision, settings.roofline, {}).after;
+    } catch (const ConfigError& error) {  // which trace (red team: a layer named twice named no file)
+      throw ConfigError(fmt::format("--trace {}: {}", o.trace, error.what()));
+    }
     timing = fmt::format("the roofline of {} with efficiencies fitted to {}", gpu.name, o.trace);
   }
   settings.optimizer_bytes_per_s = zoo::optimizer_bytes_per_s(gpu, settings.roofline);  // as `mgsim zoo trace` writes it

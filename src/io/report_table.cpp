@@ -30,16 +30,22 @@ constexpr std::size_t kNoteWidth = 120;
 constexpr std::array<std::string_view, 7> kNarrowing{"sent_bytes",  "compute_s", "messages",          "wait_s",
                                                      "selection_s", "speedup",   "p99_iteration_time_s"};
 
-/// A column's cell; a value that is not 0 but rounds to it at the column's
-/// decimals in 2 significant digits instead (red team: 3 ns of iteration
-/// showed as "0.000" ms, an efficiency of 3e-6 as "0.0%").
+/// `text`, the value `real` as a column prints it; where `real` is not 0 but
+/// rounds to it at the column's decimals, in 2 significant digits instead
+/// (red team: 3 ns of iteration showed as "0.000" ms, an efficiency of 3e-6
+/// as "0.0%", a ratio of 8e-6 as "0.00x").
+std::string shown_not_zero(const std::string& text, double real) {
+  if (real == 0 || text.find_first_of("123456789") != std::string::npos) return text;
+  const std::size_t number_end = text.find_last_of("0123456789") + 1;
+  return fmt::format("{:>{}.2g}{}", real, number_end, text.substr(number_end));
+}
+
+/// A column's cell, never 0 for a value that is not (shown_not_zero).
 std::string cell(const MetricColumn& column, const RunRow& row) {
   const MetricValue value = column.value(row.metrics);
   std::string text = format_metric(column.table.format, value, column.table.scale);
   const double real = std::visit([](auto v) { return static_cast<double>(v); }, value) * column.table.scale;
-  if (real == 0 || text.find_first_of("123456789") != std::string::npos) return text;
-  const std::size_t number_end = text.find_last_of("0123456789") + 1;
-  return fmt::format("{:>{}.2g}{}", real, number_end, text.substr(number_end));
+  return shown_not_zero(text, real);
 }
 
 /// "compute (ms)" and "  308.001" as "compute 308.001 ms".
@@ -153,10 +159,12 @@ std::vector<std::string> speedups(const std::vector<RunRow>& rows, const std::st
     const auto base = std::find_if(rows.begin(), rows.end(), [&](const RunRow& other) {
       return is_baseline(other) && other.metrics.gpus == row.metrics.gpus;
     });
-    cells.push_back(base == rows.end() ? fmt::format("{:>{}}", "-", width)
-                                       : fmt::format("{:>{}.2f}x", to_seconds(base->metrics.mean_iteration) /
-                                                                         to_seconds(row.metrics.mean_iteration),
-                                                     width - 1));
+    if (base == rows.end()) {
+      cells.push_back(fmt::format("{:>{}}", "-", width));
+      continue;
+    }
+    const double ratio = to_seconds(base->metrics.mean_iteration) / to_seconds(row.metrics.mean_iteration);
+    cells.push_back(shown_not_zero(fmt::format("{:>{}.2f}x", ratio, width - 1), ratio));
   }
   return cells;
 }

@@ -166,6 +166,13 @@ CalibrationResult calibrate(const Trace& measured, const ModelGraph& graph, cons
   if (start.backward_factor <= 0) {  // red team: fitted to 0.001 and 0.001, a roofline hundreds of times too slow
     throw ConfigError("--backward-factor 0 makes every layer's backward 0 whatever the efficiencies: nothing to fit");
   }
+  // 2-byte gradients are computed in 16 bits (red team: fitted as fp32, every efficiency at its edge, no word why).
+  const auto half = [](const Layer& layer) { return layer.dtype_bytes == 2; };
+  if (precision_bytes(precision) == 4 && std::any_of(measured.layers.begin(), measured.layers.end(), half)) {
+    throw ConfigError(fmt::format("its gradients are 2-byte (dtype_bytes), precision {} computes in 32 bits: give "
+                                  "--precision bf16 or fp16",
+                                  precision_name(precision)));
+  }
   const auto timed = [](const Layer& layer) { return layer.backward_time_s > 0; };
   if (std::none_of(measured.layers.begin(), measured.layers.end(), timed)) {
     throw ConfigError(fmt::format("trace model {}: every layer's backward_time_s is 0: nothing to fit (its RMS error "
@@ -180,7 +187,16 @@ CalibrationResult calibrate(const Trace& measured, const ModelGraph& graph, cons
     matched.push_back(&costs[match.model_layer[i]]);
     times.push_back(measured.layers[i].backward_time_s);
   }
-  const Fit fit = search(matched, times, options.fit_overhead, start.op_overhead_s);
+  // Layers timed 0 (not measured) stay out of the fit as out of its error (red team: 87 of them pulled a fit
+  // that matched the other 20 exactly to the efficiencies' edge).
+  std::vector<const LayerCost*> fitted_costs;
+  std::vector<double> fitted_times;
+  for (std::size_t i = 0; i < matched.size(); ++i) {
+    if (times[i] <= 0) continue;
+    fitted_costs.push_back(matched[i]);
+    fitted_times.push_back(times[i]);
+  }
+  const Fit fit = search(fitted_costs, fitted_times, options.fit_overhead, start.op_overhead_s);
   CalibrationResult r{graph.model(), std::string(gpu.name), precision, match.how, options.owner_only, start, start, {},
                       0, 0, 0, 0, 0, false};
   r.after.compute_efficiency = std::pow(10.0, fit.log_c);
@@ -233,6 +249,11 @@ std::string format_calibration(const CalibrationResult& r) {
                      r.after_total_s * 1e3, pct(r.after_total_s, r.measured_total_s));
   out += fmt::format("\nper-layer RMS relative error: before {:.1f}%, after {:.1f}%\n", 100 * r.rms_relative_before,
                      100 * r.rms_relative_after);
+  const auto untimed = std::count_if(r.layers.begin(), r.layers.end(), [](const LayerComparison& l) { return l.measured_s <= 0; });
+  if (untimed > 0) {
+    out += fmt::format("note: {} of 0 measured time left out of the fit and of its error (n/a)\n",
+                       counted(untimed, "layer"));
+  }
   if (r.at_bound) {
     out += fmt::format("note: a fitted efficiency sits at the edge of [{}, {}]; the roofline does not explain this trace well\n",
                        kMinEfficiency, kMaxEfficiency);
