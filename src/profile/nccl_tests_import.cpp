@@ -180,7 +180,7 @@ class NcclTestsReader {
                           options_.reduction.empty() ? "(any)" : options_.reduction));
     }
     if (curve.points.empty()) fail(0, fmt::format("no result rows under the column header{}", where(section)));
-    if (ranks_from == kDeviceList) check_listed_ranks(section, group, gpus);
+    check_rank_count(section, group, gpus, ranks_from);
     curve.provenance = {
         {"kind", "measured"},
         {"tool", fmt::format("nccl-tests {}", section.name.empty() ? binary_of(options_.collective) : section.name)},
@@ -393,13 +393,14 @@ class NcclTestsReader {
     }
   }
 
-  /// A device list cut at its end (its last ranks' lines lost) still
-  /// numbers its ranks from 0 without a gap: the bus bandwidth over the
-  /// algorithm bandwidth of the row with the largest algbw, to their printed
-  /// digits alone, must allow the listed count (red team: a 16-rank log
-  /// without its "# Rank 15" line imported as 15 GPUs; 338.82 / 180.71 gives
-  /// 2 x 15 / 16, where 15 ranks give 2 x 14 / 15, 0.44% less).
-  void check_listed_ranks(const Section& section, std::size_t group, int gpus) const {
+  /// The bus bandwidth over the algorithm bandwidth of the row with the
+  /// largest algbw, to their printed digits alone, must allow the rank count,
+  /// wherever it came from (red team: a 16-rank log without its "# Rank 15"
+  /// line, which still numbers its ranks from 0 without a gap, imported as 15
+  /// GPUs, and so did --gpus 15; 338.82 / 180.71 gives 2 x 15 / 16, where 15
+  /// ranks give 2 x 14 / 15, 0.44% less). A log of small sizes only cannot
+  /// tell near counts apart.
+  void check_rank_count(const Section& section, std::size_t group, int gpus, const std::string& from) const {
     const Columns& c = *section.columns;
     if (c.algbw.size() <= group || c.busbw.size() <= group) return;
     std::optional<std::pair<double, double>> widest;  // (algbw, busbw)
@@ -415,9 +416,11 @@ class NcclTestsReader {
     const double factor = bus_bandwidth(options_.collective, 1.0, 1.0, gpus) /
                           (options_.collective == CurveCollective::allgather ? gpus : 1.0);
     if (factor < (busbw - kHalfDigit) / (algbw + kHalfDigit) || factor > (busbw + kHalfDigit) / (algbw - kHalfDigit)) {
-      fail(0, fmt::format("the '# Rank' lines list {} ranks, but busbw / algbw at {} GB/s, {:.5f}, is not that of {} "
-                          "ranks ({:.5f}): a rank's line is missing (a cut log?); give --gpus",
-                          gpus, algbw, busbw / algbw, gpus, factor));
+      fail(0, fmt::format("{} ranks from {}, but busbw / algbw at {} GB/s, {:.5f}, is not that of {} ranks ({:.5f}): "
+                          "{}",
+                          gpus, from, algbw, busbw / algbw, gpus, factor,
+                          from == kDeviceList ? "a rank's line is missing (a cut log?); give --gpus"
+                                              : "another rank count ran"));
     }
   }
 
