@@ -81,13 +81,20 @@ inline constexpr double kBuilderSteps = 10;
 /// planning and reporting it, about 5 us for a small trace at 10 M steps/s.
 inline constexpr double kStepsPerRun = 50;
 
+/// Steps the nominal engine takes per speed class and layer where a run has
+/// several classes, each a stream of the engine (red team: 40,000 classes
+/// of a 1,000-layer trace ran 75.6 s and 10 GB at an estimated 1e3 steps;
+/// 7.6e8 at 10 M steps/s is 19 a class and layer).
+inline constexpr double kClassLayerSteps = 20;
+
 /// About how many engine steps evaluate(point) takes, before running it:
 /// kStepsPerRun plus the schedule's plan_steps (planning and timing its
 /// messages: one a layer for most, layers^2 for `omgs` and for `optimal` off
 /// a line, a few a chunk for `p3` and `bytescheduler`; one a layer for a
 /// builder), plus ranks x iterations x (kBuilderSteps for a standalone
 /// builder, or the random draws of a rank, 1 or layers + 1, under
-/// variability). A grid of millions of closed-form runs counts too.
+/// variability), plus kClassLayerSteps x classes x (layers + 1) where there
+/// are several speed classes. A grid of millions of closed-form runs counts too.
 double estimate_steps(const RunPoint& point);
 
 /// Evaluates `point` with choose_timing(point).

@@ -74,11 +74,10 @@ void check_work(double steps, double max_steps) {
   // The budget to suggest, rounded up to two digits: rounded to nearest, it could fall short of the runs.
   const double unit = std::pow(10.0, std::floor(std::log10(steps)) - 1);
   const double enough = std::ceil(steps / unit) * unit;
-  throw ConfigError(fmt::format("the runs take about {:.2g} steps (each run's plan: its messages, the pairs "
-                                "of layers optimal and omgs search; the plan each iteration replays under variability; ranks x iterations simulated rank by rank; a timeline's "
-                                "layers), past --max-work {:.2g} (about {:.0f} s at 10 M steps/s "
-                                "or more): give --max-work {:.2g} to run them anyway, or fewer iterations, GPUs or "
-                                "layers",
+  throw ConfigError(fmt::format("the runs take about {:.2g} steps (each run's plan, its replays under variability, "
+                                "ranks x iterations, speed classes x layers, a timeline's layers: docs/limits.md), "
+                                "past --max-work {:.2g} (about {:.0f} s at 10 M steps/s or more): give --max-work "
+                                "{:.2g} to run them anyway, or fewer iterations, GPUs, speed classes or layers",
                                 steps, max_steps, max_steps / 1e7, enough));
 }
 

@@ -61,7 +61,12 @@ void run(const RunOptions& options) {
   double steps = 0;
   for (std::size_t run = 0; run < grid.size(); ++run) steps += grid.estimate_steps(run);
   if (!options.timeline.empty()) {
-    steps += static_cast<double>(grid.size()) * grid.workload(0).layout.layer_count() * kTimelineStepsPerLayer;
+    // Every class's layers are drawn (red team: 1,000 classes drew 1.15 GB in 62.7 s at an estimated 1.5e6).
+    for (std::size_t run = 0; run < grid.size(); ++run) {
+      const RunPoint point = grid.point(run);
+      steps += static_cast<double>(point.workload.layout.layer_count()) * kTimelineStepsPerLayer *
+               std::max(1, point.cluster.class_count());
+    }
   }
   check_work(steps, options.max_work);
   ProgressBar progress(0, grid.size(), std::chrono::seconds(1));  // on a terminal, after a second

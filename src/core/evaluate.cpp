@@ -214,7 +214,9 @@ double estimate_steps(const RunPoint& point) {
   const double replay = point.variability.none() || !point.schedule
                             ? 0.0
                             : point.iterations * (layers + 1 + point.schedule->replay_steps(layout));
-  return kStepsPerRun + planning + graph + replay +
+  const int classes = point.cluster.class_count();
+  const double class_streams = classes > 1 ? kClassLayerSteps * classes * (layers + 1) : 0.0;
+  return kStepsPerRun + planning + graph + replay + class_streams +
          static_cast<double>(point.cluster.size()) * point.iterations * per_rank;
 }
 
