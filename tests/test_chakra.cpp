@@ -100,6 +100,29 @@ void round_trip_every_schedule(const Trace& trace, const Collective& collective,
   }
 }
 
+/// A node of `et`: its id, name, type, duration and data dependencies.
+ChakraProtoMsg::Node& add_node(chakra::EtFile& et, std::uint64_t id, const char* name, ChakraProtoMsg::NodeType type,
+                               std::uint64_t us, const std::vector<std::uint64_t>& deps) {
+  ChakraProtoMsg::Node& node = et.nodes.emplace_back();
+  node.set_id(id);
+  node.set_name(name);
+  node.set_type(type);
+  node.set_duration_micros(us);
+  for (auto d : deps) node.add_data_deps(d);
+  return node;
+}
+
+/// A collective of `et` of 7 us: its comm_type and comm_size.
+void add_collective(chakra::EtFile& et, std::uint64_t id, std::int64_t type, std::int64_t size,
+                    const std::vector<std::uint64_t>& deps) {
+  ChakraProtoMsg::Node& node = add_node(et, id, "nccl", ChakraProtoMsg::COMM_COLL_NODE, 7, deps);
+  for (const auto& [name, value] : {std::pair{"comm_type", type}, std::pair{"comm_size", size}}) {
+    auto* attr = node.add_attr();
+    attr->set_name(name);
+    attr->set_int64_val(value);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("Real ASTRA-sim ET files decode to the fields of their bytes and re-encode to the same bytes") {
@@ -220,24 +243,12 @@ TEST_CASE("Export then import gives back a plan whose messages wait past an hour
 
 TEST_CASE("A PyTorch-like ET maps to one layer per gradient collective, the rest reported") {
   chakra::EtFile et;
-  auto add = [&](std::uint64_t id, const char* name, ChakraProtoMsg::NodeType type, std::uint64_t us,
-                 std::vector<std::uint64_t> deps) -> ChakraProtoMsg::Node& {
-    ChakraProtoMsg::Node& node = et.nodes.emplace_back();
-    node.set_id(id);
-    node.set_name(name);
-    node.set_type(type);
-    node.set_duration_micros(us);
-    for (auto d : deps) node.add_data_deps(d);
-    return node;
+  const auto add = [&](std::uint64_t id, const char* name, ChakraProtoMsg::NodeType type, std::uint64_t us,
+                       const std::vector<std::uint64_t>& deps) -> ChakraProtoMsg::Node& {
+    return add_node(et, id, name, type, us, deps);
   };
-  auto coll = [&](std::uint64_t id, std::int64_t type, std::int64_t size, std::vector<std::uint64_t> deps) {
-    auto& node = add(id, "nccl", ChakraProtoMsg::COMM_COLL_NODE, 7, deps);
-    auto* t = node.add_attr();
-    t->set_name("comm_type");
-    t->set_int64_val(type);
-    auto* s = node.add_attr();
-    s->set_name("comm_size");
-    s->set_int64_val(size);
+  const auto coll = [&](std::uint64_t id, std::int64_t type, std::int64_t size, const std::vector<std::uint64_t>& deps) {
+    add_collective(et, id, type, size, deps);
   };
   add(10, "aten::conv2d", ChakraProtoMsg::COMP_NODE, 100, {});
   add(11, "autograd::engine::evaluate_function: LinearBackward0", ChakraProtoMsg::COMP_NODE, 300, {10});
@@ -297,29 +308,10 @@ TEST_CASE("A gradient collective after no backward compute is said, its layer of
   // Forward 100 us, then LinearBackward0 300 us. The collective of 4096 bytes follows the backward; the one of
   // 1024 follows the forward only (red team: a layer of 0 backward without a word).
   chakra::EtFile et;
-  auto add = [&](std::uint64_t id, const char* name, ChakraProtoMsg::NodeType type, std::uint64_t us,
-                 std::vector<std::uint64_t> deps) -> ChakraProtoMsg::Node& {
-    ChakraProtoMsg::Node& node = et.nodes.emplace_back();
-    node.set_id(id);
-    node.set_name(name);
-    node.set_type(type);
-    node.set_duration_micros(us);
-    for (auto d : deps) node.add_data_deps(d);
-    return node;
-  };
-  auto coll = [&](std::uint64_t id, std::int64_t size, std::vector<std::uint64_t> deps) {
-    auto& node = add(id, "nccl", ChakraProtoMsg::COMM_COLL_NODE, 7, deps);
-    for (const auto& [name, value] : {std::pair{"comm_type", std::int64_t{ChakraProtoMsg::ALL_REDUCE}},
-                                      std::pair{"comm_size", size}}) {
-      auto* attr = node.add_attr();
-      attr->set_name(name);
-      attr->set_int64_val(value);
-    }
-  };
-  add(10, "aten::linear", ChakraProtoMsg::COMP_NODE, 100, {});
-  coll(11, 1024, {10});
-  add(12, "LinearBackward0", ChakraProtoMsg::COMP_NODE, 300, {10});
-  coll(13, 4096, {12});
+  add_node(et, 10, "aten::linear", ChakraProtoMsg::COMP_NODE, 100, {});
+  add_collective(et, 11, ChakraProtoMsg::ALL_REDUCE, 1024, {10});
+  add_node(et, 12, "LinearBackward0", ChakraProtoMsg::COMP_NODE, 300, {10});
+  add_collective(et, 13, ChakraProtoMsg::ALL_REDUCE, 4096, {12});
   for (std::size_t i = 0; i < et.nodes.size(); ++i) et.offsets.push_back(i);
   const chakra::Imported got = chakra::import_et(encode_et(et), "pt");
   REQUIRE(got.trace.layers.size() == 2);
