@@ -3,6 +3,7 @@
 // exact round trip export -> import on the shipped trace and random traces for
 // every schedule, and the generic import of a hand-built PyTorch-like ET.
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
@@ -322,6 +323,25 @@ TEST_CASE("A gradient collective after no backward compute is said, its layer of
   CHECK(got.trace.layers[1].backward_time_s == 0.0);
   REQUIRE(got.warnings.size() == 1);
   CHECK_THAT(got.warnings[0], Catch::Contains("1 gradient collective after no backward compute"));
+}
+
+TEST_CASE("A backward that is only a CPU op is said to leave the forward counted as backward") {
+  // GPU compute of 150 us, then LinearBackward0 as a CPU op, then the collective: no GPU node names the
+  // backward, so the first layer holds the 150 us; the warning says why (red team: it did not).
+  chakra::EtFile et;
+  add_node(et, 10, "aten::linear", ChakraProtoMsg::COMP_NODE, 150, {});
+  auto* cpu = add_node(et, 11, "LinearBackward0", ChakraProtoMsg::COMP_NODE, 300, {10}).add_attr();
+  cpu->set_name("is_cpu_op");
+  cpu->set_bool_val(true);
+  add_collective(et, 12, ChakraProtoMsg::ALL_REDUCE, 4096, {11});
+  for (std::size_t i = 0; i < et.nodes.size(); ++i) et.offsets.push_back(i);
+  const chakra::Imported got = chakra::import_et(encode_et(et), "pt");
+  REQUIRE(got.trace.layers.size() == 1);
+  CHECK(got.trace.forward_time_s == 0.0);
+  CHECK(got.trace.layers[0].backward_time_s == Approx(150e-6).epsilon(1e-12));
+  CHECK(std::any_of(got.warnings.begin(), got.warnings.end(), [](const std::string& w) {
+    return w.find("a CPU op is, and CPU ops are not GPU compute") != std::string::npos;
+  }));
 }
 
 TEST_CASE("A node past an hour is refused naming it, not clamped") {

@@ -29,6 +29,7 @@ struct Stream {
   std::vector<std::size_t> messages;        ///< gradient collectives, in order
   std::vector<std::ptrdiff_t> trigger;      ///< per message: its last compute ancestor (-1: none)
   std::map<std::string, std::size_t> skipped;  ///< what was not mapped, by kind
+  bool cpu_backward = false;                 ///< a CPU op is named *backward* (not GPU compute)
 };
 
 bool names_backward(const std::string& name) {
@@ -71,6 +72,7 @@ Stream read_stream(const EtFile& file, const EtGraph& graph, const std::string& 
     const ChakraProtoMsg::AttributeProto* cpu = find_attr(node.attr(), "is_cpu_op");
     if (node.type() == ChakraProtoMsg::COMP_NODE && cpu && cpu->bool_val()) {
       ++stream.skipped["CPU ops (is_cpu_op: not GPU compute)"];
+      stream.cpu_backward = stream.cpu_backward || names_backward(node.name());
     } else if (node.type() == ChakraProtoMsg::COMP_NODE) {
       if (stream.backward_start < 0 && names_backward(node.name())) {
         stream.backward_start = static_cast<std::ptrdiff_t>(stream.compute.size());
@@ -122,8 +124,9 @@ void warn_skipped(const Stream& stream, SimTime after, std::ptrdiff_t after_coun
   }
   if (stream.backward_start < 0) {
     imported.warnings.push_back(fmt::format(
-        "{}: no compute node is named *backward*: forward_time_s is 0 and the first layer holds all compute "
-        "before its collective", source));
+        "{}: no compute node is named *backward*{}: forward_time_s is 0 and the first layer holds all compute "
+        "before its collective", source,
+        stream.cpu_backward ? " (a CPU op is, and CPU ops are not GPU compute: the forward counts as backward)" : ""));
   }
 }
 
