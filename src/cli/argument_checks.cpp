@@ -208,16 +208,33 @@ void check_attached_values(int argc, char** argv, const CLI::App& app) {
   }
 }
 
-std::string takes_no_argument(const std::string& command, const std::string& words) {
-  return fmt::format("{} takes no argument '{}': {}", command, words,
-                     words.starts_with('-') ? "an option of another command, or misspelt?" : "a value without its option?");
+/// Why `command` does not take `words`; `after_dashes`: they came after "--", where every word is an argument
+/// (red team: `sweep -- --resume` was called misspelt, `fit A -- B` a value without its option).
+std::string takes_no_argument(const std::string& command, const std::string& words, bool after_dashes) {
+  const std::string_view why = after_dashes         ? "after '--' every word is an argument, and it takes none there "
+                                                      "(a list goes in one piece, before or after '--')"
+                               : words.starts_with('-') ? "an option of another command, or misspelt?"
+                                                        : "a value without its option?";
+  return fmt::format("{} takes no argument '{}': {}", command, words, why);
+}
+
+/// Whether the first of `words` (as CLI11 lists them, space-separated) comes after a "--" on the command line.
+bool after_double_dash(int argc, char** argv, std::string_view words) {
+  const std::string_view first = words.substr(0, words.find(' '));
+  bool dashes = false;
+  for (int i = 1; i < argc; ++i) {
+    if (dashes && first == argv[i]) return true;
+    if (std::string_view(argv[i]) == "--") dashes = true;
+  }
+  return false;
 }
 
 /// CLI11's message for a parse error, in this project's words where CLI11's
 /// say less (red team): "--zero: At Most 1 required but received 2" (an
 /// option given twice), "Could not convert: --frontier-bound = 2.5", "--batch:
 /// 1 required INT missing" and "The following argument was not expected: --bogus".
-std::string parse_message(const CLI::App& app, const CLI::ParseError& error, const std::string& command) {
+std::string parse_message(int argc, char** argv, const CLI::App& app, const CLI::ParseError& error,
+                          const std::string& command) {
   const std::string what = error.what();
   for (const std::string_view extra : {"The following argument was not expected: ",
                                        "The following arguments were not expected: "}) {
@@ -225,7 +242,8 @@ std::string parse_message(const CLI::App& app, const CLI::ParseError& error, con
       std::vector<std::string> words;
       std::istringstream listed(what.substr(extra.size()));
       for (std::string word; listed >> word;) words.insert(words.begin(), word);
-      return takes_no_argument(command, fmt::format("{}", fmt::join(words, " ")));
+      const std::string listed_words = fmt::format("{}", fmt::join(words, " "));
+      return takes_no_argument(command, listed_words, after_double_dash(argc, argv, listed_words));
     }
   }
   constexpr std::string_view kMissing = " missing";
@@ -318,7 +336,9 @@ std::string parse_error_message(int argc, char** argv, const CLI::App& app, cons
   const std::string unknown =
       dynamic_cast<const CLI::RequiredError*>(&error) != nullptr ? unknown_option(argc, argv, app) : std::string();
   return fmt::format("{} ({} --help lists {})",
-                     unknown.empty() ? parse_message(app, error, command) : takes_no_argument(command, unknown), command,
+                     unknown.empty() ? parse_message(argc, argv, app, error, command)
+                                     : takes_no_argument(command, unknown, after_double_dash(argc, argv, unknown)),
+                     command,
                      command == "mgsim" ? "the commands and options" : "its options");
 }
 
