@@ -85,11 +85,12 @@ constexpr std::array kColumns{
 
 std::span<const MetricColumn> metric_columns() { return kColumns; }
 
+double metric_real(const MetricValue& value) {
+  return std::visit([](auto v) { return static_cast<double>(v); }, value);
+}
+
 std::string format_metric(std::string_view format, const MetricValue& value, double scale) {
-  if (scale != 1.0) {
-    const double real = std::visit([](auto v) { return static_cast<double>(v); }, value);
-    return fmt::format(fmt::runtime(format), real * scale);
-  }
+  if (scale != 1.0) return fmt::format(fmt::runtime(format), metric_real(value) * scale);
   return std::visit([&](auto v) { return fmt::format(fmt::runtime(format), v); }, value);
 }
 

@@ -40,6 +40,9 @@ struct MetricColumn {
 /// collective); the table shows the ones with a header, in the same order.
 std::span<const MetricColumn> metric_columns();
 
+/// `value` as a real number.
+double metric_real(const MetricValue& value);
+
 /// `value` in fmt spec `format`; with a `scale` other than 1, the value as a real times `scale`.
 std::string format_metric(std::string_view format, const MetricValue& value, double scale = 1.0);
 

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <array>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include <fmt/format.h>
@@ -43,9 +42,8 @@ std::string shown_not_zero(const std::string& text, double real) {
 /// A column's cell, never 0 for a value that is not (shown_not_zero).
 std::string cell(const MetricColumn& column, const RunRow& row) {
   const MetricValue value = column.value(row.metrics);
-  std::string text = format_metric(column.table.format, value, column.table.scale);
-  const double real = std::visit([](auto v) { return static_cast<double>(v); }, value) * column.table.scale;
-  return shown_not_zero(text, real);
+  return shown_not_zero(format_metric(column.table.format, value, column.table.scale),
+                        metric_real(value) * column.table.scale);
 }
 
 /// "compute (ms)" and "  308.001" as "compute 308.001 ms".

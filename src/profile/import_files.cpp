@@ -48,16 +48,16 @@ std::optional<std::int64_t> rank_in_name(const std::filesystem::path& file) {
   return std::stoll(std::string(digits));
 }
 
-/// The rank a trace of a folder of `count` files was recorded on (its
-/// distributedInfo, else its file name, else its place in name order): one
-/// of 0..count-1, so that the ranks have no gap (a missing file) and none is
-/// negative or huge.
 /// A file's rank and where it comes from: its distributedInfo, its name, or its place in name order.
 struct FileRank {
   int rank;
   std::string_view from;
 };
 
+/// The rank a trace of a folder of `count` files was recorded on (its
+/// distributedInfo, else its file name, else its place in name order): one
+/// of 0..count-1, so that the ranks have no gap (a missing file) and none is
+/// negative or huge.
 FileRank rank_of(const ImportedTrace& imported, const std::filesystem::path& file, std::size_t place, std::size_t count) {
   const auto given = imported.provenance.find("rank");
   std::optional<std::int64_t> rank = rank_in_name(file);

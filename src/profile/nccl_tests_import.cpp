@@ -378,19 +378,31 @@ class NcclTestsReader {
     if (c.algbw.size() <= group || c.busbw.size() <= group) return;
     const double algbw = bandwidth(words[c.algbw[group]], "algbw", line);
     const double busbw = bandwidth(words[c.busbw[group]], "busbw", line);
-    const double factor = bus_bandwidth(options_.collective, 1.0, 1.0, gpus) /
-                          (options_.collective == CurveCollective::allgather ? gpus : 1.0);
-    // The ratios the two printed decimals allow (each +-0.005 GB/s), and 2%
-    // for nccl-tests' own rounding, must hold the factor.
-    constexpr double kHalfDigit = 0.005;
-    const double least = std::max(0.0, busbw - kHalfDigit) / (algbw + kHalfDigit);
-    const double most = algbw > kHalfDigit ? (busbw + kHalfDigit) / (algbw - kHalfDigit)
-                                           : std::numeric_limits<double>::infinity();
-    if (factor * 1.02 < least || factor * 0.98 > most) {
+    const double factor = bus_factor(gpus);
+    // 2% for nccl-tests' own rounding.
+    if (!printed_ratio_allows(algbw, busbw, factor, 0.02)) {
       fail(line, fmt::format("busbw / algbw is {:.3f}, but {} over {} ranks gives {:.3f}: wrong rank count or "
                              "collective (--gpus, --collective)",
                              busbw / algbw, binary, gpus, factor));
     }
+  }
+
+  /// Half a unit of the bandwidths' last printed digit, in GB/s.
+  static constexpr double kHalfDigit = 0.005;
+
+  /// busbw / algbw of the collective imported on `gpus` ranks, as nccl-tests computes it.
+  double bus_factor(int gpus) const {
+    return bus_bandwidth(options_.collective, 1.0, 1.0, gpus) /
+           (options_.collective == CurveCollective::allgather ? gpus : 1.0);
+  }
+
+  /// Whether `factor`, give or take `slack` (relative), is among the ratios busbw / algbw that the two printed
+  /// figures allow (each +-kHalfDigit).
+  static bool printed_ratio_allows(double algbw, double busbw, double factor, double slack) {
+    const double least = std::max(0.0, busbw - kHalfDigit) / (algbw + kHalfDigit);
+    const double most = algbw > kHalfDigit ? (busbw + kHalfDigit) / (algbw - kHalfDigit)
+                                           : std::numeric_limits<double>::infinity();
+    return factor * (1 + slack) >= least && factor * (1 - slack) <= most;
   }
 
   /// The bus bandwidth over the algorithm bandwidth of the row with the
@@ -410,12 +422,10 @@ class NcclTestsReader {
       const std::optional<double> algbw = to_double(words[c.algbw[group]]), busbw = to_double(words[c.busbw[group]]);
       if (algbw && busbw && (!widest || *algbw > widest->first)) widest = {{*algbw, *busbw}};
     }
-    constexpr double kHalfDigit = 0.005;
     if (!widest || widest->first <= kHalfDigit) return;
     const auto [algbw, busbw] = *widest;
-    const double factor = bus_bandwidth(options_.collective, 1.0, 1.0, gpus) /
-                          (options_.collective == CurveCollective::allgather ? gpus : 1.0);
-    if (factor < (busbw - kHalfDigit) / (algbw + kHalfDigit) || factor > (busbw + kHalfDigit) / (algbw - kHalfDigit)) {
+    const double factor = bus_factor(gpus);
+    if (!printed_ratio_allows(algbw, busbw, factor, 0.0)) {
       fail(0, fmt::format("{} ranks from {}, but busbw / algbw at {} GB/s, {:.5f}, is not that of {} ranks ({:.5f}): "
                           "{}",
                           gpus, from, algbw, busbw / algbw, gpus, factor,

@@ -175,8 +175,7 @@ CalibrationResult calibrate(const Trace& measured, const ModelGraph& graph, cons
   }
   const auto timed = [](const Layer& layer) { return layer.backward_time_s > 0; };
   if (std::none_of(measured.layers.begin(), measured.layers.end(), timed)) {
-    throw ConfigError(fmt::format("trace model {}: every layer's backward_time_s is 0: nothing to fit (its RMS error "
-                                  "was shown as 0%)",
+    throw ConfigError(fmt::format("trace model {}: every layer's backward_time_s is 0: nothing to fit",
                                   printable(measured.model)));
   }
   const LayerMatch match = match_layers(measured, graph);
