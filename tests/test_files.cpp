@@ -2,10 +2,13 @@
 // replace an input, a device or a folder, and go through symbolic links.
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 
+#include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <iterator>
 #include <string>
@@ -167,4 +170,26 @@ TEST_CASE("staged files are all put in place, or none when one cannot be written
   staged.commit();
   CHECK(mgsim::read_input_file(a, mgsim::InputKind::config) == "first");
   CHECK(mgsim::read_input_file(dir.path() / "b.txt", mgsim::InputKind::config) == "second");
+}
+
+TEST_CASE("a signal removes the temporaries of staged files and ends the process by that signal", "[files]") {
+  for (const int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+    SweepTempDir dir;
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {  // a command killed between writing its outputs and putting them in place
+      mgsim::remove_temporaries_on_signal();
+      mgsim::StagedFiles staged;
+      staged.add(dir.path() / "a.txt", "first");
+      staged.add(dir.path() / "b.txt", "second");
+      ::kill(::getpid(), signal_number);
+      ::pause();
+      std::_Exit(0);  // not reached: the signal ends the process
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    CHECK(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == signal_number);
+    CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), std::filesystem::directory_iterator{}) == 0);
+  }
 }

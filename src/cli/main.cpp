@@ -86,6 +86,7 @@ int help_or_version(CLI::App& app, const CLI::ParseError& request) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  mgsim::remove_temporaries_on_signal();
   CLI::App app{"mgsim: trace-driven simulator of data-parallel training on GPU clusters", "mgsim"};
   app.set_version_flag("--version", fmt::format("mgsim {}", mgsim::version()), "print mgsim's version and exit");
   app.require_subcommand(1);

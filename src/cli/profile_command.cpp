@@ -122,8 +122,15 @@ pid_t start_program(const std::vector<std::string>& argv, const std::vector<std:
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+  posix_spawnattr_t attributes;  // the signals mgsim waits for itself (remove_temporaries_on_signal) reach the program
+  posix_spawnattr_init(&attributes);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
   pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), env.data());
+  const int spawned = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), env.data());
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   if (spawned != 0) throw ProfilerError(fmt::format("cannot start {}", argv[0]));
   return pid;

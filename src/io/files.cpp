@@ -1,14 +1,19 @@
 #include "mgsim/io/files.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <random>
+#include <set>
+#include <thread>
 #include <utility>
 
 #include <fmt/format.h>
@@ -46,7 +51,45 @@ int create_temporary(const std::filesystem::path& folder, std::filesystem::path&
 /// The read set of the running command (ReadSetScope), or null.
 std::atomic<ReadSet*> current_read_set{nullptr};
 
+/// The temporaries of writes not yet in place, removed on a signal
+/// (remove_temporaries_on_signal). The lock is held from a temporary's
+/// creation to its registration, and from its rename or removal to its
+/// release, so the signal's thread never misses one.
+std::mutex temporaries_lock;
+std::set<std::string> live_temporaries;
+
+/// Waits for a taken signal; removes every live temporary, then ends the
+/// process by that signal, its default action restored.
+void remove_temporaries_then_die() {
+  const sigset_t taken = taken_signals();
+  int signal_number = 0;
+  while (sigwait(&taken, &signal_number) != 0) {
+  }
+  const std::lock_guard lock(temporaries_lock);  // held to the end: no write renames or starts after this
+  for (const std::string& temporary : live_temporaries) ::unlink(temporary.c_str());
+  std::signal(signal_number, SIG_DFL);
+  sigset_t just_this;
+  sigemptyset(&just_this);
+  sigaddset(&just_this, signal_number);
+  pthread_sigmask(SIG_UNBLOCK, &just_this, nullptr);
+  std::raise(signal_number);
+  std::_Exit(128 + signal_number);  // not reached: the default action of each taken signal ends the process
+}
+
 }  // namespace
+
+sigset_t taken_signals() {
+  sigset_t taken;
+  sigemptyset(&taken);
+  for (const int signal_number : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&taken, signal_number);
+  return taken;
+}
+
+void remove_temporaries_on_signal() {
+  const sigset_t taken = taken_signals();
+  pthread_sigmask(SIG_BLOCK, &taken, nullptr);  // every later thread inherits it
+  std::thread(remove_temporaries_then_die).detach();
+}
 
 void throw_input_error(InputKind kind, const std::string& message) {
   switch (kind) {
@@ -268,7 +311,11 @@ void write_file_atomically(const std::filesystem::path& file, std::string_view t
 }
 
 StagedFiles::~StagedFiles() {
-  for (const Staged& s : staged_) ::unlink(s.temporary.c_str());
+  const std::lock_guard lock(temporaries_lock);
+  for (const Staged& s : staged_) {
+    ::unlink(s.temporary.c_str());
+    live_temporaries.erase(s.temporary.string());
+  }
 }
 
 void StagedFiles::add(const std::filesystem::path& file, std::string_view text) {
@@ -278,9 +325,12 @@ void StagedFiles::add(const std::filesystem::path& file, std::string_view text) 
     throw OutputError(fmt::format("{}: cannot write: {}", file.string(), why));
   };
   std::filesystem::path temporary;
+  std::unique_lock lock(temporaries_lock);
   const Descriptor out{create_temporary(target.parent_path(), temporary)};
   if (out.get() < 0) fail(std::strerror(errno));
   staged_.push_back({file, temporary, target});  // removed by the destructor unless committed
+  live_temporaries.insert(temporary.string());
+  lock.unlock();
   for (std::string_view rest = text; !rest.empty();) {
     const ssize_t written = ::write(out.get(), rest.data(), rest.size());
     if (written < 0 && errno == EINTR) continue;
@@ -293,9 +343,11 @@ void StagedFiles::add(const std::filesystem::path& file, std::string_view text) 
 void StagedFiles::commit() {
   while (!staged_.empty()) {
     const Staged& s = staged_.front();
+    const std::lock_guard lock(temporaries_lock);
     if (::rename(s.temporary.c_str(), s.target.c_str()) != 0) {
       throw OutputError(fmt::format("{}: cannot write: {}", s.file.string(), std::strerror(errno)));
     }
+    live_temporaries.erase(s.temporary.string());
     staged_.erase(staged_.begin());
   }
 }

@@ -11,6 +11,7 @@
 // the link's target. Failures throw the error type of the input kind, or
 // OutputError, with a message that names the file.
 
+#include <csignal>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -177,6 +178,18 @@ std::filesystem::path output_target(const std::filesystem::path& file);
 /// disk (fsync), then renamed over the target; through a symbolic link it
 /// replaces the link's target (output_target). Throws OutputError.
 void write_file_atomically(const std::filesystem::path& file, std::string_view text);
+
+/// From this call on, SIGINT, SIGTERM and SIGHUP (Ctrl-C, `timeout`, a closed
+/// terminal) remove every temporary of a write not yet in place, then end the
+/// process by the signal as before (red team: a killed export left its
+/// .mgsim-*.tmp files). Call once, first thing in main, before any thread
+/// starts: it blocks those signals in every thread and waits for them in one
+/// of its own. A program this process starts must get an empty signal mask
+/// (`mgsim profile`'s start_program).
+void remove_temporaries_on_signal();
+
+/// The signals remove_temporaries_on_signal takes over.
+sigset_t taken_signals();
 
 /// Several outputs of one command, all or none: add() writes each as
 /// write_file_atomically does up to its rename; commit() renames them all
