@@ -381,3 +381,28 @@ TEST_CASE("An mgsim export whose message is larger than its tensors is refused a
   CHECK_THROWS_WITH(chakra::import_et(chakra::export_rank(setup.workload, plan, {"test", R"({"kind":"synthetic"})"}), "x"),
                     Catch::Contains("which hold") && Catch::Contains("a damaged file"));
 }
+
+TEST_CASE("Nodes ready together are taken by their start times, whatever their order in the file") {
+  // Forward 10 us; XBackward0 20 us; its gradient (1000 B, started at 30 us) and YBackward0 30 us, both after X;
+  // Y's gradient (2000 B, at 60 us). By the start times X's gradient goes first and its layer holds X's 20 us,
+  // Y's the 30 us after it, in whichever order the file lists the nodes (red team: written in reverse, X's
+  // layer held 0 us and Y's 50).
+  for (const bool reversed : {false, true}) {
+    chakra::EtFile et;
+    add_node(et, 1, "fwd", ChakraProtoMsg::COMP_NODE, 10, {}).set_start_time_micros(0);
+    add_node(et, 2, "XBackward0", ChakraProtoMsg::COMP_NODE, 20, {1}).set_start_time_micros(10);
+    add_collective(et, 3, ChakraProtoMsg::ALL_REDUCE, 1000, {2});
+    et.nodes.back().set_start_time_micros(30);
+    add_node(et, 4, "YBackward0", ChakraProtoMsg::COMP_NODE, 30, {2}).set_start_time_micros(30);
+    add_collective(et, 5, ChakraProtoMsg::ALL_REDUCE, 2000, {4});
+    et.nodes.back().set_start_time_micros(60);
+    if (reversed) std::reverse(et.nodes.begin(), et.nodes.end());
+    for (std::size_t i = 0; i < et.nodes.size(); ++i) et.offsets.push_back(i);
+    const chakra::Imported got = chakra::import_et(encode_et(et), "pt");
+    REQUIRE(got.trace.layers.size() == 2);  // forward order: Y's layer, then X's
+    CHECK(got.trace.layers[0].params == std::vector<std::int64_t>{2000});
+    CHECK(got.trace.layers[0].backward_time_s == Approx(30e-6).epsilon(1e-12));
+    CHECK(got.trace.layers[1].params == std::vector<std::int64_t>{1000});
+    CHECK(got.trace.layers[1].backward_time_s == Approx(20e-6).epsilon(1e-12));
+  }
+}

@@ -999,3 +999,44 @@ TEST_CASE("import: a sequence number past 2^63 or below 0 is no id, never a wrap
     }
   }
 }
+
+TEST_CASE("import: GPU work no launch leads to is said with its time, not dropped silently", "[import]") {
+  // Red team: without the launches of Linear_0's backward kernels its backward imported 5x too short, said nowhere.
+  // Those kernels (correlations 1012, 1013, 1025, 1026) run 30 + 8 + 30 + 12 = 80 us.
+  nlohmann::json document = sample();
+  auto& events = document["traceEvents"];
+  const auto launch_of_linear_0 = [](const nlohmann::json& e) {
+    if (e.value("cat", "") != "cuda_runtime") return false;
+    const int correlation = e["args"]["correlation"];
+    return correlation == 1012 || correlation == 1013 || correlation == 1025 || correlation == 1026;
+  };
+  events.erase(std::remove_if(events.begin(), events.end(), launch_of_linear_0), events.end());
+  const ImportedTrace imported = import(document);
+  CHECK(std::count_if(imported.warnings.begin(), imported.warnings.end(), [](const std::string& w) {
+          return w.starts_with("4 GPU kernels or copies (0.080 ms) whose launch") &&
+                 w.find("left out of every layer's time") != std::string::npos;
+        }) == 1);
+  // Without args.correlation, the two of step 1 (30 + 8 us).
+  nlohmann::json uncorrelated = sample();
+  for (nlohmann::json& e : uncorrelated["traceEvents"]) {
+    if (e.value("cat", "") == "kernel" && (e["args"]["correlation"] == 1012 || e["args"]["correlation"] == 1013)) {
+      e["args"].erase("correlation");
+    }
+  }
+  const ImportedTrace cut = import(uncorrelated);
+  CHECK(std::count_if(cut.warnings.begin(), cut.warnings.end(), [](const std::string& w) {
+          return w.starts_with("2 GPU kernels or copies (0.038 ms) without args.correlation");
+        }) == 1);
+  // Without it on every kernel of step 2 but the all-reduces (correlations from 1018), step 2 is skipped, said.
+  nlohmann::json second = sample();
+  for (nlohmann::json& e : second["traceEvents"]) {
+    const auto& name = e.value("name", "");
+    if (e.value("cat", "") == "kernel" && e["args"]["correlation"] >= 1018 && name.find("nccl") == std::string::npos) {
+      e["args"].erase("correlation");
+    }
+  }
+  const ImportedTrace one = import(second);
+  CHECK(one.provenance["statistics"]["iterations"] == 1);
+  CHECK(std::count(one.warnings.begin(), one.warnings.end(),
+                   "1 step window skipped: no backward GPU work could be traced to its launches") == 1);
+}

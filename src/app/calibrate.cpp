@@ -963,6 +963,35 @@ std::vector<std::optional<std::size_t>> trade_offs(const std::vector<std::vector
   return with;
 }
 
+/// Another value fits as well: more than this far from the fit, relatively.
+constexpr double kDistinctValue = 0.1;
+/// ... with an rms relative error over the measurements at most this much above the fit's: 0.1 points, below
+/// what measured iteration times repeat to, so no measurement of that precision tells the two apart.
+constexpr double kFitsAsWell = 1e-3;
+
+/// Per value, the farthest one among `tried` (points and their squared relative
+/// errors over `rows` measurements, in the optimiser's units) that is distinct
+/// from `z` and fits within kFitsAsWell of `fitted`: another minimum of a
+/// step-shaped response, or a shallow slope that moves the predictions too
+/// little for any measurement to pin the value down.
+std::vector<std::optional<double>> other_fits(const std::vector<std::pair<std::vector<double>, double>>& tried,
+                                              const std::vector<double>& z, double fitted, std::size_t rows) {
+  const auto rms = [&](double squared) { return std::sqrt(squared / static_cast<double>(rows)); };
+  std::vector<std::optional<double>> farthest(z.size());
+  std::vector<double> distance(z.size(), 0.0);
+  for (const auto& [point, squared] : tried) {
+    if (!(rms(squared) <= rms(fitted) + kFitsAsWell)) continue;
+    for (std::size_t i = 0; i < z.size(); ++i) {
+      const double apart = std::abs(point[i] - z[i]) / std::max(std::abs(z[i]), 1e-12);
+      if (apart > kDistinctValue && apart > distance[i]) {
+        distance[i] = apart;
+        farthest[i] = point[i];
+      }
+    }
+  }
+  return farthest;
+}
+
 }  // namespace
 
 std::string identifiability_note(const Calibration& calibration, const CalibrationResult& result, std::size_t i) {
@@ -971,7 +1000,11 @@ std::string identifiability_note(const Calibration& calibration, const Calibrati
   }
   if (result.flat[i]) return "not identifiable: no measurement moves when it changes by 1% here";
   if (result.edge[i]) return fmt::format("not identifiable: a measurement cannot run past it ({})", *result.edge[i]);
-  if (!result.at_bound[i]) return "";
+  if (!result.at_bound[i]) {
+    if (!result.also_fits[i]) return "";
+    return fmt::format("not identifiable: {:g} fits the measurements within 0.1 points (rms error) of this",
+                       *result.also_fits[i]);
+  }
   const ValueBounds& bounds = calibration.bounds()[i];
   const bool low = std::abs(result.values[i] - bounds.lower) <= std::abs(result.values[i] - bounds.upper);
   return fmt::format("not identifiable: at its {} bound {:g}", low ? "lower" : "upper", low ? bounds.lower : bounds.upper);
@@ -980,12 +1013,14 @@ std::string identifiability_note(const Calibration& calibration, const Calibrati
 CalibrationResult Calibration::fit() const {
   const std::size_t n = paths_.size();
   CalibrationResult result;
+  std::vector<std::pair<std::vector<double>, double>> tried;  // every point the search tried, and its error
   const Objective objective = [&](const std::vector<double>& z) {
     ++result.evaluations;
     std::vector<double> values(n);
     for (std::size_t i = 0; i < n; ++i) values[i] = z[i] * scale_[i];
     try {
-      return squared_relative_error(predict(values), measurements_);
+      tried.emplace_back(z, squared_relative_error(predict(values), measurements_));
+      return tried.back().second;
     } catch (const WorkError&) {
       throw nlopt::forced_stop();  // NLopt stops and rethrows it; fit() reports the budget
     } catch (const Error&) {
@@ -1050,7 +1085,9 @@ CalibrationResult Calibration::fit() const {
     }
     result.edge.push_back(std::move(edge));
   }
+  result.also_fits = other_fits(tried, z, result.sum_squared_rel_error, measurements_.size());
   for (std::size_t i = 0; i < n; ++i) {
+    if (result.also_fits[i]) *result.also_fits[i] *= scale_[i];
     result.flat.push_back(!columns[i].empty() &&
                           std::all_of(columns[i].begin(), columns[i].end(), [](double d) { return d == 0.0; }));
   }

@@ -5,6 +5,7 @@
 #include <functional>
 #include <queue>
 #include <unordered_map>
+#include <utility>
 
 #include "mgsim/error.hpp"
 
@@ -57,16 +58,20 @@ EtGraph order_nodes(const EtFile& file, const std::string& source) {
     waiting[i] = graph.parents[i].size();
     for (std::size_t p : graph.parents[i]) children[p].push_back(i);
   }
-  std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> ready;
+  // Of the nodes ready together, the one recorded to start first, then the first in the file (red team: a file
+  // written in reverse sent the gradients in reverse, whatever the start times said).
+  using Ready = std::pair<std::uint64_t, std::size_t>;  // start_time_micros, index
+  std::priority_queue<Ready, std::vector<Ready>, std::greater<>> ready;
+  const auto push = [&](std::size_t i) { ready.emplace(file.nodes[i].start_time_micros(), i); };
   for (std::size_t i = 0; i < n; ++i) {
-    if (waiting[i] == 0) ready.push(i);
+    if (waiting[i] == 0) push(i);
   }
   while (!ready.empty()) {
-    const std::size_t i = ready.top();
+    const std::size_t i = ready.top().second;
     ready.pop();
     graph.order.push_back(i);
     for (std::size_t c : children[i]) {
-      if (--waiting[c] == 0) ready.push(c);
+      if (--waiting[c] == 0) push(c);
     }
   }
   if (graph.order.size() < n) {

@@ -58,6 +58,13 @@ int gpus_per_node(int given, const std::string& file, const CurveFile& curve, st
     source = fmt::format("provenance.ranks / provenance.hosts, {} / {}", ranks, hosts);
     return ranks / hosts;
   }
+  if (ranks > 0 && hosts > 0) {  // red team: an uneven split was said not to be in the provenance
+    note = fmt::format("  (gpus_per_node 1: the curve's provenance has {} ranks on {} hosts, not as many on each; "
+                       "give --gpus-per-node)\n",
+                       ranks, hosts);
+    source = fmt::format("1, the provenance's {} ranks not splitting evenly over its {} hosts", ranks, hosts);
+    return 1;
+  }
   note = "  (gpus_per_node 1: the curve's provenance does not say how many ranks ran on how many hosts; "
          "give --gpus-per-node)\n";
   source = "1, the provenance naming no ranks on hosts";

@@ -53,7 +53,10 @@ Launches index_launches(const RecordSet& records, AttributionNotes& notes) {
     (collective ? launches.collective : launches.compute).push_back({&call, std::move(found->second)});
     work.erase(found);
   }
-  for (const auto& [correlation, orphans] : work) notes.activities_without_launch += static_cast<int>(orphans.size());
+  for (const auto& [correlation, orphans] : work) {
+    notes.activities_without_launch += static_cast<int>(orphans.size());
+    for (const GpuActivity* a : orphans) notes.activities_without_launch_ns += a->end_ns - a->start_ns;
+  }
   for (std::vector<Launch>* list : {&launches.compute, &launches.collective}) {
     std::sort(list->begin(), list->end(), [](const Launch& a, const Launch& b) {
       if (a.call->start_ns != b.call->start_ns) return a.call->start_ns < b.call->start_ns;

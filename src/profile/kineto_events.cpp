@@ -177,6 +177,7 @@ void EventCollector::add(const nlohmann::json& event, std::size_t index) {
     const auto correlation = EventReader::arg_int(args, "correlation");
     if (!correlation) {
       ++events_.activities_without_correlation;
+      events_.activities_without_correlation_ns += end - start;
       return;
     }
     const auto device = EventReader::arg_int(args, "device");

@@ -58,6 +58,7 @@ struct Events {
   std::vector<Span> steps;      ///< "ProfilerStep#N", by start time
   int gpu_step_copies = 0;      ///< "ProfilerStep#N" copies on the GPU's timeline (gpu_user_annotation)
   int activities_without_correlation = 0;
+  std::int64_t activities_without_correlation_ns = 0;  ///< their time, summed
 };
 
 /// Takes the events one at a time, so that a trace read from a file is never

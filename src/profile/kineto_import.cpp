@@ -734,6 +734,22 @@ class KinetoImporter {
       out.warnings.push_back("the trace holds no forward pass (forward time 0): predictions from it leave the "
                              "forward out; profile a whole step, or set \"forward_time_s\" in the written trace");
     }
+    // GPU work no launch leads to is in no layer's time (red team: a layer's backward imported 5x too short, silently).
+    const auto warn_unattributed = [&](int count, std::int64_t ns, std::string_view why) {
+      if (count == 0) return;
+      out.warnings.push_back(fmt::format("{} ({:.3f} ms) {}: left out of every layer's time, which may come out "
+                                         "short; a damaged or cut trace?",
+                                         counted(count, "GPU kernel or copy", "GPU kernels or copies"),
+                                         static_cast<double>(ns) * 1e-6, why));
+    };
+    warn_unattributed(events_.activities_without_correlation, events_.activities_without_correlation_ns,
+                      "without args.correlation");
+    warn_unattributed(notes.activities_without_launch, notes.activities_without_launch_ns,
+                      "whose launch (the cuda_runtime event of its correlation) the trace lacks");
+    if (notes.incomplete_iterations > 0) {  // red team: a step whose kernels all lacked their correlation, unsaid
+      out.warnings.push_back(fmt::format("{} skipped: no backward GPU work could be traced to its launches",
+                                         counted(notes.incomplete_iterations, "step window")));
+    }
     if (notes.markers_any_thread > 0) {
       out.warnings.push_back(
           fmt::format("{} AccumulateGrad events ran on a thread that launched no kernel: matched "

@@ -167,9 +167,11 @@ class NcclTestsReader {
         continue;
       }
       if (const auto seen = first_line.find(point->bytes); seen != first_line.end()) {
-        fail(raw.line, fmt::format("size {} already given on line {} (several types or reductions? use --type and "
-                                   "--redop)",
-                                   point->bytes, seen->second));
+        // Red team: the hint named --type and --redop where both were given: two runs appended to one log.
+        const bool filtered_both = !options_.data_type.empty() && !options_.reduction.empty();
+        fail(raw.line, fmt::format("size {} already given on line {} ({})", point->bytes, seen->second,
+                                   filtered_both ? "two runs in one log? import each from its own file"
+                                                 : "several types or reductions? use --type and --redop"));
       }
       first_line[point->bytes] = raw.line;
       curve.points.push_back(*point);

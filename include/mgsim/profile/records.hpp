@@ -96,6 +96,7 @@ struct IterationTiming {
 struct AttributionNotes {
   int incomplete_iterations = 0;      ///< dropped: a boundary marker or all backward GPU work missing
   int activities_without_launch = 0;  ///< GPU work whose launching call was not recorded (ignored)
+  std::int64_t activities_without_launch_ns = 0;  ///< their time, summed
   int markers_without_work = 0;       ///< no GPU work launched before them in their phase: at its start
   int markers_any_thread = 0;         ///< their thread launched nothing: matched against every thread
   int duplicate_markers = 0;          ///< a parameter marked twice in one iteration: the last one counts
