@@ -46,6 +46,17 @@ inline constexpr std::size_t kMaxRuns = std::size_t{1} << 22;
 /// Deepest nesting of arrays and objects a JSON input may have: past any
 /// file mgsim reads, well inside what copying a value (a recursion) may take.
 inline constexpr std::size_t kMaxJsonDepth = 512;
+/// Most values a JSON input holds at once (every array and object and what
+/// they hold; the elements of a streamed array, a trace's layers or a Kineto
+/// trace's events, one at a time): about 1 GB of memory at nlohmann's 16 to
+/// 64 bytes a value (red team: a 400 MB provenance of zeros took 20 GB and
+/// aborted). A 1,000,000-layer trace holds a few.
+inline constexpr std::size_t kMaxJsonValues = std::size_t{1} << 24;
+/// Most entries the plan search's tables start with (a frontier per pair of
+/// strategies of every edge; about 100 bytes each as they grow): about 3.4 GB
+/// (red team: 300,000 layers on 65536 GPUs with --allow-replication asked
+/// 8 GB and more, and failed with std::bad_alloc).
+inline constexpr double kMaxPlanTableEntries = double{1 << 25};
 /// Largest iteration count accepted (the per-iteration timings are kept).
 inline constexpr int kMaxIterations = 1'000'000;
 /// Largest seed accepted: 2^53, so that every seed is exact as a JSON number.

@@ -71,7 +71,10 @@ class DocumentBuilder {
                           (streamed_->key.empty() ? open_.empty() : open_.size() == 1 && top_key_ == streamed_->key);
     open_.push_back(place(json::array()));
     keys_.emplace_back(std::nullopt);
-    if (streamed) stream_ = open_.back();
+    if (streamed) {
+      stream_ = open_.back();
+      held_before_stream_ = held_;
+    }
     return true;
   }
   bool key(json::string_t& name) {
@@ -129,6 +132,9 @@ class DocumentBuilder {
   /// Puts a new value where the parser is: the root, the end of the open
   /// array, or the slot of the last key of the open object.
   json* place(json&& value) {
+    if (++held_ > kMaxJsonValues) {
+      throw JsonSyntaxError(fmt::format("more than {} values in one document (docs/limits.md)", kMaxJsonValues), path());
+    }
     if (open_.empty()) {
       root_ = std::move(value);
       return &root_;
@@ -159,6 +165,7 @@ class DocumentBuilder {
     if (stream_ == nullptr || open_.back() != stream_) return;
     streamed_->take(stream_->back(), handed_out_++);
     stream_->clear();
+    held_ = held_before_stream_;
   }
 
   const StreamedArray* streamed_;
@@ -170,6 +177,8 @@ class DocumentBuilder {
   std::string top_key_;      ///< the last key of the top-level object
   json* stream_ = nullptr;   ///< the streamed array while it is open
   std::size_t handed_out_ = 0;
+  std::size_t held_ = 0;                ///< values in the document now (kMaxJsonValues)
+  std::size_t held_before_stream_ = 0;  ///< ... when the streamed array opened
 };
 
 /// `source`'s bytes, refusing a NUL byte: JSON allows none (a string

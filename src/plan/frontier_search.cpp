@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "mgsim/error.hpp"
+#include "mgsim/limits.hpp"
 #include "mgsim/plan/frontier.hpp"
 
 namespace mgsim::plan {
@@ -305,7 +306,28 @@ std::vector<PlanPoint> pareto_points(std::vector<PlanPoint> points) {
   return kept;
 }
 
+namespace {
+
+/// Refuses a search whose tables would start past kMaxPlanTableEntries, before they are allocated.
+void check_table_entries(const CostModel& model) {
+  double entries = 0.0;
+  for (OpId v = 0; v < model.op_count(); ++v) {
+    const auto strategies = static_cast<double>(model.strategies(v).size());
+    entries += strategies;
+    for (const OpId u : model.graph().inputs(v)) entries += strategies * static_cast<double>(model.strategies(u).size());
+  }
+  if (entries > kMaxPlanTableEntries) {
+    throw ConfigError(fmt::format("the plan search would start with {:.3g} table entries, about {:.0f} GB (at most "
+                                  "{:.0f}, docs/limits.md): plan fewer operators or GPUs, or without "
+                                  "--allow-replication, where given",
+                                  entries, entries * 100 / 1e9, kMaxPlanTableEntries));
+  }
+}
+
+}  // namespace
+
 SearchResult search_frontier(const CostModel& model, const SearchOptions& options) {
+  check_table_entries(model);
   SearchResult result;
   FrontierArena arena(options.frontier_bound, options.memory_limit, options.max_candidates, options.offered_before);
   Reducer reducer(model, arena);
