@@ -15,6 +15,7 @@
 #include "mgsim/simulation.hpp"
 #include "mgsim/zoo/graph_builder.hpp"
 #include "mgsim/zoo/models.hpp"
+#include "test_sweep_support.hpp"
 
 namespace {
 
@@ -23,6 +24,7 @@ using namespace mgsim::plan;
 using mgsim::zoo::GraphBuilder;
 using mgsim::zoo::ModelGraph;
 using mgsim::zoo::Tensor;
+using mgsim::test::SweepTempDir;
 
 /// All-reduce a + b M, all-gather (P - 1)(c + b m): numbers easy to add by hand.
 class HandCollective : public Collective {
@@ -197,6 +199,18 @@ TEST_CASE("plan: pure data parallelism costs what the simulator's single-message
 TEST_CASE("plan: cluster files name the key that is wrong", "[plan]") {
   CHECK(default_cluster().settings.gpus_per_node == 8);
   CHECK_THROWS_WITH(load_cluster("/nonexistent/cluster.json"), Catch::Contains("/nonexistent/cluster.json"));
+}
+
+TEST_CASE("plan: a cluster file's network may carry the name a run config gives it", "[plan]") {
+  // Red team: refused as an unknown key, where run, sweep and advise read the same network.
+  SweepTempDir dir;
+  const nlohmann::json link = {{"alpha_us", 20}, {"beta_s_per_byte", 8e-10}};
+  const plan::Cluster c = load_cluster(dir.write_json("cluster.json", {{"collective", "ring"},
+                                                                  {"network", {{"name", "25GbE"}, {"intra", link}, {"inter", link}}}}));
+  CHECK(c.settings.network.inter.alpha_s == Approx(20e-6).epsilon(1e-12));
+  CHECK(c.settings.network.inter.beta_s_per_byte == Approx(8e-10).epsilon(1e-12));
+  CHECK_THROWS_WITH(load_cluster(dir.write_json("bad.json", {{"network", {{"name", 5}, {"intra", link}, {"inter", link}}}})),
+                    Catch::Contains("network.name"));
 }
 
 TEST_CASE("a trace alone is planned layer by layer along the batch, timed by the trace") {

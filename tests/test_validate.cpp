@@ -1,6 +1,7 @@
 // `mgsim validate`: a case calibrates on some measurements and is judged on
 // the others; the shipped set must not get worse.
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -309,4 +310,22 @@ TEST_CASE("Validate finds a copy of a case whose fit lists its keys in another o
   c["fit"] = {"collective.sum_s_per_byte", "schedules.0.cycle_time_ms"};
   dir.write_json("set/b.json", c);
   CHECK_THROWS_WITH(validate(dir.path() / "set"), Catch::Contains("counted twice (a copy of that case?)"));
+}
+
+TEST_CASE("Validate names a trace by its path where another trace of the case has the same file name") {
+  // Red team: rows of a/g.json and b/g.json both read g.json.
+  SweepTempDir dir;
+  std::filesystem::create_directories(dir.path() / "a");
+  std::filesystem::create_directories(dir.path() / "b");
+  std::filesystem::copy_file(kGoogleNetTrace, dir.path() / "a" / "g.json");
+  std::filesystem::copy_file(kGoogleNetTrace, dir.path() / "b" / "g.json");
+  const double compute = 0.102667 + 0.205334;
+  nlohmann::json calibrate = row(2, compute + 2e-3), predict = row(5, compute + 8.8e-3);
+  calibrate["trace"] = "a/g.json";
+  predict["trace"] = "b/g.json";
+  const ValidationReport report = validate(
+      dir.write_json("case.json", ring_case(nlohmann::json::array({calibrate}), nlohmann::json::array({predict}))));
+  REQUIRE(report.rows.size() == 2);
+  CHECK(report.rows[0].trace == "a/g.json");
+  CHECK(report.rows[1].trace == "b/g.json");
 }

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <set>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -52,11 +53,31 @@ void check_sources(JsonReader& top, const std::vector<Measurement>& rows, const 
   }
 }
 
+/// How the rows of case `file` name each trace: its file name, or, where
+/// another trace of the case has the same name, its path from the case's
+/// folder (red team: rows of traces a/g.json and b/g.json both read g.json).
+std::map<std::filesystem::path, std::string> trace_names(const std::filesystem::path& file,
+                                                         const std::vector<Measurement>& calibrating,
+                                                         const std::vector<Measurement>& predicting) {
+  std::map<std::filesystem::path, std::set<std::filesystem::path>> by_name;
+  for (const std::vector<Measurement>* rows : {&calibrating, &predicting}) {
+    for (const Measurement& m : *rows) by_name[m.trace.filename()].insert(m.trace);
+  }
+  std::map<std::filesystem::path, std::string> names;
+  for (const auto& [name, traces] : by_name) {
+    for (const std::filesystem::path& trace : traces) {
+      names[trace] = traces.size() == 1 ? name.string() : trace.lexically_relative(file.parent_path()).string();
+    }
+  }
+  return names;
+}
+
 void add_rows(const std::filesystem::path& file, const std::vector<Measurement>& rows,
-              const std::vector<double>& predicted, bool calibrates, ValidationReport& report) {
+              const std::map<std::filesystem::path, std::string>& trace_name, const std::vector<double>& predicted,
+              bool calibrates, ValidationReport& report) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Measurement& m = rows[i];
-    report.rows.push_back({file.filename().string(), m.trace.filename().string(), row_label(m),
+    report.rows.push_back({file.filename().string(), trace_name.at(m.trace), row_label(m),
                            std::string(metric_key(m.metric)), m.source, m.gpus, calibrates, m.value, predicted[i]});
   }
 }
@@ -236,7 +257,8 @@ void validate_case(const std::filesystem::path& file, std::string text, double m
   const auto budget = std::make_shared<WorkBudget>(max_work);
   const Calibration calibration(file, config, "config", file, "calibrate", calibrating, paths, "fit", budget);
   const CalibrationResult fit = calibration.fit();
-  add_rows(file, calibrating, fit.predicted, true, report);
+  const std::map<std::filesystem::path, std::string> trace_name = trace_names(file, calibrating, predicting);
+  add_rows(file, calibrating, trace_name, fit.predicted, true, report);
   for (std::size_t i = 0; i < paths.size(); ++i)
     report.fitted.push_back(
         {file.filename().string(), paths[i], fit.values[i], identifiability_note(calibration, fit, i)});
@@ -246,7 +268,7 @@ void validate_case(const std::filesystem::path& file, std::string text, double m
   for (std::size_t i = 0; i < predicting.size(); ++i) {
     refuse_one_number_in_two_units(prediction, predicted_values, i, predictions, first + i, file, budget);
   }
-  add_rows(file, predicting, predicted_values, false, report);
+  add_rows(file, predicting, trace_name, predicted_values, false, report);
 }
 
 /// |error| of the predicted rows (of `source` only, when given), sorted.

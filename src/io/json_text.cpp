@@ -78,6 +78,10 @@ std::string json_text(const nlohmann::json& document, int indent) {
   return out;
 }
 
+void append_json_text(std::string& out, const nlohmann::json& value, int indent, int depth) {
+  append(out, value, indent, depth);
+}
+
 std::string json_text(const nlohmann::ordered_json& document, int indent) {
   std::string out;
   append(out, document, indent, 0);

@@ -54,7 +54,9 @@ Cluster load_cluster(const std::filesystem::path& file) {
                         c.collective));
   }
   if (top.has("gpus_per_node")) c.settings.gpus_per_node = static_cast<int>(top.integer("gpus_per_node", 1, kMaxGpus));
-  c.settings.network = read_network(top.object("network"));
+  JsonReader network = top.object("network");
+  if (network.has("name")) network.text("name");  // a run config's label, accepted as run reads it (red team)
+  c.settings.network = read_network(network);
   check_network_for(*info, c.settings.network, top.required("network"), top.where().key("network"));
   top.reject_unknown();
   return c;

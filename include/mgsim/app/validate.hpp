@@ -19,7 +19,7 @@ namespace mgsim {
 /// One measured number of a case and what mgsim made of it.
 struct ValidationRow {
   std::string case_name;  ///< the case file's name
-  std::string trace;      ///< the trace file's name
+  std::string trace;      ///< the trace file's name, or its path from the case's folder where two of the case share a name
   std::string schedule;
   std::string metric;  ///< "throughput_samples_per_s", ...
   std::string source;  ///< the case's source id

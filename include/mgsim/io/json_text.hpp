@@ -16,6 +16,10 @@ namespace mgsim {
 /// (no spaces) when `indent` is negative; no final newline.
 std::string json_text(const nlohmann::json& document, int indent);
 std::string json_text(const nlohmann::ordered_json& document, int indent);
+/// Appends the text of `value` to `out` as json_text lays it out at nesting
+/// `depth` (its inner lines indented for that depth, its first line not):
+/// an element of a long array written one at a time (a timeline's events).
+void append_json_text(std::string& out, const nlohmann::json& value, int indent, int depth);
 
 /// Adds the top-level fields "mgsim_version" and "format_version"
 /// (mgsim/version.hpp) to a report's JSON object.
