@@ -200,6 +200,12 @@ void check_builder_params(const BuilderInfo& info, const BuilderParams& given, i
   if (given.numbers.contains("deadline_s") != (trigger == "deadline")) {
     throw ConfigError(fmt::format("schedule '{}': trigger 'deadline' and parameter 'deadline_s' go together", info.name));
   }
+  if (trigger == "deadline" && to_ns(param_value(given.numbers, kNbsgdParams, "deadline_s")) < 1) {
+    // Red team: 1e-10 s was accepted and ran as a deadline of 0 ns, which is refused.
+    throw ConfigError(fmt::format("schedule '{}': parameter 'deadline_s' = {:g} is under the engine's 1 ns tick: "
+                                  "expected at least 1e-9",
+                                  info.name, param_value(given.numbers, kNbsgdParams, "deadline_s")));
+  }
   if (trigger == "kth" && param_value(given.numbers, kNbsgdParams, "k") > gpus) {
     throw ConfigError(fmt::format("schedule '{}': parameter 'k' = {} exceeds the {}", info.name,
                                   param_value(given.numbers, kNbsgdParams, "k"), counted(gpus, "GPU")));

@@ -1,6 +1,8 @@
 #include "mgsim/io/graph_io.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -38,6 +40,7 @@ Graph load_graph(const std::filesystem::path& file) {
   std::istringstream in(text);
   int ranks = 0;
   std::vector<Edge> edges;
+  std::map<Edge, int> line_of;  // each edge's line, either way round: a repeat names both (red team: neither)
   int number = 0;
   for (std::string line; std::getline(in, line);) {
     ++number;
@@ -56,6 +59,9 @@ Graph load_graph(const std::filesystem::path& file) {
     const int b = w.size() == 2 ? rank_number(w[1], ranks) : -1;
     if (a < 0 || b < 0) fail(fmt::format("expected an edge \"a b\" of two ranks in [0, {}], got '{}'", ranks - 1, printable(line)));
     if (a == b) fail(fmt::format("rank {} linked to itself", a));
+    if (const auto [first, added] = line_of.emplace(Edge{std::min(a, b), std::max(a, b)}, number); !added) {
+      fail(fmt::format("edge {} {} given twice (first on line {})", a, b, first->second));
+    }
     edges.emplace_back(a, b);
   }
   if (ranks == 0) throw ConfigError(fmt::format("{}: expected \"ranks N\" and edges, got no graph", file.string()));

@@ -143,9 +143,15 @@ std::string format_plan_table(const PlanReport& r) {
   const std::optional<std::size_t> chosen = fastest_within(result, *r.memory_limit);
   if (!chosen) {
     const std::int64_t smallest = result.frontier.empty() ? 0 : result.frontier.back().cost.memory;
-    return out + fmt::format("\nno plan fits in {:.2f} GiB per device; the smallest needs {:.2f} GiB: lower --batch "
+    // Red team: "no plan fits in 0.00 GiB; the smallest needs 0.00 GiB" for 1 KiB against 24 kB.
+    const auto memory = [](std::int64_t bytes) {
+      if (bytes >= std::int64_t{1} << 30) return fmt::format("{:.2f} GiB", gib(bytes));
+      if (bytes >= std::int64_t{1} << 20) return fmt::format("{:.2f} MiB", static_cast<double>(bytes) / (1 << 20));
+      return fmt::format("{} bytes", bytes);
+    };
+    return out + fmt::format("\nno plan fits in {} per device; the smallest needs {}: lower --batch "
                              "(activations shrink with it) or plan more GPUs (--gpus)\n",
-                             gib(*r.memory_limit), gib(smallest));
+                             memory(*r.memory_limit), memory(smallest));
   }
   const PlanPoint& p = result.frontier[*chosen];
   out += fmt::format("\nfastest plan within {:.2f} GiB: point {}, {:.3f} ms, {:.2f} GiB per device, ZeRO stage {}\n",
