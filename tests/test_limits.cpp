@@ -124,6 +124,16 @@ TEST_CASE("a run's work estimate counts what its plan does: messages, pairs of u
   CHECK(steps("p3", MessageUnit::tensor, line) == 3 * 6);    // slices of 50,000: 2 + 2 + 1 + 1, three steps each
 }
 
+TEST_CASE("the exact omgs plan is charged n^3 / 1,000 steps past 1,000 layers", "[limits][work]") {
+  // Red team: 10,000 layers of balanced selection and exchange, charged 10^8 (n^2), ran 64 s on 2 GPUs.
+  const mgsim::ScheduleSpec spec{"omgs", {}, {}, {}, {}, {}, mgsim::MessageUnit::layer};
+  const auto schedule = spec.build();
+  mgsim::Trace trace = mgsim::test::make_trace(std::vector<double>(5000, 1e-6), std::vector<std::int64_t>(5000, 10));
+  const mgsim::Workload workload(trace);
+  CHECK(schedule->plan_steps(1000, workload.layout, true) == 1e6);
+  CHECK(schedule->plan_steps(5000, workload.layout, true) == 1.25e8);  // 5000^2 x 5
+}
+
 TEST_CASE("a count parameter (ParamSpec::whole) has a whole default and refuses a fraction wherever it is built") {
   using namespace mgsim;
   std::set<std::string> counts;

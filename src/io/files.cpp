@@ -341,15 +341,19 @@ void StagedFiles::add(const std::filesystem::path& file, std::string_view text) 
 }
 
 void StagedFiles::commit() {
-  while (!staged_.empty()) {
-    const Staged& s = staged_.front();
-    const std::lock_guard lock(temporaries_lock);
+  // One lock for every rename: a signal waits for the last, so it leaves all the outputs in place or none
+  // (red team: SIGINT between renames left 14 of an export's 2048 rank files beside 2034 older ones).
+  const std::lock_guard lock(temporaries_lock);
+  for (std::size_t done = 0; done < staged_.size(); ++done) {
+    const Staged& s = staged_[done];
     if (::rename(s.temporary.c_str(), s.target.c_str()) != 0) {
-      throw OutputError(fmt::format("{}: cannot write: {}", s.file.string(), std::strerror(errno)));
+      const std::string message = fmt::format("{}: cannot write: {}", s.file.string(), std::strerror(errno));
+      staged_.erase(staged_.begin(), staged_.begin() + static_cast<std::ptrdiff_t>(done));  // in place: not removed
+      throw OutputError(message);
     }
     live_temporaries.erase(s.temporary.string());
-    staged_.erase(staged_.begin());
   }
+  staged_.clear();
 }
 
 }  // namespace mgsim
