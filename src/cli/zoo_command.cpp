@@ -242,10 +242,10 @@ void trace(const ModelArgs& a, const RooflineArgs& r, const MeasuredCompute& mea
                                     a.model, a.batch, printable(layer.name), slowest, kMaxStepSeconds));
     }
   }
-  const std::string text = format_trace_json(t.trace, t.provenance);
-  // Never write a trace mgsim would refuse to read (a layer past an hour, a total past a year).
-  parse_trace(text, fmt::format("the trace of {} at batch {} (not written)", a.model, a.batch));
-  emit(text, output);
+  // Never write a trace mgsim would refuse to read (a forward past an hour, a total past a year), and say which
+  // (red team: "the file to write").
+  emit(format_trace_json(t.trace, t.provenance, fmt::format("the trace of {} at batch {} (not written)", a.model, a.batch)),
+       output);
 }
 
 void calibrate_trace(ModelArgs a, const RooflineArgs& r, const std::string& trace_file, const CalibrationOptions& options) {

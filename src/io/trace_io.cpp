@@ -281,7 +281,7 @@ std::vector<SelectionPoint> load_selection_curve(const std::filesystem::path& fi
   return points;
 }
 
-std::string format_trace_json(const Trace& trace, const nlohmann::ordered_json& provenance) {
+std::string format_trace_json(const Trace& trace, const nlohmann::ordered_json& provenance, std::string what) {
   require_kind(provenance);
   nlohmann::ordered_json out;
   const bool per_layer = has_layer_forward(trace);
@@ -311,7 +311,7 @@ std::string format_trace_json(const Trace& trace, const nlohmann::ordered_json& 
     }
   }
   std::string text = json_text(out, 1) + "\n";
-  parse_trace(text, to_write(provenance));  // nothing is written that mgsim would not read back
+  parse_trace(text, what.empty() ? to_write(provenance) : what);  // nothing is written that mgsim would not read back
   return text;
 }
 

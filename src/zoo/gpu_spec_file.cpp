@@ -3,7 +3,10 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "mgsim/io/json_reader.hpp"
+#include "mgsim/io/utf8.hpp"
 #include "mgsim/zoo/calibration.hpp"  // kMinEfficiency, kMaxEfficiency: the range zoo calibrate fits in
 #include "mgsim/zoo/gpus.hpp"
 
@@ -38,6 +41,10 @@ GpuSpec load_gpu_spec(const std::filesystem::path& file) {
   JsonReader top(document, {file.string(), "", InputKind::config});
   GpuSpec gpu;
   gpu.name = top.prose("name", kMaxNameBytes);
+  if (hides_any(gpu.name)) {  // red team: a newline in the name printed a fake "mgsim: error:" line
+    top.where().key("name").fail(fmt::format("expected a name without control characters (a newline, a tab, a "
+                                             "bidirectional control), got '{}'", printable(gpu.name)));
+  }
   const auto& catalogue = gpu_catalogue();
   if (std::any_of(catalogue.begin(), catalogue.end(), [&](const GpuSpec& g) { return g.name == gpu.name; })) {
     top.where().key("name").fail("'" + gpu.name + "' is a catalogue entry: give the file's card another name");

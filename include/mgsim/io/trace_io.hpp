@@ -58,9 +58,10 @@ std::vector<SelectionPoint> load_selection_curve(const std::filesystem::path& fi
 /// A trace file, grad_ready_s and insitu_allreduce included, with `provenance` (an object with
 /// "kind", kept in its key order) saying where the numbers came from.
 /// Throws OutputError when provenance has no "kind", and the reader's error
-/// (naming "the file to write" and the key) when load_trace would refuse the
-/// text: no writer makes a trace that mgsim cannot read back.
-std::string format_trace_json(const Trace& trace, const nlohmann::ordered_json& provenance);
+/// (naming `what` and the key; by default "the file to write", with the file
+/// the provenance says it came from) when load_trace would refuse the text:
+/// no writer makes a trace that mgsim cannot read back.
+std::string format_trace_json(const Trace& trace, const nlohmann::ordered_json& provenance, std::string what = {});
 
 /// One measured collective latency with its spread over repetitions.
 struct CurveSample {
