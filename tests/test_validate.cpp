@@ -89,11 +89,11 @@ TEST_CASE("Validate writes its rows as CSV and everything as JSON, the numbers t
   CHECK(json.at("rows")[1].at("error").get<double>() == Approx(-0.8e-3 / (compute + 8.8e-3)).epsilon(1e-2));
   CHECK(json.at("fitted")[0].at("path") == "network.alpha_us");
   CHECK(json.at("fitted")[0].at("value").get<double>() == Approx(1000.0).epsilon(1e-3));
-  // t(2) = compute + 2 alpha fits within 0.1 point (0.308 ms of 0.310 s) for alpha in 1 ms +- 0.155 ms: any
-  // value the search tried there more than 10% from 1 ms fits as well, so alpha is not pinned down by this row.
+  // t(2) = compute + 2 alpha moves by at most 0.1% (0.310 ms of 0.310 s) for alpha in 1 ms +- 0.155 ms: any
+  // value the search tried there more than 10% from 1 ms predicts as well, so this row does not pin alpha down.
   const std::string note = json.at("fitted")[0].at("identifiability");
-  CHECK_THAT(note, Catch::StartsWith("not identifiable: ") && Catch::EndsWith(" fits the measurements within 0.1 points (rms error) of this"));
-  const double other = std::stod(note.substr(std::string("not identifiable: ").size()));
+  CHECK_THAT(note, Catch::StartsWith("not identifiable: at ") && Catch::EndsWith(" every prediction is within 0.1% of this"));
+  const double other = std::stod(note.substr(std::string("not identifiable: at ").size()));
   CHECK(std::abs(other - 1000.0) > 100.0);
   CHECK(std::abs(other - 1000.0) <= 0.001 * (compute + 2e-3) / 2 * 1e6 + 1e-6);  // in us
   CHECK(json.at("predicted") == 1);

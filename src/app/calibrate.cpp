@@ -963,33 +963,44 @@ std::vector<std::optional<std::size_t>> trade_offs(const std::vector<std::vector
   return with;
 }
 
-/// Another value fits as well: more than this far from the fit, relatively.
+/// Another value fits as well: more than this far from the fit, relatively ...
 constexpr double kDistinctValue = 0.1;
-/// ... with an rms relative error over the measurements at most this much above the fit's: 0.1 points, below
-/// what measured iteration times repeat to, so no measurement of that precision tells the two apart.
+/// ... moving no prediction by more than this, relative to its measurement: 0.1%, below what measured
+/// iteration times repeat to, so no measurement of that precision tells the two apart.
 constexpr double kFitsAsWell = 1e-3;
+/// Candidates checked per value, the farthest first: each costs a prediction of every row.
+constexpr std::size_t kAlternativesChecked = 3;
 
-/// Per value, the farthest one among `tried` (points and their squared relative
-/// errors over `rows` measurements, in the optimiser's units) that is distinct
-/// from `z` and fits within kFitsAsWell of `fitted`: another minimum of a
-/// step-shaped response, or a shallow slope that moves the predictions too
-/// little for any measurement to pin the value down.
-std::vector<std::optional<double>> other_fits(const std::vector<std::pair<std::vector<double>, double>>& tried,
-                                              const std::vector<double>& z, double fitted, std::size_t rows) {
-  const auto rms = [&](double squared) { return std::sqrt(squared / static_cast<double>(rows)); };
-  std::vector<std::optional<double>> farthest(z.size());
-  std::vector<double> distance(z.size(), 0.0);
-  for (const auto& [point, squared] : tried) {
-    if (!(rms(squared) <= rms(fitted) + kFitsAsWell)) continue;
-    for (std::size_t i = 0; i < z.size(); ++i) {
+/// Per value, the farthest point among `tried` (points in the optimiser's units
+/// and their squared relative errors) distinct from `z` in that value whose
+/// predictions (`predict_at`; none where a row cannot run) are each within
+/// kFitsAsWell of `at_fit`'s: another minimum of a step-shaped response, or a
+/// slope too shallow for any measurement to pin the value down. Only points
+/// whose rms error is within kFitsAsWell of `fitted` can be (the triangle
+/// inequality), so only those are predicted again.
+std::vector<std::optional<std::vector<double>>> other_fits(
+    const std::vector<std::pair<std::vector<double>, double>>& tried, const std::vector<double>& z, double fitted,
+    const std::vector<double>& at_fit, const std::vector<Measurement>& measured,
+    const std::function<std::optional<std::vector<double>>(const std::vector<double>&)>& predict_at) {
+  const auto rms = [&](double squared) { return std::sqrt(squared / static_cast<double>(measured.size())); };
+  std::vector<std::optional<std::vector<double>>> found(z.size());
+  for (std::size_t i = 0; i < z.size(); ++i) {
+    std::vector<std::pair<double, const std::vector<double>*>> candidates;  // how far apart, the point
+    for (const auto& [point, squared] : tried) {
       const double apart = std::abs(point[i] - z[i]) / std::max(std::abs(z[i]), 1e-12);
-      if (apart > kDistinctValue && apart > distance[i]) {
-        distance[i] = apart;
-        farthest[i] = point[i];
+      if (apart > kDistinctValue && rms(squared) <= rms(fitted) + kFitsAsWell) candidates.emplace_back(apart, &point);
+    }
+    std::sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (std::size_t c = 0; c < std::min(candidates.size(), kAlternativesChecked) && !found[i]; ++c) {
+      const std::optional<std::vector<double>> there = predict_at(*candidates[c].second);
+      bool same = there.has_value();
+      for (std::size_t m = 0; same && m < measured.size(); ++m) {
+        same = std::abs((*there)[m] - at_fit[m]) <= kFitsAsWell * measured[m].value;
       }
+      if (same) found[i] = *candidates[c].second;
     }
   }
-  return farthest;
+  return found;
 }
 
 }  // namespace
@@ -1002,8 +1013,7 @@ std::string identifiability_note(const Calibration& calibration, const Calibrati
   if (result.edge[i]) return fmt::format("not identifiable: a measurement cannot run past it ({})", *result.edge[i]);
   if (!result.at_bound[i]) {
     if (!result.also_fits[i]) return "";
-    return fmt::format("not identifiable: {:g} fits the measurements within 0.1 points (rms error) of this",
-                       *result.also_fits[i]);
+    return fmt::format("not identifiable: at {:g} every prediction is within 0.1% of this", *result.also_fits[i]);
   }
   const ValueBounds& bounds = calibration.bounds()[i];
   const bool low = std::abs(result.values[i] - bounds.lower) <= std::abs(result.values[i] - bounds.upper);
@@ -1085,9 +1095,14 @@ CalibrationResult Calibration::fit() const {
     }
     result.edge.push_back(std::move(edge));
   }
-  result.also_fits = other_fits(tried, z, result.sum_squared_rel_error, measurements_.size());
+  const auto predict_at = [&](const std::vector<double>& point) {  // in the optimiser's units
+    std::vector<double> values(n);
+    for (std::size_t i = 0; i < n; ++i) values[i] = point[i] * scale_[i];
+    return predict_if_runs(values);
+  };
+  const auto others = other_fits(tried, z, result.sum_squared_rel_error, result.predicted, measurements_, predict_at);
   for (std::size_t i = 0; i < n; ++i) {
-    if (result.also_fits[i]) *result.also_fits[i] *= scale_[i];
+    result.also_fits.push_back(others[i] ? std::optional<double>((*others[i])[i] * scale_[i]) : std::nullopt);
     result.flat.push_back(!columns[i].empty() &&
                           std::all_of(columns[i].begin(), columns[i].end(), [](double d) { return d == 0.0; }));
   }

@@ -112,10 +112,11 @@ struct CalibrationResult {
   /// stopped at such an edge (a message past an hour) inside the reader's
   /// bounds: the optimum may lie past it, so not identifiable either.
   std::vector<std::optional<std::string>> edge;
-  /// Per value: the farthest other value the search tried, more than
-  /// kDistinctValue away, that fits as well (its rms relative error within
-  /// kFitsAsWell of the fit's): a step-shaped response (Horovod's cycle
-  /// time) fits values 4x apart, so the measurements do not pin it down.
+  /// Per value: the farthest other value the search tried, more than 10%
+  /// away, at which no prediction moves by more than 0.1% of its measurement
+  /// (the other fitted values as the search had them there): a step-shaped
+  /// response (Horovod's cycle time) fits values 4x apart, so the
+  /// measurements do not pin it down.
   std::vector<std::optional<double>> also_fits;
   std::vector<double> predicted;  ///< per measurement, at the fitted values
   double sum_squared_rel_error = 0.0;
