@@ -52,11 +52,18 @@ int create_temporary(const std::filesystem::path& folder, std::filesystem::path&
 std::atomic<ReadSet*> current_read_set{nullptr};
 
 /// The temporaries of writes not yet in place, removed on a signal
-/// (remove_temporaries_on_signal). The lock is held from a temporary's
-/// creation to its registration, and from its rename or removal to its
-/// release, so the signal's thread never misses one.
-std::mutex temporaries_lock;
-std::set<std::string> live_temporaries;
+/// (remove_temporaries_on_signal), and their lock, held from a temporary's
+/// creation to its registration and from its rename or removal to its
+/// release, so the signal's thread never misses one. Never destroyed: a
+/// signal may come while the process exits.
+struct Temporaries {
+  std::mutex lock;
+  std::set<std::string> live;
+};
+Temporaries& temporaries() {
+  static auto* const all = new Temporaries;
+  return *all;
+}
 
 /// Waits for a taken signal; removes every live temporary, then ends the
 /// process by that signal, its default action restored.
@@ -65,8 +72,8 @@ void remove_temporaries_then_die() {
   int signal_number = 0;
   while (sigwait(&taken, &signal_number) != 0) {
   }
-  const std::lock_guard lock(temporaries_lock);  // held to the end: no write renames or starts after this
-  for (const std::string& temporary : live_temporaries) ::unlink(temporary.c_str());
+  const std::lock_guard lock(temporaries().lock);  // held to the end: no write renames or starts after this
+  for (const std::string& temporary : temporaries().live) ::unlink(temporary.c_str());
   std::signal(signal_number, SIG_DFL);
   sigset_t just_this;
   sigemptyset(&just_this);
@@ -311,10 +318,10 @@ void write_file_atomically(const std::filesystem::path& file, std::string_view t
 }
 
 StagedFiles::~StagedFiles() {
-  const std::lock_guard lock(temporaries_lock);
+  const std::lock_guard lock(temporaries().lock);
   for (const Staged& s : staged_) {
     ::unlink(s.temporary.c_str());
-    live_temporaries.erase(s.temporary.string());
+    temporaries().live.erase(s.temporary.string());
   }
 }
 
@@ -325,11 +332,11 @@ void StagedFiles::add(const std::filesystem::path& file, std::string_view text) 
     throw OutputError(fmt::format("{}: cannot write: {}", file.string(), why));
   };
   std::filesystem::path temporary;
-  std::unique_lock lock(temporaries_lock);
+  std::unique_lock lock(temporaries().lock);
   const Descriptor out{create_temporary(target.parent_path(), temporary)};
   if (out.get() < 0) fail(std::strerror(errno));
   staged_.push_back({file, temporary, target});  // removed by the destructor unless committed
-  live_temporaries.insert(temporary.string());
+  temporaries().live.insert(temporary.string());
   lock.unlock();
   for (std::string_view rest = text; !rest.empty();) {
     const ssize_t written = ::write(out.get(), rest.data(), rest.size());
@@ -343,7 +350,7 @@ void StagedFiles::add(const std::filesystem::path& file, std::string_view text) 
 void StagedFiles::commit() {
   // One lock for every rename: a signal waits for the last, so it leaves all the outputs in place or none
   // (red team: SIGINT between renames left 14 of an export's 2048 rank files beside 2034 older ones).
-  const std::lock_guard lock(temporaries_lock);
+  const std::lock_guard lock(temporaries().lock);
   for (std::size_t done = 0; done < staged_.size(); ++done) {
     const Staged& s = staged_[done];
     if (::rename(s.temporary.c_str(), s.target.c_str()) != 0) {
@@ -351,7 +358,7 @@ void StagedFiles::commit() {
       staged_.erase(staged_.begin(), staged_.begin() + static_cast<std::ptrdiff_t>(done));  // in place: not removed
       throw OutputError(message);
     }
-    live_temporaries.erase(s.temporary.string());
+    temporaries().live.erase(s.temporary.string());
   }
   staged_.clear();
 }
