@@ -109,15 +109,17 @@ std::string report(const Calibration& calibration, const CalibrationResult& resu
 
 /// The candidates of --choose, best marked, before the chosen one's report.
 std::string choice_report(const ModelChoice& choice) {
-  std::string out = fmt::format("{:<40}  {:>12}  {:>15}  {:>15}\n", "candidate", "fit rms", "held-out median",
+  std::size_t width = 40;  // as wide as the longest label (red team: a longer one pushed its row's columns out)
+  for (const Candidate& c : choice.candidates) width = std::max(width, choice_label(c.setting).size());
+  std::string out = fmt::format("{:<{}}  {:>12}  {:>15}  {:>15}\n", "candidate", width, "fit rms", "held-out median",
                                 "held-out max");
   for (std::size_t i = 0; i < choice.candidates.size(); ++i) {
     const Candidate& c = choice.candidates[i];
     const double fit_rms = std::sqrt(c.fit.sum_squared_rel_error / static_cast<double>(c.fit.predicted.size()));
     const std::string median = c.held_out.count > 0 ? fmt::format("{:.2f}%", c.held_out.median * 100) : "n/a";
     const std::string max = c.held_out.count > 0 ? fmt::format("{:.2f}%", c.held_out.max * 100) : "n/a";
-    out += fmt::format("{:<40}  {:>11.2f}%  {:>15}  {:>15}{}\n", choice_label(c.setting), fit_rms * 100, median, max,
-                       i == choice.best ? "  <- chosen" : "");
+    out += fmt::format("{:<{}}  {:>11.2f}%  {:>15}  {:>15}{}\n", choice_label(c.setting), width, fit_rms * 100, median,
+                       max, i == choice.best ? "  <- chosen" : "");
   }
   out += "chosen by the root mean square of the held-out errors (the fit's own where none can be held out)\n";
   if (!choice.tied.empty()) {
