@@ -193,3 +193,26 @@ TEST_CASE("a signal removes the temporaries of staged files and ends the process
     CHECK(std::distance(std::filesystem::directory_iterator(dir.path()), std::filesystem::directory_iterator{}) == 0);
   }
 }
+
+TEST_CASE("a signal waits while SignalsHeld exists, then ends the process", "[files]") {
+  // A sweep's CSV and its sidecar, or an export's rank files, are renamed under one: all or none (red team).
+  SweepTempDir dir;
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    mgsim::remove_temporaries_on_signal();
+    {
+      const mgsim::SignalsHeld held;
+      ::kill(::getpid(), SIGTERM);
+      ::usleep(200000);  // the signal's thread has it by now, and waits
+      mgsim::write_file_atomically(dir.path() / "done.txt", "written while the signal waited");
+    }
+    ::pause();
+    std::_Exit(0);  // not reached
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGTERM);
+  CHECK(std::filesystem::exists(dir.path() / "done.txt"));
+}

@@ -161,3 +161,22 @@ TEST_CASE("a count parameter (ParamSpec::whole) has a whole default and refuses 
     CHECK(counts.contains(count));
   }
 }
+
+TEST_CASE("a rank that is a stream of its own is charged 12 steps a layer and iteration", "[limits][work]") {
+  // Red team: ResNet-50 under fsdp on 65536 GPUs with a delay law, 10 iterations, ran 78 s charged 1 a layer.
+  // Three layers: a rank of zero3 under variability is 12 x 4 steps an iteration, so 4 more ranks over 10
+  // iterations are 4 x 10 x 48 = 1920 more steps (the plan and its replays do not grow with the ranks).
+  const mgsim::Trace trace = mgsim::test::make_trace({1e-3, 1e-3, 1e-3}, {120000, 50000, 1});
+  const mgsim::Workload workload(trace);
+  const mgsim::test::LinearCost line(1e-6, 1e-9);
+  mgsim::Variability delays;
+  delays.law = "exponential";
+  delays.params = {{"mean_s", 1e-3}};
+  const mgsim::ScheduleSpec spec{"zero3", {}, {}, {}, {}, {}, mgsim::MessageUnit::layer};
+  const auto schedule = spec.build();
+  const auto steps = [&](int gpus) {
+    const mgsim::Cluster cluster = mgsim::Cluster::homogeneous(gpus);
+    return mgsim::estimate_steps({workload, line, spec, schedule.get(), cluster, {}, std::nullopt, 0.0, 0.0, delays, 10});
+  };
+  CHECK(steps(8) - steps(4) == 1920);
+}

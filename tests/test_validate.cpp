@@ -328,4 +328,13 @@ TEST_CASE("Validate names a trace by its path where another trace of the case ha
   REQUIRE(report.rows.size() == 2);
   CHECK(report.rows[0].trace == "a/g.json");
   CHECK(report.rows[1].trace == "b/g.json");
+  // The traces given by absolute paths, the case by a relative one (red team: the names came out empty).
+  calibrate["trace"] = (dir.path() / "a" / "g.json").string();
+  predict["trace"] = (dir.path() / "b" / "g.json").string();
+  const std::filesystem::path relative_case = std::filesystem::relative(
+      dir.write_json("abs.json", ring_case(nlohmann::json::array({calibrate}), nlohmann::json::array({predict}))));
+  const ValidationReport absolute = validate(relative_case);
+  REQUIRE(absolute.rows.size() == 2);
+  CHECK(absolute.rows[0].trace == "a/g.json");
+  CHECK(absolute.rows[1].trace == "b/g.json");
 }

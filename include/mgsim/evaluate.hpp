@@ -87,13 +87,20 @@ inline constexpr double kStepsPerRun = 50;
 /// 7.6e8 at 10 M steps/s is 19 a class and layer).
 inline constexpr double kClassLayerSteps = 20;
 
+/// Steps the per-rank engine takes per rank, layer and iteration where each
+/// rank is a stream of its own (ZeRO-3 and FSDP under variability, every
+/// sharded schedule under interference: DataParallelBuilder::per_rank)
+/// (red team: ResNet-50 under fsdp on 65536 GPUs, 10 iterations, ran 78 s
+/// at an estimated 7.1e7 steps, charged 1 a layer: 11 at 10 M steps/s).
+inline constexpr double kRankLayerSteps = 12;
+
 /// About how many engine steps evaluate(point) takes, before running it:
 /// kStepsPerRun plus the schedule's plan_steps (planning and timing its
 /// messages: one a layer for most, layers^2 for `omgs` and for `optimal` off
 /// a line, a few a chunk for `p3` and `bytescheduler`; one a layer for a
 /// builder), plus ranks x iterations x (kBuilderSteps for a standalone
-/// builder, or the random draws of a rank, 1 or layers + 1, under
-/// variability), plus kClassLayerSteps x classes x (layers + 1) where there
+/// builder, or the random draws of a rank under variability, 1 or layers + 1,
+/// or kRankLayerSteps x (layers + 1) where each rank is a stream), plus kClassLayerSteps x classes x (layers + 1) where there
 /// are several speed classes. A grid of millions of closed-form runs counts too.
 double estimate_steps(const RunPoint& point);
 

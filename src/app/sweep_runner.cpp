@@ -26,6 +26,7 @@
 
 #include "mgsim/app/sweep_fingerprint.hpp"
 #include "mgsim/error.hpp"
+#include "mgsim/io/files.hpp"
 #include "mgsim/io/report.hpp"
 #include "mgsim/io/utf8.hpp"
 #include "mgsim/version.hpp"
@@ -295,17 +296,21 @@ void SweepFile::start(const std::string& header, const std::string& fingerprint,
     check_fingerprint(source, fingerprint);
     std::tie(kept, rows_found_) = complete_rows(source, header, key_of);
   }
-  if (rows_found_ > 0 && from_partial) {
+  const bool continued = rows_found_ > 0 && from_partial;
+  if (continued) {
     struct stat info {};
     if (::fstat(fd_, &info) != 0 ||
         (static_cast<std::size_t>(info.st_size) > kept.size() && ::ftruncate(fd_, static_cast<off_t>(kept.size())) != 0)) {
       throw_output(partial_, fmt::format("cannot cut the unfinished last line: {}", std::strerror(errno)));
     }
     if (::lseek(fd_, 0, SEEK_END) < 0) throw_output(partial_, fmt::format("cannot write: {}", std::strerror(errno)));
-  } else {
-    if (::ftruncate(fd_, 0) != 0) throw_output(partial_, fmt::format("cannot write: {}", std::strerror(errno)));
-    append(rows_found_ > 0 ? kept : header);  // the CSV's rows are continued in the partial file
+  } else if (::ftruncate(fd_, 0) != 0) {
+    throw_output(partial_, fmt::format("cannot write: {}", std::strerror(errno)));
   }
+  // The partial's first line and its fingerprint together (red team: a signal between them left a header that
+  // --resume refused for want of its fingerprint).
+  const SignalsHeld held;
+  if (!continued) append(rows_found_ > 0 ? kept : header);  // the CSV's rows are continued in the partial file
   write_fingerprint(partial_, fingerprint);
 }
 
@@ -318,7 +323,10 @@ std::filesystem::path SweepFile::partial_file(const std::filesystem::path& csv) 
 void SweepFile::finish() {
   if (::fsync(fd_) != 0) throw_output(partial_, fmt::format("cannot write: {}", std::strerror(errno)));
   // The old sidecar goes first: a CSV whose sidecar is missing is not
-  // resumed, while one beside the sidecar of other rows would be.
+  // resumed, while one beside the sidecar of other rows would be. A signal
+  // waits for the last rename (red team: one between them left the new CSV
+  // without its sidecar).
+  const SignalsHeld held;
   const std::filesystem::path sidecar = fingerprint_file(csv_);
   if (::unlink(sidecar.c_str()) != 0 && errno != ENOENT) {
     throw_output(sidecar, fmt::format("cannot replace it: {}", std::strerror(errno)));

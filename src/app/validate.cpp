@@ -66,7 +66,10 @@ std::map<std::filesystem::path, std::string> trace_names(const std::filesystem::
   std::map<std::filesystem::path, std::string> names;
   for (const auto& [name, traces] : by_name) {
     for (const std::filesystem::path& trace : traces) {
-      names[trace] = traces.size() == 1 ? name.string() : trace.lexically_relative(file.parent_path()).string();
+      // From the case's folder, both made absolute (red team: an absolute trace beside a relative case gave "").
+      const std::filesystem::path shown = std::filesystem::absolute(trace).lexically_normal().lexically_relative(
+          std::filesystem::absolute(file).lexically_normal().parent_path());
+      names[trace] = traces.size() == 1 ? name.string() : shown.empty() ? trace.string() : shown.string();
     }
   }
   return names;

@@ -202,7 +202,7 @@ double estimate_steps(const RunPoint& point) {
     // backward layer, and under interference every sharded schedule gathers parameters.
     const ScheduleInfo& info = find_schedule(point.spec.name);
     const bool streams = info.zero_stage == 3 || (info.sharded && !point.overlap.ideal());
-    per_rank = point.variability.per == DelayUnit::layer || streams ? layers + 1 : 1;
+    per_rank = streams ? kRankLayerSteps * (layers + 1) : point.variability.per == DelayUnit::layer ? layers + 1 : 1;
   }
   double graph = 0.0;  // a graph file's edge colouring (a Misra-Gries step up to degree + 1 an edge), then its exchanges
   if (const std::optional<Graph>& file = point.spec.graph) {

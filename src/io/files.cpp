@@ -57,7 +57,7 @@ std::atomic<ReadSet*> current_read_set{nullptr};
 /// release, so the signal's thread never misses one. Never destroyed: a
 /// signal may come while the process exits.
 struct Temporaries {
-  std::mutex lock;
+  std::recursive_mutex lock;  // SignalsHeld nests, and a write inside one takes it again
   std::set<std::string> live;
 };
 Temporaries& temporaries() {
@@ -91,6 +91,9 @@ sigset_t taken_signals() {
   for (const int signal_number : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&taken, signal_number);
   return taken;
 }
+
+SignalsHeld::SignalsHeld() { temporaries().lock.lock(); }
+SignalsHeld::~SignalsHeld() { temporaries().lock.unlock(); }
 
 void remove_temporaries_on_signal() {
   const sigset_t taken = taken_signals();
@@ -348,9 +351,9 @@ void StagedFiles::add(const std::filesystem::path& file, std::string_view text) 
 }
 
 void StagedFiles::commit() {
-  // One lock for every rename: a signal waits for the last, so it leaves all the outputs in place or none
-  // (red team: SIGINT between renames left 14 of an export's 2048 rank files beside 2034 older ones).
-  const std::lock_guard lock(temporaries().lock);
+  // A signal waits for the last rename, so it leaves all the outputs in place or none (red team: SIGINT between
+  // renames left 14 of an export's 2048 rank files beside 2034 older ones).
+  const SignalsHeld held;
   for (std::size_t done = 0; done < staged_.size(); ++done) {
     const Staged& s = staged_[done];
     if (::rename(s.temporary.c_str(), s.target.c_str()) != 0) {

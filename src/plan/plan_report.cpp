@@ -149,9 +149,11 @@ std::string format_plan_table(const PlanReport& r) {
       if (bytes >= std::int64_t{1} << 20) return fmt::format("{:.2f} MiB", static_cast<double>(bytes) / (1 << 20));
       return fmt::format("{} bytes", bytes);
     };
+    const bool apart = memory(*r.memory_limit) != memory(smallest);  // else in bytes (red team: 6.27 GiB and 6.27 GiB)
     return out + fmt::format("\nno plan fits in {} per device; the smallest needs {}: lower --batch "
                              "(activations shrink with it) or plan more GPUs (--gpus)\n",
-                             memory(*r.memory_limit), memory(smallest));
+                             apart ? memory(*r.memory_limit) : fmt::format("{} bytes", *r.memory_limit),
+                             apart ? memory(smallest) : fmt::format("{} bytes", smallest));
   }
   const PlanPoint& p = result.frontier[*chosen];
   out += fmt::format("\nfastest plan within {:.2f} GiB: point {}, {:.3f} ms, {:.2f} GiB per device, ZeRO stage {}\n",

@@ -191,6 +191,17 @@ void remove_temporaries_on_signal();
 /// The signals remove_temporaries_on_signal takes over.
 sigset_t taken_signals();
 
+/// While one exists, a taken signal waits: steps that must not be cut apart
+/// (StagedFiles::commit's renames; a sweep's partial file and its
+/// fingerprint, its CSV and its sidecar) run whole or not at all. Nests.
+class SignalsHeld {
+ public:
+  SignalsHeld();
+  ~SignalsHeld();
+  SignalsHeld(const SignalsHeld&) = delete;
+  SignalsHeld& operator=(const SignalsHeld&) = delete;
+};
+
 /// Several outputs of one command, all or none: add() writes each as
 /// write_file_atomically does up to its rename; commit() renames them all
 /// into place. Destroyed before commit() (a later output failed: a full disk,
