@@ -162,10 +162,12 @@ TEST_CASE("a count parameter (ParamSpec::whole) has a whole default and refuses 
   }
 }
 
-TEST_CASE("a rank that is a stream of its own is charged 12 steps a layer and iteration", "[limits][work]") {
+TEST_CASE("a rank that is a stream of its own is charged log2(ranks)^2 / 36 steps a layer and iteration",
+          "[limits][work]") {
   // Red team: ResNet-50 under fsdp on 65536 GPUs with a delay law, 10 iterations, ran 78 s charged 1 a layer.
-  // Three layers: a rank of zero3 under variability is 12 x 4 steps an iteration, so 4 more ranks over 10
-  // iterations are 4 x 10 x 48 = 1920 more steps (the plan and its replays do not grow with the ranks).
+  // Three layers: a rank of zero3 under variability is at least 1 x 4 steps an iteration (4 and 8 ranks), so 4 more
+  // ranks over 10 iterations are 4 x 10 x 4 = 160 more steps (the plan and its replays do not grow with the ranks);
+  // at 4096 ranks, 12^2 / 36 = 4 x 4 a rank: 10 x 4 x (4096 x 4 - 4) more than at 4.
   const mgsim::Trace trace = mgsim::test::make_trace({1e-3, 1e-3, 1e-3}, {120000, 50000, 1});
   const mgsim::Workload workload(trace);
   const mgsim::test::LinearCost line(1e-6, 1e-9);
@@ -178,5 +180,7 @@ TEST_CASE("a rank that is a stream of its own is charged 12 steps a layer and it
     const mgsim::Cluster cluster = mgsim::Cluster::homogeneous(gpus);
     return mgsim::estimate_steps({workload, line, spec, schedule.get(), cluster, {}, std::nullopt, 0.0, 0.0, delays, 10});
   };
-  CHECK(steps(8) - steps(4) == 1920);
+  CHECK(steps(8) - steps(4) == 160);
+  CHECK(steps(4096) - steps(4) == Approx(10.0 * 4 * (4096 * 4 - 4)).epsilon(1e-12));
+  CHECK(mgsim::rank_layer_steps(65536) == Approx(256.0 / 36).epsilon(1e-12));
 }

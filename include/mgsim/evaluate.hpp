@@ -89,10 +89,12 @@ inline constexpr double kClassLayerSteps = 20;
 
 /// Steps the per-rank engine takes per rank, layer and iteration where each
 /// rank is a stream of its own (ZeRO-3 and FSDP under variability, every
-/// sharded schedule under interference: DataParallelBuilder::per_rank)
-/// (red team: ResNet-50 under fsdp on 65536 GPUs, 10 iterations, ran 78 s
-/// at an estimated 7.1e7 steps, charged 1 a layer: 11 at 10 M steps/s).
-inline constexpr double kRankLayerSteps = 12;
+/// sharded schedule under interference: DataParallelBuilder::per_rank):
+/// log2(ranks)^2 / 36, at least 1, fitted to ResNet-50 under fsdp at 10 M
+/// steps/s (red team, 2026-11-29: 1, 2, 3.7 and 10.6 at 64, 1024, 4096 and
+/// 65536 ranks; charged 1, 65536 ranks over 10 iterations ran 78 s at an
+/// estimated 7.1e7 steps).
+double rank_layer_steps(int ranks);
 
 /// About how many engine steps evaluate(point) takes, before running it:
 /// kStepsPerRun plus the schedule's plan_steps (planning and timing its
@@ -100,7 +102,7 @@ inline constexpr double kRankLayerSteps = 12;
 /// a line, a few a chunk for `p3` and `bytescheduler`; one a layer for a
 /// builder), plus ranks x iterations x (kBuilderSteps for a standalone
 /// builder, or the random draws of a rank under variability, 1 or layers + 1,
-/// or kRankLayerSteps x (layers + 1) where each rank is a stream), plus kClassLayerSteps x classes x (layers + 1) where there
+/// or rank_layer_steps x (layers + 1) where each rank is a stream), plus kClassLayerSteps x classes x (layers + 1) where there
 /// are several speed classes. A grid of millions of closed-form runs counts too.
 double estimate_steps(const RunPoint& point);
 

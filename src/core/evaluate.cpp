@@ -1,6 +1,7 @@
 #include "mgsim/evaluate.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -187,6 +188,11 @@ Timing choose_timing(const RunPoint& point) {
   return closed_form_exact(classes, point.overlap) ? Timing::closed_form : Timing::engine_classes;
 }
 
+double rank_layer_steps(int ranks) {
+  const double doublings = std::log2(static_cast<double>(ranks));
+  return std::max(1.0, doublings * doublings / 36);
+}
+
 double estimate_steps(const RunPoint& point) {
   const TensorLayout& layout = point.workload.layout;
   const double layers = static_cast<double>(layout.layer_count());
@@ -202,7 +208,8 @@ double estimate_steps(const RunPoint& point) {
     // backward layer, and under interference every sharded schedule gathers parameters.
     const ScheduleInfo& info = find_schedule(point.spec.name);
     const bool streams = info.zero_stage == 3 || (info.sharded && !point.overlap.ideal());
-    per_rank = streams ? kRankLayerSteps * (layers + 1) : point.variability.per == DelayUnit::layer ? layers + 1 : 1;
+    per_rank = streams ? rank_layer_steps(point.cluster.size()) * (layers + 1)
+                       : point.variability.per == DelayUnit::layer ? layers + 1 : 1;
   }
   double graph = 0.0;  // a graph file's edge colouring (a Misra-Gries step up to degree + 1 an edge), then its exchanges
   if (const std::optional<Graph>& file = point.spec.graph) {
