@@ -65,6 +65,14 @@ Temporaries& temporaries() {
   return *all;
 }
 
+/// The signals remove_temporaries_on_signal takes over.
+sigset_t taken_signals() {
+  sigset_t taken;
+  sigemptyset(&taken);
+  for (const int signal_number : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&taken, signal_number);
+  return taken;
+}
+
 /// Waits for a taken signal; removes every live temporary, then ends the
 /// process by that signal, its default action restored.
 void remove_temporaries_then_die() {
@@ -84,13 +92,6 @@ void remove_temporaries_then_die() {
 }
 
 }  // namespace
-
-sigset_t taken_signals() {
-  sigset_t taken;
-  sigemptyset(&taken);
-  for (const int signal_number : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&taken, signal_number);
-  return taken;
-}
 
 SignalsHeld::SignalsHeld() { temporaries().lock.lock(); }
 SignalsHeld::~SignalsHeld() { temporaries().lock.unlock(); }

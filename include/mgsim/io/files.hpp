@@ -11,7 +11,6 @@
 // the link's target. Failures throw the error type of the input kind, or
 // OutputError, with a message that names the file.
 
-#include <csignal>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -187,9 +186,6 @@ void write_file_atomically(const std::filesystem::path& file, std::string_view t
 /// of its own. A program this process starts must get an empty signal mask
 /// (`mgsim profile`'s start_program).
 void remove_temporaries_on_signal();
-
-/// The signals remove_temporaries_on_signal takes over.
-sigset_t taken_signals();
 
 /// While one exists, a taken signal waits: steps that must not be cut apart
 /// (StagedFiles::commit's renames; a sweep's partial file and its
