@@ -111,11 +111,7 @@ CLI::Validator name_text(std::string_view what, std::size_t max_bytes) {
       [what = std::string(what), max_bytes](const std::string& text) -> std::string {
         if (is_blank(text)) return fmt::format("expected {}, got {}", what, text.empty() ? "an empty value" : "blanks");
         if (text.size() > max_bytes) return fmt::format("expected {} of at most {} bytes, got {}", what, max_bytes, text.size());
-        if (hides_any(text)) {  // red team: U+0085 and U+202E passed
-          return fmt::format("expected {} without control characters (a newline, a tab, a bidirectional "
-                             "control), got '{}'", what, printable(text));
-        }
-        return "";
+        return hidden_characters_refusal(what, text);  // red team: U+0085 and U+202E passed
       },
       "NAME");
 }

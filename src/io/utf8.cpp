@@ -86,6 +86,12 @@ bool hides_any(std::string_view text) {
   return !all_characters(text, [](char32_t c) { return !hides_text(c); });
 }
 
+std::string hidden_characters_refusal(std::string_view what, std::string_view text) {
+  if (!hides_any(text)) return "";
+  return fmt::format("expected {} without control characters (a newline, a tab, a bidirectional control), got '{}'",
+                     what, printable(text));
+}
+
 std::string printable(std::string_view text, std::size_t max_bytes) {
   std::string out;
   for (std::size_t at = 0; at < text.size();) {

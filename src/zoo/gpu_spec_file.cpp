@@ -3,8 +3,6 @@
 
 #include <algorithm>
 
-#include <fmt/format.h>
-
 #include "mgsim/io/json_reader.hpp"
 #include "mgsim/io/utf8.hpp"
 #include "mgsim/zoo/calibration.hpp"  // kMinEfficiency, kMaxEfficiency: the range zoo calibrate fits in
@@ -41,9 +39,8 @@ GpuSpec load_gpu_spec(const std::filesystem::path& file) {
   JsonReader top(document, {file.string(), "", InputKind::config});
   GpuSpec gpu;
   gpu.name = top.prose("name", kMaxNameBytes);
-  if (hides_any(gpu.name)) {  // red team: a newline in the name printed a fake "mgsim: error:" line
-    top.where().key("name").fail(fmt::format("expected a name without control characters (a newline, a tab, a "
-                                             "bidirectional control), got '{}'", printable(gpu.name)));
+  if (const std::string refusal = hidden_characters_refusal("a name", gpu.name); !refusal.empty()) {
+    top.where().key("name").fail(refusal);
   }
   const auto& catalogue = gpu_catalogue();
   if (std::any_of(catalogue.begin(), catalogue.end(), [&](const GpuSpec& g) { return g.name == gpu.name; })) {

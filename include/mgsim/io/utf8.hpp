@@ -32,6 +32,12 @@ bool is_blank(std::string_view text);
 /// line separator, a bidirectional control: mgsim/display_text.hpp).
 bool hides_any(std::string_view text);
 
+/// Why `text`, given as `what` ("a name"), is refused for a character that
+/// hides_any finds; empty when it holds none: a name printed on a line of its
+/// own must not break or reverse it (red team: a newline printed a fake
+/// "mgsim: error:" line).
+std::string hidden_characters_refusal(std::string_view what, std::string_view text);
+
 /// `text` with A-Z lowered to a-z (other bytes as they are), to compare names
 /// whatever their case.
 std::string ascii_lower(std::string_view text);
